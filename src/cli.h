@@ -1,0 +1,39 @@
+/* cli.h - the command line: shared options and the subcommands. */
+#ifndef ATTNSCOPE_CLI_H
+#define ATTNSCOPE_CLI_H
+
+#include <limits.h>
+
+#include "input.h"
+#include "model.h"
+#include "trace.h"
+
+struct cli {
+	const char *cmd;              /* "dump", "info", ... ("" for the TUI) */
+	const char *model;            /* --model, else the default model */
+	char model_buf[PATH_MAX];
+	char *sentence;               /* positional words, joined (owned) */
+	const char *target, *out, *stage, *format, *decode;
+	int head, width, beam;
+	int src_len, tgt_len, iters;
+	struct pass_opts pass;
+};
+
+/* Parses argv after the subcommand.  Returns 0 to go on, 1 when --help was
+ * printed, -1 after printing an error. */
+int cli_parse(struct cli *c, const char *cmd, int argc, char **argv);
+void cli_free(struct cli *c);
+
+/* Loads c->model, printing a one-line error on failure. */
+struct model *cli_load_model(struct cli *c);
+/* Tokenizes and runs one traced pass; reports unknown words on stderr. */
+struct trace *cli_run_pass(struct cli *c, const struct model *m);
+
+/* Prints "attnscope: message" to stderr and returns the exit status 1. */
+int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+int cmd_dump(struct cli *c);
+int cmd_info(struct cli *c);
+int cmd_bench(struct cli *c);
+
+#endif

@@ -1,0 +1,74 @@
+/* dump.c - trace -> safetensors. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "dump.h"
+#include "safetensors.h"
+
+/* Space-separated tokens (malloc'd). */
+static char *join(char *const *toks, int n)
+{
+	size_t len = 1;
+	for (int i = 0; i < n; i++)
+		len += strlen(toks[i]) + 1;
+	char *s = malloc(len), *p = s;
+	if (!s)
+		return NULL;
+	*p = 0;
+	for (int i = 0; i < n; i++)
+		p += sprintf(p, "%s%s", i ? " " : "", toks[i]);
+	return s;
+}
+
+int dump_write(const struct trace *t, const struct model *m, const char *path,
+	       struct err *e)
+{
+	struct st_writer *w = st_writer_new();
+	char *src = join(t->src_tokens, t->S), *tgt = join(t->tgt_tokens, t->T);
+	char *lab = t->label_tokens ? join(t->label_tokens, t->T) : NULL;
+	char num[32];
+	int rc = -1;
+	if (!w || !src || !tgt || (t->label_tokens && !lab)) {
+		err_set(e, "out of memory");
+		goto out;
+	}
+	for (int i = 0; i < t->n; i++) {
+		const struct stage *s = &t->stages[i];
+		uint64_t shape[TRACE_MAXDIM];
+		for (int k = 0; k < s->ndim; k++)
+			shape[k] = (uint64_t)s->shape[k];
+		if (st_writer_add(w, s->name, s->dtype == DT_I32 ? ST_I32 : ST_F32,
+				  s->ndim, shape, s->data)) {
+			err_set(e, "out of memory");
+			goto out;
+		}
+	}
+	const struct pass_opts *o = &t->opts;
+	int bad = 0;
+	bad |= st_writer_meta(w, "format", "attnscope-trace");
+	bad |= st_writer_meta(w, "attnscope.version", PACKAGE_VERSION);
+	bad |= st_writer_meta(w, "model", m->cfg.name);
+	bad |= st_writer_meta(w, "src.tokens", src);
+	bad |= st_writer_meta(w, "tgt.tokens", tgt);
+	if (lab)
+		bad |= st_writer_meta(w, "labels", lab);
+	bad |= st_writer_meta(w, "causal", o->causal ? "true" : "false");
+	bad |= st_writer_meta(w, "encoder_causal", o->encoder_causal ? "true" : "false");
+	snprintf(num, sizeof num, "%d", o->pad_to);
+	bad |= st_writer_meta(w, "pad_to", num);
+	snprintf(num, sizeof num, "%d", o->pad_target);
+	bad |= st_writer_meta(w, "pad_target", num);
+	if (bad) {
+		err_set(e, "out of memory");
+		goto out;
+	}
+	rc = st_writer_write(w, path, e);
+out:
+	st_writer_free(w);
+	free(src);
+	free(tgt);
+	free(lab);
+	return rc;
+}

@@ -1,0 +1,44 @@
+/* err.c - one-line error messages for library code. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "err.h"
+
+int err_set(struct err *e, const char *fmt, ...)
+{
+	if (e) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+int err_prefix(struct err *e, const char *fmt, ...)
+{
+	if (e) {
+		char prefix[256], old[sizeof e->msg];
+		int n;
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(prefix, sizeof prefix, fmt, ap);
+		va_end(ap);
+		memcpy(old, e->msg, sizeof old);
+		n = snprintf(e->msg, sizeof e->msg, "%s: ", prefix);
+		if (n >= 0 && (size_t)n < sizeof e->msg)
+			snprintf(e->msg + n, sizeof e->msg - (size_t)n, "%s", old);
+	}
+	return -1;
+}
+
+void warn_msg(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("attnscope: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}

@@ -1,0 +1,25 @@
+/* err.h - error reporting for library code.
+ *
+ * Library functions never exit: they fill a struct err with one line that
+ * names the file (and line, for YAML) and what was expected versus found,
+ * and return -1 (or NULL).  Only main() and the TUI decide to exit. */
+#ifndef ATTNSCOPE_ERR_H
+#define ATTNSCOPE_ERR_H
+
+struct err {
+	char msg[512];
+};
+
+/* Formats msg into e (if e is non-NULL) and returns -1. */
+int err_set(struct err *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Prefixes the existing message: "prefix: old message". Returns -1. */
+int err_prefix(struct err *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Prints "attnscope: warning: ..." to stderr. Warnings are for conditions
+ * that do not stop the program (a NaN in weights, unknown words). */
+void warn_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

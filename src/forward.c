@@ -1,0 +1,520 @@
+/* forward.c - one traced forward pass of an encoder-decoder, decoder-only
+ * or encoder-only Transformer.
+ *
+ * Dimension names: S source length, T decoder input length, d d_model,
+ * h heads, dk = d/h, F d_ff, V target vocabulary.
+ *
+ * Every intermediate is a stage of the trace (computation order); the only
+ * scratch buffer holds packed Q|K|V projections before they are split per
+ * head. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "forward.h"
+#include "ops.h"
+
+struct ctx {
+	const struct model *m;
+	struct trace *t;
+	const struct pass_opts *o;
+	struct err *e;
+	int d, h, dk, F;
+	float *scratch;   /* [max(S, T), 3d] */
+	int failed;
+};
+
+static const char F_EMBED[] = "E[ids]";
+static const char F_EMBED_SCALED[] = "E[ids]·√d_model";
+static const char F_SINUSOID[] = "PE(pos,2i)=sin(pos/10000^(2i/d)), PE(pos,2i+1)=cos(…)";
+static const char F_LEARNED[] = "P[pos] (learned)";
+static const char F_NOPE[] = "0 (no positional encoding)";
+static const char F_INPUT[] = "embed + pos";
+static const char F_Q[] = "Q = X·W_Qᵀ + b_Q";
+static const char F_K[] = "K = X·W_Kᵀ + b_K";
+static const char F_V[] = "V = X·W_Vᵀ + b_V";
+static const char F_Q_CROSS[] = "Q = Y·W_Qᵀ + b_Q  (Y: decoder)";
+static const char F_K_CROSS[] = "K = memory·W_Kᵀ + b_K";
+static const char F_V_CROSS[] = "V = memory·W_Vᵀ + b_V";
+static const char F_SCORES[] = "QKᵀ/√dk";
+static const char F_MASKED[] = "QKᵀ/√dk + M  (M = −∞ where masked)";
+static const char F_WEIGHTS[] = "softmax(QKᵀ/√dk + M)";
+static const char F_HEADS[] = "head_i = softmax(QKᵀ/√dk + M)·V";
+static const char F_CONCAT[] = "Concat(head_1, …, head_h)";
+static const char F_OUT[] = "Concat(heads)·W_Oᵀ + b_O";
+static const char F_ADD[] = "x + Sublayer(x)";
+static const char F_ADD_PRE[] = "x + Sublayer(LayerNorm(x))";
+static const char F_NORM[] = "LayerNorm(x + Sublayer(x))";
+static const char F_NORM_PRE[] = "LayerNorm(x)";
+static const char F_HIDDEN_RELU[] = "max(0, x·W₁ᵀ + b₁)";
+static const char F_HIDDEN_GELU[] = "GELU(x·W₁ᵀ + b₁)";
+static const char F_FFN_OUT[] = "hidden·W₂ᵀ + b₂";
+static const char F_FINAL_NORM[] = "LayerNorm(x)  (final)";
+static const char F_MEMORY[] = "encoder output, read by cross-attention";
+static const char F_IDS[] = "token ids";
+static const char F_LOGITS[] = "x·W_genᵀ + b";
+static const char F_LOGITS_TIED[] = "x·E_tgtᵀ  (tied to the embedding)";
+static const char F_PROBS[] = "softmax(logits)";
+static const char F_LOSS[] = "−log p(label)";
+
+/* A [rows, cols] float stage. */
+static float *mat(struct ctx *c, enum stage_kind kind, enum block blk,
+		  int layer, const char *formula, int rows, enum axis rax,
+		  int cols, enum axis cax, const char *name)
+{
+	int shape[2] = { rows, cols };
+	enum axis axes[2] = { rax, cax };
+	struct stage *s = trace_add(c->t, kind, blk, layer, formula, DT_F32,
+				    2, shape, axes, "%s", name);
+	if (!s) {
+		c->failed = 1;
+		return NULL;
+	}
+	return s->data;
+}
+
+/* A [h, rows, cols] float stage. */
+static float *cube(struct ctx *c, enum stage_kind kind, enum block blk,
+		   int layer, const char *formula, int rows, enum axis rax,
+		   int cols, enum axis cax, const char *name)
+{
+	int shape[3] = { c->h, rows, cols };
+	enum axis axes[3] = { AX_HEAD, rax, cax };
+	struct stage *s = trace_add(c->t, kind, blk, layer, formula, DT_F32,
+				    3, shape, axes, "%s", name);
+	if (!s) {
+		c->failed = 1;
+		return NULL;
+	}
+	return s->data;
+}
+
+static void name2(char *buf, const char *prefix, const char *suffix)
+{
+	snprintf(buf, STAGE_NAME_MAX, "%s.%s", prefix, suffix);
+}
+
+/* Splits packed projections p[n, ld] (head h at columns off + h·dk) into
+ * out[h, n, dk]. */
+static void split_heads(const struct ctx *c, const float *p, int ld, int off,
+			int n, float *out)
+{
+	for (int hh = 0; hh < c->h; hh++)
+		for (int i = 0; i < n; i++)
+			memcpy(out + ((size_t)hh * n + i) * c->dk,
+			       p + (size_t)i * ld + off + hh * c->dk,
+			       (size_t)c->dk * sizeof *out);
+}
+
+/* Multi-head attention of queries from xq[nq, d] over keys/values from
+ * xkv[nk, d].  Keys at positions >= key_len are padding; causal masks keys
+ * after the query.  Records q, k, v, scores, masked, weights, heads, concat
+ * and out under prefix; returns out [nq, d]. */
+static const float *attention(struct ctx *c, enum block blk, int layer,
+			      const char *prefix, int cross,
+			      const struct attn_w *w, const float *xq, int nq,
+			      enum axis qax, const float *xkv, int nk,
+			      enum axis kax, int key_len, int causal,
+			      int ablate)
+{
+	const int d = c->d, h = c->h, dk = c->dk;
+	char nm[STAGE_NAME_MAX];
+	float *q, *k, *v, *sc, *mk, *wt, *hd, *cat, *out;
+
+	name2(nm, prefix, "q");
+	q = cube(c, SK_PERHEAD, blk, layer, cross ? F_Q_CROSS : F_Q, nq, qax, dk, AX_NONE, nm);
+	name2(nm, prefix, "k");
+	k = cube(c, SK_PERHEAD, blk, layer, cross ? F_K_CROSS : F_K, nk, kax, dk, AX_NONE, nm);
+	name2(nm, prefix, "v");
+	v = cube(c, SK_PERHEAD, blk, layer, cross ? F_V_CROSS : F_V, nk, kax, dk, AX_NONE, nm);
+	if (c->failed)
+		return NULL;
+
+	/* projections: one product for Q|K|V (self) or Q and K|V (cross) */
+	if (!cross) {
+		op_linear(xq, nq, d, w->in_w, w->in_b, 3 * d, c->scratch);
+		split_heads(c, c->scratch, 3 * d, 0, nq, q);
+		split_heads(c, c->scratch, 3 * d, d, nq, k);
+		split_heads(c, c->scratch, 3 * d, 2 * d, nq, v);
+	} else {
+		op_linear(xq, nq, d, w->in_w, w->in_b, d, c->scratch);
+		split_heads(c, c->scratch, d, 0, nq, q);
+		op_linear(xkv, nk, d, w->in_w + (size_t)d * d,
+			  w->in_b ? w->in_b + d : NULL, 2 * d, c->scratch);
+		split_heads(c, c->scratch, 2 * d, 0, nk, k);
+		split_heads(c, c->scratch, 2 * d, d, nk, v);
+	}
+
+	name2(nm, prefix, "scores");
+	sc = cube(c, SK_SCORES, blk, layer, F_SCORES, nq, qax, nk, kax, nm);
+	name2(nm, prefix, "masked");
+	mk = cube(c, SK_SCORES, blk, layer, F_MASKED, nq, qax, nk, kax, nm);
+	name2(nm, prefix, "weights");
+	wt = cube(c, SK_WEIGHTS, blk, layer, F_WEIGHTS, nq, qax, nk, kax, nm);
+	name2(nm, prefix, "heads");
+	hd = cube(c, SK_PERHEAD, blk, layer, F_HEADS, nq, qax, dk, AX_NONE, nm);
+	if (c->failed)
+		return NULL;
+
+	const float scale = 1.0f / sqrtf((float)dk);
+	const size_t qk = (size_t)nq * nk;
+	for (int hh = 0; hh < h; hh++)
+		op_matmul_nt(q + (size_t)hh * nq * dk, dk, k + (size_t)hh * nk * dk,
+			     dk, sc + hh * qk, nk, nq, nk, dk, scale);
+	memcpy(mk, sc, (size_t)h * qk * sizeof *mk);
+	for (int hh = 0; hh < h; hh++)
+		for (int i = 0; i < nq; i++)
+			for (int j = 0; j < nk; j++)
+				if (j >= key_len || (causal && j > i))
+					mk[hh * qk + (size_t)i * nk + j] = -INFINITY;
+	memcpy(wt, mk, (size_t)h * qk * sizeof *wt);
+	op_softmax_rows(wt, h * nq, nk);
+	for (int hh = 0; hh < h; hh++) {
+		if (hh == ablate)
+			continue;   /* what-if: this head's output stays zero */
+		op_matmul_nn(wt + hh * qk, nk, v + (size_t)hh * nk * dk, dk,
+			     hd + (size_t)hh * nq * dk, dk, nq, dk, nk);
+	}
+
+	name2(nm, prefix, "concat");
+	cat = mat(c, SK_VECTORS, blk, layer, F_CONCAT, nq, qax, d, AX_NONE, nm);
+	name2(nm, prefix, "out");
+	out = mat(c, SK_VECTORS, blk, layer, F_OUT, nq, qax, d, AX_NONE, nm);
+	if (c->failed)
+		return NULL;
+	for (int hh = 0; hh < h; hh++)
+		for (int i = 0; i < nq; i++)
+			memcpy(cat + (size_t)i * d + hh * dk,
+			       hd + ((size_t)hh * nq + i) * dk,
+			       (size_t)dk * sizeof *cat);
+	op_linear(cat, nq, d, w->out_w, w->out_b, d, out);
+	return out;
+}
+
+/* Pre-norm: records normK = LN(x) and returns it as the sublayer's input;
+ * otherwise the input is x itself. */
+static const float *sublayer_in(struct ctx *c, enum block blk, int layer,
+				const char *prefix, int k, const float *x,
+				int n, enum axis ax, const float *g,
+				const float *b)
+{
+	if (c->m->cfg.norm != NORM_PRE)
+		return x;
+	char nm[STAGE_NAME_MAX];
+	snprintf(nm, sizeof nm, "%s.norm%d", prefix, k);
+	float *y = mat(c, SK_VECTORS, blk, layer, F_NORM_PRE, n, ax, c->d, AX_NONE, nm);
+	if (y)
+		op_layernorm(x, n, c->d, g, b, (float)c->m->cfg.norm_eps, y);
+	return y;
+}
+
+/* Records addK = x + y and, for post-norm, normK = LN(addK).  Returns what
+ * the next sublayer reads. */
+static const float *sublayer_out(struct ctx *c, enum block blk, int layer,
+				 const char *prefix, int k, const float *x,
+				 const float *y, int n, enum axis ax,
+				 const float *g, const float *b)
+{
+	const enum norm_style ns = c->m->cfg.norm;
+	char nm[STAGE_NAME_MAX];
+	if (!y)
+		return NULL;
+	snprintf(nm, sizeof nm, "%s.add%d", prefix, k);
+	float *a = mat(c, SK_VECTORS, blk, layer, ns == NORM_PRE ? F_ADD_PRE : F_ADD,
+		       n, ax, c->d, AX_NONE, nm);
+	if (!a)
+		return NULL;
+	for (size_t i = 0; i < (size_t)n * c->d; i++)
+		a[i] = x[i] + y[i];
+	if (ns != NORM_POST)
+		return a;
+	snprintf(nm, sizeof nm, "%s.norm%d", prefix, k);
+	float *o = mat(c, SK_VECTORS, blk, layer, F_NORM, n, ax, c->d, AX_NONE, nm);
+	if (o)
+		op_layernorm(a, n, c->d, g, b, (float)c->m->cfg.norm_eps, o);
+	return o;
+}
+
+static const float *ffn(struct ctx *c, enum block blk, int layer,
+			const char *prefix, const struct layer_w *L,
+			const float *x, int n, enum axis ax)
+{
+	char nm[STAGE_NAME_MAX];
+	int gelu = c->m->cfg.act == ACT_GELU;
+	snprintf(nm, sizeof nm, "%s.ffn.hidden", prefix);
+	float *hid = mat(c, SK_VECTORS, blk, layer,
+			 gelu ? F_HIDDEN_GELU : F_HIDDEN_RELU, n, ax, c->F, AX_NONE, nm);
+	snprintf(nm, sizeof nm, "%s.ffn.out", prefix);
+	float *out = mat(c, SK_VECTORS, blk, layer, F_FFN_OUT, n, ax, c->d, AX_NONE, nm);
+	if (!hid || !out)
+		return NULL;
+	op_linear(x, n, c->d, L->l1_w, L->l1_b, c->F, hid);
+	if (gelu)
+		op_gelu(hid, (size_t)n * c->F);
+	else
+		op_relu(hid, (size_t)n * c->F);
+	op_linear(hid, n, c->F, L->l2_w, L->l2_b, c->d, out);
+	return out;
+}
+
+static int ablated(const struct ctx *c, enum block blk, int layer, int cross)
+{
+	const struct pass_opts *o = c->o;
+	if (o->ablate_head < 0 || o->ablate_block != (int)blk ||
+	    o->ablate_layer != layer || o->ablate_attn != cross)
+		return -1;
+	return o->ablate_head;
+}
+
+/* ids -> embed, pos, input.  Returns input [n, d]. */
+static const float *embed(struct ctx *c, enum block blk, const char *side,
+			  const int32_t *ids, int n, enum axis ax,
+			  const float *table)
+{
+	const struct config *cfg = &c->m->cfg;
+	const int d = c->d;
+	char nm[STAGE_NAME_MAX];
+	int shape[1] = { n };
+	enum axis axes[1] = { ax };
+	struct stage *s = trace_add(c->t, SK_IDS, blk, -1, F_IDS, DT_I32, 1,
+				    shape, axes, "%s.ids", side);
+	if (!s) {
+		c->failed = 1;
+		return NULL;
+	}
+	memcpy(s->data, ids, (size_t)n * sizeof *ids);
+
+	snprintf(nm, sizeof nm, "%s.embed", side);
+	float *em = mat(c, SK_VECTORS, blk, -1,
+			cfg->scale_embedding ? F_EMBED_SCALED : F_EMBED, n, ax, d, AX_NONE, nm);
+	const char *pf = cfg->pe == PE_SINUSOIDAL ? F_SINUSOID :
+			 cfg->pe == PE_LEARNED ? F_LEARNED : F_NOPE;
+	snprintf(nm, sizeof nm, "%s.pos", side);
+	float *pe = mat(c, SK_VECTORS, blk, -1, pf, n, ax, d, AX_NONE, nm);
+	snprintf(nm, sizeof nm, "%s.input", side);
+	float *in = mat(c, SK_VECTORS, blk, -1, F_INPUT, n, ax, d, AX_NONE, nm);
+	if (c->failed)
+		return NULL;
+	float sc = cfg->scale_embedding ? sqrtf((float)d) : 1.0f;
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < d; j++)
+			em[(size_t)i * d + j] = table[(size_t)ids[i] * d + j] * sc;
+	if (cfg->pe == PE_SINUSOIDAL)
+		op_sinusoid(n, d, pe);
+	else if (cfg->pe == PE_LEARNED)
+		memcpy(pe, c->m->pos_embed, (size_t)n * d * sizeof *pe);
+	for (size_t i = 0; i < (size_t)n * d; i++)
+		in[i] = em[i] + pe[i];
+	return in;
+}
+
+static const float *final_norm(struct ctx *c, enum block blk, const char *name,
+			       const float *x, int n, enum axis ax,
+			       const float *g, const float *b)
+{
+	if (!g || !x)
+		return x;
+	float *y = mat(c, SK_VECTORS, blk, -1, F_FINAL_NORM, n, ax, c->d, AX_NONE, name);
+	if (y)
+		op_layernorm(x, n, c->d, g, b, (float)c->m->cfg.norm_eps, y);
+	return y;
+}
+
+static const float *encoder(struct ctx *c, const struct pass_input *in)
+{
+	const struct model *m = c->m;
+	const int S = in->S;
+	const float *x = embed(c, BLK_SRC, "src", in->src_ids, S, AX_SRC, m->src_embed);
+	char p[STAGE_NAME_MAX], pa[STAGE_NAME_MAX];
+	for (int i = 0; i < m->cfg.enc_layers && x; i++) {
+		const struct layer_w *L = &m->enc[i];
+		snprintf(p, sizeof p, "encoder.%d", i);
+		snprintf(pa, sizeof pa, "encoder.%d.self_attn", i);
+		const float *u = sublayer_in(c, BLK_ENCODER, i, p, 1, x, S, AX_SRC, L->n1_w, L->n1_b);
+		const float *y = u ? attention(c, BLK_ENCODER, i, pa, 0, &L->self, u, S, AX_SRC,
+					       u, S, AX_SRC, in->src_len, c->o->encoder_causal,
+					       ablated(c, BLK_ENCODER, i, 0)) : NULL;
+		x = sublayer_out(c, BLK_ENCODER, i, p, 1, x, y, S, AX_SRC, L->n1_w, L->n1_b);
+		if (!x)
+			break;
+		u = sublayer_in(c, BLK_ENCODER, i, p, 2, x, S, AX_SRC, L->n2_w, L->n2_b);
+		y = u ? ffn(c, BLK_ENCODER, i, p, L, u, S, AX_SRC) : NULL;
+		x = sublayer_out(c, BLK_ENCODER, i, p, 2, x, y, S, AX_SRC, L->n2_w, L->n2_b);
+	}
+	return final_norm(c, BLK_ENCODER, "encoder.norm", x, S, AX_SRC,
+			  m->enc_norm_w, m->enc_norm_b);
+}
+
+/* memory may be NULL (decoder-only). */
+static const float *decoder(struct ctx *c, const struct pass_input *in,
+			    const float *memory)
+{
+	const struct model *m = c->m;
+	const int T = in->T, S = in->S;
+	const float *x = embed(c, BLK_TGT, "tgt", in->tgt_ids, T, AX_TGT, m->tgt_embed);
+	char p[STAGE_NAME_MAX], pa[STAGE_NAME_MAX];
+	for (int i = 0; i < m->cfg.dec_layers && x; i++) {
+		const struct layer_w *L = &m->dec[i];
+		int k = 1;
+		snprintf(p, sizeof p, "decoder.%d", i);
+		snprintf(pa, sizeof pa, "decoder.%d.self_attn", i);
+		const float *u = sublayer_in(c, BLK_DECODER, i, p, k, x, T, AX_TGT, L->n1_w, L->n1_b);
+		const float *y = u ? attention(c, BLK_DECODER, i, pa, 0, &L->self, u, T, AX_TGT,
+					       u, T, AX_TGT, in->tgt_len, c->o->causal,
+					       ablated(c, BLK_DECODER, i, 0)) : NULL;
+		x = sublayer_out(c, BLK_DECODER, i, p, k, x, y, T, AX_TGT, L->n1_w, L->n1_b);
+		if (memory && x) {
+			k = 2;
+			snprintf(pa, sizeof pa, "decoder.%d.cross_attn", i);
+			u = sublayer_in(c, BLK_DECODER, i, p, k, x, T, AX_TGT, L->n2_w, L->n2_b);
+			y = u ? attention(c, BLK_DECODER, i, pa, 1, &L->cross, u, T, AX_TGT,
+					  memory, S, AX_SRC, in->src_len, 0,
+					  ablated(c, BLK_DECODER, i, 1)) : NULL;
+			x = sublayer_out(c, BLK_DECODER, i, p, k, x, y, T, AX_TGT, L->n2_w, L->n2_b);
+		}
+		if (!x)
+			break;
+		const float *g = memory ? L->n3_w : L->n2_w;
+		const float *b = memory ? L->n3_b : L->n2_b;
+		k++;
+		u = sublayer_in(c, BLK_DECODER, i, p, k, x, T, AX_TGT, g, b);
+		y = u ? ffn(c, BLK_DECODER, i, p, L, u, T, AX_TGT) : NULL;
+		x = sublayer_out(c, BLK_DECODER, i, p, k, x, y, T, AX_TGT, g, b);
+	}
+	return final_norm(c, BLK_DECODER, "decoder.norm", x, T, AX_TGT,
+			  m->dec_norm_w, m->dec_norm_b);
+}
+
+/* logits, probs and (with labels) loss for x[n, d]. */
+static void output(struct ctx *c, const float *x, int n, enum axis ax,
+		   const int32_t *labels, int label_len)
+{
+	const struct model *m = c->m;
+	const int V = m->tgt_vocab.n;
+	float *lg = mat(c, SK_LOGITS, BLK_OUTPUT, -1,
+			m->gen_tied ? F_LOGITS_TIED : F_LOGITS, n, ax, V, AX_VOCAB, "logits");
+	float *pr = mat(c, SK_PROBS, BLK_OUTPUT, -1, F_PROBS, n, ax, V, AX_VOCAB, "probs");
+	if (!lg || !pr)
+		return;
+	op_linear(x, n, c->d, m->gen_w, m->gen_b, V, lg);
+	memcpy(pr, lg, (size_t)n * V * sizeof *pr);
+	op_softmax_rows(pr, n, V);
+	if (!labels)
+		return;
+	int shape[1] = { n };
+	enum axis axes[1] = { ax };
+	struct stage *s = trace_add(c->t, SK_LOSS, BLK_OUTPUT, -1, F_LOSS, DT_F32,
+				    1, shape, axes, "loss");
+	if (!s) {
+		c->failed = 1;
+		return;
+	}
+	float *loss = s->data;
+	for (int i = 0; i < label_len; i++) {
+		/* −log p = logsumexp(logits) − logit[label], stable for tiny p */
+		const float *r = lg + (size_t)i * V;
+		float mx = -INFINITY;
+		for (int j = 0; j < V; j++)
+			mx = r[j] > mx ? r[j] : mx;
+		double sum = 0;
+		for (int j = 0; j < V; j++)
+			sum += exp((double)r[j] - mx);
+		loss[i] = (float)(mx + log(sum) - r[labels[i]]);
+	}
+}
+
+static char **dup_tokens(char **src, int n)
+{
+	char **out = calloc((size_t)(n ? n : 1), sizeof *out);
+	if (!out)
+		return NULL;
+	for (int i = 0; i < n; i++) {
+		if (!(out[i] = strdup(src[i]))) {
+			tokens_free(out, i);
+			return NULL;
+		}
+	}
+	return out;
+}
+
+struct trace *forward_run(const struct model *m, const struct pass_input *in,
+			  const struct pass_opts *o, struct err *e)
+{
+	const struct config *cfg = &m->cfg;
+	struct ctx c = {
+		.m = m, .o = o, .e = e, .d = cfg->d_model, .h = cfg->heads,
+		.dk = cfg->d_model / cfg->heads, .F = cfg->d_ff,
+	};
+	int nmax = in->S > in->T ? in->S : in->T;
+	c.t = trace_new();
+	c.scratch = malloc((size_t)(nmax ? nmax : 1) * 3 * c.d * sizeof *c.scratch);
+	if (!c.t || !c.scratch)
+		goto oom;
+	c.t->opts = *o;
+	c.t->vocab = &m->tgt_vocab;
+	c.t->S = in->S;
+	c.t->T = in->T;
+	if (!(c.t->src_tokens = dup_tokens(in->src_tok, in->S)) ||
+	    !(c.t->tgt_tokens = dup_tokens(in->tgt_tok, in->T)))
+		goto oom;
+	if (in->label_tok && !(c.t->label_tokens = dup_tokens(in->label_tok, in->T)))
+		goto oom;
+
+	switch (cfg->arch) {
+	case ARCH_ENC_DEC: {
+		const float *mem = encoder(&c, in);
+		float *mc = mem ? mat(&c, SK_VECTORS, BLK_ENCODER, -1, F_MEMORY,
+				      in->S, AX_SRC, c.d, AX_NONE, "memory") : NULL;
+		if (!mc)
+			goto oom;
+		memcpy(mc, mem, (size_t)in->S * c.d * sizeof *mc);
+		const float *y = decoder(&c, in, mc);
+		if (y)
+			output(&c, y, in->T, AX_TGT, in->labels, in->tgt_len);
+		break;
+	}
+	case ARCH_DEC_ONLY: {
+		const float *y = decoder(&c, in, NULL);
+		if (y)
+			output(&c, y, in->T, AX_TGT, in->labels, in->tgt_len);
+		break;
+	}
+	case ARCH_ENC_ONLY: {
+		const float *y = encoder(&c, in);
+		if (y)
+			output(&c, y, in->S, AX_SRC, NULL, 0);
+		break;
+	}
+	}
+	if (c.failed)
+		goto oom;
+	free(c.scratch);
+	return c.t;
+oom:
+	free(c.scratch);
+	trace_free(c.t);
+	err_set(e, "out of memory in the forward pass");
+	return NULL;
+}
+
+double forward_flops(const struct model *m, int S, int T)
+{
+	const struct config *c = &m->cfg;
+	const double d = c->d_model, F = c->d_ff, V = m->tgt_vocab.n;
+	/* per attention: projections + QKᵀ + weights·V + W_O */
+	double self_s = 2 * S * d * 3 * d + 4.0 * S * S * d + 2 * S * d * d;
+	double self_t = 2 * T * d * 3 * d + 4.0 * T * T * d + 2 * T * d * d;
+	double cross = 2 * T * d * d + 2 * S * d * 2 * d + 4.0 * T * S * d + 2 * T * d * d;
+	double ffn_s = 4 * S * d * F, ffn_t = 4 * T * d * F;
+	switch (c->arch) {
+	case ARCH_ENC_DEC:
+		return c->enc_layers * (self_s + ffn_s) +
+		       c->dec_layers * (self_t + cross + ffn_t) + 2 * T * d * V;
+	case ARCH_DEC_ONLY:
+		return c->dec_layers * (self_t + ffn_t) + 2 * T * d * V;
+	case ARCH_ENC_ONLY:
+		return c->enc_layers * (self_s + ffn_s) + 2 * S * d * V;
+	}
+	return 0;
+}

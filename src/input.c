@@ -1,0 +1,224 @@
+/* input.c - sentence and target text to padded id sequences. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "input.h"
+
+/* A token sequence under construction. */
+struct seq {
+	char **tok;
+	int32_t *ids;
+	int n, cap;
+};
+
+static int seq_push(struct seq *s, const char *tok, int32_t id)
+{
+	if (s->n == s->cap) {
+		int cap = s->cap ? s->cap * 2 : 16;
+		char **nt = realloc(s->tok, (size_t)cap * sizeof *nt);
+		if (!nt)
+			return -1;
+		s->tok = nt;
+		int32_t *ni = realloc(s->ids, (size_t)cap * sizeof *ni);
+		if (!ni)
+			return -1;
+		s->ids = ni;
+		s->cap = cap;
+	}
+	if (!(s->tok[s->n] = strdup(tok)))
+		return -1;
+	s->ids[s->n++] = id;
+	return 0;
+}
+
+static void seq_free(struct seq *s)
+{
+	tokens_free(s->tok, s->n);
+	free(s->ids);
+	memset(s, 0, sizeof *s);
+}
+
+/* Remembers a distinct unknown word. */
+static int note_unknown(struct pass_input *in, const char *w)
+{
+	for (int i = 0; i < in->nunknown; i++)
+		if (strcmp(in->unknown[i], w) == 0)
+			return 0;
+	char **nu = realloc(in->unknown, (size_t)(in->nunknown + 1) * sizeof *nu);
+	if (!nu)
+		return -1;
+	in->unknown = nu;
+	if (!(nu[in->nunknown] = strdup(w)))
+		return -1;
+	in->nunknown++;
+	return 0;
+}
+
+/* Tokenizes text and appends its tokens (mapped through v) to s. */
+static int append_text(const struct model *m, const struct vocab *v,
+		       const char *text, struct seq *s, struct pass_input *in,
+		       struct err *e)
+{
+	char **toks;
+	int invalid = 0;
+	int n = tokenize(&m->cfg.tok, text, &toks, &invalid, e);
+	if (n < 0)
+		return -1;
+	in->invalid_utf8 += invalid;
+	for (int i = 0; i < n; i++) {
+		int id = vocab_id(v, toks[i]);
+		if (id < 0) {
+			if (note_unknown(in, toks[i])) {
+				tokens_free(toks, n);
+				return err_set(e, "out of memory");
+			}
+			id = TOK_UNK;
+		}
+		/* show <unk> in the pass: that is what the model sees */
+		if (seq_push(s, id == TOK_UNK ? vocab_str(v, TOK_UNK) : toks[i], id)) {
+			tokens_free(toks, n);
+			return err_set(e, "out of memory");
+		}
+	}
+	tokens_free(toks, n);
+	return n;
+}
+
+static int push_special(struct seq *s, const struct vocab *v, int id,
+			struct err *e)
+{
+	if (seq_push(s, vocab_str(v, id), id))
+		return err_set(e, "out of memory");
+	return 0;
+}
+
+static int pad(struct seq *s, const struct vocab *v, int to, const char *flag,
+	       const char *what, const struct model *m, struct err *e)
+{
+	if (!to)
+		return 0;
+	if (to < s->n)
+		return err_set(e, "%s %d is shorter than the %s (%d tokens)", flag,
+			       to, what, s->n);
+	if (to > m->cfg.max_len)
+		return err_set(e, "%s %d exceeds the model's max_len %d", flag, to,
+			       m->cfg.max_len);
+	while (s->n < to)
+		if (push_special(s, v, TOK_PAD, e))
+			return -1;
+	return 0;
+}
+
+static int check_len(const struct model *m, int n, const char *what,
+		     struct err *e)
+{
+	if (n > m->cfg.max_len)
+		return err_set(e, "the %s has %d tokens; the model's max_len is %d",
+			       what, n, m->cfg.max_len);
+	return 0;
+}
+
+static int blank(const char *s)
+{
+	for (; s && *s; s++)
+		if (!strchr(" \t\r\n\v\f", *s))
+			return 0;
+	return 1;
+}
+
+int input_build(const struct model *m, const char *sentence,
+		const char *target, const struct pass_opts *o,
+		struct pass_input *in, struct err *e)
+{
+	const struct config *c = &m->cfg;
+	struct seq src = { 0 }, tgt = { 0 }, lab = { 0 };
+	memset(in, 0, sizeof *in);
+	if (blank(sentence)) {
+		err_set(e, "the sentence is empty");
+		goto fail;
+	}
+	if (target && blank(target))
+		target = NULL;
+
+	if (c->arch != ARCH_DEC_ONLY) {
+		if (c->tok.wrap_source && push_special(&src, &m->src_vocab, TOK_SOS, e))
+			goto fail;
+		if (append_text(m, &m->src_vocab, sentence, &src, in, e) < 0)
+			goto fail;
+		if (c->tok.wrap_source && push_special(&src, &m->src_vocab, TOK_EOS, e))
+			goto fail;
+		in->src_len = src.n;
+		if (check_len(m, src.n, "sentence", e) ||
+		    pad(&src, &m->src_vocab, o->pad_to, "--pad-to", "sentence", m, e))
+			goto fail;
+	}
+	if (c->arch != ARCH_ENC_ONLY) {
+		/* decoder input <s> + sequence; labels sequence + </s> */
+		const struct vocab *v = &m->tgt_vocab;
+		const char *seqs[2] = { c->arch == ARCH_DEC_ONLY ? sentence : target,
+					c->arch == ARCH_DEC_ONLY ? target : NULL };
+		if (push_special(&tgt, v, TOK_SOS, e))
+			goto fail;
+		for (int k = 0; k < 2; k++)
+			if (seqs[k] && append_text(m, v, seqs[k], &tgt, in, e) < 0)
+				goto fail;
+		int have_labels = tgt.n > 1;
+		for (int i = 1; have_labels && i < tgt.n; i++)
+			if (seq_push(&lab, tgt.tok[i], tgt.ids[i])) {
+				err_set(e, "out of memory");
+				goto fail;
+			}
+		if (have_labels && push_special(&lab, v, TOK_EOS, e))
+			goto fail;
+		in->tgt_len = tgt.n;
+		if (check_len(m, tgt.n, c->arch == ARCH_DEC_ONLY ? "sentence" : "target", e) ||
+		    pad(&tgt, v, o->pad_target, "--pad-target", "target", m, e) ||
+		    (have_labels && pad(&lab, v, tgt.n, "--pad-target", "target", m, e)))
+			goto fail;
+		if (have_labels) {
+			in->label_tok = lab.tok;
+			in->labels = lab.ids;
+		}
+	}
+	in->src_tok = src.tok;
+	in->src_ids = src.ids;
+	in->S = src.n;
+	in->tgt_tok = tgt.tok;
+	in->tgt_ids = tgt.ids;
+	in->T = tgt.n;
+	return 0;
+fail:
+	seq_free(&src);
+	seq_free(&tgt);
+	seq_free(&lab);
+	input_free(in);
+	return -1;
+}
+
+void input_free(struct pass_input *in)
+{
+	tokens_free(in->src_tok, in->S);
+	free(in->src_ids);
+	tokens_free(in->tgt_tok, in->T);
+	free(in->tgt_ids);
+	tokens_free(in->label_tok, in->T);
+	free(in->labels);
+	tokens_free(in->unknown, in->nunknown);
+	memset(in, 0, sizeof *in);
+}
+
+const char *input_unknown_summary(const struct pass_input *in, char *buf,
+				  size_t bufsz)
+{
+	buf[0] = 0;
+	if (!in->nunknown)
+		return buf;
+	snprintf(buf, bufsz, "%d unknown word%s shown as <unk>:", in->nunknown,
+		 in->nunknown == 1 ? "" : "s");
+	for (int i = 0; i < in->nunknown; i++) {
+		size_t l = strlen(buf);
+		snprintf(buf + l, bufsz - l, "%s \"%s\"", i ? "," : "", in->unknown[i]);
+	}
+	return buf;
+}

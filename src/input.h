@@ -1,0 +1,38 @@
+/* input.h - a sentence (and optional target) made into token ids.
+ *
+ * Encoder-decoder: source = <s> tokens </s> (unless wrap_source: false),
+ * padded with <pad> to --pad-to; decoder input = <s> + target (just <s>
+ * without a target), padded to --pad-target; labels = target + </s>.
+ * Decoder-only: the sentence (plus the target, if any) is the sequence:
+ * decoder input = <s> + sequence, labels = sequence + </s>.
+ * Encoder-only: only the source.
+ *
+ * A sentence longer than max_len is an error that states the limit (a
+ * truncated sentence would silently show a different pass). */
+#ifndef ATTNSCOPE_INPUT_H
+#define ATTNSCOPE_INPUT_H
+
+#include <stdint.h>
+
+#include "model.h"
+#include "trace.h"
+
+struct pass_input {
+	char **src_tok; int32_t *src_ids; int S, src_len;  /* S counts padding */
+	char **tgt_tok; int32_t *tgt_ids; int T, tgt_len;
+	char **label_tok; int32_t *labels;                  /* [T] or NULL */
+	char **unknown; int nunknown;   /* distinct words mapped to <unk> */
+	int invalid_utf8;               /* bytes replaced by U+FFFD */
+};
+
+/* target may be NULL.  Returns 0, or -1 with e filled. */
+int input_build(const struct model *m, const char *sentence,
+		const char *target, const struct pass_opts *o,
+		struct pass_input *in, struct err *e);
+void input_free(struct pass_input *in);
+
+/* "unknown words: foo, bar" style summary into buf ("" when none). */
+const char *input_unknown_summary(const struct pass_input *in, char *buf,
+				  size_t bufsz);
+
+#endif

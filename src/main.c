@@ -1,0 +1,243 @@
+/* main.c - attnscope: subcommand dispatch and the shared options. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "config.h"
+#include "forward.h"
+
+static const char USAGE[] =
+	"usage: attnscope [--model FILE] [SENTENCE]        open the stepper (TUI)\n"
+	"       attnscope dump --out FILE.safetensors [--model FILE] [--target TEXT]\n"
+	"                 [--no-causal] [--encoder-causal] [--pad-to N] [--pad-target N] SENTENCE\n"
+	"       attnscope info [--model FILE]\n"
+	"       attnscope bench [--model FILE] [--src-len N] [--tgt-len N] [--iters N]\n"
+	"       attnscope --help | --version\n"
+	"\n"
+	"Steps through one forward pass of a Transformer and shows every stage.\n"
+	"The model is --model FILE, else $ATTNSCOPE_MODEL, else the shipped default.\n"
+	"\n"
+	"options:\n"
+	"  --model FILE        model YAML (see models/)\n"
+	"  --target TEXT       teacher-forced target: decoder input <s> + TEXT,\n"
+	"                      labels TEXT + </s>, per-token loss\n"
+	"  --no-causal         remove the decoder's causal mask\n"
+	"  --encoder-causal    add a causal mask to encoder self-attention\n"
+	"  --pad-to N          pad the source with <pad> to N tokens (masked keys)\n"
+	"  --pad-target N      pad the decoder input to N tokens (masked keys)\n"
+	"  --out FILE          where dump writes the trace\n"
+	"  --src-len N, --tgt-len N, --iters N   bench sizes and repetitions\n"
+	"\n"
+	"A fully masked attention row (every key masked) gives all-zero weights.\n";
+
+int cli_fail(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("attnscope: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 1;
+}
+
+enum {
+	O_MODEL = 256, O_TARGET, O_OUT, O_STAGE, O_FORMAT, O_HEAD, O_WIDTH,
+	O_NOCAUSAL, O_ENCCAUSAL, O_PADTO, O_PADTGT, O_SRCLEN, O_TGTLEN, O_ITERS,
+	O_DECODE, O_BEAM, O_HELP, O_VERSION,
+};
+
+static const struct option LONGOPTS[] = {
+	{ "model", required_argument, 0, O_MODEL },
+	{ "target", required_argument, 0, O_TARGET },
+	{ "out", required_argument, 0, O_OUT },
+	{ "stage", required_argument, 0, O_STAGE },
+	{ "format", required_argument, 0, O_FORMAT },
+	{ "head", required_argument, 0, O_HEAD },
+	{ "width", required_argument, 0, O_WIDTH },
+	{ "no-causal", no_argument, 0, O_NOCAUSAL },
+	{ "encoder-causal", no_argument, 0, O_ENCCAUSAL },
+	{ "pad-to", required_argument, 0, O_PADTO },
+	{ "pad-target", required_argument, 0, O_PADTGT },
+	{ "src-len", required_argument, 0, O_SRCLEN },
+	{ "tgt-len", required_argument, 0, O_TGTLEN },
+	{ "iters", required_argument, 0, O_ITERS },
+	{ "decode", required_argument, 0, O_DECODE },
+	{ "beam", required_argument, 0, O_BEAM },
+	{ "help", no_argument, 0, O_HELP },
+	{ "version", no_argument, 0, O_VERSION },
+	{ 0, 0, 0, 0 },
+};
+
+static int parse_count(const char *opt, const char *s, int lo, int hi, int *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi) {
+		cli_fail("%s needs a whole number from %d to %d, got \"%s\"", opt, lo, hi, s);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
+}
+
+int cli_parse(struct cli *c, const char *cmd, int argc, char **argv)
+{
+	memset(c, 0, sizeof *c);
+	c->cmd = cmd;
+	c->head = -1;
+	c->iters = 20;
+	c->src_len = 64;
+	c->tgt_len = 64;
+	c->beam = 4;
+	pass_opts_default(&c->pass);
+	optind = 1;
+	opterr = 0;
+	int ch;
+	while ((ch = getopt_long(argc, argv, "+hV", LONGOPTS, NULL)) != -1) {
+		int r = 0;
+		switch (ch) {
+		case O_MODEL: c->model = optarg; break;
+		case O_TARGET: c->target = optarg; break;
+		case O_OUT: c->out = optarg; break;
+		case O_STAGE: c->stage = optarg; break;
+		case O_FORMAT: c->format = optarg; break;
+		case O_DECODE: c->decode = optarg; break;
+		case O_HEAD: r = parse_count("--head", optarg, 0, 65535, &c->head); break;
+		case O_WIDTH: r = parse_count("--width", optarg, 20, 10000, &c->width); break;
+		case O_BEAM: r = parse_count("--beam", optarg, 1, 64, &c->beam); break;
+		case O_NOCAUSAL: c->pass.causal = 0; break;
+		case O_ENCCAUSAL: c->pass.encoder_causal = 1; break;
+		case O_PADTO: r = parse_count("--pad-to", optarg, 1, 65536, &c->pass.pad_to); break;
+		case O_PADTGT: r = parse_count("--pad-target", optarg, 1, 65536, &c->pass.pad_target); break;
+		case O_SRCLEN: r = parse_count("--src-len", optarg, 1, 65536, &c->src_len); break;
+		case O_TGTLEN: r = parse_count("--tgt-len", optarg, 1, 65536, &c->tgt_len); break;
+		case O_ITERS: r = parse_count("--iters", optarg, 1, 100000, &c->iters); break;
+		case 'h':
+		case O_HELP:
+			fputs(USAGE, stdout);
+			return 1;
+		case 'V':
+		case O_VERSION:
+			printf("attnscope %s\n", PACKAGE_VERSION);
+			return 1;
+		case ':':
+			cli_fail("%s needs a value (try --help)", argv[optind - 1]);
+			return -1;
+		default:
+			cli_fail("unknown option \"%s\" (try --help)", argv[optind - 1]);
+			return -1;
+		}
+		if (r)
+			return -1;
+	}
+	/* the remaining words are the sentence */
+	size_t len = 1;
+	for (int i = optind; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	if (optind < argc) {
+		if (!(c->sentence = malloc(len)))
+			return cli_fail("out of memory"), -1;
+		c->sentence[0] = 0;
+		for (int i = optind; i < argc; i++) {
+			if (i > optind)
+				strcat(c->sentence, " ");
+			strcat(c->sentence, argv[i]);
+		}
+	}
+	if (!c->model) {
+		struct err e;
+		if (model_default_path(c->model_buf, sizeof c->model_buf, &e)) {
+			cli_fail("%s", e.msg);
+			return -1;
+		}
+		c->model = c->model_buf;
+	}
+	return 0;
+}
+
+void cli_free(struct cli *c)
+{
+	free(c->sentence);
+	c->sentence = NULL;
+}
+
+struct model *cli_load_model(struct cli *c)
+{
+	struct err e;
+	struct model *m = model_load(c->model, &e);
+	if (!m)
+		cli_fail("%s", e.msg);
+	return m;
+}
+
+struct trace *cli_run_pass(struct cli *c, const struct model *m)
+{
+	struct err e;
+	struct pass_input in;
+	if (!c->sentence) {
+		cli_fail("no sentence given (e.g. attnscope %s \"%s\")", c->cmd,
+			 m->cfg.nexamples ? m->cfg.examples[0] : "your cat is a lovely cat");
+		return NULL;
+	}
+	if (c->target && m->cfg.arch == ARCH_ENC_ONLY) {
+		cli_fail("%s: an encoder-only model has no decoder to take --target", m->path);
+		return NULL;
+	}
+	if (input_build(m, c->sentence, c->target, &c->pass, &in, &e)) {
+		cli_fail("%s", e.msg);
+		return NULL;
+	}
+	char buf[1024];
+	if (in.nunknown)
+		warn_msg("%s", input_unknown_summary(&in, buf, sizeof buf));
+	if (in.invalid_utf8)
+		warn_msg("%d invalid UTF-8 byte%s replaced by U+FFFD", in.invalid_utf8,
+			 in.invalid_utf8 == 1 ? "" : "s");
+	struct trace *t = forward_run(m, &in, &c->pass, &e);
+	input_free(&in);
+	if (!t)
+		cli_fail("%s", e.msg);
+	return t;
+}
+
+static const struct {
+	const char *name;
+	int (*run)(struct cli *c);
+} COMMANDS[] = {
+	{ "dump", cmd_dump },
+	{ "info", cmd_info },
+	{ "bench", cmd_bench },
+};
+
+int main(int argc, char **argv)
+{
+	const char *cmd = "";
+	int (*run)(struct cli *) = NULL;
+	if (argc > 1) {
+		for (size_t i = 0; i < sizeof COMMANDS / sizeof *COMMANDS; i++)
+			if (strcmp(argv[1], COMMANDS[i].name) == 0) {
+				cmd = COMMANDS[i].name;
+				run = COMMANDS[i].run;
+				argc--;
+				argv++;
+			}
+	}
+	struct cli c;
+	int r = cli_parse(&c, cmd, argc, argv);
+	if (r)
+		return r < 0 ? 2 : 0;
+	int status;
+	if (run) {
+		status = run(&c);
+	} else {
+		status = cli_fail("the interactive stepper is not built yet; use dump, info or bench");
+	}
+	cli_free(&c);
+	return status;
+}

@@ -1,0 +1,514 @@
+/* model.c - the YAML model file: configuration, vocabularies, then weights. */
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "model.h"
+#include "weights.h"
+#include "ydoc.h"
+
+static const char *const TOP_KEYS[] = {
+	"name", "description", "architecture", "d_model", "heads",
+	"encoder_layers", "decoder_layers", "d_ff", "max_len", "norm",
+	"norm_eps", "activation", "positional_encoding", "scale_embedding",
+	"bias", "tokenizer", "weights", "tensors", "init", "examples",
+	"training", NULL
+};
+static const char *const TOK_KEYS[] = {
+	"type", "lowercase", "wrap_source", "source_vocab", "target_vocab",
+	"specials", NULL
+};
+static const char *const SPECIAL_KEYS[] = { "pad", "sos", "eos", "unk", NULL };
+static const char *const INIT_KEYS[] = { "random", NULL };
+static const char *const SPECIAL_DEFAULT[] = { "<pad>", "<s>", "</s>", "<unk>" };
+
+#define MODEL_MAX_DIM 65536
+#define MODEL_MAX_LAYERS 256
+#define MODEL_MAX_LEN 65536
+
+static int check_keys(const struct ydoc *d, const struct ynode *map,
+		      const char *const *known, const char *where,
+		      struct err *e)
+{
+	if (map->kind != Y_MAP)
+		return err_set(e, "%s:%d: %s must be a mapping, found a %s",
+			       d->file, map->line, where, ynode_kind_name(map->kind));
+	for (size_t i = 0; i < map->n; i++) {
+		const struct ynode *k = map->items[2 * i];
+		if (k->kind != Y_SCALAR)
+			return err_set(e, "%s:%d: keys in %s must be plain words",
+				       d->file, k->line, where);
+		int found = 0;
+		for (const char *const *p = known; *p; p++)
+			found |= strcmp(*p, k->str) == 0;
+		if (!found)
+			return err_set(e, "%s:%d: unknown key \"%.60s\" in %s",
+				       d->file, k->line, k->str, where);
+		for (size_t j = 0; j < i; j++)
+			if (map->items[2 * j]->kind == Y_SCALAR &&
+			    strcmp(map->items[2 * j]->str, k->str) == 0)
+				return err_set(e, "%s:%d: key \"%s\" given twice (first at line %d)",
+					       d->file, k->line, k->str,
+					       map->items[2 * j]->line);
+	}
+	return 0;
+}
+
+static int get_int(const struct ydoc *d, const struct ynode *map,
+		   const char *key, long long lo, long long hi, int *out,
+		   struct err *e)
+{
+	const struct ynode *n = ynode_get(map, key);
+	long long v;
+	if (!n)
+		return 0;
+	if (ynode_int(d, n, lo, hi, &v, e))
+		return err_prefix(e, "%s", key);
+	*out = (int)v;
+	return 0;
+}
+
+static int get_bool(const struct ydoc *d, const struct ynode *map,
+		    const char *key, int *out, struct err *e)
+{
+	const struct ynode *n = ynode_get(map, key);
+	if (n && ynode_bool(d, n, out, e))
+		return err_prefix(e, "%s", key);
+	return 0;
+}
+
+/* Scalar string value for key (or NULL when absent); *bad on wrong kind. */
+static int get_str(const struct ydoc *d, const struct ynode *map,
+		   const char *key, char **out, struct err *e)
+{
+	const struct ynode *n = ynode_get(map, key);
+	if (!n)
+		return 0;
+	const char *s = ynode_str(d, n, e);
+	if (!s)
+		return err_prefix(e, "%s", key);
+	free(*out);
+	if (!(*out = strdup(s)))
+		return err_set(e, "out of memory");
+	return 0;
+}
+
+/* Chooses one of names[] for key; names are matched exactly. */
+static int get_enum(const struct ydoc *d, const struct ynode *map,
+		    const char *key, const char *const *names, int *out,
+		    struct err *e)
+{
+	const struct ynode *n = ynode_get(map, key);
+	if (!n)
+		return 0;
+	const char *s = ynode_str(d, n, e);
+	if (!s)
+		return err_prefix(e, "%s", key);
+	char list[256] = "";
+	for (int i = 0; names[i]; i++) {
+		if (strcmp(names[i], s) == 0) {
+			*out = i;
+			return 0;
+		}
+		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+			 i ? " | " : "", names[i]);
+	}
+	return err_set(e, "%s:%d: %s must be %s, found \"%.40s\"", d->file,
+		       n->line, key, list, s);
+}
+
+static const char *const ARCH_NAMES[] = { "encoder-decoder", "decoder-only", "encoder-only", NULL };
+static const char *const NORM_NAMES[] = { "post", "pre", "none", NULL };
+static const char *const ACT_NAMES[] = { "relu", "gelu", NULL };
+static const char *const PE_NAMES[] = { "sinusoidal", "learned", "none", NULL };
+static const char *const TOKTYPE_NAMES[] = { "word", "char", NULL };
+
+const char *arch_name(enum arch a) { return ARCH_NAMES[a]; }
+const char *norm_name(enum norm_style n) { return NORM_NAMES[n]; }
+const char *act_name(enum activation a) { return ACT_NAMES[a]; }
+const char *pe_name(enum pe_kind p) { return PE_NAMES[p]; }
+
+/* Joins dir of the YAML with a relative path. */
+static char *resolve(const char *yaml, const char *rel)
+{
+	if (rel[0] == '/')
+		return strdup(rel);
+	char *tmp = strdup(yaml);
+	if (!tmp)
+		return NULL;
+	const char *dir = dirname(tmp);
+	size_t n = strlen(dir) + strlen(rel) + 2;
+	char *out = malloc(n);
+	if (out)
+		snprintf(out, n, "%s/%s", dir, rel);
+	free(tmp);
+	return out;
+}
+
+/* A vocabulary from a file name or an inline list of strings. */
+static int load_vocab(const struct ydoc *d, const struct ynode *n,
+		      const char *yaml, const char *key, struct vocab *v,
+		      struct err *e)
+{
+	if (n->kind == Y_SCALAR) {
+		char *path = resolve(yaml, n->str);
+		if (!path)
+			return err_set(e, "out of memory");
+		int rc = vocab_load(v, path, e);
+		if (rc)
+			err_prefix(e, "%s:%d: %s", d->file, n->line, key);
+		free(path);
+		return rc;
+	}
+	if (n->kind != Y_SEQ)
+		return err_set(e, "%s:%d: %s must be a file name or a list of tokens",
+			       d->file, n->line, key);
+	const char **toks = calloc(n->n ? n->n : 1, sizeof *toks);
+	if (!toks)
+		return err_set(e, "out of memory");
+	for (size_t i = 0; i < n->n; i++) {
+		if (n->items[i]->kind != Y_SCALAR || n->items[i]->len == 0) {
+			int line = n->items[i]->line;
+			free(toks);
+			return err_set(e, "%s:%d: %s: every token must be a non-empty string",
+				       d->file, line, key);
+		}
+		toks[i] = n->items[i]->str;
+	}
+	char what[PATH_MAX + 64];
+	snprintf(what, sizeof what, "%s:%d: %s", d->file, n->line, key);
+	int rc = vocab_init(v, toks, (int)n->n, what, e);
+	free(toks);
+	return rc;
+}
+
+static int check_specials(const struct model *m, const struct vocab *v,
+			  const char *which, struct err *e)
+{
+	static const char *role[] = { "pad", "sos", "eos", "unk" };
+	for (int i = 0; i < TOK_NSPECIAL; i++) {
+		const char *sp = m->cfg.tok.specials[i];
+		int id = vocab_id(v, sp);
+		if (id < 0)
+			return err_set(e, "%s: %s vocabulary lacks the special token %s (%s)",
+				       m->path, which, sp, role[i]);
+		if (id != i)
+			return err_set(e, "%s: %s vocabulary has %s at id %d; the specials must "
+				       "come first: <pad> 0, <s> 1, </s> 2, <unk> 3",
+				       m->path, which, sp, id);
+	}
+	return 0;
+}
+
+static int parse_tokenizer(struct model *m, const struct ydoc *d,
+			   const struct ynode *tk, struct err *e)
+{
+	struct config *c = &m->cfg;
+	int t = c->tok.type;
+	if (check_keys(d, tk, TOK_KEYS, "tokenizer", e) ||
+	    get_enum(d, tk, "type", TOKTYPE_NAMES, &t, e) ||
+	    get_bool(d, tk, "lowercase", &c->tok.lowercase, e) ||
+	    get_bool(d, tk, "wrap_source", &c->tok.wrap_source, e))
+		return -1;
+	c->tok.type = t;
+	const struct ynode *sp = ynode_get(tk, "specials");
+	if (sp) {
+		if (check_keys(d, sp, SPECIAL_KEYS, "tokenizer.specials", e))
+			return -1;
+		for (int i = 0; i < TOK_NSPECIAL; i++)
+			if (get_str(d, sp, SPECIAL_KEYS[i], &c->tok.specials[i], e))
+				return -1;
+	}
+	const struct ynode *sv = ynode_get(tk, "source_vocab");
+	const struct ynode *tv = ynode_get(tk, "target_vocab");
+	if (!sv)
+		return err_set(e, "%s:%d: tokenizer: missing required key source_vocab",
+			       d->file, tk->line);
+	if (load_vocab(d, sv, m->path, "source_vocab", &m->src_vocab, e) ||
+	    check_specials(m, &m->src_vocab, "source", e))
+		return -1;
+	if (tv) {
+		if (load_vocab(d, tv, m->path, "target_vocab", &m->tgt_vocab, e) ||
+		    check_specials(m, &m->tgt_vocab, "target", e))
+			return -1;
+	} else {
+		m->shared_vocab = 1;
+		if (vocab_init(&m->tgt_vocab, (const char *const *)m->src_vocab.tok,
+			       m->src_vocab.n, m->path, e))
+			return -1;
+	}
+	return 0;
+}
+
+static int parse_strlist(const struct ydoc *d, const struct ynode *n,
+			 const char *key, char ***out, int *count,
+			 struct err *e)
+{
+	if (n->kind != Y_SEQ)
+		return err_set(e, "%s:%d: %s must be a list of strings", d->file,
+			       n->line, key);
+	*out = calloc(n->n ? n->n : 1, sizeof **out);
+	if (!*out)
+		return err_set(e, "out of memory");
+	for (size_t i = 0; i < n->n; i++) {
+		const char *s = ynode_str(d, n->items[i], e);
+		if (!s)
+			return err_prefix(e, "%s", key);
+		if (!((*out)[i] = strdup(s)))
+			return err_set(e, "out of memory");
+		*count = (int)i + 1;
+	}
+	return 0;
+}
+
+/* `training:` is a flat mapping of facts about how a model was made; kept
+ * as "key: value" lines for `attnscope info`. */
+static int parse_training(struct model *m, const struct ydoc *d,
+			  const struct ynode *n, struct err *e)
+{
+	if (n->kind != Y_MAP)
+		return err_set(e, "%s:%d: training must be a mapping", d->file, n->line);
+	m->cfg.info = calloc(n->n ? n->n : 1, sizeof *m->cfg.info);
+	if (!m->cfg.info)
+		return err_set(e, "out of memory");
+	for (size_t i = 0; i < n->n; i++) {
+		const struct ynode *k = n->items[2 * i], *v = n->items[2 * i + 1];
+		if (k->kind != Y_SCALAR || v->kind != Y_SCALAR)
+			return err_set(e, "%s:%d: training: values must be plain scalars",
+				       d->file, k->line);
+		size_t len = k->len + v->len + 3;
+		char *s = malloc(len);
+		if (!s)
+			return err_set(e, "out of memory");
+		snprintf(s, len, "%s: %s", k->str, v->str);
+		m->cfg.info[m->cfg.ninfo++] = s;
+	}
+	return 0;
+}
+
+static int parse_config(struct model *m, const struct ydoc *d, struct err *e)
+{
+	struct config *c = &m->cfg;
+	const struct ynode *r = d->root;
+	int a = ARCH_ENC_DEC, nrm = NORM_POST, act = ACT_RELU, pe = PE_SINUSOIDAL;
+
+	if (!r)
+		return err_set(e, "%s: the file is empty", d->file);
+	if (check_keys(d, r, TOP_KEYS, "the model file", e))
+		return -1;
+	if (!ynode_get(r, "name"))
+		return err_set(e, "%s:%d: missing required key \"name\"", d->file, r->line);
+	if (get_str(d, r, "name", &c->name, e) ||
+	    get_str(d, r, "description", &c->description, e) ||
+	    get_enum(d, r, "architecture", ARCH_NAMES, &a, e) ||
+	    get_int(d, r, "d_model", 1, MODEL_MAX_DIM, &c->d_model, e) ||
+	    get_int(d, r, "heads", 1, MODEL_MAX_DIM, &c->heads, e) ||
+	    get_int(d, r, "encoder_layers", 0, MODEL_MAX_LAYERS, &c->enc_layers, e) ||
+	    get_int(d, r, "decoder_layers", 0, MODEL_MAX_LAYERS, &c->dec_layers, e) ||
+	    get_int(d, r, "d_ff", 1, MODEL_MAX_DIM * 16, &c->d_ff, e) ||
+	    get_int(d, r, "max_len", 1, MODEL_MAX_LEN, &c->max_len, e) ||
+	    get_enum(d, r, "norm", NORM_NAMES, &nrm, e) ||
+	    get_enum(d, r, "activation", ACT_NAMES, &act, e) ||
+	    get_enum(d, r, "positional_encoding", PE_NAMES, &pe, e) ||
+	    get_bool(d, r, "scale_embedding", &c->scale_embedding, e) ||
+	    get_bool(d, r, "bias", &c->bias, e))
+		return -1;
+	c->arch = a;
+	c->norm = nrm;
+	c->act = act;
+	c->pe = pe;
+	const struct ynode *n;
+	if ((n = ynode_get(r, "norm_eps"))) {
+		if (ynode_float(d, n, &c->norm_eps, e))
+			return err_prefix(e, "norm_eps");
+		if (!(c->norm_eps > 0 && c->norm_eps < 1))
+			return err_set(e, "%s:%d: norm_eps must be in (0, 1)", d->file, n->line);
+	}
+	if (c->d_model % c->heads)
+		return err_set(e, "%s:%d: d_model %d is not divisible by heads %d",
+			       d->file, (ynode_get(r, "heads") ? ynode_get(r, "heads") : r)->line,
+			       c->d_model, c->heads);
+	/* which stacks exist follows the architecture */
+	if (c->arch == ARCH_DEC_ONLY) {
+		if ((n = ynode_get(r, "encoder_layers")) && c->enc_layers)
+			return err_set(e, "%s:%d: a decoder-only model has no encoder layers",
+				       d->file, n->line);
+		c->enc_layers = 0;
+	} else if (c->arch == ARCH_ENC_ONLY) {
+		if ((n = ynode_get(r, "decoder_layers")) && c->dec_layers)
+			return err_set(e, "%s:%d: an encoder-only model has no decoder layers",
+				       d->file, n->line);
+		c->dec_layers = 0;
+	}
+	if ((n = ynode_get(r, "tokenizer"))) {
+		if (parse_tokenizer(m, d, n, e))
+			return -1;
+	} else {
+		return err_set(e, "%s: missing required key \"tokenizer\" (with source_vocab)",
+			       d->file);
+	}
+	if ((n = ynode_get(r, "examples")) &&
+	    parse_strlist(d, n, "examples", &c->examples, &c->nexamples, e))
+		return -1;
+	if ((n = ynode_get(r, "training")) && parse_training(m, d, n, e))
+		return -1;
+
+	/* exactly one source of weights */
+	const struct ynode *wf = ynode_get(r, "weights"), *ti = ynode_get(r, "tensors"),
+			   *in = ynode_get(r, "init");
+	int nsrc = !!wf + !!ti + !!in;
+	if (nsrc != 1)
+		return err_set(e, "%s: %s", d->file, nsrc ? "give only one of weights, tensors and init"
+					       : "missing required key: one of weights (file), "
+						 "tensors (inline) or init: {random: SEED}");
+	if (wf) {
+		const char *s = ynode_str(d, wf, e);
+		if (!s)
+			return err_prefix(e, "weights");
+		c->wsrc = W_FILE;
+		if (!(c->weights_path = resolve(m->path, s)))
+			return err_set(e, "out of memory");
+	} else if (ti) {
+		c->wsrc = W_INLINE;
+	} else {
+		long long seed;
+		if (check_keys(d, in, INIT_KEYS, "init", e))
+			return -1;
+		if (!(n = ynode_get(in, "random")))
+			return err_set(e, "%s:%d: init needs random: SEED", d->file, in->line);
+		if (ynode_int(d, n, 0, LLONG_MAX, &seed, e))
+			return err_prefix(e, "init.random");
+		c->wsrc = W_RANDOM;
+		c->seed = (unsigned long long)seed;
+	}
+	return 0;
+}
+
+static void config_defaults(struct config *c)
+{
+	/* the paper's base model (Vaswani et al. 2017, table 3) */
+	c->arch = ARCH_ENC_DEC;
+	c->d_model = 512;
+	c->heads = 8;
+	c->enc_layers = 6;
+	c->dec_layers = 6;
+	c->d_ff = 2048;
+	c->max_len = 512;
+	c->norm = NORM_POST;
+	c->norm_eps = 1e-5;
+	c->act = ACT_RELU;
+	c->pe = PE_SINUSOIDAL;
+	c->scale_embedding = 1;
+	c->bias = 1;
+	c->tok.type = TOKENIZE_WORD;
+	c->tok.lowercase = 1;
+	c->tok.wrap_source = 1;
+}
+
+struct model *model_load(const char *path, struct err *e)
+{
+	struct model *m = calloc(1, sizeof *m);
+	struct ydoc doc;
+	if (!m || !(m->path = strdup(path))) {
+		free(m);
+		err_set(e, "out of memory");
+		return NULL;
+	}
+	config_defaults(&m->cfg);
+	for (int i = 0; i < TOK_NSPECIAL; i++)
+		if (!(m->cfg.tok.specials[i] = strdup(SPECIAL_DEFAULT[i]))) {
+			model_free(m);
+			err_set(e, "out of memory");
+			return NULL;
+		}
+	if (ydoc_load(&doc, path, e)) {
+		model_free(m);
+		return NULL;
+	}
+	int rc = parse_config(m, &doc, e);
+	if (!rc)
+		rc = weights_bind(m, &doc, ynode_get(doc.root, "tensors"), e);
+	ydoc_free(&doc);
+	if (rc) {
+		model_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+void model_free(struct model *m)
+{
+	if (!m)
+		return;
+	struct config *c = &m->cfg;
+	free(c->name);
+	free(c->description);
+	free(c->weights_path);
+	for (int i = 0; i < TOK_NSPECIAL; i++)
+		free(c->tok.specials[i]);
+	tokens_free(c->examples, c->nexamples);
+	tokens_free(c->info, c->ninfo);
+	vocab_free(&m->src_vocab);
+	vocab_free(&m->tgt_vocab);
+	for (int i = 0; i < m->ntensors; i++) {
+		free(m->tensors[i].name);
+		if (!m->tensors[i].mapped)
+			free(m->tensors[i].data);
+	}
+	free(m->tensors);
+	free(m->enc);
+	free(m->dec);
+	if (m->map)
+		munmap(m->map, m->maplen);
+	free(m->path);
+	free(m);
+}
+
+const struct wtensor *model_tensor(const struct model *m, const char *name)
+{
+	for (int i = 0; i < m->ntensors; i++)
+		if (strcmp(m->tensors[i].name, name) == 0)
+			return &m->tensors[i];
+	return NULL;
+}
+
+size_t model_params(const struct model *m, const char *prefix)
+{
+	size_t n = 0, pl = strlen(prefix);
+	for (int i = 0; i < m->ntensors; i++) {
+		const struct wtensor *t = &m->tensors[i];
+		if (strncmp(t->name, prefix, pl) == 0)
+			n += (size_t)t->shape[0] * (t->ndim > 1 ? (size_t)t->shape[1] : 1);
+	}
+	return n;
+}
+
+static int file_exists(const char *p)
+{
+	return access(p, R_OK) == 0;
+}
+
+int model_default_path(char *buf, size_t bufsz, struct err *e)
+{
+	static const char *const names[] = { "en-pt-tiny.yaml", "seed-toy.yaml" };
+	const char *env = getenv("ATTNSCOPE_MODEL");
+	if (env && *env) {
+		snprintf(buf, bufsz, "%s", env);
+		return 0;
+	}
+	const char *dirs[] = { ATTNSCOPE_DATADIR "/models", ATTNSCOPE_SRCDIR "/models" };
+	for (size_t n = 0; n < sizeof names / sizeof *names; n++)
+		for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+			snprintf(buf, bufsz, "%s/%s", dirs[i], names[n]);
+			if (file_exists(buf))
+				return 0;
+		}
+	return err_set(e, "no model found: set ATTNSCOPE_MODEL or pass --model FILE "
+		       "(looked in %s/models and %s/models)", ATTNSCOPE_DATADIR,
+		       ATTNSCOPE_SRCDIR);
+}

@@ -1,0 +1,108 @@
+/* model.h - a Transformer's configuration and weights.
+ *
+ * model_load reads NAME.yaml (DESIGN.md "Model files"), its vocabularies and
+ * its weights (safetensors file, inline `tensors:`, or `init: {random: N}`),
+ * and checks every tensor's shape against the configuration.  Tensor names
+ * and layouts are PyTorch nn.Transformer's state_dict: weights [out, in].
+ *
+ * Dimension names: d d_model, F d_ff, h heads, V vocabulary, L max_len. */
+#ifndef ATTNSCOPE_MODEL_H
+#define ATTNSCOPE_MODEL_H
+
+#include <stddef.h>
+
+#include "err.h"
+#include "vocab.h"
+
+enum arch { ARCH_ENC_DEC, ARCH_DEC_ONLY, ARCH_ENC_ONLY };
+enum norm_style { NORM_POST, NORM_PRE, NORM_NONE };
+enum activation { ACT_RELU, ACT_GELU };
+enum pe_kind { PE_SINUSOIDAL, PE_LEARNED, PE_NONE };
+enum weights_src { W_FILE, W_INLINE, W_RANDOM };
+
+struct config {
+	char *name;
+	char *description;
+	enum arch arch;
+	int d_model, heads, enc_layers, dec_layers, d_ff, max_len;
+	enum norm_style norm;
+	double norm_eps;
+	enum activation act;
+	enum pe_kind pe;
+	int scale_embedding;
+	int bias;                    /* projections have biases (default 1) */
+	int final_norm;              /* -1: if present in weights, 0/1 forced */
+	struct tokenizer_cfg tok;
+	enum weights_src wsrc;
+	char *weights_path;          /* resolved path (W_FILE) */
+	unsigned long long seed;     /* W_RANDOM */
+	char **examples; int nexamples;
+	char **info; int ninfo;      /* free-form `training:` lines for `info` */
+};
+
+/* One attention block's projections (pointers into the model's storage). */
+struct attn_w {
+	const float *in_w;    /* [3d, d] rows Q, K, V */
+	const float *in_b;    /* [3d] or NULL when bias is off */
+	const float *out_w;   /* [d, d]  W_O */
+	const float *out_b;   /* [d] or NULL */
+};
+
+struct layer_w {
+	struct attn_w self, cross;           /* cross: decoder of enc-dec only */
+	const float *l1_w, *l1_b;            /* [F, d], [F] */
+	const float *l2_w, *l2_b;            /* [d, F], [d] */
+	const float *n1_w, *n1_b;            /* [d] each */
+	const float *n2_w, *n2_b;
+	const float *n3_w, *n3_b;            /* decoder of enc-dec only */
+};
+
+/* A named tensor of the model, in F32. */
+struct wtensor {
+	char *name;
+	int ndim;
+	int shape[2];
+	float *data;
+	int mapped;      /* data points into an mmap'd file (not freed) */
+};
+
+struct model {
+	struct config cfg;
+	char *path;                   /* the YAML file */
+	struct vocab src_vocab, tgt_vocab;
+	int shared_vocab;             /* target vocab is the source vocab */
+	/* weights (pointers into tensors[]) */
+	const float *src_embed;       /* [Vs, d] */
+	const float *tgt_embed;       /* [Vt, d] (== src_embed when tied) */
+	const float *pos_embed;       /* [L, d] learned PE, else NULL */
+	struct layer_w *enc, *dec;    /* enc_layers, dec_layers */
+	const float *enc_norm_w, *enc_norm_b;   /* NULL when absent */
+	const float *dec_norm_w, *dec_norm_b;
+	const float *gen_w;           /* [Vt, d] (tgt_embed when absent) */
+	const float *gen_b;           /* [Vt] or NULL */
+	int gen_tied;
+	struct wtensor *tensors; int ntensors;
+	void *map; size_t maplen;     /* mmap'd weights file, if any */
+};
+
+/* Loads a model.  Returns NULL with e filled on any error. */
+struct model *model_load(const char *path, struct err *e);
+void model_free(struct model *m);
+
+/* Model tensor by name, or NULL. */
+const struct wtensor *model_tensor(const struct model *m, const char *name);
+
+/* Number of parameters in tensors whose name starts with prefix. */
+size_t model_params(const struct model *m, const char *prefix);
+
+const char *arch_name(enum arch a);
+const char *norm_name(enum norm_style n);
+const char *act_name(enum activation a);
+const char *pe_name(enum pe_kind p);
+
+/* The default model: $ATTNSCOPE_MODEL, else the installed data directory,
+ * else models/ in the source tree.  Writes the path into buf; returns 0, or
+ * -1 with e filled when none is found. */
+int model_default_path(char *buf, size_t bufsz, struct err *e);
+
+#endif

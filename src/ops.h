@@ -1,0 +1,41 @@
+/* ops.h - the numeric building blocks of the forward pass.
+ *
+ * Every matrix product goes through cblas_sgemm.  Shapes are row-major;
+ * weights follow PyTorch: W is [out, in] and y = x·Wᵀ + b. */
+#ifndef ATTNSCOPE_OPS_H
+#define ATTNSCOPE_OPS_H
+
+#include <stddef.h>
+
+/* y[n, out] = x[n, in] · w[out, in]ᵀ + b[out] (b may be NULL). */
+void op_linear(const float *x, int n, int in, const float *w, const float *b,
+	       int out, float *y);
+
+/* c[m, n] = alpha · a[m, k] · b[n, k]ᵀ, with leading dimensions. */
+void op_matmul_nt(const float *a, int lda, const float *b, int ldb, float *c,
+		  int ldc, int m, int n, int k, float alpha);
+/* c[m, n] = a[m, k] · b[k, n], with leading dimensions. */
+void op_matmul_nn(const float *a, int lda, const float *b, int ldb, float *c,
+		  int ldc, int m, int n, int k);
+
+/* Row-wise softmax in place over [rows, cols].  Entries equal to -inf get
+ * weight 0.  A row that is entirely -inf (every key masked) becomes all
+ * zeros: nothing is attended to, and weights·V gives a zero vector. */
+void op_softmax_rows(float *x, int rows, int cols);
+
+/* y = (x - mean) / sqrt(var + eps) · g + b per row of [n, d]; biased
+ * variance, as torch.nn.LayerNorm. */
+void op_layernorm(const float *x, int n, int d, const float *g, const float *b,
+		  float eps, float *y);
+
+void op_relu(float *x, size_t n);
+void op_gelu(float *x, size_t n);     /* exact: x·Φ(x), with erf */
+
+/* Sinusoidal positional encoding rows [n, d] (Vaswani et al. §3.5). */
+void op_sinusoid(int n, int d, float *out);
+
+/* Triple loop reference for tests: c[m, n] = a[m, k] · b[n, k]ᵀ. */
+void op_matmul_nt_naive(const float *a, const float *b, float *c, int m, int n,
+			int k, float alpha);
+
+#endif

@@ -1,0 +1,689 @@
+/* safetensors.c - reading and writing the safetensors format.
+ *
+ * The reader maps the whole file read-only, parses the JSON header with
+ * ydoc (JSON is YAML flow style) and checks every number in it against the
+ * file before a tensor is exposed: header inside the file, offsets inside the
+ * data, byte spans equal to numel x dtype size, no overflow, no overlap, no
+ * duplicate names.  The writer puts the data contiguously, in the order
+ * tensors were added, after a header padded with spaces to a multiple of 8. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "safetensors.h"
+#include "ydoc.h"
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "safetensors.c assumes a little-endian host"
+#endif
+
+#define ST_MAX_HEADER 100000000ull    /* as the reference implementation */
+#define ST_SHOW 80                    /* bytes of a name shown in messages */
+
+static const struct {
+	const char *name;
+	enum st_dtype dt;
+	unsigned size;
+} st_dtypes[] = {
+	/* first six in enum order: st_dtype_name and st_dtype_size index them */
+	{ "F32", ST_F32, 4 }, { "F16", ST_F16, 2 }, { "BF16", ST_BF16, 2 },
+	{ "F64", ST_F64, 8 }, { "I32", ST_I32, 4 }, { "I64", ST_I64, 8 },
+	/* known, sized, but not converted */
+	{ "I8", ST_OTHER, 1 }, { "U8", ST_OTHER, 1 }, { "BOOL", ST_OTHER, 1 },
+	{ "I16", ST_OTHER, 2 }, { "U16", ST_OTHER, 2 }, { "U32", ST_OTHER, 4 },
+	{ "U64", ST_OTHER, 8 }, { "C64", ST_OTHER, 8 },
+	{ "F8_E4M3", ST_OTHER, 1 }, { "F8_E5M2", ST_OTHER, 1 },
+	{ "F8_E8M0", ST_OTHER, 1 },
+};
+#define ST_NDTYPES (sizeof st_dtypes / sizeof st_dtypes[0])
+
+const char *st_dtype_name(enum st_dtype d)
+{
+	if ((unsigned)d <= ST_I64)
+		return st_dtypes[d].name;
+	return d == ST_OTHER ? "OTHER" : "?";
+}
+
+static unsigned st_dtype_size(enum st_dtype d)
+{
+	return (unsigned)d <= ST_I64 ? st_dtypes[d].size : 0;
+}
+
+static uint64_t st_le64(const unsigned char *p)
+{
+	uint64_t v = 0;
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* Length of the UTF-8 sequence at s with its code point, or 0 if invalid. */
+static int st_utf8(const unsigned char *s, uint32_t *cp)
+{
+	int n = s[0] < 0x80 ? 1 : s[0] >= 0xc2 && s[0] < 0xe0 ? 2 :
+		s[0] >= 0xe0 && s[0] < 0xf0 ? 3 : s[0] >= 0xf0 && s[0] < 0xf5 ? 4 : 0;
+	uint32_t c = n == 1 ? s[0] : n == 2 ? s[0] & 0x1fu : n == 3 ? s[0] & 0xfu : s[0] & 7u;
+	for (int i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (s[i] & 0x3fu);
+	}
+	if ((n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10ffff)) ||
+	    (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return n;
+}
+
+/* A name made safe for a one-line message: control bytes and invalid UTF-8
+ * become '?', long names are cut. */
+static const char *st_show(const char *s, char *buf, size_t cap)
+{
+	size_t i = 0;
+	uint32_t c;
+	for (int n; *s && i + 8 < cap; s += n) {
+		n = st_utf8((const unsigned char *)s, &c);
+		if (n <= 1 || c < 0xa0) {
+			buf[i++] = n == 1 && c >= 0x20 && c != 0x7f ? *s : '?';
+			n = n ? n : 1;
+		} else {
+			memcpy(buf + i, s, (size_t)n);
+			i += (size_t)n;
+		}
+	}
+	if (*s)
+		memcpy(buf + i, "...", 3), i += 3;
+	buf[i] = 0;
+	return buf;
+}
+
+/* ---- reading ---- */
+
+void st_close(struct st_file *f)
+{
+	if (!f)
+		return;
+	for (int i = 0; f->t && i < f->n; i++)
+		free(f->t[i].name);
+	free(f->t);
+	for (int i = 0; i < f->nmeta; i++)
+		free(f->meta_keys[i]), free(f->meta_vals[i]);
+	free(f->meta_keys);
+	free(f->meta_vals);
+	if (f->map)
+		munmap(f->map, f->maplen);
+	free((char *)f->path);
+	memset(f, 0, sizeof *f);
+}
+
+static int st_parse_meta(struct st_file *f, const struct ynode *m,
+			 struct err *e)
+{
+	if (f->meta_keys)
+		return err_set(e, "%s: duplicate \"__metadata__\"", f->path);
+	if (m->kind != Y_MAP)
+		return err_set(e, "%s: \"__metadata__\" is a %s, expected a JSON object",
+			       f->path, ynode_kind_name(m->kind));
+	f->meta_keys = calloc(m->n ? m->n : 1, sizeof *f->meta_keys);
+	f->meta_vals = calloc(m->n ? m->n : 1, sizeof *f->meta_vals);
+	if (!f->meta_keys || !f->meta_vals)
+		return err_set(e, "%s: out of memory", f->path);
+	for (size_t i = 0; i < m->n; i++) {
+		const struct ynode *k = m->items[2 * i], *v = m->items[2 * i + 1];
+		char nb[ST_SHOW];
+		if (k->kind != Y_SCALAR)
+			return err_set(e, "%s: \"__metadata__\" key %zu is a %s, expected a string",
+				       f->path, i, ynode_kind_name(k->kind));
+		if (v->kind != Y_SCALAR || !v->quoted)
+			return err_set(e, "%s: \"__metadata__\" value of \"%s\" is not a string",
+				       f->path, st_show(k->str, nb, sizeof nb));
+		char *ks = strdup(k->str), *vs = ks ? strdup(v->str) : NULL;
+		if (!vs) {
+			free(ks);
+			return err_set(e, "%s: out of memory", f->path);
+		}
+		f->meta_keys[f->nmeta] = ks;
+		f->meta_vals[f->nmeta++] = vs;
+	}
+	return 0;
+}
+
+static void st_fmt_shape(const uint64_t *shape, size_t ndim, char *buf, size_t cap)
+{
+	size_t len = 0;
+	buf[0] = 0;
+	len += (size_t)snprintf(buf, cap, "[");
+	for (size_t i = 0; i < ndim && len < cap; i++)
+		len += (size_t)snprintf(buf + len, cap - len, "%s%" PRIu64,
+					i ? ", " : "", shape[i]);
+	if (len < cap)
+		snprintf(buf + len, cap - len, "]");
+}
+
+/* Fills f->t[f->n] from one header entry; data[dlen] is the data section. */
+static int st_parse_tensor(struct st_file *f, const struct ydoc *d,
+			   const char *name, const struct ynode *v,
+			   const unsigned char *data, uint64_t dlen, struct err *e)
+{
+	struct st_tensor *t = &f->t[f->n];
+	char nb[ST_SHOW], sb[ST_MAXDIM * 22 + 4];
+	const char *nm = st_show(name, nb, sizeof nb), *p = f->path;
+
+	if (v->kind != Y_MAP)
+		return err_set(e, "%s: tensor \"%s\": entry is a %s, expected a JSON object",
+			       p, nm, ynode_kind_name(v->kind));
+	const struct ynode *dt = ynode_get(v, "dtype"), *sh = ynode_get(v, "shape"),
+			   *off = ynode_get(v, "data_offsets");
+	const char *missing = !dt ? "dtype" : !sh ? "shape" : !off ? "data_offsets" : NULL;
+	if (missing)
+		return err_set(e, "%s: tensor \"%s\": missing \"%s\"", p, nm, missing);
+
+	/* dtype */
+	if (dt->kind != Y_SCALAR)
+		return err_set(e, "%s: tensor \"%s\": dtype is a %s, expected a string",
+			       p, nm, ynode_kind_name(dt->kind));
+	size_t k = 0;
+	while (k < ST_NDTYPES && strcmp(dt->str, st_dtypes[k].name))
+		k++;
+	if (k == ST_NDTYPES)
+		return err_set(e, "%s: tensor \"%s\": unknown dtype \"%s\"", p, nm,
+			       st_show(dt->str, sb, sizeof sb));
+	t->dtype = st_dtypes[k].dt;
+	snprintf(t->dtype_str, sizeof t->dtype_str, "%s", st_dtypes[k].name);
+
+	/* shape */
+	if (sh->kind != Y_SEQ)
+		return err_set(e, "%s: tensor \"%s\": shape is a %s, expected a list",
+			       p, nm, ynode_kind_name(sh->kind));
+	if (sh->n > ST_MAXDIM)
+		return err_set(e, "%s: tensor \"%s\": shape has %zu dimensions, at most %d supported",
+			       p, nm, sh->n, ST_MAXDIM);
+	t->ndim = (int)sh->n;
+	t->numel = 1;
+	for (size_t i = 0; i < sh->n; i++) {
+		if (ynode_u64(d, sh->items[i], &t->shape[i], NULL))
+			return err_set(e, "%s: tensor \"%s\": shape[%zu] is not an unsigned integer",
+				       p, nm, i);
+		if (__builtin_mul_overflow(t->numel, t->shape[i], &t->numel)) {
+			st_fmt_shape(t->shape, i + 1, sb, sizeof sb);
+			return err_set(e, "%s: tensor \"%s\": element count overflows 64 bits at shape %s",
+				       p, nm, sb);
+		}
+	}
+	st_fmt_shape(t->shape, sh->n, sb, sizeof sb);
+
+	/* data_offsets */
+	uint64_t b, en;
+	if (off->kind != Y_SEQ || off->n != 2 || ynode_u64(d, off->items[0], &b, NULL) ||
+	    ynode_u64(d, off->items[1], &en, NULL))
+		return err_set(e, "%s: tensor \"%s\": data_offsets must be a list of two unsigned integers",
+			       p, nm);
+	if (b > en)
+		return err_set(e, "%s: tensor \"%s\": data_offsets [%" PRIu64 ", %" PRIu64
+			       "]: begin is after end", p, nm, b, en);
+	if (en > dlen)
+		return err_set(e, "%s: tensor \"%s\": data_offsets end %" PRIu64
+			       " is past the end of the data (%" PRIu64 " bytes)", p, nm, en, dlen);
+	uint64_t need;
+	if (__builtin_mul_overflow(t->numel, (uint64_t)st_dtypes[k].size, &need))
+		return err_set(e, "%s: tensor \"%s\": byte size of %s %s overflows 64 bits",
+			       p, nm, t->dtype_str, sb);
+	if (need != en - b)
+		return err_set(e, "%s: tensor \"%s\": %s %s needs %" PRIu64
+			       " bytes but data_offsets span %" PRIu64,
+			       p, nm, t->dtype_str, sb, need, en - b);
+	t->bytes = data + b;
+	t->nbytes = en - b;
+	if (!(t->name = strdup(name)))
+		return err_set(e, "%s: out of memory", p);
+	f->n++;
+	return 0;
+}
+
+static int st_cmp_name(const void *a, const void *b)
+{
+	const struct st_tensor *x = *(const struct st_tensor *const *)a;
+	const struct st_tensor *y = *(const struct st_tensor *const *)b;
+	return strcmp(x->name, y->name);
+}
+
+static int st_cmp_range(const void *a, const void *b)
+{
+	const struct st_tensor *x = *(const struct st_tensor *const *)a;
+	const struct st_tensor *y = *(const struct st_tensor *const *)b;
+	if (x->bytes != y->bytes)
+		return x->bytes < y->bytes ? -1 : 1;
+	return x->nbytes < y->nbytes ? -1 : x->nbytes > y->nbytes;
+}
+
+/* No two names equal, no two non-empty byte ranges overlapping. */
+static int st_check_layout(struct st_file *f, const unsigned char *data,
+			   struct err *e)
+{
+	const struct st_tensor **s = malloc((size_t)(f->n ? f->n : 1) * sizeof *s);
+	char nb[ST_SHOW], nb2[ST_SHOW];
+	int rc = 0;
+	if (!s)
+		return err_set(e, "%s: out of memory", f->path);
+	for (int i = 0; i < f->n; i++)
+		s[i] = &f->t[i];
+	qsort(s, (size_t)f->n, sizeof *s, st_cmp_name);
+	for (int i = 1; i < f->n && !rc; i++)
+		if (!strcmp(s[i - 1]->name, s[i]->name))
+			rc = err_set(e, "%s: duplicate tensor name \"%s\"", f->path,
+				     st_show(s[i]->name, nb, sizeof nb));
+	qsort(s, (size_t)f->n, sizeof *s, st_cmp_range);
+	const struct st_tensor *last = NULL;   /* non-empty range ending last */
+	for (int i = 0; i < f->n && !rc; i++) {
+		if (!s[i]->nbytes)
+			continue;
+		if (last && s[i]->bytes < last->bytes + last->nbytes)
+			rc = err_set(e, "%s: tensors \"%s\" [%td, %td) and \"%s\" [%td, %td) overlap",
+				     f->path, st_show(last->name, nb, sizeof nb),
+				     last->bytes - data, last->bytes + last->nbytes - data,
+				     st_show(s[i]->name, nb2, sizeof nb2),
+				     s[i]->bytes - data, s[i]->bytes + s[i]->nbytes - data);
+		if (!last || s[i]->bytes + s[i]->nbytes > last->bytes + last->nbytes)
+			last = s[i];
+	}
+	free(s);
+	return rc;
+}
+
+static int st_parse(struct st_file *f, struct err *e)
+{
+	const unsigned char *base = f->map;
+	uint64_t n = st_le64(base), avail = (uint64_t)f->maplen - 8;
+	const char *p = f->path;
+
+	if (n == 0)
+		return err_set(e, "%s: header length is 0", p);
+	if (n > avail)
+		return err_set(e, "%s: header length %" PRIu64 " is larger than the %" PRIu64
+			       " bytes that follow it (truncated or not safetensors?)", p, n, avail);
+	if (n > ST_MAX_HEADER)
+		return err_set(e, "%s: header length %" PRIu64 " exceeds the limit of %llu bytes",
+			       p, n, ST_MAX_HEADER);
+
+	/* ydoc's messages read "PATH: header:LINE: problem" */
+	char what[sizeof e->msg];
+	struct ydoc doc;
+	snprintf(what, sizeof what, "%s: header", p);
+	int rc = ydoc_parse(&doc, what, base + 8, (size_t)n, e);
+	if (rc)
+		goto out;
+	const struct ynode *root = doc.root;
+	const unsigned char *data = base + 8 + n;
+	rc = -1;
+	if (!root || root->kind != Y_MAP) {
+		err_set(e, "%s: header is not a JSON object (found %s)", p,
+			root ? ynode_kind_name(root->kind) : "nothing");
+		goto out;
+	}
+	f->t = calloc(root->n ? root->n : 1, sizeof *f->t);
+	if (!f->t) {
+		err_set(e, "%s: out of memory", p);
+		goto out;
+	}
+	for (size_t i = 0; i < root->n; i++) {
+		const struct ynode *k = root->items[2 * i], *v = root->items[2 * i + 1];
+		if (k->kind != Y_SCALAR) {
+			err_set(e, "%s: header key %zu is a %s, expected a string", p, i,
+				ynode_kind_name(k->kind));
+			goto out;
+		}
+		if (strlen(k->str) != k->len) {
+			err_set(e, "%s: header key %zu contains a NUL byte", p, i);
+			goto out;
+		}
+		if (!strcmp(k->str, "__metadata__") ?
+			    st_parse_meta(f, v, e) :
+			    st_parse_tensor(f, &doc, k->str, v, data, avail - n, e))
+			goto out;
+	}
+	rc = st_check_layout(f, data, e);
+out:
+	ydoc_free(&doc);
+	return rc;
+}
+
+int st_open(struct st_file *f, const char *path, struct err *e)
+{
+	struct stat sb;
+	void *map = MAP_FAILED;
+	int fd, er = 0;
+	const char *why = NULL;
+
+	memset(f, 0, sizeof *f);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 || fstat(fd, &sb))
+		er = errno;
+	else if (!S_ISREG(sb.st_mode))
+		why = "not a regular file";
+	else if (sb.st_size < 8)
+		why = "file is too short for safetensors (need at least 8 bytes)";
+	else if ((uint64_t)sb.st_size > SIZE_MAX)
+		why = "file too large to map";
+	else if ((map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE,
+			     fd, 0)) == MAP_FAILED)
+		er = errno;
+	if (fd >= 0)
+		close(fd);
+	if (er || why)
+		return err_set(e, "%s: %s", path, why ? why : strerror(er));
+	f->map = map;
+	f->maplen = (size_t)sb.st_size;
+	if (!(f->path = strdup(path))) {
+		st_close(f);
+		return err_set(e, "%s: out of memory", path);
+	}
+	if (st_parse(f, e)) {
+		st_close(f);
+		return -1;
+	}
+	return 0;
+}
+
+const struct st_tensor *st_find(const struct st_file *f, const char *name)
+{
+	for (int i = 0; f && i < f->n; i++)
+		if (!strcmp(f->t[i].name, name))
+			return &f->t[i];
+	return NULL;
+}
+
+const char *st_meta(const struct st_file *f, const char *key)
+{
+	for (int i = 0; f && i < f->nmeta; i++)
+		if (!strcmp(f->meta_keys[i], key))
+			return f->meta_vals[i];
+	return NULL;
+}
+
+/* ---- conversion ---- */
+
+static float st_f16(unsigned h)
+{
+	uint32_t sign = (uint32_t)(h >> 15) << 31, ex = (h >> 10) & 0x1f,
+		 man = h & 0x3ff, bits;
+	float v;
+	if (ex == 0) {                    /* zero or subnormal: man * 2^-24 */
+		v = ldexpf((float)man, -24);
+		return sign ? -v : v;
+	}
+	if (ex == 31)                     /* inf, or nan keeping its payload */
+		bits = sign | 0x7f800000u | man << 13;
+	else
+		bits = sign | (ex + 112) << 23 | man << 13;
+	memcpy(&v, &bits, sizeof v);
+	return v;
+}
+
+int st_to_f32(const struct st_tensor *t, float *out, struct err *e)
+{
+	char nb[ST_SHOW];
+	const unsigned char *b = t->bytes;
+	unsigned size = st_dtype_size(t->dtype);
+	uint64_t need;
+
+	if (t->dtype != ST_F32 && t->dtype != ST_F16 && t->dtype != ST_BF16 &&
+	    t->dtype != ST_F64)
+		return err_set(e, "unsupported dtype %s for tensor \"%s\" (expected F32, F16, BF16 or F64)",
+			       t->dtype_str[0] ? t->dtype_str : st_dtype_name(t->dtype),
+			       st_show(t->name ? t->name : "?", nb, sizeof nb));
+	if (__builtin_mul_overflow(t->numel, (uint64_t)size, &need) || need != t->nbytes)
+		return err_set(e, "tensor \"%s\": %" PRIu64 " bytes do not hold %" PRIu64
+			       " %s values", st_show(t->name ? t->name : "?", nb, sizeof nb),
+			       t->nbytes, t->numel, st_dtype_name(t->dtype));
+	switch (t->dtype) {
+	case ST_F32:
+		if (t->nbytes)
+			memcpy(out, b, (size_t)t->nbytes);
+		break;
+	case ST_F16:
+		for (uint64_t i = 0; i < t->numel; i++)
+			out[i] = st_f16(b[2 * i] | (unsigned)b[2 * i + 1] << 8);
+		break;
+	case ST_BF16:
+		for (uint64_t i = 0; i < t->numel; i++) {
+			uint32_t bits = ((uint32_t)b[2 * i] | (uint32_t)b[2 * i + 1] << 8) << 16;
+			memcpy(&out[i], &bits, sizeof bits);
+		}
+		break;
+	default: /* ST_F64; out-of-range values become inf (IEEE, Annex F) */
+		for (uint64_t i = 0; i < t->numel; i++) {
+			uint64_t bits = st_le64(b + 8 * i);
+			double v;
+			memcpy(&v, &bits, sizeof v);
+			out[i] = (float)v;
+		}
+		break;
+	}
+	return 0;
+}
+
+int st_is_f32_inplace(const struct st_tensor *t)
+{
+	return t->dtype == ST_F32 && (uintptr_t)t->bytes % _Alignof(float) == 0;
+}
+
+/* ---- writing ---- */
+
+struct st_wtensor {
+	char *name;
+	enum st_dtype dt;
+	int ndim;
+	uint64_t shape[ST_MAXDIM];
+	uint64_t nbytes;
+	const void *data;
+};
+
+struct st_writer {
+	struct st_wtensor *t;
+	int n;
+	char **meta;       /* key, value, key, value, ... */
+	int nmeta;
+	uint64_t total;    /* data bytes so far */
+	char bad[300];     /* first failure of add/meta, reported by write */
+};
+
+struct st_writer *st_writer_new(void)
+{
+	return calloc(1, sizeof(struct st_writer));
+}
+
+void st_writer_free(struct st_writer *w)
+{
+	if (!w)
+		return;
+	for (int i = 0; i < w->n; i++)
+		free(w->t[i].name);
+	for (int i = 0; i < 2 * w->nmeta; i++)
+		free(w->meta[i]);
+	free(w->t);
+	free(w->meta);
+	free(w);
+}
+
+static int st_valid_utf8(const char *s)
+{
+	uint32_t c;
+	for (int n; *s; s += n)
+		if (!(n = st_utf8((const unsigned char *)s, &c)))
+			return 0;
+	return 1;
+}
+
+/* Remembers the first failure for st_writer_write; returns -1. */
+static int st_bad(struct st_writer *w, const char *what, const char *s)
+{
+	char nb[ST_SHOW];
+	if (!w->bad[0])
+		snprintf(w->bad, sizeof w->bad, "%s \"%s\"", what, st_show(s, nb, sizeof nb));
+	return -1;
+}
+
+int st_writer_add(struct st_writer *w, const char *name, enum st_dtype dt,
+		  int ndim, const uint64_t *shape, const void *data)
+{
+	struct st_wtensor t = { .dt = dt, .ndim = ndim, .data = data };
+	uint64_t numel = 1;
+	if (!name || !st_valid_utf8(name))
+		return st_bad(w, "tensor name is not valid UTF-8:", name ? name : "");
+	if (!strcmp(name, "__metadata__"))
+		return st_bad(w, "reserved tensor name", name);
+	if (!st_dtype_size(dt))
+		return st_bad(w, "unsupported dtype for tensor", name);
+	if (ndim < 0 || ndim > ST_MAXDIM || (ndim && !shape))
+		return st_bad(w, "bad number of dimensions for tensor", name);
+	for (int i = 0; i < ndim; i++)
+		if (__builtin_mul_overflow(numel, t.shape[i] = shape[i], &numel))
+			return st_bad(w, "shape overflows for tensor", name);
+	if (__builtin_mul_overflow(numel, (uint64_t)st_dtype_size(dt), &t.nbytes) ||
+	    t.nbytes > SIZE_MAX || w->total + t.nbytes < w->total)
+		return st_bad(w, "size overflows for tensor", name);
+	if (t.nbytes && !data)
+		return st_bad(w, "no data for tensor", name);
+	for (int i = 0; i < w->n; i++)
+		if (!strcmp(w->t[i].name, name))
+			return st_bad(w, "duplicate tensor name", name);
+	struct st_wtensor *nt = realloc(w->t, (size_t)(w->n + 1) * sizeof *nt);
+	if (nt)
+		w->t = nt;
+	if (!nt || !(t.name = strdup(name)))
+		return st_bad(w, "out of memory adding tensor", name);
+	w->t[w->n++] = t;
+	w->total += t.nbytes;
+	return 0;
+}
+
+int st_writer_meta(struct st_writer *w, const char *key, const char *val)
+{
+	if (!key || !val || !st_valid_utf8(key) || !st_valid_utf8(val))
+		return st_bad(w, "metadata is not valid UTF-8 for key", key ? key : "");
+	char **nm = realloc(w->meta, (size_t)(w->nmeta + 1) * 2 * sizeof *nm);
+	if (nm)
+		w->meta = nm;
+	char *k = nm ? strdup(key) : NULL, *v = k ? strdup(val) : NULL;
+	if (!v) {
+		free(k);
+		return st_bad(w, "out of memory adding metadata", key);
+	}
+	w->meta[2 * w->nmeta] = k;
+	w->meta[2 * w->nmeta++ + 1] = v;
+	return 0;
+}
+
+/* A JSON string that libyaml reads back unchanged: besides " and \ and
+ * control characters, the code points YAML calls non-printable or line
+ * breaks (DEL, C1, NEL, U+2028/9, BOM, U+FFFE/F) are written as \uXXXX.
+ * s was checked to be valid UTF-8. */
+static void st_put_json(FILE *fp, const char *s)
+{
+	putc('"', fp);
+	for (int n; *s; s += n) {
+		uint32_t c = 0;
+		n = st_utf8((const unsigned char *)s, &c);
+		if (c == '"' || c == '\\')
+			fprintf(fp, "\\%c", (char)c);
+		else if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == 0x2028 ||
+			 c == 0x2029 || c == 0xfeff || c == 0xfffe || c == 0xffff)
+			fprintf(fp, "\\u%04" PRIx32, c);
+		else
+			fwrite(s, 1, (size_t)n, fp);
+	}
+	putc('"', fp);
+}
+
+/* The header JSON, padded with spaces so that 8 + *len is a multiple of 8;
+ * NULL when out of memory.  The caller frees it. */
+static char *st_header(const struct st_writer *w, size_t *len)
+{
+	char *h = NULL;
+	uint64_t off = 0;
+	FILE *fp = open_memstream(&h, len);
+	if (!fp)
+		return NULL;
+	putc('{', fp);
+	if (w->nmeta) {
+		fputs("\"__metadata__\":{", fp);
+		for (int i = 0; i < w->nmeta; i++) {
+			fputs(i ? "," : "", fp);
+			st_put_json(fp, w->meta[2 * i]);
+			putc(':', fp);
+			st_put_json(fp, w->meta[2 * i + 1]);
+		}
+		fputs(w->n ? "}," : "}", fp);
+	}
+	for (int i = 0; i < w->n; i++) {
+		const struct st_wtensor *t = &w->t[i];
+		fputs(i ? "," : "", fp);
+		st_put_json(fp, t->name);
+		fprintf(fp, ":{\"dtype\":\"%s\",\"shape\":[", st_dtype_name(t->dt));
+		for (int k = 0; k < t->ndim; k++)
+			fprintf(fp, "%s%" PRIu64, k ? "," : "", t->shape[k]);
+		/* no overflow: st_writer_add checked the total */
+		fprintf(fp, "],\"data_offsets\":[%" PRIu64 ",%" PRIu64 "]}", off,
+			off + t->nbytes);
+		off += t->nbytes;
+	}
+	putc('}', fp);
+	while ((8 + (size_t)ftell(fp)) % 8)
+		putc(' ', fp);
+	if (ferror(fp) | fclose(fp)) {
+		free(h);
+		return NULL;
+	}
+	return h;
+}
+
+int st_writer_write(struct st_writer *w, const char *path, struct err *e)
+{
+	if (w->bad[0])
+		return err_set(e, "%s: %s", path, w->bad);
+	size_t hlen, plen = strlen(path);
+	char *h = st_header(w, &hlen), *tmp = malloc(plen + 5);
+	unsigned char len8[8];
+	int rc = -1, ok, er;
+	FILE *fp;
+
+	if (!h || !tmp) {
+		err_set(e, "%s: out of memory", path);
+		goto out;
+	}
+	for (int i = 0; i < 8; i++)
+		len8[i] = (unsigned char)((uint64_t)hlen >> 8 * i);
+	memcpy(tmp, path, plen);
+	memcpy(tmp + plen, ".tmp", 5);
+	if (!(fp = fopen(tmp, "wb"))) {
+		err_set(e, "%s: cannot create %s: %s", path, tmp, strerror(errno));
+		goto out;
+	}
+	ok = fwrite(len8, 1, 8, fp) == 8 && fwrite(h, 1, hlen, fp) == hlen;
+	for (int i = 0; ok && i < w->n; i++)
+		ok = !w->t[i].nbytes ||
+		     fwrite(w->t[i].data, 1, (size_t)w->t[i].nbytes, fp) == w->t[i].nbytes;
+	ok = ok && fflush(fp) == 0 && fsync(fileno(fp)) == 0;
+	er = errno;
+	if (fclose(fp) != 0 && ok) {
+		ok = 0;
+		er = errno;
+	}
+	if (!ok || rename(tmp, path)) {
+		err_set(e, "%s: %s %s: %s", path, ok ? "cannot rename" : "writing",
+			tmp, strerror(ok ? errno : er));
+		unlink(tmp);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(tmp);
+	free(h);
+	return rc;
+}

@@ -1,0 +1,73 @@
+/* safetensors.h - reading and writing the safetensors format.
+ *
+ * Layout: 8-byte little-endian header length N, N bytes of JSON header
+ * ({"name": {"dtype": "F32", "shape": [..], "data_offsets": [b, e]}, ...,
+ * "__metadata__": {"k": "v"}}), then the raw little-endian data; offsets are
+ * relative to the end of the header.  Every size read from a file is checked
+ * before use: header within the file, offsets within the data and not
+ * overlapping, shape product x dtype size equal to the byte span, no integer
+ * overflow.  F32, F16, BF16 and F64 convert to F32; I32 and I64 are read
+ * for ids. */
+#ifndef ATTNSCOPE_SAFETENSORS_H
+#define ATTNSCOPE_SAFETENSORS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+enum st_dtype { ST_F32, ST_F16, ST_BF16, ST_F64, ST_I32, ST_I64, ST_OTHER };
+
+#define ST_MAXDIM 8
+
+struct st_tensor {
+	char *name;
+	enum st_dtype dtype;
+	int ndim;
+	uint64_t shape[ST_MAXDIM];
+	uint64_t numel;
+	const unsigned char *bytes;   /* into the mapped file */
+	uint64_t nbytes;
+	char dtype_str[16];           /* dtype as spelled in the file ("I8") */
+};
+
+/* st_open fills an st_file; st_close unmaps it and frees every name and
+ * string (tensor bytes point into the mapping and die with it).  After a
+ * failed st_open the struct is zeroed, and st_close on it is a no-op. */
+struct st_file {
+	const char *path;             /* for messages (copied) */
+	void *map; size_t maplen;     /* whole file, read-only */
+	struct st_tensor *t; int n;
+	char **meta_keys, **meta_vals; int nmeta;
+};
+
+/* Maps and validates path.  Returns 0, or -1 with e naming path and the
+ * problem. */
+int st_open(struct st_file *f, const char *path, struct err *e);
+void st_close(struct st_file *f);
+const struct st_tensor *st_find(const struct st_file *f, const char *name);
+const char *st_meta(const struct st_file *f, const char *key);
+
+/* Converts a float tensor (F32/F16/BF16/F64) to F32 into out[numel]. */
+int st_to_f32(const struct st_tensor *t, float *out, struct err *e);
+/* Whether t's bytes can be used in place as float[] (F32, aligned). */
+int st_is_f32_inplace(const struct st_tensor *t);
+
+const char *st_dtype_name(enum st_dtype d);
+
+/* Writer: collect tensors, then write the file in one go.  The header is
+ * padded with spaces to a multiple of 8 bytes and the data follow in the
+ * order added, so an F32 tensor is aligned when its offset is.  add and
+ * meta return -1 on a bad argument (duplicate name, unsupported dtype,
+ * invalid UTF-8, ...) and remember why: st_writer_write then fails with that
+ * reason.  The file is written to PATH.tmp and renamed over PATH. */
+struct st_writer;
+struct st_writer *st_writer_new(void);
+/* data is copied lazily: it must stay valid until st_writer_write. */
+int st_writer_add(struct st_writer *w, const char *name, enum st_dtype dt,
+		  int ndim, const uint64_t *shape, const void *data);
+int st_writer_meta(struct st_writer *w, const char *key, const char *val);
+int st_writer_write(struct st_writer *w, const char *path, struct err *e);
+void st_writer_free(struct st_writer *w);
+
+#endif

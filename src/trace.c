@@ -1,0 +1,166 @@
+/* trace.c - the ordered list of stages a forward pass records. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace.h"
+#include "vocab.h"
+
+/* Stage buffers come from a chunked arena: a pass allocates many buffers
+ * and frees them all at once. */
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t used, cap;
+	_Alignas(64) unsigned char data[];
+};
+
+static void *arena_alloc(struct trace *t, size_t n)
+{
+	struct arena_chunk *c = t->arena;
+	n = (n + 63) & ~(size_t)63;
+	if (!c || c->cap - c->used < n) {
+		size_t cap = n > (1u << 20) ? n : (1u << 20);
+		struct arena_chunk *nc = aligned_alloc(64, (sizeof *nc + cap + 63) & ~(size_t)63);
+		if (!nc)
+			return NULL;
+		nc->next = c;
+		nc->used = 0;
+		nc->cap = cap;
+		t->arena = c = nc;
+	}
+	void *p = c->data + c->used;
+	c->used += n;
+	memset(p, 0, n);
+	return p;
+}
+
+void pass_opts_default(struct pass_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->causal = 1;
+	o->ablate_head = -1;
+}
+
+struct trace *trace_new(void)
+{
+	struct trace *t = calloc(1, sizeof *t);
+	if (t)
+		pass_opts_default(&t->opts);
+	return t;
+}
+
+void trace_free(struct trace *t)
+{
+	if (!t)
+		return;
+	struct arena_chunk *c = t->arena;
+	while (c) {
+		struct arena_chunk *n = c->next;
+		free(c);
+		c = n;
+	}
+	tokens_free(t->src_tokens, t->S);
+	tokens_free(t->tgt_tokens, t->T);
+	tokens_free(t->label_tokens, t->T);
+	free(t->stages);
+	free(t);
+}
+
+struct stage *trace_add(struct trace *t, enum stage_kind kind, enum block blk,
+			int layer, const char *formula, enum dtype dt, int ndim,
+			const int *shape, const enum axis *axes,
+			const char *fmt, ...)
+{
+	if (t->n == t->cap) {
+		int cap = t->cap ? t->cap * 2 : 64;
+		struct stage *s = realloc(t->stages, (size_t)cap * sizeof *s);
+		if (!s)
+			return NULL;
+		t->stages = s;
+		t->cap = cap;
+	}
+	struct stage *s = &t->stages[t->n];
+	memset(s, 0, sizeof *s);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(s->name, sizeof s->name, fmt, ap);
+	va_end(ap);
+	s->kind = kind;
+	s->block = blk;
+	s->layer = layer;
+	s->formula = formula;
+	s->dtype = dt;
+	s->ndim = ndim;
+	size_t n = 1;
+	for (int i = 0; i < ndim; i++) {
+		s->shape[i] = shape[i];
+		s->axes[i] = axes[i];
+		n *= (size_t)shape[i];
+	}
+	s->data = arena_alloc(t, n * 4);
+	if (!s->data)
+		return NULL;
+	t->n++;
+	return s;
+}
+
+int trace_index(const struct trace *t, const char *name)
+{
+	for (int i = 0; i < t->n; i++)
+		if (strcmp(t->stages[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+const struct stage *trace_find(const struct trace *t, const char *name)
+{
+	int i = trace_index(t, name);
+	return i < 0 ? NULL : &t->stages[i];
+}
+
+size_t stage_numel(const struct stage *s)
+{
+	size_t n = 1;
+	for (int i = 0; i < s->ndim; i++)
+		n *= (size_t)s->shape[i];
+	return n;
+}
+
+size_t trace_bytes(const struct trace *t)
+{
+	size_t b = 0;
+	for (int i = 0; i < t->n; i++)
+		b += stage_numel(&t->stages[i]) * 4;
+	return b;
+}
+
+const char *trace_axis_label(const struct trace *t, enum axis a, int i,
+			     char *buf, size_t bufsz)
+{
+	const char *s = NULL;
+	switch (a) {
+	case AX_SRC:
+		if (i >= 0 && i < t->S)
+			s = t->src_tokens[i];
+		break;
+	case AX_TGT:
+		if (i >= 0 && i < t->T)
+			s = t->tgt_tokens[i];
+		break;
+	case AX_VOCAB:
+		if (t->vocab)
+			s = vocab_str(t->vocab, i);
+		break;
+	case AX_HEAD:
+		snprintf(buf, bufsz, "h%d", i);
+		return buf;
+	case AX_NONE:
+		break;
+	}
+	if (s)
+		snprintf(buf, bufsz, "%s", s);
+	else
+		snprintf(buf, bufsz, "%d", i);
+	return buf;
+}

@@ -1,0 +1,117 @@
+/* trace.h - the recorded forward pass: an ordered list of named stages.
+ *
+ * The forward pass appends one stage per intermediate result, in the order
+ * it computes them; nothing is overwritten inside a pass.  Views read a
+ * const struct trace and never compute model math.  Stage names are the
+ * contract of DESIGN.md ("encoder.0.self_attn.weights", "logits", ...).
+ *
+ * Dimension names used in shape comments:
+ *   S source length, T target (decoder input) length, h heads, dk = d/h,
+ *   d d_model, F d_ff, V target vocabulary size. */
+#ifndef ATTNSCOPE_TRACE_H
+#define ATTNSCOPE_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct vocab;
+
+enum dtype { DT_F32, DT_I32 };
+
+/* Which sequence labels an axis of a stage (for views and `render`). */
+enum axis {
+	AX_NONE,   /* plain index (model dimension, hidden unit) */
+	AX_HEAD,   /* attention head */
+	AX_SRC,    /* source tokens */
+	AX_TGT,    /* decoder input tokens */
+	AX_VOCAB,  /* target vocabulary */
+};
+
+/* What a stage holds, so a view can pick a colour scale and a layout. */
+enum stage_kind {
+	SK_IDS,       /* [n] token ids */
+	SK_VECTORS,   /* [n, d] activations (embed, pos, add, norm, ffn, ...) */
+	SK_PERHEAD,   /* [h, n, dk] q, k, v, heads */
+	SK_SCORES,    /* [h, nq, nk] scores / masked scores (may hold -inf) */
+	SK_WEIGHTS,   /* [h, nq, nk] attention weights, rows sum to 1 (or 0) */
+	SK_LOGITS,    /* [T, V] */
+	SK_PROBS,     /* [T, V] */
+	SK_LOSS,      /* [T] */
+};
+
+/* Where in the model a stage sits. */
+enum block { BLK_SRC, BLK_ENCODER, BLK_TGT, BLK_DECODER, BLK_OUTPUT };
+
+#define STAGE_NAME_MAX 64
+#define TRACE_MAXDIM 3
+
+struct stage {
+	char name[STAGE_NAME_MAX];
+	const char *formula;          /* static text, e.g. "softmax(QKᵀ/√dk + M)" */
+	enum stage_kind kind;
+	enum block block;
+	int layer;                    /* -1 outside a layer */
+	enum dtype dtype;
+	int ndim;
+	int shape[TRACE_MAXDIM];
+	enum axis axes[TRACE_MAXDIM]; /* what labels each dimension */
+	void *data;                   /* float* or int32_t*, owned by the trace */
+};
+
+/* Options a pass was run with; recorded in dumps' __metadata__. */
+struct pass_opts {
+	int causal;           /* decoder self-attention causal mask (default 1) */
+	int encoder_causal;   /* causal mask in encoder self-attention */
+	int pad_to;           /* pad source with <pad> to this length (0: off) */
+	int pad_target;       /* pad decoder input to this length (0: off) */
+	int ablate_block;     /* what-if: zero one head: BLK_ENCODER/BLK_DECODER, */
+	int ablate_layer;     /*   its layer, */
+	int ablate_attn;      /*   0 self-attention, 1 cross-attention, */
+	int ablate_head;      /*   and the head (-1: no ablation) */
+};
+void pass_opts_default(struct pass_opts *o);
+
+struct trace {
+	struct stage *stages;
+	int n, cap;
+	/* token strings (owned), for labels */
+	char **src_tokens; int S;
+	char **tgt_tokens; int T;        /* decoder input: <s> + target */
+	char **label_tokens;             /* labels (target + </s>), T of them,
+	                                    or NULL without a target */
+	const struct vocab *vocab;       /* target vocabulary, for AX_VOCAB
+	                                    labels (not owned) */
+	struct pass_opts opts;
+	/* private: arena of stage data */
+	void *arena;
+};
+
+struct trace *trace_new(void);
+void trace_free(struct trace *t);
+
+/* Appends a stage with a zeroed buffer; the name is formatted printf-style.
+ * Returns the stage (its data is ready to fill) or NULL on out-of-memory. */
+struct stage *trace_add(struct trace *t, enum stage_kind kind, enum block blk,
+			int layer, const char *formula, enum dtype dt, int ndim,
+			const int *shape, const enum axis *axes,
+			const char *fmt, ...)
+	__attribute__((format(printf, 10, 11)));
+
+/* The stage with this name, or NULL.  Index lookup: trace_index. */
+const struct stage *trace_find(const struct trace *t, const char *name);
+int trace_index(const struct trace *t, const char *name);
+
+size_t stage_numel(const struct stage *s);
+static inline const float *stage_f32(const struct stage *s)
+{
+	return (const float *)s->data;
+}
+
+/* Label of index i along axis a ("cat", "h2", "17"), written into buf. */
+const char *trace_axis_label(const struct trace *t, enum axis a, int i,
+			     char *buf, size_t bufsz);
+
+/* Total bytes of stage data held. */
+size_t trace_bytes(const struct trace *t);
+
+#endif

@@ -1,0 +1,367 @@
+/* vocab.c - vocabularies and the word/char tokenizers (UTF-8 safe). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vocab.h"
+
+#define VOCAB_MAX_TOKENS (1 << 22)
+#define TOKEN_MAX_BYTES 256
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static int vocab_index(struct vocab *v, const char *what, struct err *e)
+{
+	size_t ns = 16;
+	while (ns < (size_t)v->n * 2)
+		ns *= 2;
+	v->slots = malloc(ns * sizeof *v->slots);
+	if (!v->slots)
+		return err_set(e, "%s: out of memory", what);
+	v->nslots = ns;
+	for (size_t i = 0; i < ns; i++)
+		v->slots[i] = -1;
+	for (int id = 0; id < v->n; id++) {
+		size_t j = hash_str(v->tok[id]) & (ns - 1);
+		while (v->slots[j] >= 0) {
+			if (strcmp(v->tok[v->slots[j]], v->tok[id]) == 0)
+				return err_set(e, "%s: token \"%s\" appears twice (ids %d and %d)",
+					       what, v->tok[id], v->slots[j], id);
+			j = (j + 1) & (ns - 1);
+		}
+		v->slots[j] = id;
+	}
+	return 0;
+}
+
+int vocab_init(struct vocab *v, const char *const *toks, int n,
+	       const char *what, struct err *e)
+{
+	memset(v, 0, sizeof *v);
+	if (n <= 0)
+		return err_set(e, "%s: vocabulary is empty", what);
+	if (n > VOCAB_MAX_TOKENS)
+		return err_set(e, "%s: vocabulary of %d tokens exceeds the limit of %d",
+			       what, n, VOCAB_MAX_TOKENS);
+	v->tok = calloc((size_t)n, sizeof *v->tok);
+	if (!v->tok)
+		return err_set(e, "%s: out of memory", what);
+	v->n = n;
+	for (int i = 0; i < n; i++) {
+		if (!(v->tok[i] = strdup(toks[i]))) {
+			vocab_free(v);
+			return err_set(e, "%s: out of memory", what);
+		}
+	}
+	if (vocab_index(v, what, e)) {
+		vocab_free(v);
+		return -1;
+	}
+	return 0;
+}
+
+int vocab_load(struct vocab *v, const char *path, struct err *e)
+{
+	memset(v, 0, sizeof *v);
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		return err_set(e, "%s: %s", path, strerror(errno));
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int n = 0, ncap = 0, lineno = 0, rc = -1;
+	char **toks = NULL;
+	while ((len = getline(&line, &cap, fp)) >= 0) {
+		lineno++;
+		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = 0;
+		if (len == 0 || (size_t)len != strlen(line)) {
+			err_set(e, "%s:%d: %s", path, lineno,
+				len == 0 ? "empty line (every line is one token)"
+					 : "NUL byte in token");
+			goto out;
+		}
+		if (len > TOKEN_MAX_BYTES) {
+			err_set(e, "%s:%d: token longer than %d bytes", path,
+				lineno, TOKEN_MAX_BYTES);
+			goto out;
+		}
+		if (n >= VOCAB_MAX_TOKENS) {
+			err_set(e, "%s: more than %d tokens", path, VOCAB_MAX_TOKENS);
+			goto out;
+		}
+		if (n == ncap) {
+			ncap = ncap ? ncap * 2 : 256;
+			char **nt = realloc(toks, (size_t)ncap * sizeof *nt);
+			if (!nt) {
+				err_set(e, "%s: out of memory", path);
+				goto out;
+			}
+			toks = nt;
+		}
+		if (!(toks[n] = strdup(line))) {
+			err_set(e, "%s: out of memory", path);
+			goto out;
+		}
+		n++;
+	}
+	if (ferror(fp)) {
+		err_set(e, "%s: read error", path);
+		goto out;
+	}
+	rc = vocab_init(v, (const char *const *)toks, n, path, e);
+out:
+	tokens_free(toks, n);
+	free(line);
+	fclose(fp);
+	return rc;
+}
+
+void vocab_free(struct vocab *v)
+{
+	tokens_free(v->tok, v->n);
+	free(v->slots);
+	memset(v, 0, sizeof *v);
+}
+
+int vocab_id(const struct vocab *v, const char *tok)
+{
+	if (!v->nslots)
+		return -1;
+	size_t j = hash_str(tok) & (v->nslots - 1);
+	while (v->slots[j] >= 0) {
+		if (strcmp(v->tok[v->slots[j]], tok) == 0)
+			return v->slots[j];
+		j = (j + 1) & (v->nslots - 1);
+	}
+	return -1;
+}
+
+const char *vocab_str(const struct vocab *v, int id)
+{
+	return id >= 0 && id < v->n ? v->tok[id] : NULL;
+}
+
+void vocab_encode(const struct vocab *v, char *const *toks, int n,
+		  int32_t *ids, int *unknown)
+{
+	int unk = 0;
+	for (int i = 0; i < n; i++) {
+		int id = vocab_id(v, toks[i]);
+		if (id < 0) {
+			id = TOK_UNK;
+			unk++;
+		}
+		ids[i] = id;
+	}
+	if (unknown)
+		*unknown = unk;
+}
+
+/* ---- UTF-8 ---- */
+
+/* Decodes one code point from s (at most n bytes).  Returns its length, or
+ * 1 with *cp = U+FFFD for an invalid or overlong sequence. */
+static int utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
+{
+	unsigned c = s[0];
+	int len;
+	uint32_t v, min;
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	} else if ((c & 0xE0) == 0xC0) {
+		len = 2; v = c & 0x1F; min = 0x80;
+	} else if ((c & 0xF0) == 0xE0) {
+		len = 3; v = c & 0x0F; min = 0x800;
+	} else if ((c & 0xF8) == 0xF0) {
+		len = 4; v = c & 0x07; min = 0x10000;
+	} else {
+		goto bad;
+	}
+	if ((size_t)len > n)
+		goto bad;
+	for (int i = 1; i < len; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			goto bad;
+		v = (v << 6) | (s[i] & 0x3F);
+	}
+	if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
+		goto bad;
+	*cp = v;
+	return len;
+bad:
+	*cp = 0xFFFD;
+	return 1;
+}
+
+static int utf8_encode(uint32_t cp, char *out)
+{
+	if (cp < 0x80) {
+		out[0] = (char)cp;
+		return 1;
+	} else if (cp < 0x800) {
+		out[0] = (char)(0xC0 | (cp >> 6));
+		out[1] = (char)(0x80 | (cp & 0x3F));
+		return 2;
+	} else if (cp < 0x10000) {
+		out[0] = (char)(0xE0 | (cp >> 12));
+		out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		out[2] = (char)(0x80 | (cp & 0x3F));
+		return 3;
+	}
+	out[0] = (char)(0xF0 | (cp >> 18));
+	out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+	out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+	out[3] = (char)(0x80 | (cp & 0x3F));
+	return 4;
+}
+
+/* Lower case for ASCII, Latin-1 and Latin Extended-A (enough for the
+ * languages of the shipped models; independent of the C locale). */
+static uint32_t lower_cp(uint32_t c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c + 32;
+	if (c >= 0xC0 && c <= 0xDE && c != 0xD7)
+		return c + 32;
+	if (c >= 0x100 && c <= 0x17F && c != 0x130 && c != 0x138 && c != 0x149 &&
+	    c != 0x17F) {
+		int odd_upper = (c >= 0x139 && c <= 0x148) || (c >= 0x179 && c <= 0x17E);
+		if (odd_upper ? (c & 1) : !(c & 1))
+			return c + 1;
+	}
+	return c;
+}
+
+static int is_space_cp(uint32_t c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' ||
+	       c == '\f' || c == 0xA0;
+}
+
+static int is_punct_cp(uint32_t c)
+{
+	if (c < 0x80)
+		return (c >= '!' && c <= '/') || (c >= ':' && c <= '@') ||
+		       (c >= '[' && c <= '`') || (c >= '{' && c <= '~');
+	switch (c) {
+	case 0xA1: case 0xAB: case 0xBB: case 0xBF:          /* ¡ « » ¿ */
+	case 0x2013: case 0x2014: case 0x2026:               /* – — … */
+	case 0x2018: case 0x2019: case 0x201C: case 0x201D:  /* ‘ ’ “ ” */
+		return 1;
+	}
+	return 0;
+}
+
+/* A growable list of token strings. */
+struct toklist {
+	char **t;
+	int n, cap;
+};
+
+static int toklist_push(struct toklist *l, const char *s, size_t len)
+{
+	if (l->n == l->cap) {
+		int cap = l->cap ? l->cap * 2 : 16;
+		char **nt = realloc(l->t, (size_t)cap * sizeof *nt);
+		if (!nt)
+			return -1;
+		l->t = nt;
+		l->cap = cap;
+	}
+	char *c = malloc(len + 1);
+	if (!c)
+		return -1;
+	memcpy(c, s, len);
+	c[len] = 0;
+	l->t[l->n++] = c;
+	return 0;
+}
+
+int tokenize(const struct tokenizer_cfg *c, const char *text, char ***out,
+	     int *invalid, struct err *e)
+{
+	struct toklist l = { 0 };
+	size_t n = strlen(text);
+	char word[TOKEN_MAX_BYTES + 8];
+	size_t wlen = 0;
+	int bad = 0, pending_space = 0;
+	const unsigned char *s = (const unsigned char *)text;
+
+	for (size_t i = 0; i <= n;) {
+		uint32_t cp = 0;
+		int len = 1;
+		if (i < n) {
+			len = utf8_decode(s + i, n - i, &cp);
+			if (cp == 0xFFFD && !(len == 3 && s[i] == 0xEF))
+				bad++;
+			if (c->lowercase)
+				cp = lower_cp(cp);
+		}
+		int end = i == n;
+		if (c->type == TOKENIZE_CHAR) {
+			if (end)
+				break;
+			if (is_space_cp(cp)) {
+				pending_space = l.n > 0;
+			} else {
+				if (pending_space && toklist_push(&l, " ", 1))
+					goto oom;
+				pending_space = 0;
+				char buf[4];
+				if (toklist_push(&l, buf, (size_t)utf8_encode(cp, buf)))
+					goto oom;
+			}
+			i += (size_t)len;
+			continue;
+		}
+		/* word mode: a word ends at space, punctuation or the end */
+		if (end || is_space_cp(cp) || is_punct_cp(cp)) {
+			if (wlen && toklist_push(&l, word, wlen))
+				goto oom;
+			wlen = 0;
+			if (!end && is_punct_cp(cp)) {
+				char buf[4];
+				if (toklist_push(&l, buf, (size_t)utf8_encode(cp, buf)))
+					goto oom;
+			}
+		} else {
+			char buf[4];
+			int bl = utf8_encode(cp, buf);
+			if (wlen + (size_t)bl > TOKEN_MAX_BYTES) {
+				tokens_free(l.t, l.n);
+				return err_set(e, "a word is longer than %d bytes",
+					       TOKEN_MAX_BYTES);
+			}
+			memcpy(word + wlen, buf, (size_t)bl);
+			wlen += (size_t)bl;
+		}
+		if (end)
+			break;
+		i += (size_t)len;
+	}
+	if (invalid)
+		*invalid = bad;
+	*out = l.t;
+	return l.n;
+oom:
+	tokens_free(l.t, l.n);
+	return err_set(e, "out of memory while tokenizing");
+}
+
+void tokens_free(char **toks, int n)
+{
+	if (!toks)
+		return;
+	for (int i = 0; i < n; i++)
+		free(toks[i]);
+	free(toks);
+}

@@ -1,0 +1,56 @@
+/* vocab.h - token <-> id tables and the word/char tokenizers.
+ *
+ * A vocabulary is a list of tokens; the id is the index.  The four specials
+ * come first: <pad> 0, <s> 1, </s> 2, <unk> 3 (DESIGN.md). */
+#ifndef ATTNSCOPE_VOCAB_H
+#define ATTNSCOPE_VOCAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+enum { TOK_PAD = 0, TOK_SOS = 1, TOK_EOS = 2, TOK_UNK = 3, TOK_NSPECIAL = 4 };
+
+struct vocab {
+	char **tok;          /* n strings, owned */
+	int n;
+	/* private: open-addressing hash of token -> id */
+	int32_t *slots;
+	size_t nslots;
+};
+
+enum tok_type { TOKENIZE_WORD, TOKENIZE_CHAR };
+
+struct tokenizer_cfg {
+	enum tok_type type;
+	int lowercase;
+	int wrap_source;
+	char *specials[TOK_NSPECIAL];  /* the special tokens' spellings */
+};
+
+/* Builds from n strings (copied).  Duplicates are an error. */
+int vocab_init(struct vocab *v, const char *const *toks, int n,
+	       const char *what, struct err *e);
+/* Reads one token a line (UTF-8; a trailing \r is dropped). */
+int vocab_load(struct vocab *v, const char *path, struct err *e);
+void vocab_free(struct vocab *v);
+/* id of tok, or -1. */
+int vocab_id(const struct vocab *v, const char *tok);
+const char *vocab_str(const struct vocab *v, int id);
+
+/* Splits text into token strings: word mode splits on white space and
+ * splits punctuation off as tokens of its own; char mode gives one token a
+ * UTF-8 code point (spaces dropped... kept as "▁"?).  Invalid UTF-8 bytes
+ * become U+FFFD and are counted in *invalid.  Returns the count, or -1.
+ * *out is an array of n malloc'd strings; free with tokens_free. */
+int tokenize(const struct tokenizer_cfg *c, const char *text, char ***out,
+	     int *invalid, struct err *e);
+void tokens_free(char **toks, int n);
+
+/* Maps tokens to ids; unknown tokens become <unk> and are counted in
+ * *unknown.  ids must have room for n. */
+void vocab_encode(const struct vocab *v, char *const *toks, int n,
+		  int32_t *ids, int *unknown);
+
+#endif

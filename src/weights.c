@@ -1,0 +1,429 @@
+/* weights.c - the tensors a configuration needs, and where they come from. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "safetensors.h"
+#include "weights.h"
+
+enum winit { WI_XAVIER, WI_ZERO, WI_ONE };
+
+/* One tensor the configuration expects. */
+struct want {
+	char name[96];
+	int ndim, shape[2];
+	int required;         /* absent is an error */
+	int in_random;        /* a random model creates it */
+	enum winit init;
+	const float **dest;
+	int found;            /* index into m->tensors, or -1 */
+};
+
+struct wants {
+	struct want *w;
+	int n, cap;
+};
+
+static struct want *want_add(struct wants *ws, const float **dest, int required,
+			     int in_random, enum winit init, int ndim, int d0,
+			     int d1, const char *fmt, ...)
+	__attribute__((format(printf, 9, 10)));
+
+static struct want *want_add(struct wants *ws, const float **dest, int required,
+			     int in_random, enum winit init, int ndim, int d0,
+			     int d1, const char *fmt, ...)
+{
+	if (ws->n == ws->cap) {
+		int cap = ws->cap ? ws->cap * 2 : 64;
+		struct want *nw = realloc(ws->w, (size_t)cap * sizeof *nw);
+		if (!nw)
+			return NULL;
+		ws->w = nw;
+		ws->cap = cap;
+	}
+	struct want *w = &ws->w[ws->n++];
+	memset(w, 0, sizeof *w);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(w->name, sizeof w->name, fmt, ap);
+	va_end(ap);
+	w->ndim = ndim;
+	w->shape[0] = d0;
+	w->shape[1] = d1;
+	w->required = required;
+	w->in_random = in_random;
+	w->init = init;
+	w->dest = dest;
+	w->found = -1;
+	return w;
+}
+
+/* A linear layer "prefix.weight" [out, in] and "prefix.bias" [out]. */
+static int want_linear(struct wants *ws, const struct config *c,
+		       const float **w, const float **b, int out, int in,
+		       const char *prefix, const char *wsuf, const char *bsuf)
+{
+	if (!want_add(ws, w, 1, 1, WI_XAVIER, 2, out, in, "%s%s", prefix, wsuf))
+		return -1;
+	if (c->bias && !want_add(ws, b, 1, 1, WI_ZERO, 1, out, 0, "%s%s", prefix, bsuf))
+		return -1;
+	return 0;
+}
+
+static int want_norm(struct wants *ws, const struct config *c, const float **g,
+		     const float **b, int required, int in_random,
+		     const char *prefix)
+{
+	const int d = c->d_model;
+	if (!want_add(ws, g, required, in_random, WI_ONE, 1, d, 0, "%s.weight", prefix))
+		return -1;
+	if (c->bias && !want_add(ws, b, required, in_random, WI_ZERO, 1, d, 0, "%s.bias", prefix))
+		return -1;
+	return 0;
+}
+
+static int want_attn(struct wants *ws, const struct config *c,
+		     struct attn_w *a, const char *prefix)
+{
+	const int d = c->d_model;
+	char p[96];
+	snprintf(p, sizeof p, "%s.", prefix);
+	if (want_linear(ws, c, &a->in_w, &a->in_b, 3 * d, d, p, "in_proj_weight",
+			"in_proj_bias"))
+		return -1;
+	snprintf(p, sizeof p, "%s.out_proj", prefix);
+	return want_linear(ws, c, &a->out_w, &a->out_b, d, d, p, ".weight", ".bias");
+}
+
+static int want_layer(struct wants *ws, const struct config *c,
+		      struct layer_w *L, const char *stack, int i, int cross)
+{
+	char p[96];
+	const int d = c->d_model, F = c->d_ff;
+	snprintf(p, sizeof p, "%s.layers.%d.self_attn", stack, i);
+	if (want_attn(ws, c, &L->self, p))
+		return -1;
+	if (cross) {
+		snprintf(p, sizeof p, "%s.layers.%d.multihead_attn", stack, i);
+		if (want_attn(ws, c, &L->cross, p))
+			return -1;
+	}
+	snprintf(p, sizeof p, "%s.layers.%d.linear1", stack, i);
+	if (want_linear(ws, c, &L->l1_w, &L->l1_b, F, d, p, ".weight", ".bias"))
+		return -1;
+	snprintf(p, sizeof p, "%s.layers.%d.linear2", stack, i);
+	if (want_linear(ws, c, &L->l2_w, &L->l2_b, d, F, p, ".weight", ".bias"))
+		return -1;
+	if (c->norm == NORM_NONE)
+		return 0;
+	const float **g[3] = { &L->n1_w, &L->n2_w, &L->n3_w };
+	const float **b[3] = { &L->n1_b, &L->n2_b, &L->n3_b };
+	for (int k = 0; k < (cross ? 3 : 2); k++) {
+		snprintf(p, sizeof p, "%s.layers.%d.norm%d", stack, i, k + 1);
+		if (want_norm(ws, c, g[k], b[k], 1, 1, p))
+			return -1;
+	}
+	return 0;
+}
+
+static int build_wants(struct model *m, struct wants *ws)
+{
+	const struct config *c = &m->cfg;
+	const int d = c->d_model;
+	const int enc = c->arch != ARCH_DEC_ONLY, dec = c->arch != ARCH_ENC_ONLY;
+	int ok = 1;
+	ok &= !!want_add(ws, &m->src_embed, 1, 1, WI_XAVIER, 2, m->src_vocab.n, d,
+			 "src_embed.weight");
+	if (dec)
+		ok &= !!want_add(ws, &m->tgt_embed, 0, !m->shared_vocab, WI_XAVIER, 2,
+				 m->tgt_vocab.n, d, "tgt_embed.weight");
+	if (c->pe == PE_LEARNED)
+		ok &= !!want_add(ws, &m->pos_embed, 1, 1, WI_XAVIER, 2, c->max_len, d,
+				 "pos_embed.weight");
+	for (int i = 0; ok && enc && i < c->enc_layers; i++)
+		ok &= !want_layer(ws, c, &m->enc[i], "encoder", i, 0);
+	if (ok && enc && c->norm != NORM_NONE)
+		ok &= !want_norm(ws, c, &m->enc_norm_w, &m->enc_norm_b, 0,
+				 c->norm == NORM_PRE, "encoder.norm");
+	for (int i = 0; ok && dec && i < c->dec_layers; i++)
+		ok &= !want_layer(ws, c, &m->dec[i], "decoder", i, c->arch == ARCH_ENC_DEC);
+	if (ok && dec && c->norm != NORM_NONE)
+		ok &= !want_norm(ws, c, &m->dec_norm_w, &m->dec_norm_b, 0,
+				 c->norm == NORM_PRE, "decoder.norm");
+	ok &= !!want_add(ws, &m->gen_w, 0, 0, WI_XAVIER, 2, m->tgt_vocab.n, d,
+			 "generator.weight");
+	ok &= !!want_add(ws, &m->gen_b, 0, 0, WI_ZERO, 1, m->tgt_vocab.n, 0,
+			 "generator.bias");
+	return ok ? 0 : -1;
+}
+
+static struct want *want_find(struct wants *ws, const char *name)
+{
+	for (int i = 0; i < ws->n; i++)
+		if (strcmp(ws->w[i].name, name) == 0)
+			return &ws->w[i];
+	return NULL;
+}
+
+static void shape_str(char *buf, size_t n, int ndim, const int *shape)
+{
+	if (ndim == 1)
+		snprintf(buf, n, "[%d]", shape[0]);
+	else
+		snprintf(buf, n, "[%d, %d]", shape[0], shape[1]);
+}
+
+/* Appends a tensor to the model; takes data. */
+static int add_tensor(struct model *m, struct want *w, float *data, int mapped)
+{
+	struct wtensor *t = &m->tensors[m->ntensors];
+	if (!(t->name = strdup(w->name)))
+		return -1;
+	t->ndim = w->ndim;
+	t->shape[0] = w->shape[0];
+	t->shape[1] = w->ndim > 1 ? w->shape[1] : 1;
+	t->data = data;
+	t->mapped = mapped;
+	w->found = m->ntensors++;
+	return 0;
+}
+
+static size_t want_numel(const struct want *w)
+{
+	return (size_t)w->shape[0] * (w->ndim > 1 ? (size_t)w->shape[1] : 1);
+}
+
+/* ---- seeded random weights ---- */
+
+static uint64_t splitmix64(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+static int bind_random(struct model *m, struct wants *ws, struct err *e)
+{
+	uint64_t state = m->cfg.seed;
+	for (int i = 0; i < ws->n; i++) {
+		struct want *w = &ws->w[i];
+		if (!w->in_random)
+			continue;
+		size_t n = want_numel(w);
+		float *p = malloc(n * sizeof *p);
+		if (!p)
+			return err_set(e, "%s: out of memory for %s", m->path, w->name);
+		if (w->init == WI_XAVIER) {
+			/* Xavier/Glorot uniform: U(−a, a), a = √(6 / (fan_in + fan_out)) */
+			double a = sqrt(6.0 / (w->shape[0] + w->shape[1]));
+			for (size_t j = 0; j < n; j++) {
+				double u = (double)(splitmix64(&state) >> 11) * 0x1.0p-53;
+				p[j] = (float)((2 * u - 1) * a);
+			}
+		} else {
+			float v = w->init == WI_ONE ? 1.0f : 0.0f;
+			for (size_t j = 0; j < n; j++)
+				p[j] = v;
+		}
+		if (add_tensor(m, w, p, 0)) {
+			free(p);
+			return err_set(e, "out of memory");
+		}
+	}
+	return 0;
+}
+
+/* ---- inline tensors: name -> nested lists ---- */
+
+static int parse_inline(struct model *m, const struct ydoc *d,
+			const struct ynode *tensors, struct wants *ws,
+			struct err *e)
+{
+	if (tensors->kind != Y_MAP)
+		return err_set(e, "%s:%d: tensors must be a mapping of name to nested lists",
+			       d->file, tensors->line);
+	for (size_t i = 0; i < tensors->n; i++) {
+		const struct ynode *k = tensors->items[2 * i], *v = tensors->items[2 * i + 1];
+		struct want *w = k->kind == Y_SCALAR ? want_find(ws, k->str) : NULL;
+		if (!w)
+			return err_set(e, "%s:%d: unexpected tensor \"%.80s\" (not part of a %s model "
+				       "with this configuration)", d->file, k->line,
+				       k->kind == Y_SCALAR ? k->str : "?", arch_name(m->cfg.arch));
+		if (w->found >= 0)
+			return err_set(e, "%s:%d: tensor %s given twice", d->file, k->line, w->name);
+		size_t rows = w->ndim == 2 ? (size_t)w->shape[0] : 1;
+		size_t cols = (size_t)(w->ndim == 2 ? w->shape[1] : w->shape[0]);
+		char want_s[48];
+		shape_str(want_s, sizeof want_s, w->ndim, w->shape);
+		if (v->kind != Y_SEQ || (w->ndim == 2 ? v->n != rows : v->n != cols))
+			return err_set(e, "%s:%d: tensor %s must be %s, found %s of %zu",
+				       d->file, v->line, w->name, want_s,
+				       ynode_kind_name(v->kind), v->kind == Y_SEQ ? v->n : 0);
+		float *p = malloc(rows * cols * sizeof *p);
+		if (!p)
+			return err_set(e, "out of memory");
+		for (size_t r = 0; r < rows; r++) {
+			const struct ynode *row = w->ndim == 2 ? v->items[r] : v;
+			if (row->kind != Y_SEQ || row->n != cols) {
+				free(p);
+				return err_set(e, "%s:%d: tensor %s row %zu must have %zu numbers",
+					       d->file, row->line, w->name, r, cols);
+			}
+			for (size_t c = 0; c < cols; c++) {
+				double x;
+				if (ynode_float(d, row->items[c], &x, e)) {
+					free(p);
+					return err_prefix(e, "tensor %s", w->name);
+				}
+				p[r * cols + c] = (float)x;
+			}
+		}
+		if (add_tensor(m, w, p, 0)) {
+			free(p);
+			return err_set(e, "out of memory");
+		}
+	}
+	return 0;
+}
+
+/* ---- safetensors file ---- */
+
+static int bind_file(struct model *m, struct wants *ws, struct err *e)
+{
+	struct st_file f;
+	const char *path = m->cfg.weights_path;
+	if (st_open(&f, path, e))
+		return -1;
+	int rc = -1;
+	for (int i = 0; i < f.n; i++) {
+		const struct st_tensor *t = &f.t[i];
+		struct want *w = want_find(ws, t->name);
+		char want_s[48];
+		if (!w) {
+			err_set(e, "%s: unexpected tensor \"%.80s\" (not part of a %s model with "
+				"this configuration)", path, t->name, arch_name(m->cfg.arch));
+			goto out;
+		}
+		shape_str(want_s, sizeof want_s, w->ndim, w->shape);
+		int same = t->ndim == w->ndim;
+		for (int k = 0; same && k < w->ndim; k++)
+			same = t->shape[k] == (uint64_t)w->shape[k];
+		if (!same) {
+			char got[96] = "[";
+			for (int k = 0; k < t->ndim; k++)
+				snprintf(got + strlen(got), sizeof got - strlen(got), "%s%llu",
+					 k ? ", " : "", (unsigned long long)t->shape[k]);
+			strncat(got, "]", sizeof got - strlen(got) - 1);
+			err_set(e, "%s: tensor %s has shape %s, the configuration needs %s",
+				path, t->name, got, want_s);
+			goto out;
+		}
+		float *p;
+		int mapped = st_is_f32_inplace(t);
+		if (mapped) {
+			p = (float *)(uintptr_t)t->bytes;
+		} else {
+			if (!(p = malloc(t->numel * sizeof *p))) {
+				err_set(e, "%s: out of memory for %s", path, t->name);
+				goto out;
+			}
+			if (st_to_f32(t, p, e)) {
+				free(p);
+				goto out;
+			}
+		}
+		if (add_tensor(m, w, p, mapped)) {
+			if (!mapped)
+				free(p);
+			err_set(e, "out of memory");
+			goto out;
+		}
+	}
+	/* the mapping now belongs to the model */
+	m->map = f.map;
+	m->maplen = f.maplen;
+	f.map = NULL;
+	rc = 0;
+out:
+	st_close(&f);
+	return rc;
+}
+
+static void warn_nan(const struct model *m)
+{
+	for (int i = 0; i < m->ntensors; i++) {
+		const struct wtensor *t = &m->tensors[i];
+		size_t n = (size_t)t->shape[0] * t->shape[1], bad = 0;
+		for (size_t j = 0; j < n; j++)
+			bad += !isfinite(t->data[j]);
+		if (bad)
+			warn_msg("%s: tensor %s has %zu NaN or infinite values",
+				 m->cfg.wsrc == W_FILE ? m->cfg.weights_path : m->path,
+				 t->name, bad);
+	}
+}
+
+int weights_bind(struct model *m, const struct ydoc *doc,
+		 const struct ynode *tensors, struct err *e)
+{
+	const struct config *c = &m->cfg;
+	struct wants ws = { 0 };
+	int rc = -1;
+	m->enc = calloc((size_t)c->enc_layers + 1, sizeof *m->enc);
+	m->dec = calloc((size_t)c->dec_layers + 1, sizeof *m->dec);
+	if (!m->enc || !m->dec || build_wants(m, &ws) ||
+	    !(m->tensors = calloc((size_t)ws.n, sizeof *m->tensors))) {
+		err_set(e, "out of memory");
+		goto out;
+	}
+	if (c->wsrc == W_RANDOM)
+		rc = bind_random(m, &ws, e);
+	else if (c->wsrc == W_INLINE)
+		rc = parse_inline(m, doc, tensors, &ws, e);
+	else
+		rc = bind_file(m, &ws, e);
+	if (rc)
+		goto out;
+	rc = -1;
+	const char *from = c->wsrc == W_FILE ? c->weights_path : m->path;
+	for (int i = 0; i < ws.n; i++) {
+		struct want *w = &ws.w[i];
+		if (w->found >= 0) {
+			*w->dest = m->tensors[w->found].data;
+		} else if (w->required) {
+			char s[48];
+			shape_str(s, sizeof s, w->ndim, w->shape);
+			err_set(e, "%s: missing tensor %s %s", from, w->name, s);
+			goto out;
+		}
+	}
+	/* a final norm comes as weight and bias together */
+	if (c->bias && (!m->enc_norm_w != !m->enc_norm_b || !m->dec_norm_w != !m->dec_norm_b)) {
+		err_set(e, "%s: a final norm needs both .weight and .bias", from);
+		goto out;
+	}
+	if (c->arch != ARCH_ENC_ONLY && !m->tgt_embed) {
+		if (m->tgt_vocab.n != m->src_vocab.n) {
+			err_set(e, "%s: missing tensor tgt_embed.weight [%d, %d] (it may be "
+				"left out only when source and target share a vocabulary)",
+				from, m->tgt_vocab.n, c->d_model);
+			goto out;
+		}
+		m->tgt_embed = m->src_embed;
+	}
+	if (c->arch == ARCH_ENC_ONLY)
+		m->tgt_embed = m->src_embed;
+	if (!m->gen_w) {
+		m->gen_w = m->tgt_embed;
+		m->gen_tied = 1;
+	}
+	if (c->wsrc != W_RANDOM)
+		warn_nan(m);
+	rc = 0;
+out:
+	free(ws.w);
+	return rc;
+}

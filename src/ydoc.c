@@ -1,0 +1,391 @@
+/* ydoc.c - libyaml events -> a small tree with line numbers and limits. */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <yaml.h>
+
+#include "ydoc.h"
+
+#define YDOC_MAX_DEPTH 64
+#define YDOC_MAX_NODES (4u << 20)     /* 4 Mi nodes: a 10^6-token vocab fits */
+#define YDOC_MAX_BYTES (512u << 20)   /* a YAML file larger than this is refused */
+
+/* All nodes and strings of a document live in one chunked pool. */
+struct chunk {
+	struct chunk *next;
+	size_t used, cap;
+	max_align_t data[];
+};
+
+struct pool {
+	struct chunk *head;
+	size_t nodes;
+};
+
+static void *pool_alloc(struct pool *p, size_t n)
+{
+	n = (n + sizeof(max_align_t) - 1) & ~(sizeof(max_align_t) - 1);
+	if (!p->head || p->head->cap - p->head->used < n) {
+		size_t cap = n > 65536 ? n : 65536;
+		struct chunk *c = malloc(sizeof *c + cap);
+		if (!c)
+			return NULL;
+		c->next = p->head;
+		c->used = 0;
+		c->cap = cap;
+		p->head = c;
+	}
+	void *r = (char *)p->head->data + p->head->used;
+	p->head->used += n;
+	return r;
+}
+
+static void pool_free(struct pool *p)
+{
+	while (p && p->head) {
+		struct chunk *c = p->head;
+		p->head = c->next;
+		free(c);
+	}
+	free(p);
+}
+
+/* A growable list of child pointers used while a collection is open. */
+struct frame {
+	struct ynode *node;
+	struct ynode **items;
+	size_t n, cap;
+};
+
+static int frame_push(struct frame *f, struct ynode *child)
+{
+	if (f->n == f->cap) {
+		size_t cap = f->cap ? f->cap * 2 : 8;
+		struct ynode **it = realloc(f->items, cap * sizeof *it);
+		if (!it)
+			return -1;
+		f->items = it;
+		f->cap = cap;
+	}
+	f->items[f->n++] = child;
+	return 0;
+}
+
+static const char *event_what(yaml_event_type_t t)
+{
+	switch (t) {
+	case YAML_ALIAS_EVENT: return "alias";
+	default: return "event";
+	}
+}
+
+int ydoc_parse(struct ydoc *doc, const char *file, const void *buf, size_t len,
+	       struct err *e)
+{
+	yaml_parser_t parser;
+	yaml_event_t ev;
+	struct frame stack[YDOC_MAX_DEPTH + 1];
+	int depth = 0, done = 0, rc = -1, have_doc = 0;
+	struct pool *pool = calloc(1, sizeof *pool);
+
+	memset(doc, 0, sizeof *doc);
+	doc->file = file;
+	if (!pool)
+		return err_set(e, "%s: out of memory", file);
+	if (len > YDOC_MAX_BYTES) {
+		free(pool);
+		return err_set(e, "%s: file too large (%zu bytes)", file, len);
+	}
+	if (!yaml_parser_initialize(&parser)) {
+		free(pool);
+		return err_set(e, "%s: cannot initialise YAML parser", file);
+	}
+	yaml_parser_set_input_string(&parser, buf, len);
+	memset(stack, 0, sizeof stack);
+
+	while (!done) {
+		if (!yaml_parser_parse(&parser, &ev)) {
+			err_set(e, "%s:%zu: %s%s%s", file,
+				(size_t)parser.problem_mark.line + 1,
+				parser.problem ? parser.problem : "malformed YAML",
+				parser.context ? " " : "",
+				parser.context ? parser.context : "");
+			goto out;
+		}
+		int line = (int)ev.start_mark.line + 1;
+		struct ynode *node = NULL;
+
+		switch (ev.type) {
+		case YAML_STREAM_END_EVENT:
+			done = 1;
+			break;
+		case YAML_DOCUMENT_START_EVENT:
+			if (have_doc) {
+				err_set(e, "%s:%d: more than one YAML document",
+					file, line);
+				yaml_event_delete(&ev);
+				goto out;
+			}
+			have_doc = 1;
+			break;
+		case YAML_ALIAS_EVENT:
+			err_set(e, "%s:%d: YAML %ss are not allowed in model files",
+				file, line, event_what(ev.type));
+			yaml_event_delete(&ev);
+			goto out;
+		case YAML_SCALAR_EVENT:
+		case YAML_SEQUENCE_START_EVENT:
+		case YAML_MAPPING_START_EVENT:
+			if (++pool->nodes > YDOC_MAX_NODES) {
+				err_set(e, "%s:%d: too many YAML nodes (limit %u)",
+					file, line, YDOC_MAX_NODES);
+				yaml_event_delete(&ev);
+				goto out;
+			}
+			node = pool_alloc(pool, sizeof *node);
+			if (!node) {
+				err_set(e, "%s: out of memory", file);
+				yaml_event_delete(&ev);
+				goto out;
+			}
+			memset(node, 0, sizeof *node);
+			node->line = line;
+			if (ev.type == YAML_SCALAR_EVENT) {
+				size_t n = ev.data.scalar.length;
+				node->kind = Y_SCALAR;
+				node->str = pool_alloc(pool, n + 1);
+				if (!node->str) {
+					err_set(e, "%s: out of memory", file);
+					yaml_event_delete(&ev);
+					goto out;
+				}
+				memcpy(node->str, ev.data.scalar.value, n);
+				node->str[n] = 0;
+				node->len = n;
+				node->quoted = ev.data.scalar.style ==
+						YAML_SINGLE_QUOTED_SCALAR_STYLE ||
+					ev.data.scalar.style ==
+						YAML_DOUBLE_QUOTED_SCALAR_STYLE;
+			} else {
+				node->kind = ev.type == YAML_SEQUENCE_START_EVENT ?
+						     Y_SEQ : Y_MAP;
+			}
+			if (depth == 0) {
+				doc->root = node;
+			} else if (frame_push(&stack[depth - 1], node)) {
+				err_set(e, "%s: out of memory", file);
+				yaml_event_delete(&ev);
+				goto out;
+			}
+			if (node->kind != Y_SCALAR) {
+				if (depth >= YDOC_MAX_DEPTH) {
+					err_set(e, "%s:%d: YAML nested deeper than %d levels",
+						file, line, YDOC_MAX_DEPTH);
+					yaml_event_delete(&ev);
+					goto out;
+				}
+				stack[depth].node = node;
+				stack[depth].n = 0;
+				depth++;
+			}
+			break;
+		case YAML_SEQUENCE_END_EVENT:
+		case YAML_MAPPING_END_EVENT: {
+			struct frame *f = &stack[--depth];
+			struct ynode *c = f->node;
+			c->items = pool_alloc(pool, (f->n ? f->n : 1) * sizeof *c->items);
+			if (!c->items) {
+				err_set(e, "%s: out of memory", file);
+				yaml_event_delete(&ev);
+				goto out;
+			}
+			memcpy(c->items, f->items, f->n * sizeof *c->items);
+			c->n = c->kind == Y_MAP ? f->n / 2 : f->n;
+			f->n = 0;
+			break;
+		}
+		default:
+			break;
+		}
+		yaml_event_delete(&ev);
+	}
+	rc = 0;
+out:
+	for (int i = 0; i <= YDOC_MAX_DEPTH; i++)
+		free(stack[i].items);
+	yaml_parser_delete(&parser);
+	if (rc) {
+		pool_free(pool);
+		doc->root = NULL;
+	} else {
+		doc->pool = pool;
+	}
+	return rc;
+}
+
+int ydoc_load(struct ydoc *doc, const char *path, struct err *e)
+{
+	FILE *fp = fopen(path, "rb");
+	memset(doc, 0, sizeof *doc);
+	if (!fp)
+		return err_set(e, "%s: %s", path, strerror(errno));
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	for (;;) {
+		if (cap - len < 65536) {
+			cap = cap ? cap * 2 : 65536;
+			if (cap > (size_t)YDOC_MAX_BYTES + 65536) {
+				free(buf);
+				fclose(fp);
+				return err_set(e, "%s: file too large", path);
+			}
+			char *nb = realloc(buf, cap);
+			if (!nb) {
+				free(buf);
+				fclose(fp);
+				return err_set(e, "%s: out of memory", path);
+			}
+			buf = nb;
+		}
+		size_t r = fread(buf + len, 1, cap - len, fp);
+		len += r;
+		if (r == 0)
+			break;
+	}
+	int bad = ferror(fp);
+	fclose(fp);
+	if (bad) {
+		free(buf);
+		return err_set(e, "%s: read error", path);
+	}
+	int rc = ydoc_parse(doc, path, buf, len, e);
+	free(buf);
+	return rc;
+}
+
+void ydoc_free(struct ydoc *doc)
+{
+	pool_free(doc->pool);
+	doc->pool = NULL;
+	doc->root = NULL;
+}
+
+const struct ynode *ynode_get(const struct ynode *map, const char *key)
+{
+	if (!map || map->kind != Y_MAP)
+		return NULL;
+	for (size_t i = 0; i < map->n; i++) {
+		const struct ynode *k = map->items[2 * i];
+		if (k->kind == Y_SCALAR && strcmp(k->str, key) == 0)
+			return map->items[2 * i + 1];
+	}
+	return NULL;
+}
+
+const char *ynode_kind_name(enum ynode_kind k)
+{
+	return k == Y_SCALAR ? "scalar" : k == Y_SEQ ? "sequence" : "mapping";
+}
+
+static int need_scalar(const struct ydoc *d, const struct ynode *n,
+		       const char *want, struct err *e)
+{
+	if (n->kind != Y_SCALAR)
+		return err_set(e, "%s:%d: expected %s, found a %s", d->file,
+			       n->line, want, ynode_kind_name(n->kind));
+	return 0;
+}
+
+int ynode_int(const struct ydoc *d, const struct ynode *n, long long lo,
+	      long long hi, long long *out, struct err *e)
+{
+	if (need_scalar(d, n, "an integer", e))
+		return -1;
+	char *end;
+	errno = 0;
+	long long v = strtoll(n->str, &end, 10);
+	if (errno || end == n->str || *end || n->quoted)
+		return err_set(e, "%s:%d: expected an integer, found \"%.40s\"",
+			       d->file, n->line, n->str);
+	if (v < lo || v > hi)
+		return err_set(e, "%s:%d: %lld is out of range [%lld, %lld]",
+			       d->file, n->line, v, lo, hi);
+	*out = v;
+	return 0;
+}
+
+int ynode_u64(const struct ydoc *d, const struct ynode *n, uint64_t *out,
+	      struct err *e)
+{
+	if (need_scalar(d, n, "an unsigned integer", e))
+		return -1;
+	const char *s = n->str;
+	if (*s < '0' || *s > '9' || n->quoted)
+		return err_set(e, "%s:%d: expected an unsigned integer, found \"%.40s\"",
+			       d->file, n->line, s);
+	uint64_t v = 0;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		unsigned digit = (unsigned)(*s - '0');
+		if (v > (UINT64_MAX - digit) / 10)
+			return err_set(e, "%s:%d: integer %.40s overflows 64 bits",
+				       d->file, n->line, n->str);
+		v = v * 10 + digit;
+	}
+	if (*s)
+		return err_set(e, "%s:%d: expected an unsigned integer, found \"%.40s\"",
+			       d->file, n->line, n->str);
+	*out = v;
+	return 0;
+}
+
+int ynode_float(const struct ydoc *d, const struct ynode *n, double *out,
+		struct err *e)
+{
+	if (need_scalar(d, n, "a number", e))
+		return -1;
+	const char *s = n->str;
+	char *end;
+	double v;
+	if (!strcasecmp(s, ".inf") || !strcasecmp(s, "+.inf") || !strcasecmp(s, "inf"))
+		v = INFINITY;
+	else if (!strcasecmp(s, "-.inf") || !strcasecmp(s, "-inf"))
+		v = -INFINITY;
+	else if (!strcasecmp(s, ".nan") || !strcasecmp(s, "nan"))
+		v = NAN;
+	else {
+		errno = 0;
+		v = strtod(s, &end);
+		if (end == s || *end || n->quoted)
+			return err_set(e, "%s:%d: expected a number, found \"%.40s\"",
+				       d->file, n->line, s);
+	}
+	*out = v;
+	return 0;
+}
+
+int ynode_bool(const struct ydoc *d, const struct ynode *n, int *out,
+	       struct err *e)
+{
+	if (need_scalar(d, n, "true or false", e))
+		return -1;
+	static const char *yes[] = { "true", "yes", "on" };
+	static const char *no[] = { "false", "no", "off" };
+	for (int i = 0; i < 3; i++) {
+		if (!strcasecmp(n->str, yes[i])) { *out = 1; return 0; }
+		if (!strcasecmp(n->str, no[i])) { *out = 0; return 0; }
+	}
+	return err_set(e, "%s:%d: expected true or false, found \"%.40s\"",
+		       d->file, n->line, n->str);
+}
+
+const char *ynode_str(const struct ydoc *d, const struct ynode *n,
+		      struct err *e)
+{
+	if (need_scalar(d, n, "a string", e))
+		return NULL;
+	return n->str;
+}
