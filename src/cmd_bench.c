@@ -107,19 +107,23 @@ int cmd_bench(struct cli *c)
 	struct err e;
 	size_t bytes = 0;
 	int status = 0;
-	for (int i = -1; i < c->iters; i++) {   /* i = -1 warms up */
+	/* as in the TUI, each pass reuses the previous trace's memory */
+	struct trace *tr = trace_new();
+	for (int i = -1; tr && i < c->iters; i++) {   /* i = -1 warms up */
 		double t0 = now_ms();
-		struct trace *tr = forward_run(m, &in, &c->pass, &e);
+		struct trace *r = forward_run(m, &in, &c->pass, tr, &e);
 		double dt = now_ms() - t0;
-		if (!tr) {
+		if (!r) {
 			status = cli_fail("%s", e.msg);
 			break;
 		}
 		bytes = trace_bytes(tr);
-		trace_free(tr);
 		if (i >= 0)
 			t[i] = dt;
 	}
+	if (!tr)
+		status = cli_fail("out of memory");
+	trace_free(tr);
 	if (!status) {
 		double flops = forward_flops(m, S, T);
 		double med = median(t, c->iters);

@@ -171,8 +171,10 @@ static const float *attention(struct ctx *c, enum block blk, int layer,
 	memcpy(wt, mk, (size_t)h * qk * sizeof *wt);
 	op_softmax_rows(wt, h * nq, nk);
 	for (int hh = 0; hh < h; hh++) {
-		if (hh == ablate)
-			continue;   /* what-if: this head's output stays zero */
+		if (hh == ablate) {   /* what-if: this head's output is zero */
+			memset(hd + (size_t)hh * nq * dk, 0, (size_t)nq * dk * sizeof *hd);
+			continue;
+		}
 		op_matmul_nn(wt + hh * qk, nk, v + (size_t)hh * nk * dk, dk,
 			     hd + (size_t)hh * nq * dk, dk, nq, dk, nk);
 	}
@@ -304,6 +306,8 @@ static const float *embed(struct ctx *c, enum block blk, const char *side,
 		op_sinusoid(n, d, pe);
 	else if (cfg->pe == PE_LEARNED)
 		memcpy(pe, c->m->pos_embed, (size_t)n * d * sizeof *pe);
+	else
+		memset(pe, 0, (size_t)n * d * sizeof *pe);
 	for (size_t i = 0; i < (size_t)n * d; i++)
 		in[i] = em[i] + pe[i];
 	return in;
@@ -411,6 +415,7 @@ static void output(struct ctx *c, const float *x, int n, enum axis ax,
 		return;
 	}
 	float *loss = s->data;
+	memset(loss, 0, (size_t)n * sizeof *loss);   /* padding: loss 0 */
 	for (int i = 0; i < label_len; i++) {
 		/* −log p = logsumexp(logits) − logit[label], stable for tiny p */
 		const float *r = lg + (size_t)i * V;
@@ -439,7 +444,8 @@ static char **dup_tokens(char **src, int n)
 }
 
 struct trace *forward_run(const struct model *m, const struct pass_input *in,
-			  const struct pass_opts *o, struct err *e)
+			  const struct pass_opts *o, struct trace *reuse,
+			  struct err *e)
 {
 	const struct config *cfg = &m->cfg;
 	struct ctx c = {
@@ -447,7 +453,9 @@ struct trace *forward_run(const struct model *m, const struct pass_input *in,
 		.dk = cfg->d_model / cfg->heads, .F = cfg->d_ff,
 	};
 	int nmax = in->S > in->T ? in->S : in->T;
-	c.t = trace_new();
+	if (reuse)
+		trace_reset(reuse);
+	c.t = reuse ? reuse : trace_new();
 	c.scratch = malloc((size_t)(nmax ? nmax : 1) * 3 * c.d * sizeof *c.scratch);
 	if (!c.t || !c.scratch)
 		goto oom;
@@ -493,7 +501,10 @@ struct trace *forward_run(const struct model *m, const struct pass_input *in,
 	return c.t;
 oom:
 	free(c.scratch);
-	trace_free(c.t);
+	if (reuse)
+		trace_reset(reuse);
+	else
+		trace_free(c.t);
 	err_set(e, "out of memory in the forward pass");
 	return NULL;
 }

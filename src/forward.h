@@ -9,9 +9,13 @@
 #include "model.h"
 #include "trace.h"
 
-/* Returns a new trace (free with trace_free), or NULL with e filled. */
+/* Records a pass into reuse (emptied first, its memory kept) or, when
+ * reuse is NULL, into a new trace.  Returns the trace, or NULL with e
+ * filled (a new trace is then freed; reuse is left empty, still owned by
+ * the caller). */
 struct trace *forward_run(const struct model *m, const struct pass_input *in,
-			  const struct pass_opts *o, struct err *e);
+			  const struct pass_opts *o, struct trace *reuse,
+			  struct err *e);
 
 /* Floating-point operations of one pass at these lengths (multiply-add = 2). */
 double forward_flops(const struct model *m, int S, int T);

@@ -199,7 +199,7 @@ struct trace *cli_run_pass(struct cli *c, const struct model *m)
 	if (in.invalid_utf8)
 		warn_msg("%d invalid UTF-8 byte%s replaced by U+FFFD", in.invalid_utf8,
 			 in.invalid_utf8 == 1 ? "" : "s");
-	struct trace *t = forward_run(m, &in, &c->pass, &e);
+	struct trace *t = forward_run(m, &in, &c->pass, NULL, &e);
 	input_free(&in);
 	if (!t)
 		cli_fail("%s", e.msg);

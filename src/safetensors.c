@@ -5,11 +5,14 @@
  * file before a tensor is exposed: header inside the file, offsets inside the
  * data, byte spans equal to numel x dtype size, no overflow, no overlap, no
  * duplicate names.  The writer puts the data contiguously, in the order
- * tensors were added, after a header padded with spaces to a multiple of 8. */
+ * tensors were added, after a header padded with spaces to a multiple of 8.
+ * As with any mapping, a file truncated by someone else while it is mapped
+ * raises SIGBUS on access; model files are not expected to change in place. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,81 +170,86 @@ static void st_fmt_shape(const uint64_t *shape, size_t ndim, char *buf, size_t c
 		snprintf(buf + len, cap - len, "]");
 }
 
+/* "PATH: tensor "NAME": what"; returns -1. */
+static int st_terr(struct err *e, const char *path, const char *name,
+		   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int st_terr(struct err *e, const char *path, const char *name,
+		   const char *fmt, ...)
+{
+	char nb[ST_SHOW], what[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	return err_set(e, "%s: tensor \"%s\": %s", path, st_show(name, nb, sizeof nb), what);
+}
+
 /* Fills f->t[f->n] from one header entry; data[dlen] is the data section. */
 static int st_parse_tensor(struct st_file *f, const struct ydoc *d,
-			   const char *name, const struct ynode *v,
+			   const char *nm, const struct ynode *v,
 			   const unsigned char *data, uint64_t dlen, struct err *e)
 {
 	struct st_tensor *t = &f->t[f->n];
-	char nb[ST_SHOW], sb[ST_MAXDIM * 22 + 4];
-	const char *nm = st_show(name, nb, sizeof nb), *p = f->path;
+	const char *p = f->path;
+	char sb[ST_MAXDIM * 22 + 4];
+	uint64_t b, en, need;
 
 	if (v->kind != Y_MAP)
-		return err_set(e, "%s: tensor \"%s\": entry is a %s, expected a JSON object",
-			       p, nm, ynode_kind_name(v->kind));
+		return st_terr(e, p, nm, "entry is a %s, expected a JSON object",
+			       ynode_kind_name(v->kind));
 	const struct ynode *dt = ynode_get(v, "dtype"), *sh = ynode_get(v, "shape"),
 			   *off = ynode_get(v, "data_offsets");
 	const char *missing = !dt ? "dtype" : !sh ? "shape" : !off ? "data_offsets" : NULL;
 	if (missing)
-		return err_set(e, "%s: tensor \"%s\": missing \"%s\"", p, nm, missing);
+		return st_terr(e, p, nm, "missing \"%s\"", missing);
 
-	/* dtype */
 	if (dt->kind != Y_SCALAR)
-		return err_set(e, "%s: tensor \"%s\": dtype is a %s, expected a string",
-			       p, nm, ynode_kind_name(dt->kind));
+		return st_terr(e, p, nm, "dtype is a %s, expected a string",
+			       ynode_kind_name(dt->kind));
 	size_t k = 0;
 	while (k < ST_NDTYPES && strcmp(dt->str, st_dtypes[k].name))
 		k++;
 	if (k == ST_NDTYPES)
-		return err_set(e, "%s: tensor \"%s\": unknown dtype \"%s\"", p, nm,
-			       st_show(dt->str, sb, sizeof sb));
+		return st_terr(e, p, nm, "unknown dtype \"%s\"", st_show(dt->str, sb, sizeof sb));
 	t->dtype = st_dtypes[k].dt;
 	snprintf(t->dtype_str, sizeof t->dtype_str, "%s", st_dtypes[k].name);
 
-	/* shape */
 	if (sh->kind != Y_SEQ)
-		return err_set(e, "%s: tensor \"%s\": shape is a %s, expected a list",
-			       p, nm, ynode_kind_name(sh->kind));
+		return st_terr(e, p, nm, "shape is a %s, expected a list",
+			       ynode_kind_name(sh->kind));
 	if (sh->n > ST_MAXDIM)
-		return err_set(e, "%s: tensor \"%s\": shape has %zu dimensions, at most %d supported",
-			       p, nm, sh->n, ST_MAXDIM);
+		return st_terr(e, p, nm, "shape has %zu dimensions, at most %d supported",
+			       sh->n, ST_MAXDIM);
 	t->ndim = (int)sh->n;
 	t->numel = 1;
 	for (size_t i = 0; i < sh->n; i++) {
 		if (ynode_u64(d, sh->items[i], &t->shape[i], NULL))
-			return err_set(e, "%s: tensor \"%s\": shape[%zu] is not an unsigned integer",
-				       p, nm, i);
+			return st_terr(e, p, nm, "shape[%zu] is not an unsigned integer", i);
 		if (__builtin_mul_overflow(t->numel, t->shape[i], &t->numel)) {
 			st_fmt_shape(t->shape, i + 1, sb, sizeof sb);
-			return err_set(e, "%s: tensor \"%s\": element count overflows 64 bits at shape %s",
-				       p, nm, sb);
+			return st_terr(e, p, nm, "element count overflows 64 bits at shape %s", sb);
 		}
 	}
 	st_fmt_shape(t->shape, sh->n, sb, sizeof sb);
 
-	/* data_offsets */
-	uint64_t b, en;
 	if (off->kind != Y_SEQ || off->n != 2 || ynode_u64(d, off->items[0], &b, NULL) ||
 	    ynode_u64(d, off->items[1], &en, NULL))
-		return err_set(e, "%s: tensor \"%s\": data_offsets must be a list of two unsigned integers",
-			       p, nm);
+		return st_terr(e, p, nm, "data_offsets must be a list of two unsigned integers");
 	if (b > en)
-		return err_set(e, "%s: tensor \"%s\": data_offsets [%" PRIu64 ", %" PRIu64
-			       "]: begin is after end", p, nm, b, en);
+		return st_terr(e, p, nm, "data_offsets [%" PRIu64 ", %" PRIu64
+			       "]: begin is after end", b, en);
 	if (en > dlen)
-		return err_set(e, "%s: tensor \"%s\": data_offsets end %" PRIu64
-			       " is past the end of the data (%" PRIu64 " bytes)", p, nm, en, dlen);
-	uint64_t need;
+		return st_terr(e, p, nm, "data_offsets end %" PRIu64 " is past the end "
+			       "of the data (%" PRIu64 " bytes)", en, dlen);
 	if (__builtin_mul_overflow(t->numel, (uint64_t)st_dtypes[k].size, &need))
-		return err_set(e, "%s: tensor \"%s\": byte size of %s %s overflows 64 bits",
-			       p, nm, t->dtype_str, sb);
+		return st_terr(e, p, nm, "byte size of %s %s overflows 64 bits",
+			       t->dtype_str, sb);
 	if (need != en - b)
-		return err_set(e, "%s: tensor \"%s\": %s %s needs %" PRIu64
-			       " bytes but data_offsets span %" PRIu64,
-			       p, nm, t->dtype_str, sb, need, en - b);
+		return st_terr(e, p, nm, "%s %s needs %" PRIu64 " bytes but data_offsets "
+			       "span %" PRIu64, t->dtype_str, sb, need, en - b);
 	t->bytes = data + b;
 	t->nbytes = en - b;
-	if (!(t->name = strdup(name)))
+	if (!(t->name = strdup(nm)))
 		return err_set(e, "%s: out of memory", p);
 	f->n++;
 	return 0;
@@ -316,40 +324,29 @@ static int st_parse(struct st_file *f, struct err *e)
 	char what[sizeof e->msg];
 	struct ydoc doc;
 	snprintf(what, sizeof what, "%s: header", p);
-	int rc = ydoc_parse(&doc, what, base + 8, (size_t)n, e);
-	if (rc)
-		goto out;
+	if (ydoc_parse(&doc, what, base + 8, (size_t)n, e))
+		return -1;
 	const struct ynode *root = doc.root;
-	const unsigned char *data = base + 8 + n;
-	rc = -1;
-	if (!root || root->kind != Y_MAP) {
-		err_set(e, "%s: header is not a JSON object (found %s)", p,
-			root ? ynode_kind_name(root->kind) : "nothing");
-		goto out;
-	}
-	f->t = calloc(root->n ? root->n : 1, sizeof *f->t);
-	if (!f->t) {
-		err_set(e, "%s: out of memory", p);
-		goto out;
-	}
-	for (size_t i = 0; i < root->n; i++) {
+	int rc = 0;
+	if (!root || root->kind != Y_MAP)
+		rc = err_set(e, "%s: header is not a JSON object (found %s)", p,
+			     root ? ynode_kind_name(root->kind) : "nothing");
+	else if (!(f->t = calloc(root->n ? root->n : 1, sizeof *f->t)))
+		rc = err_set(e, "%s: out of memory", p);
+	for (size_t i = 0; !rc && i < root->n; i++) {
 		const struct ynode *k = root->items[2 * i], *v = root->items[2 * i + 1];
-		if (k->kind != Y_SCALAR) {
-			err_set(e, "%s: header key %zu is a %s, expected a string", p, i,
-				ynode_kind_name(k->kind));
-			goto out;
-		}
-		if (strlen(k->str) != k->len) {
-			err_set(e, "%s: header key %zu contains a NUL byte", p, i);
-			goto out;
-		}
-		if (!strcmp(k->str, "__metadata__") ?
-			    st_parse_meta(f, v, e) :
-			    st_parse_tensor(f, &doc, k->str, v, data, avail - n, e))
-			goto out;
+		if (k->kind != Y_SCALAR)
+			rc = err_set(e, "%s: header key %zu is a %s, expected a string",
+				     p, i, ynode_kind_name(k->kind));
+		else if (strlen(k->str) != k->len)
+			rc = err_set(e, "%s: header key %zu contains a NUL byte", p, i);
+		else if (!strcmp(k->str, "__metadata__"))
+			rc = st_parse_meta(f, v, e);
+		else
+			rc = st_parse_tensor(f, &doc, k->str, v, base + 8 + n, avail - n, e);
 	}
-	rc = st_check_layout(f, data, e);
-out:
+	if (!rc)
+		rc = st_check_layout(f, base + 8 + n, e);
 	ydoc_free(&doc);
 	return rc;
 }
@@ -456,12 +453,13 @@ int st_to_f32(const struct st_tensor *t, float *out, struct err *e)
 			memcpy(&out[i], &bits, sizeof bits);
 		}
 		break;
-	default: /* ST_F64; out-of-range values become inf (IEEE, Annex F) */
+	default: /* ST_F64, rounded to nearest; from FLT_MAX + ulp/2 up: inf */
 		for (uint64_t i = 0; i < t->numel; i++) {
 			uint64_t bits = st_le64(b + 8 * i);
 			double v;
 			memcpy(&v, &bits, sizeof v);
-			out[i] = (float)v;
+			out[i] = fabs(v) < 0x1.ffffffp127 || isnan(v) ? (float)v :
+				 v > 0 ? INFINITY : -INFINITY;
 		}
 		break;
 	}

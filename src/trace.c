@@ -8,31 +8,65 @@
 #include "vocab.h"
 
 /* Stage buffers come from a chunked arena: a pass allocates many buffers
- * and frees them all at once. */
+ * and frees them all at once.  trace_reset keeps the chunks, so a pass that
+ * reuses a trace touches memory that is already mapped (a fresh 40 MB of
+ * pages per pass costs more than the arithmetic on this kind of machine). */
 struct arena_chunk {
 	struct arena_chunk *next;
 	size_t used, cap;
 	_Alignas(64) unsigned char data[];
 };
 
+struct arena {
+	struct arena_chunk *first, *cur;
+};
+
 static void *arena_alloc(struct trace *t, size_t n)
 {
-	struct arena_chunk *c = t->arena;
+	struct arena *a = t->arena;
+	if (!a && !(a = t->arena = calloc(1, sizeof *a)))
+		return NULL;
 	n = (n + 63) & ~(size_t)63;
-	if (!c || c->cap - c->used < n) {
-		size_t cap = n > (1u << 20) ? n : (1u << 20);
-		struct arena_chunk *nc = aligned_alloc(64, (sizeof *nc + cap + 63) & ~(size_t)63);
-		if (!nc)
-			return NULL;
-		nc->next = c;
-		nc->used = 0;
-		nc->cap = cap;
-		t->arena = c = nc;
+	struct arena_chunk *c = a->cur;
+	while (c && c->cap - c->used < n) {
+		c = c->next;
+		if (c)
+			c->used = 0;
 	}
+	if (!c) {
+		size_t cap = n > (4u << 20) ? n : (4u << 20);
+		c = aligned_alloc(64, (sizeof *c + cap + 63) & ~(size_t)63);
+		if (!c)
+			return NULL;
+		c->used = 0;
+		c->cap = cap;
+		c->next = NULL;
+		if (a->cur) {
+			/* keep the unused rest of the list after the new chunk */
+			c->next = a->cur->next;
+			a->cur->next = c;
+		} else {
+			c->next = a->first;
+			a->first = c;
+		}
+	}
+	a->cur = c;
 	void *p = c->data + c->used;
 	c->used += n;
-	memset(p, 0, n);
 	return p;
+}
+
+static void arena_free(struct arena *a)
+{
+	if (!a)
+		return;
+	struct arena_chunk *c = a->first;
+	while (c) {
+		struct arena_chunk *n = c->next;
+		free(c);
+		c = n;
+	}
+	free(a);
 }
 
 void pass_opts_default(struct pass_opts *o)
@@ -54,17 +88,25 @@ void trace_free(struct trace *t)
 {
 	if (!t)
 		return;
-	struct arena_chunk *c = t->arena;
-	while (c) {
-		struct arena_chunk *n = c->next;
-		free(c);
-		c = n;
-	}
+	trace_reset(t);
+	arena_free(t->arena);
+	free(t->stages);
+	free(t);
+}
+
+void trace_reset(struct trace *t)
+{
+	struct arena *a = t->arena;
 	tokens_free(t->src_tokens, t->S);
 	tokens_free(t->tgt_tokens, t->T);
 	tokens_free(t->label_tokens, t->T);
-	free(t->stages);
-	free(t);
+	t->src_tokens = t->tgt_tokens = t->label_tokens = NULL;
+	t->S = t->T = 0;
+	t->n = 0;
+	if (a && a->first) {
+		a->cur = a->first;
+		a->first->used = 0;
+	}
 }
 
 struct stage *trace_add(struct trace *t, enum stage_kind kind, enum block blk,
@@ -98,7 +140,7 @@ struct stage *trace_add(struct trace *t, enum stage_kind kind, enum block blk,
 		s->axes[i] = axes[i];
 		n *= (size_t)shape[i];
 	}
-	s->data = arena_alloc(t, n * 4);
+	s->data = arena_alloc(t, n * 4);   /* not zeroed: the pass writes all */
 	if (!s->data)
 		return NULL;
 	t->n++;

@@ -88,9 +88,12 @@ struct trace {
 
 struct trace *trace_new(void);
 void trace_free(struct trace *t);
+/* Empties t for another pass, keeping its stage memory for reuse. */
+void trace_reset(struct trace *t);
 
-/* Appends a stage with a zeroed buffer; the name is formatted printf-style.
- * Returns the stage (its data is ready to fill) or NULL on out-of-memory. */
+/* Appends a stage; the name is formatted printf-style.  Its buffer is NOT
+ * zeroed: the caller writes every element.  Returns the stage, or NULL on
+ * out-of-memory. */
 struct stage *trace_add(struct trace *t, enum stage_kind kind, enum block blk,
 			int layer, const char *formula, enum dtype dt, int ndim,
 			const int *shape, const enum axis *axes,
