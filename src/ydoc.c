@@ -75,14 +75,6 @@ static int frame_push(struct frame *f, struct ynode *child)
 	return 0;
 }
 
-static const char *event_what(yaml_event_type_t t)
-{
-	switch (t) {
-	case YAML_ALIAS_EVENT: return "alias";
-	default: return "event";
-	}
-}
-
 int ydoc_parse(struct ydoc *doc, const char *file, const void *buf, size_t len,
 	       struct err *e)
 {
@@ -133,8 +125,8 @@ int ydoc_parse(struct ydoc *doc, const char *file, const void *buf, size_t len,
 			have_doc = 1;
 			break;
 		case YAML_ALIAS_EVENT:
-			err_set(e, "%s:%d: YAML %ss are not allowed in model files",
-				file, line, event_what(ev.type));
+			err_set(e, "%s:%d: YAML aliases are not allowed in model files",
+				file, line);
 			yaml_event_delete(&ev);
 			goto out;
 		case YAML_SCALAR_EVENT:
@@ -203,7 +195,8 @@ int ydoc_parse(struct ydoc *doc, const char *file, const void *buf, size_t len,
 				yaml_event_delete(&ev);
 				goto out;
 			}
-			memcpy(c->items, f->items, f->n * sizeof *c->items);
+			if (f->n)
+				memcpy(c->items, f->items, f->n * sizeof *c->items);
 			c->n = c->kind == Y_MAP ? f->n / 2 : f->n;
 			f->n = 0;
 			break;

@@ -19,6 +19,7 @@ import tempfile
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True  # the source tree may be read-only
 sys.path.insert(0, HERE)
 import make_model  # noqa: E402
 import reference  # noqa: E402
@@ -54,8 +55,8 @@ RUNS = [
     ("b", "Your big cat loves water, zebra!", "seu gato grande ama água , zebra !",
      ENC_DEC_OPTIONS, None),
     ("c", "the small bird is very green", None, ENC_ONLY_OPTIONS, None),
-    ("d", "i love you", "very much .", DEC_ONLY_OPTIONS,
-     "decoder-only trace convention not fixed by DESIGN.md"),
+    ("d", "i love you", "very much .", DEC_ONLY_OPTIONS, None),
+    ("e", "we like the big tree", "nós gosto a árvore", ENC_DEC_OPTIONS, None),
 ]
 
 

@@ -29,6 +29,7 @@ import sys
 
 import numpy as np
 
+sys.dont_write_bytecode = True  # the source tree may be read-only
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import reference  # noqa: E402
 import stio  # noqa: E402
@@ -74,6 +75,16 @@ PRESETS = {
         "positional_encoding": "none", "scale_embedding": False,
         "final_norms": False, "tied_generator": False, "separate_vocabs": False,
         "seed": 3,
+    },
+    # (e) no LayerNorm, no PE, shared vocabulary (no tgt_embed), one head,
+    #     generator without bias, source not wrapped in <s> </s>
+    "e": {
+        "name": "golden-e", "architecture": "encoder-decoder", "d_model": 8,
+        "heads": 1, "encoder_layers": 1, "decoder_layers": 1, "d_ff": 16,
+        "max_len": 32, "norm": "none", "norm_eps": 1e-5, "activation": "relu",
+        "positional_encoding": "none", "scale_embedding": True,
+        "final_norms": False, "tied_generator": False, "generator_bias": False,
+        "separate_vocabs": False, "wrap_source": False, "seed": 5,
     },
     # (d) decoder-only, pre-norm with final norm, gelu, sinusoidal, tied
     "d": {

@@ -36,10 +36,14 @@ Conventions where DESIGN.md leaves room (also printed by `--conventions`):
   absent).  No tgt.*, no decoder stages, no loss.
 * decoder-only: no src.*, encoder or memory stages.  The decoder input is
   `<s> + SENTENCE tokens` (+ target tokens when a target is given), labels
-  are the input shifted left with a final `</s>`; loss only with a target.
+  are the input shifted left with a final `</s>`; loss only with a target,
+  then at every unpadded position (prompt included).
   Layers have self-attention and FFN only: stages decoder.{i}.self_attn.*,
   add1/norm1, ffn.hidden/ffn.out, add2/norm2, and weights
   decoder.layers.{i}.norm1/norm2 (PyTorch's TransformerEncoderLayer names).
+* Metadata: src.tokens / tgt.tokens are the tokens of src.ids / tgt.ids
+  (so with <s>, </s> and <pad>); an <unk> position may show the typed word
+  or "<unk>".
 * Word tokenizer: lowercase when tokenizer.lowercase, split on whitespace,
   and every ASCII punctuation character (Python's string.punctuation)
   becomes a token of its own.  Unknown tokens map to <unk> (id 3).

@@ -15,6 +15,7 @@ import tempfile
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True  # the source tree may be read-only
 sys.path.insert(0, HERE)
 import stio  # noqa: E402
 

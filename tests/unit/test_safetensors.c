@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "safetensors.h"
-#include "tap.h"
+#include "../tap.h"   /* tests/tap.h, without an -I for tests/ */
 
 static char tmpdir[64];
 
