@@ -15,7 +15,7 @@ struct cli {
 	char *sentence;               /* positional words, joined (owned) */
 	const char *target, *out, *stage, *format, *decode;
 	int head, width, beam;
-	int src_len, tgt_len, iters;
+	int src_len, tgt_len, iters, frames, height;
 	struct pass_opts pass;
 };
 
@@ -35,5 +35,6 @@ int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cmd_dump(struct cli *c);
 int cmd_info(struct cli *c);
 int cmd_bench(struct cli *c);
+int cmd_render(struct cli *c);
 
 #endif

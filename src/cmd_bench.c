@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "forward.h"
+#include "screen.h"
 
 static double now_ms(void)
 {
@@ -83,14 +84,65 @@ static int fill_ids(struct pass_input *in, const struct model *m, int S, int T)
 	return 0;
 }
 
+/* Median ms to draw the stepper's screen (w × h, headless) on the decoder's
+ * first self-attention weights, moving the cursor every frame; and median ms
+ * of a recompute (the pass into the same trace) followed by one frame. */
+static void bench_frames(const struct cli *c, const struct model *m,
+			 const struct pass_input *in, struct trace *tr)
+{
+	int w = c->width ? c->width : 200, h = c->height ? c->height : 60;
+	struct canvas *cv = canvas_new(w, h, DEPTH_256);
+	double *t = calloc((size_t)c->frames, sizeof *t);
+	struct screen s;
+	struct err e;
+	memset(&s, 0, sizeof s);
+	if (!cv || !t) {
+		canvas_free(cv);
+		free(t);
+		return;
+	}
+	s.v.tr = tr;
+	s.v.m = m;
+	s.model_name = m->cfg.name;
+	s.sentence = "(synthetic ids)";
+	int idx = trace_index(tr, "decoder.0.self_attn.weights");
+	s.v.stage = idx >= 0 ? idx : trace_index(tr, "encoder.0.self_attn.weights");
+	if (s.v.stage < 0)
+		s.v.stage = 0;
+	int rows, cols;
+	view_dims(&tr->stages[s.v.stage], &rows, &cols);
+	for (int i = 0; i < c->frames; i++) {
+		s.v.row = i % rows;
+		s.v.col = (i * 7) % cols;
+		double t0 = now_ms();
+		screen_draw(&s, cv);
+		t[i] = now_ms() - t0;
+	}
+	printf("frame: %d×%d on %s [%d×%d] median_ms=%.3f (%d frames)\n", w, h,
+	       tr->stages[s.v.stage].name, rows, cols, median(t, c->frames), c->frames);
+	int n = c->frames < c->iters ? c->frames : c->iters;
+	for (int i = 0; i < n; i++) {
+		double t0 = now_ms();
+		if (!forward_run(m, in, &c->pass, tr, &e))
+			break;
+		s.v.stage = s.v.stage < tr->n ? s.v.stage : 0;
+		screen_draw(&s, cv);
+		t[i] = now_ms() - t0;
+	}
+	printf("recompute+frame: median_ms=%.3f (%d runs)\n", median(t, n), n);
+	canvas_free(cv);
+	free(t);
+}
+
 int cmd_bench(struct cli *c)
 {
 	struct model *m = cli_load_model(c);
 	if (!m)
 		return 1;
 	const struct config *g = &m->cfg;
-	int S = g->arch == ARCH_DEC_ONLY ? 0 : c->src_len;
-	int T = g->arch == ARCH_ENC_ONLY ? 0 : c->tgt_len;
+	int dflt = g->max_len < 64 ? g->max_len : 64;
+	int S = g->arch == ARCH_DEC_ONLY ? 0 : c->src_len ? c->src_len : dflt;
+	int T = g->arch == ARCH_ENC_ONLY ? 0 : c->tgt_len ? c->tgt_len : dflt;
 	if (S > g->max_len || T > g->max_len) {
 		model_free(m);
 		return cli_fail("lengths exceed the model's max_len %d", g->max_len);
@@ -123,7 +175,6 @@ int cmd_bench(struct cli *c)
 	}
 	if (!tr)
 		status = cli_fail("out of memory");
-	trace_free(tr);
 	if (!status) {
 		double flops = forward_flops(m, S, T);
 		double med = median(t, c->iters);
@@ -134,8 +185,11 @@ int cmd_bench(struct cli *c)
 		printf("flops=%.4g gflops=%.2f\n", flops, gf);
 		printf("sgemm_1024_gflops=%.2f ratio=%.3f\n", peak, peak > 0 ? gf / peak : 0);
 		printf("trace_bytes=%zu\n", bytes);
+		if (c->frames)
+			bench_frames(c, m, &in, tr);
 	}
 	free(t);
+	trace_free(tr);
 	input_free(&in);
 	model_free(m);
 	return status;

@@ -7,6 +7,7 @@
  * Every intermediate is a stage of the trace (computation order); the only
  * scratch buffer holds packed Q|K|V projections before they are split per
  * head. */
+#include <cblas.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,6 +160,9 @@ static const float *attention(struct ctx *c, enum block blk, int layer,
 
 	const float scale = 1.0f / sqrtf((float)dk);
 	const size_t qk = (size_t)nq * nk;
+	/* the per-head products are small: threads cost more than they give */
+	int threads = openblas_get_num_threads();
+	openblas_set_num_threads(1);
 	for (int hh = 0; hh < h; hh++)
 		op_matmul_nt(q + (size_t)hh * nq * dk, dk, k + (size_t)hh * nk * dk,
 			     dk, sc + hh * qk, nk, nq, nk, dk, scale);
@@ -178,6 +182,7 @@ static const float *attention(struct ctx *c, enum block blk, int layer,
 		op_matmul_nn(wt + hh * qk, nk, v + (size_t)hh * nk * dk, dk,
 			     hd + (size_t)hh * nq * dk, dk, nq, dk, nk);
 	}
+	openblas_set_num_threads(threads);
 
 	name2(nm, prefix, "concat");
 	cat = mat(c, SK_VECTORS, blk, layer, F_CONCAT, nq, qax, d, AX_NONE, nm);

@@ -9,13 +9,17 @@
 #include "cli.h"
 #include "config.h"
 #include "forward.h"
+#include "tui.h"
 
 static const char USAGE[] =
 	"usage: attnscope [--model FILE] [SENTENCE]        open the stepper (TUI)\n"
 	"       attnscope dump --out FILE.safetensors [--model FILE] [--target TEXT]\n"
 	"                 [--no-causal] [--encoder-causal] [--pad-to N] [--pad-target N] SENTENCE\n"
+	"       attnscope render --stage NAME [--head H] [--format text|ansi|svg|csv]\n"
+	"                 [--width W] [dump's options] SENTENCE\n"
 	"       attnscope info [--model FILE]\n"
 	"       attnscope bench [--model FILE] [--src-len N] [--tgt-len N] [--iters N]\n"
+	"                 [--frames N [--width W] [--height H]]\n"
 	"       attnscope --help | --version\n"
 	"\n"
 	"Steps through one forward pass of a Transformer and shows every stage.\n"
@@ -30,7 +34,12 @@ static const char USAGE[] =
 	"  --pad-to N          pad the source with <pad> to N tokens (masked keys)\n"
 	"  --pad-target N      pad the decoder input to N tokens (masked keys)\n"
 	"  --out FILE          where dump writes the trace\n"
+	"  --stage NAME        the stage render prints (--stage list: all names)\n"
+	"  --head H            one head of a per-head stage (default: all)\n"
+	"  --format F          render as text (numbers), csv, ansi or svg\n"
+	"  --width W           render width in columns\n"
 	"  --src-len N, --tgt-len N, --iters N   bench sizes and repetitions\n"
+	"  --frames N [--width W --height H]      bench: also time N headless frames\n"
 	"\n"
 	"A fully masked attention row (every key masked) gives all-zero weights.\n";
 
@@ -48,7 +57,7 @@ int cli_fail(const char *fmt, ...)
 enum {
 	O_MODEL = 256, O_TARGET, O_OUT, O_STAGE, O_FORMAT, O_HEAD, O_WIDTH,
 	O_NOCAUSAL, O_ENCCAUSAL, O_PADTO, O_PADTGT, O_SRCLEN, O_TGTLEN, O_ITERS,
-	O_DECODE, O_BEAM, O_HELP, O_VERSION,
+	O_DECODE, O_BEAM, O_FRAMES, O_HEIGHT, O_HELP, O_VERSION,
 };
 
 static const struct option LONGOPTS[] = {
@@ -68,6 +77,8 @@ static const struct option LONGOPTS[] = {
 	{ "iters", required_argument, 0, O_ITERS },
 	{ "decode", required_argument, 0, O_DECODE },
 	{ "beam", required_argument, 0, O_BEAM },
+	{ "frames", required_argument, 0, O_FRAMES },
+	{ "height", required_argument, 0, O_HEIGHT },
 	{ "help", no_argument, 0, O_HELP },
 	{ "version", no_argument, 0, O_VERSION },
 	{ 0, 0, 0, 0 },
@@ -92,14 +103,14 @@ int cli_parse(struct cli *c, const char *cmd, int argc, char **argv)
 	c->cmd = cmd;
 	c->head = -1;
 	c->iters = 20;
-	c->src_len = 64;
-	c->tgt_len = 64;
+	c->src_len = 0;    /* bench: 64, or max_len when smaller */
+	c->tgt_len = 0;
 	c->beam = 4;
 	pass_opts_default(&c->pass);
 	optind = 1;
 	opterr = 0;
 	int ch;
-	while ((ch = getopt_long(argc, argv, "+hV", LONGOPTS, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+:hV", LONGOPTS, NULL)) != -1) {
 		int r = 0;
 		switch (ch) {
 		case O_MODEL: c->model = optarg; break;
@@ -117,6 +128,8 @@ int cli_parse(struct cli *c, const char *cmd, int argc, char **argv)
 		case O_PADTGT: r = parse_count("--pad-target", optarg, 1, 65536, &c->pass.pad_target); break;
 		case O_SRCLEN: r = parse_count("--src-len", optarg, 1, 65536, &c->src_len); break;
 		case O_TGTLEN: r = parse_count("--tgt-len", optarg, 1, 65536, &c->tgt_len); break;
+		case O_FRAMES: r = parse_count("--frames", optarg, 1, 1000000, &c->frames); break;
+		case O_HEIGHT: r = parse_count("--height", optarg, 10, 10000, &c->height); break;
 		case O_ITERS: r = parse_count("--iters", optarg, 1, 100000, &c->iters); break;
 		case 'h':
 		case O_HELP:
@@ -213,6 +226,7 @@ static const struct {
 	{ "dump", cmd_dump },
 	{ "info", cmd_info },
 	{ "bench", cmd_bench },
+	{ "render", cmd_render },
 };
 
 int main(int argc, char **argv)
@@ -226,6 +240,7 @@ int main(int argc, char **argv)
 				run = COMMANDS[i].run;
 				argc--;
 				argv++;
+				break;
 			}
 	}
 	struct cli c;
@@ -236,7 +251,7 @@ int main(int argc, char **argv)
 	if (run) {
 		status = run(&c);
 	} else {
-		status = cli_fail("the interactive stepper is not built yet; use dump, info or bench");
+		status = tui_run(&c);
 	}
 	cli_free(&c);
 	return status;

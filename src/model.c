@@ -59,6 +59,26 @@ static int check_keys(const struct ydoc *d, const struct ynode *map,
 	return 0;
 }
 
+/* Rewrites a ynode error "file:line: what" as "file:line: key: what". */
+static int keyed(const struct ydoc *d, const struct ynode *n, const char *key,
+		 struct err *e)
+{
+	char rest[sizeof e->msg];
+	const char *p = e->msg;
+	size_t fl = strlen(d->file);
+	if (strncmp(p, d->file, fl) == 0 && p[fl] == ':') {
+		p += fl + 1;
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (*p == ':')
+			p++;
+		if (*p == ' ')
+			p++;
+	}
+	snprintf(rest, sizeof rest, "%s", p);
+	return err_set(e, "%s:%d: %s: %s", d->file, n->line, key, rest);
+}
+
 static int get_int(const struct ydoc *d, const struct ynode *map,
 		   const char *key, long long lo, long long hi, int *out,
 		   struct err *e)
@@ -68,7 +88,7 @@ static int get_int(const struct ydoc *d, const struct ynode *map,
 	if (!n)
 		return 0;
 	if (ynode_int(d, n, lo, hi, &v, e))
-		return err_prefix(e, "%s", key);
+		return keyed(d, n, key, e);
 	*out = (int)v;
 	return 0;
 }
@@ -78,7 +98,7 @@ static int get_bool(const struct ydoc *d, const struct ynode *map,
 {
 	const struct ynode *n = ynode_get(map, key);
 	if (n && ynode_bool(d, n, out, e))
-		return err_prefix(e, "%s", key);
+		return keyed(d, n, key, e);
 	return 0;
 }
 
@@ -91,7 +111,7 @@ static int get_str(const struct ydoc *d, const struct ynode *map,
 		return 0;
 	const char *s = ynode_str(d, n, e);
 	if (!s)
-		return err_prefix(e, "%s", key);
+		return keyed(d, n, key, e);
 	free(*out);
 	if (!(*out = strdup(s)))
 		return err_set(e, "out of memory");
@@ -108,7 +128,7 @@ static int get_enum(const struct ydoc *d, const struct ynode *map,
 		return 0;
 	const char *s = ynode_str(d, n, e);
 	if (!s)
-		return err_prefix(e, "%s", key);
+		return keyed(d, n, key, e);
 	char list[256] = "";
 	for (int i = 0; names[i]; i++) {
 		if (strcmp(names[i], s) == 0) {
@@ -258,7 +278,7 @@ static int parse_strlist(const struct ydoc *d, const struct ynode *n,
 	for (size_t i = 0; i < n->n; i++) {
 		const char *s = ynode_str(d, n->items[i], e);
 		if (!s)
-			return err_prefix(e, "%s", key);
+			return keyed(d, n->items[i], key, e);
 		if (!((*out)[i] = strdup(s)))
 			return err_set(e, "out of memory");
 		*count = (int)i + 1;
@@ -325,7 +345,7 @@ static int parse_config(struct model *m, const struct ydoc *d, struct err *e)
 	const struct ynode *n;
 	if ((n = ynode_get(r, "norm_eps"))) {
 		if (ynode_float(d, n, &c->norm_eps, e))
-			return err_prefix(e, "norm_eps");
+			return keyed(d, n, "norm_eps", e);
 		if (!(c->norm_eps > 0 && c->norm_eps < 1))
 			return err_set(e, "%s:%d: norm_eps must be in (0, 1)", d->file, n->line);
 	}
@@ -369,7 +389,7 @@ static int parse_config(struct model *m, const struct ydoc *d, struct err *e)
 	if (wf) {
 		const char *s = ynode_str(d, wf, e);
 		if (!s)
-			return err_prefix(e, "weights");
+			return keyed(d, wf, "weights", e);
 		c->wsrc = W_FILE;
 		if (!(c->weights_path = resolve(m->path, s)))
 			return err_set(e, "out of memory");
@@ -382,7 +402,7 @@ static int parse_config(struct model *m, const struct ydoc *d, struct err *e)
 		if (!(n = ynode_get(in, "random")))
 			return err_set(e, "%s:%d: init needs random: SEED", d->file, in->line);
 		if (ynode_int(d, n, 0, LLONG_MAX, &seed, e))
-			return err_prefix(e, "init.random");
+			return keyed(d, n, "init.random", e);
 		c->wsrc = W_RANDOM;
 		c->seed = (unsigned long long)seed;
 	}

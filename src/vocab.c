@@ -232,8 +232,10 @@ static uint32_t lower_cp(uint32_t c)
 		return c + 32;
 	if (c >= 0xC0 && c <= 0xDE && c != 0xD7)
 		return c + 32;
-	if (c >= 0x100 && c <= 0x17F && c != 0x130 && c != 0x138 && c != 0x149 &&
-	    c != 0x17F) {
+	if (c == 0x178)          /* Ÿ */
+		return 0xFF;
+	if (c >= 0x100 && c <= 0x17E && c != 0x130 && c != 0x138 && c != 0x149 &&
+	    c != 0x178) {
 		int odd_upper = (c >= 0x139 && c <= 0x148) || (c >= 0x179 && c <= 0x17E);
 		if (odd_upper ? (c & 1) : !(c & 1))
 			return c + 1;

@@ -101,8 +101,15 @@ int ydoc_parse(struct ydoc *doc, const char *file, const void *buf, size_t len,
 
 	while (!done) {
 		if (!yaml_parser_parse(&parser, &ev)) {
-			err_set(e, "%s:%zu: %s%s%s", file,
-				(size_t)parser.problem_mark.line + 1,
+			size_t line = (size_t)parser.problem_mark.line + 1;
+			if (parser.error == YAML_READER_ERROR) {
+				/* reader errors carry a byte offset, not a mark */
+				const char *b = buf;
+				line = 1;
+				for (size_t i = 0; i < parser.problem_offset && i < len; i++)
+					line += b[i] == '\n';
+			}
+			err_set(e, "%s:%zu: %s%s%s", file, line,
 				parser.problem ? parser.problem : "malformed YAML",
 				parser.context ? " " : "",
 				parser.context ? parser.context : "");

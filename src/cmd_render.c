@@ -1,0 +1,246 @@
+/* cmd_render.c - `attnscope render`: one stage to stdout as a table of
+ * numbers (text), CSV, a coloured heatmap (ANSI) or an SVG picture. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "canvas.h"
+#include "cli.h"
+#include "view.h"
+
+static int out_width(const struct cli *c)
+{
+	struct winsize ws;
+	if (c->width)
+		return c->width;
+	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20)
+		return ws.ws_col;
+	return 100;
+}
+
+static void fmt_value(char *buf, size_t n, float x)
+{
+	if (isinf(x) && x < 0)
+		snprintf(buf, n, "−∞");
+	else if (fabsf(x) >= 1e4f || (x != 0 && fabsf(x) < 1e-4f))
+		snprintf(buf, n, "%.3e", x);
+	else
+		snprintf(buf, n, "%.4f", x);
+}
+
+/* Pads s on the left to w columns. */
+static void put_right(const char *s, int w)
+{
+	for (int k = text_width(s); k < w; k++)
+		putchar(' ');
+	fputs(s, stdout);
+}
+
+static void print_matrix(const struct trace *t, const struct stage *s,
+			 int head, int width)
+{
+	int rows, cols;
+	char lab[96], fit[64], val[32];
+	view_dims(s, &rows, &cols);
+	const float *m = view_slice(s, head);
+	enum axis ra = s->axes[s->ndim == 3 ? 1 : 0], ca = s->axes[s->ndim - 1];
+	int lw = 4;
+	for (int i = 0; i < rows; i++) {
+		trace_axis_label(t, ra, i, lab, sizeof lab);
+		int w = text_width(text_fit(lab, 16, fit, sizeof fit));
+		lw = w > lw ? w : lw;
+	}
+	const int cw = 11;
+	int per = (width - lw) / cw;
+	if (per < 1)
+		per = 1;
+	if (s->ndim == 1)
+		per = cols = 1;
+	for (int c0 = 0; c0 < cols; c0 += per) {
+		int c1 = c0 + per < cols ? c0 + per : cols;
+		if (cols > per)
+			printf("columns %d–%d of %d\n", c0, c1 - 1, cols);
+		put_right("", lw);
+		for (int j = c0; j < c1 && s->ndim > 1; j++) {
+			trace_axis_label(t, ca, j, lab, sizeof lab);
+			put_right(text_fit(lab, cw - 1, fit, sizeof fit), cw);
+		}
+		putchar('\n');
+		for (int i = 0; i < rows; i++) {
+			trace_axis_label(t, ra, i, lab, sizeof lab);
+			put_right(text_fit(lab, 16, fit, sizeof fit), lw);
+			for (int j = c0; j < c1; j++) {
+				if (s->dtype == DT_I32)
+					snprintf(val, sizeof val, "%d", ((const int32_t *)s->data)[i]);
+				else
+					fmt_value(val, sizeof val, m[(size_t)i * cols + j]);
+				put_right(val, cw);
+			}
+			putchar('\n');
+		}
+		if (c1 < cols)
+			putchar('\n');
+	}
+}
+
+static void csv_field(const char *s)
+{
+	int quote = strpbrk(s, ",\"\n") != NULL;
+	if (!quote) {
+		fputs(s, stdout);
+		return;
+	}
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"')
+			putchar('"');
+		putchar(*s);
+	}
+	putchar('"');
+}
+
+static void print_csv(const struct trace *t, const struct stage *s, int head)
+{
+	int rows, cols, h0 = head >= 0 ? head : 0;
+	int h1 = head >= 0 ? head + 1 : view_heads(s);
+	char lab[96];
+	view_dims(s, &rows, &cols);
+	enum axis ra = s->axes[s->ndim == 3 ? 1 : 0], ca = s->axes[s->ndim - 1];
+	if (s->ndim == 3)
+		fputs("head,", stdout);
+	fputs("row", stdout);
+	for (int j = 0; j < cols; j++) {
+		putchar(',');
+		if (s->ndim == 1)
+			fputs("value", stdout);
+		else
+			csv_field(trace_axis_label(t, ca, j, lab, sizeof lab));
+	}
+	putchar('\n');
+	for (int h = h0; h < h1; h++) {
+		const float *m = view_slice(s, h);
+		for (int i = 0; i < rows; i++) {
+			if (s->ndim == 3)
+				printf("%d,", h);
+			csv_field(trace_axis_label(t, ra, i, lab, sizeof lab));
+			for (int j = 0; j < cols; j++) {
+				if (s->dtype == DT_I32)
+					printf(",%d", ((const int32_t *)s->data)[i]);
+				else if (isinf(m[(size_t)i * cols + j]))
+					printf(",%s", m[(size_t)i * cols + j] < 0 ? "-inf" : "inf");
+				else
+					printf(",%.9g", m[(size_t)i * cols + j]);
+			}
+			putchar('\n');
+		}
+	}
+}
+
+static enum depth env_depth(void)
+{
+	const char *nc = getenv("NO_COLOR"), *ct = getenv("COLORTERM");
+	if (nc && *nc)
+		return DEPTH_NONE;
+	if (ct && (strcmp(ct, "truecolor") == 0 || strcmp(ct, "24bit") == 0))
+		return DEPTH_TRUE;
+	return DEPTH_256;
+}
+
+static int print_picture(const struct trace *t, const struct model *m,
+			 int idx, int head, int width, int svg)
+{
+	const struct stage *s = &t->stages[idx];
+	struct view_state v;
+	int rows, cols;
+	memset(&v, 0, sizeof v);
+	v.tr = t;
+	v.m = m;
+	v.stage = idx;
+	v.head = head >= 0 ? head : 0;
+	if (head < 0 && view_heads(s) > 1)
+		v.flags |= VF_ALL_HEADS;
+	view_dims(s, &rows, &cols);
+	int h = rows + 8;
+	if (v.flags & VF_ALL_HEADS)
+		h = (rows / 2 + 4) * ((view_heads(s) + 3) / 4) + 6;
+	if (s->kind == SK_LOGITS || s->kind == SK_PROBS || s->kind == SK_LOSS)
+		h = rows > 20 ? rows + 6 : 26;
+	if (h > 400)
+		h = 400;
+	struct canvas *c = canvas_new(width, h, svg ? DEPTH_TRUE : env_depth());
+	if (!c)
+		return cli_fail("out of memory");
+	struct rect r = { 0, 0, width, h };
+	view_clamp(&v);
+	view_for(&v)->draw(&v, c, r);
+	if (svg)
+		canvas_write_svg(c, stdout);
+	else if (c->depth == DEPTH_NONE)
+		canvas_write_text(c, stdout);
+	else
+		canvas_write_ansi(c, stdout);
+	canvas_free(c);
+	return 0;
+}
+
+int cmd_render(struct cli *c)
+{
+	const char *fmt = c->format ? c->format : "text";
+	int svg = !strcmp(fmt, "svg"), ansi = !strcmp(fmt, "ansi");
+	if (!svg && !ansi && strcmp(fmt, "text") && strcmp(fmt, "csv"))
+		return cli_fail("--format must be text, ansi, svg or csv, not \"%s\"", fmt);
+	if (!c->stage)
+		return cli_fail("render needs --stage NAME (--stage list prints the names)");
+	struct model *m = cli_load_model(c);
+	if (!m)
+		return 1;
+	struct trace *t = cli_run_pass(c, m);
+	int status = 1;
+	if (!t)
+		goto out;
+	if (!strcmp(c->stage, "list")) {
+		for (int i = 0; i < t->n; i++)
+			printf("%s\n", t->stages[i].name);
+		status = 0;
+		goto out;
+	}
+	int idx = trace_index(t, c->stage);
+	if (idx < 0) {
+		cli_fail("no stage \"%s\" in this pass (--stage list prints the names)", c->stage);
+		goto out;
+	}
+	const struct stage *s = &t->stages[idx];
+	if (c->head >= view_heads(s)) {
+		cli_fail("--head %d: %s has %d head%s", c->head, s->name, view_heads(s),
+			 view_heads(s) == 1 ? "" : "s");
+		goto out;
+	}
+	if (svg || ansi) {
+		status = print_picture(t, m, idx, c->head, out_width(c), svg);
+		goto out;
+	}
+	if (!strcmp(fmt, "csv")) {
+		print_csv(t, s, c->head);
+		status = 0;
+		goto out;
+	}
+	for (int h = c->head >= 0 ? c->head : 0;
+	     h < (c->head >= 0 ? c->head + 1 : view_heads(s)); h++) {
+		printf("%s  %s", s->name, s->formula);
+		if (view_heads(s) > 1)
+			printf("  head %d of %d", h, view_heads(s));
+		printf("\nrows: %s%s%s\n", view_row_title(s), s->ndim > 1 ? " · columns: " : "",
+		       view_col_title(s));
+		print_matrix(t, s, h, out_width(c));
+		if (h + 1 < view_heads(s) && c->head < 0)
+			putchar('\n');
+	}
+	status = 0;
+out:
+	trace_free(t);
+	model_free(m);
+	return status;
+}

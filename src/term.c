@@ -1,0 +1,237 @@
+/* term.c - ncursesw backend: init/teardown, colours, keys, mouse, signals. */
+#define NCURSES_WIDECHAR 1
+#include <curses.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <wchar.h>
+
+#include "err.h"
+#include "term.h"
+
+static int active;
+static enum depth depth;
+static int mouse_x, mouse_y;
+
+static void on_signal(int sig)
+{
+	/* restore the terminal, then die of the same signal */
+	if (active)
+		endwin();
+	active = 0;
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static enum depth pick_depth(void)
+{
+	const char *nc = getenv("NO_COLOR");
+	if ((nc && *nc) || !has_colors())
+		return DEPTH_NONE;
+	if (start_color() == ERR)
+		return DEPTH_NONE;
+	use_default_colors();
+	if (COLORS >= 0x1000000)
+		return DEPTH_TRUE;     /* a direct-colour terminfo (e.g. xterm-direct) */
+	if (COLORS >= 256)
+		return DEPTH_256;
+	if (COLORS >= 8)
+		return DEPTH_8;
+	return DEPTH_NONE;
+}
+
+int term_init(struct err *e)
+{
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
+		return err_set(e, "not a terminal: use `attnscope render` or `attnscope dump` "
+			       "for output to a file or pipe");
+	const char *term = getenv("TERM");
+	if (!term || !*term || strcmp(term, "dumb") == 0)
+		return err_set(e, "TERM is %s: the stepper needs a real terminal "
+			       "(try TERM=xterm-256color), or use `attnscope render`",
+			       term && *term ? term : "unset");
+	/* wide characters need a UTF-8 locale */
+	setlocale(LC_ALL, "");
+	if (strcmp(nl_langinfo(CODESET), "UTF-8") != 0)
+		setlocale(LC_CTYPE, "C.UTF-8");
+	SCREEN *s = newterm(NULL, stdout, stdin);
+	if (!s)
+		return err_set(e, "cannot open the terminal (TERM=%s unknown?)", term);
+	set_term(s);
+	active = 1;
+	cbreak();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	curs_set(0);
+	set_escdelay(25);
+	mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED, NULL);
+	mouseinterval(0);
+	depth = pick_depth();
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
+	return 0;
+}
+
+void term_end(void)
+{
+	if (active) {
+		curs_set(1);
+		endwin();
+	}
+	active = 0;
+}
+
+int term_active(void)
+{
+	return active;
+}
+
+enum depth term_depth(void)
+{
+	return depth;
+}
+
+void term_size(int *w, int *h)
+{
+	getmaxyx(stdscr, *h, *w);
+}
+
+static int color_index(uint32_t rgb)
+{
+	if (rgb == COLOR_DEFAULT)
+		return -1;
+	switch (depth) {
+	case DEPTH_TRUE: return (int)rgb;
+	case DEPTH_256: return color_to_256(rgb);
+	case DEPTH_8: return color_to_8(rgb);
+	default: return -1;
+	}
+}
+
+void term_show(const struct canvas *c)
+{
+	int w, h;
+	term_size(&w, &h);
+	for (int y = 0; y < c->h && y < h; y++) {
+		for (int x = 0; x < c->w && x < w; x++) {
+			const struct cell *p = &c->cells[(size_t)y * c->w + x];
+			if (!p->glyph[0])
+				continue;   /* right half of a wide glyph */
+			wchar_t wc[4] = { 0 };
+			mbstate_t st;
+			memset(&st, 0, sizeof st);
+			size_t n = mbrtowc(wc, p->glyph, strlen(p->glyph), &st);
+			if (n == (size_t)-1 || n == (size_t)-2)
+				wc[0] = L'?';
+			/* a combining mark may follow the base character */
+			size_t used = n == (size_t)-1 || n == (size_t)-2 || n == 0 ? strlen(p->glyph) : n;
+			if (used < strlen(p->glyph)) {
+				n = mbrtowc(wc + 1, p->glyph + used, strlen(p->glyph) - used, &st);
+				if (n == (size_t)-1 || n == (size_t)-2)
+					wc[1] = 0;
+			}
+			attr_t a = A_NORMAL;
+			if (p->attr & ATTR_BOLD) a |= A_BOLD;
+			if (p->attr & ATTR_DIM) a |= A_DIM;
+			if (p->attr & ATTR_REVERSE) a |= A_REVERSE;
+			if (p->attr & ATTR_UNDERLINE) a |= A_UNDERLINE;
+			int pair = 0;
+			if (depth != DEPTH_NONE) {
+				pair = alloc_pair(color_index(p->fg), color_index(p->bg));
+				if (pair < 0)
+					pair = 0;
+			}
+			cchar_t cc;
+			setcchar(&cc, wc, a, (short)(pair < 32767 ? pair : 0), &pair);
+			mvadd_wch(y, x, &cc);
+		}
+	}
+	refresh();
+}
+
+void term_mouse(int *x, int *y)
+{
+	*x = mouse_x;
+	*y = mouse_y;
+}
+
+int term_key(int timeout_ms, char utf8[8])
+{
+	wint_t ch;
+	utf8[0] = 0;
+	timeout(timeout_ms);
+	int r = get_wch(&ch);
+	if (r == ERR)
+		return TK_NONE;
+	if (r == KEY_CODE_YES) {
+		switch (ch) {
+		case KEY_RESIZE: return TK_RESIZE;
+		case KEY_UP: return TK_UP;
+		case KEY_DOWN: return TK_DOWN;
+		case KEY_LEFT: return TK_LEFT;
+		case KEY_RIGHT: return TK_RIGHT;
+		case KEY_SR: return TK_SUP;
+		case KEY_SF: return TK_SDOWN;
+		case KEY_SLEFT: return TK_SLEFT;
+		case KEY_SRIGHT: return TK_SRIGHT;
+		case KEY_PPAGE: return TK_PGUP;
+		case KEY_NPAGE: return TK_PGDN;
+		case KEY_HOME: return TK_HOME;
+		case KEY_END: return TK_END;
+		case KEY_ENTER: return TK_ENTER;
+		case KEY_BACKSPACE: return TK_BACKSPACE;
+		case KEY_DC: return TK_DELETE;
+		case KEY_BTAB: return TK_BTAB;
+		case KEY_F(1): return TK_F1;
+		case KEY_MOUSE: {
+			MEVENT ev;
+			if (getmouse(&ev) == OK &&
+			    (ev.bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED))) {
+				mouse_x = ev.x;
+				mouse_y = ev.y;
+				return TK_MOUSE;
+			}
+			return TK_NONE;
+		}
+		default:
+			return TK_NONE;
+		}
+	}
+	switch (ch) {
+	case '\r': case '\n': return TK_ENTER;
+	case 127: case 8: return TK_BACKSPACE;
+	case 27: return TK_ESC;
+	case '\t': return TK_TAB;
+	}
+	if (ch < 32)
+		return (int)ch;   /* other control keys: Ctrl-letter */
+	/* a character: hand over its UTF-8 */
+	mbstate_t st;
+	memset(&st, 0, sizeof st);
+	size_t n = wcrtomb(utf8, (wchar_t)ch, &st);
+	if (n == (size_t)-1) {
+		strcpy(utf8, "\xEF\xBF\xBD");   /* U+FFFD */
+		n = 3;
+	}
+	utf8[n] = 0;
+	return ch < 128 ? (int)ch : 0;
+}
+
+void term_fatal(const char *fmt, ...)
+{
+	va_list ap;
+	term_end();
+	fputs("attnscope: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}

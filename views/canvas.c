@@ -1,0 +1,343 @@
+/* canvas.c - the cell grid, UTF-8 text placement and the text/ANSI
+ * backends. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "canvas.h"
+
+struct canvas *canvas_new(int w, int h, enum depth depth)
+{
+	struct canvas *c = calloc(1, sizeof *c);
+	if (!c)
+		return NULL;
+	c->depth = depth;
+	if (canvas_resize(c, w, h)) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void canvas_free(struct canvas *c)
+{
+	if (c)
+		free(c->cells);
+	free(c);
+}
+
+int canvas_resize(struct canvas *c, int w, int h)
+{
+	if (w < 1) w = 1;
+	if (h < 1) h = 1;
+	struct cell *n = realloc(c->cells, (size_t)w * h * sizeof *n);
+	if (!n)
+		return -1;
+	c->cells = n;
+	c->w = w;
+	c->h = h;
+	canvas_clear(c);
+	return 0;
+}
+
+void canvas_clear(struct canvas *c)
+{
+	for (int i = 0; i < c->w * c->h; i++) {
+		struct cell *x = &c->cells[i];
+		x->glyph[0] = ' ';
+		x->glyph[1] = 0;
+		x->fg = x->bg = COLOR_DEFAULT;
+		x->attr = 0;
+	}
+}
+
+static struct cell *at(struct canvas *c, int x, int y)
+{
+	if (x < 0 || y < 0 || x >= c->w || y >= c->h)
+		return NULL;
+	return &c->cells[(size_t)y * c->w + x];
+}
+
+static void set(struct cell *x, const char *g, size_t len, uint32_t fg,
+		uint32_t bg, uint8_t attr)
+{
+	if (len >= GLYPH_MAX)
+		len = GLYPH_MAX - 1;
+	memcpy(x->glyph, g, len);
+	x->glyph[len] = 0;
+	x->fg = fg;
+	x->bg = bg;
+	x->attr = attr;
+}
+
+void canvas_put(struct canvas *c, int x, int y, const char *glyph, uint32_t fg,
+		uint32_t bg, uint8_t attr)
+{
+	struct cell *p = at(c, x, y);
+	if (p)
+		set(p, glyph, strlen(glyph), fg, bg, attr);
+}
+
+/* Decodes one UTF-8 code point; invalid input gives U+FFFD and length 1. */
+static int decode(const unsigned char *s, uint32_t *cp)
+{
+	unsigned c = s[0];
+	int n;
+	uint32_t v, min;
+	if (c < 0x80) { *cp = c; return 1; }
+	if ((c & 0xE0) == 0xC0) { n = 2; v = c & 0x1F; min = 0x80; }
+	else if ((c & 0xF0) == 0xE0) { n = 3; v = c & 0x0F; min = 0x800; }
+	else if ((c & 0xF8) == 0xF0) { n = 4; v = c & 0x07; min = 0x10000; }
+	else goto bad;
+	for (int i = 1; i < n; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			goto bad;
+		v = (v << 6) | (s[i] & 0x3F);
+	}
+	if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
+		goto bad;
+	*cp = v;
+	return n;
+bad:
+	*cp = 0xFFFD;
+	return 1;
+}
+
+static int cp_width(uint32_t c)
+{
+	if (c == 0)
+		return 0;
+	if (c < 32 || (c >= 0x7F && c < 0xA0))
+		return 1;   /* control characters are shown as U+FFFD */
+	if ((c >= 0x300 && c <= 0x36F) || (c >= 0x200B && c <= 0x200F) ||
+	    (c >= 0xFE00 && c <= 0xFE0F))
+		return 0;
+	if ((c >= 0x1100 && c <= 0x115F) || (c >= 0x2E80 && c <= 0xA4CF) ||
+	    (c >= 0xAC00 && c <= 0xD7A3) || (c >= 0xF900 && c <= 0xFAFF) ||
+	    (c >= 0xFE30 && c <= 0xFE4F) || (c >= 0xFF00 && c <= 0xFF60) ||
+	    (c >= 0xFFE0 && c <= 0xFFE6) || (c >= 0x1F300 && c <= 0x1F64F) ||
+	    (c >= 0x1F900 && c <= 0x1F9FF) || (c >= 0x20000 && c <= 0x3FFFD))
+		return 2;
+	return 1;
+}
+
+int text_width(const char *s)
+{
+	int w = 0;
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		uint32_t cp;
+		p += decode(p, &cp);
+		w += cp_width(cp);
+	}
+	return w;
+}
+
+static int encode(uint32_t cp, char *out)
+{
+	if (cp < 0x80) { out[0] = (char)cp; return 1; }
+	if (cp < 0x800) {
+		out[0] = (char)(0xC0 | (cp >> 6));
+		out[1] = (char)(0x80 | (cp & 0x3F));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		out[0] = (char)(0xE0 | (cp >> 12));
+		out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		out[2] = (char)(0x80 | (cp & 0x3F));
+		return 3;
+	}
+	out[0] = (char)(0xF0 | (cp >> 18));
+	out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+	out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+	out[3] = (char)(0x80 | (cp & 0x3F));
+	return 4;
+}
+
+int canvas_text(struct canvas *c, int x, int y, int maxw, const char *s,
+		uint32_t fg, uint32_t bg, uint8_t attr)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	int used = 0;
+	if (y < 0 || y >= c->h)
+		return 0;
+	while (*p && used < maxw) {
+		uint32_t cp;
+		char g[4];
+		p += decode(p, &cp);
+		if (cp < 32 || (cp >= 0x7F && cp < 0xA0))
+			cp = 0xFFFD;
+		int w = cp_width(cp);
+		if (w == 0) {
+			/* combining mark: append to the previous cell's glyph */
+			struct cell *prev = at(c, x + used - 1, y);
+			int gl = encode(cp, g);
+			if (prev && strlen(prev->glyph) + (size_t)gl < GLYPH_MAX)
+				strncat(prev->glyph, g, (size_t)gl);
+			continue;
+		}
+		if (used + w > maxw)
+			break;
+		struct cell *cell = at(c, x + used, y);
+		if (cell)
+			set(cell, g, (size_t)encode(cp, g), fg, bg, attr);
+		if (w == 2) {
+			struct cell *cont = at(c, x + used + 1, y);
+			if (cont)
+				set(cont, "", 0, fg, bg, attr);
+			if (!cont && cell)   /* a wide glyph cut by the edge */
+				set(cell, " ", 1, fg, bg, attr);
+		}
+		used += w;
+	}
+	return used;
+}
+
+int canvas_printf(struct canvas *c, int x, int y, int maxw, uint32_t fg,
+		  uint32_t bg, uint8_t attr, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	return canvas_text(c, x, y, maxw, buf, fg, bg, attr);
+}
+
+void canvas_fill(struct canvas *c, struct rect r, const char *glyph,
+		 uint32_t fg, uint32_t bg, uint8_t attr)
+{
+	for (int y = r.y; y < r.y + r.h; y++)
+		for (int x = r.x; x < r.x + r.w; x++)
+			canvas_put(c, x, y, glyph, fg, bg, attr);
+}
+
+const char *text_fit(const char *s, int maxw, char *buf, size_t bufsz)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t out = 0;
+	int w = 0, total = text_width(s);
+	if (maxw <= 0 || bufsz < 8) {
+		if (bufsz)
+			buf[0] = 0;
+		return buf;
+	}
+	int limit = total > maxw ? maxw - 1 : maxw;
+	while (*p) {
+		uint32_t cp;
+		char g[4];
+		p += decode(p, &cp);
+		int cw = cp_width(cp);
+		if (w + cw > limit)
+			break;
+		int gl = encode(cp, g);
+		if (out + (size_t)gl + 4 >= bufsz)
+			break;
+		memcpy(buf + out, g, (size_t)gl);
+		out += (size_t)gl;
+		w += cw;
+	}
+	if (total > maxw) {
+		memcpy(buf + out, "…", 3);
+		out += 3;
+	}
+	buf[out] = 0;
+	return buf;
+}
+
+/* ---- colour quantisation ---- */
+
+static int cube_level(int v)
+{
+	/* xterm cube levels 0, 95, 135, 175, 215, 255 */
+	return v < 48 ? 0 : v < 115 ? 1 : (v - 35) / 40;
+}
+
+static const int LEVELS[6] = { 0, 95, 135, 175, 215, 255 };
+
+int color_to_256(uint32_t rgb)
+{
+	int r = (rgb >> 16) & 255, g = (rgb >> 8) & 255, b = rgb & 255;
+	int cr = cube_level(r), cg = cube_level(g), cb = cube_level(b);
+	int dr = LEVELS[cr] - r, dg = LEVELS[cg] - g, db = LEVELS[cb] - b;
+	int cube_err = dr * dr + dg * dg + db * db;
+	int avg = (r + g + b) / 3;
+	int gi = avg > 238 ? 23 : avg < 8 ? 0 : (avg - 8) / 10;
+	int gv = 8 + gi * 10;
+	int gray_err = (gv - r) * (gv - r) + (gv - g) * (gv - g) + (gv - b) * (gv - b);
+	if (gray_err < cube_err)
+		return 232 + gi;
+	return 16 + 36 * cr + 6 * cg + cb;
+}
+
+int color_to_8(uint32_t rgb)
+{
+	int r = (rgb >> 16) & 255, g = (rgb >> 8) & 255, b = rgb & 255;
+	int mx = r > g ? (r > b ? r : b) : (g > b ? g : b);
+	if (mx < 60)
+		return 0;                        /* black */
+	int t = mx / 2;
+	return (r > t ? 1 : 0) | (g > t ? 2 : 0) | (b > t ? 4 : 0);
+}
+
+/* ---- text and ANSI backends ---- */
+
+void canvas_write_text(const struct canvas *c, FILE *fp)
+{
+	for (int y = 0; y < c->h; y++) {
+		const struct cell *row = &c->cells[(size_t)y * c->w];
+		int last = c->w - 1;
+		while (last >= 0 && strcmp(row[last].glyph, " ") == 0)
+			last--;
+		for (int x = 0; x <= last; x++)
+			fputs(row[x].glyph, fp);
+		fputc('\n', fp);
+	}
+}
+
+static void sgr_color(FILE *fp, enum depth d, uint32_t col, int bg)
+{
+	if (col == COLOR_DEFAULT) {
+		fprintf(fp, ";%d", bg ? 49 : 39);
+		return;
+	}
+	switch (d) {
+	case DEPTH_TRUE:
+		fprintf(fp, ";%d;2;%u;%u;%u", bg ? 48 : 38, (col >> 16) & 255,
+			(col >> 8) & 255, col & 255);
+		break;
+	case DEPTH_256:
+		fprintf(fp, ";%d;5;%d", bg ? 48 : 38, color_to_256(col));
+		break;
+	case DEPTH_8:
+		fprintf(fp, ";%d", (bg ? 40 : 30) + color_to_8(col));
+		break;
+	case DEPTH_NONE:
+		break;
+	}
+}
+
+void canvas_write_ansi(const struct canvas *c, FILE *fp)
+{
+	for (int y = 0; y < c->h; y++) {
+		const struct cell *row = &c->cells[(size_t)y * c->w];
+		const struct cell *prev = NULL;
+		for (int x = 0; x < c->w; x++) {
+			const struct cell *p = &row[x];
+			if (!prev || p->fg != prev->fg || p->bg != prev->bg ||
+			    p->attr != prev->attr) {
+				fputs("\033[0", fp);
+				if (p->attr & ATTR_BOLD) fputs(";1", fp);
+				if (p->attr & ATTR_DIM) fputs(";2", fp);
+				if (p->attr & ATTR_UNDERLINE) fputs(";4", fp);
+				if (p->attr & ATTR_REVERSE) fputs(";7", fp);
+				sgr_color(fp, c->depth, p->fg, 0);
+				sgr_color(fp, c->depth, p->bg, 1);
+				fputc('m', fp);
+				prev = p;
+			}
+			fputs(p->glyph, fp);
+		}
+		fputs("\033[0m\n", fp);
+	}
+}

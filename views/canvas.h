@@ -1,0 +1,83 @@
+/* canvas.h - a grid of cells that views draw into.
+ *
+ * A cell holds one UTF-8 glyph (one terminal column; a wide glyph takes two
+ * cells, the second marked as its continuation), a foreground and
+ * background colour (0xRRGGBB or COLOR_DEFAULT) and attributes.  Backends
+ * (ncurses on a terminal; text, ANSI and SVG for `render` and tests) turn a
+ * canvas into output.  The canvas records the colour depth of its backend so
+ * that views can choose glyphs that still read without colour. */
+#ifndef ATTNSCOPE_CANVAS_H
+#define ATTNSCOPE_CANVAS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define COLOR_DEFAULT 0xFF000000u
+#define RGB(r, g, b) (((uint32_t)(r) << 16) | ((uint32_t)(g) << 8) | (uint32_t)(b))
+
+enum {
+	ATTR_BOLD = 1,
+	ATTR_DIM = 2,
+	ATTR_REVERSE = 4,
+	ATTR_UNDERLINE = 8,
+};
+
+/* What the backend can show. */
+enum depth { DEPTH_NONE = 0, DEPTH_8 = 8, DEPTH_256 = 256, DEPTH_TRUE = 16777216 };
+
+#define GLYPH_MAX 8
+
+struct cell {
+	char glyph[GLYPH_MAX];   /* UTF-8, NUL-terminated; "" = continuation */
+	uint32_t fg, bg;
+	uint8_t attr;
+};
+
+struct canvas {
+	int w, h;
+	enum depth depth;
+	struct cell *cells;      /* [h, w] */
+};
+
+struct rect {
+	int x, y, w, h;
+};
+
+struct canvas *canvas_new(int w, int h, enum depth depth);
+void canvas_free(struct canvas *c);
+/* Resizes (contents cleared).  Returns 0, or -1 on out-of-memory. */
+int canvas_resize(struct canvas *c, int w, int h);
+void canvas_clear(struct canvas *c);
+
+/* Sets one cell (clipped).  glyph is one character of terminal width 1. */
+void canvas_put(struct canvas *c, int x, int y, const char *glyph, uint32_t fg,
+		uint32_t bg, uint8_t attr);
+/* Writes UTF-8 text from (x, y), at most maxw columns (clipped to the
+ * canvas); invalid bytes show as U+FFFD.  Returns the columns used. */
+int canvas_text(struct canvas *c, int x, int y, int maxw, const char *s,
+		uint32_t fg, uint32_t bg, uint8_t attr);
+/* printf into canvas_text. */
+int canvas_printf(struct canvas *c, int x, int y, int maxw, uint32_t fg,
+		  uint32_t bg, uint8_t attr, const char *fmt, ...)
+	__attribute__((format(printf, 8, 9)));
+void canvas_fill(struct canvas *c, struct rect r, const char *glyph,
+		 uint32_t fg, uint32_t bg, uint8_t attr);
+
+/* Terminal columns of a UTF-8 string (East Asian wide = 2, combining = 0). */
+int text_width(const char *s);
+/* Copies s into buf cut to at most maxw columns, ending in "…" when cut. */
+const char *text_fit(const char *s, int maxw, char *buf, size_t bufsz);
+
+/* Backends to a stream: plain glyphs, or glyphs with ANSI SGR colours at the
+ * canvas's depth.  Trailing blanks of each line are trimmed in text mode. */
+void canvas_write_text(const struct canvas *c, FILE *fp);
+void canvas_write_ansi(const struct canvas *c, FILE *fp);
+/* An SVG picture of the canvas (views/svg.c). */
+void canvas_write_svg(const struct canvas *c, FILE *fp);
+
+/* The xterm 256-colour index nearest to an RGB colour, and the nearest of
+ * the 8 basic colours. */
+int color_to_256(uint32_t rgb);
+int color_to_8(uint32_t rgb);
+
+#endif

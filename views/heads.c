@@ -1,0 +1,394 @@
+/* heads.c - every head of one attention stage at once (like BertViz's model
+ * view): a grid of small heatmaps on one shared colour scale, each titled
+ * with its head, mean row entropy and pattern; or, with VF_MEAN_HEADS, the
+ * mean over heads as one heatmap (for long sequences).
+ *
+ * Dimension names: H heads, n rows (queries / tokens), m columns (keys /
+ * dk).  The stage is [H, n, m]. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "palette.h"
+#include "view.h"
+
+#define CURSOR_MARK RGB(255, 0, 255)
+#define GAP 1                 /* blank columns between tiles */
+
+/* --- drawing clipped to the view's rectangle --- */
+
+static int inside(struct rect r, int x, int y)
+{
+	return x >= r.x && y >= r.y && x < r.x + r.w && y < r.y + r.h;
+}
+
+static void put(struct canvas *c, struct rect r, int x, int y, const char *g,
+		uint32_t fg, uint32_t bg, uint8_t attr)
+{
+	if (inside(r, x, y))
+		canvas_put(c, x, y, g, fg, bg, attr);
+}
+
+static int text(struct canvas *c, struct rect r, int x, int y, int maxw,
+		const char *s, const struct style *st)
+{
+	if (y < r.y || y >= r.y + r.h || x < r.x)
+		return 0;
+	if (maxw > r.x + r.w - x)
+		maxw = r.x + r.w - x;
+	if (maxw <= 0)
+		return 0;
+	return canvas_text(c, x, y, maxw, s, st->fg, st->bg, st->attr);
+}
+
+static int clampi(int v, int lo, int hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* Keeps cur visible in a window of vis items starting at *first. */
+static void follow(int *first, int cur, int vis, int total)
+{
+	if (vis < 1)
+		vis = 1;
+	if (cur >= 0 && cur < *first)
+		*first = cur;
+	if (cur >= 0 && cur >= *first + vis)
+		*first = cur - vis + 1;
+	*first = clampi(*first, 0, total > vis ? total - vis : 0);
+}
+
+static int has_neginf(const float *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (isinf(m[i]) && m[i] < 0)
+			return 1;
+	return 0;
+}
+
+/* A pattern tag short enough for a tile's bottom border. */
+static const char *short_tag(const char *tag, int room)
+{
+	static const struct { const char *full, *brief; } T[] = {
+		{ "attends to itself", "self" },
+		{ "previous token", "previous" },
+		{ "first token", "first" },
+	};
+	if (text_width(tag) <= room)
+		return tag;
+	for (size_t i = 0; i < sizeof T / sizeof T[0]; i++)
+		if (strcmp(tag, T[i].full) == 0)
+			return T[i].brief;
+	return tag;
+}
+
+/* --- the mean over heads --- */
+
+static void draw_mean(struct view_state *v, struct canvas *c, struct rect r)
+{
+	const struct stage *s = view_stage(v);
+	const struct style mu = role_style(R_MUTED, c->depth);
+	const struct style hd = role_style(R_HEADER, c->depth);
+	const struct style wa = role_style(R_WARN, c->depth);
+	const int H = s->shape[0], n = s->shape[1], m = s->shape[2];
+	const size_t per = (size_t)n * m;
+	const float *all = stage_f32(s);   /* [H, n, m] */
+	char buf[200];
+
+	float *mean = malloc(per * sizeof *mean);   /* [n, m] */
+	if (!mean) {
+		text(c, r, r.x, r.y, r.w, "out of memory for the mean over heads", &wa);
+		return;
+	}
+	for (size_t i = 0; i < per; i++) {
+		double sum = 0;
+		for (int h = 0; h < H; h++)
+			sum += all[(size_t)h * per + i];
+		mean[i] = (float)(sum / H);
+	}
+	struct scale sc = scale_for(s, mean, per);
+
+	int x = r.x;
+	snprintf(buf, sizeof buf, "mean over %d heads", H);
+	x += text(c, r, x, r.y, r.w, buf, &hd) + 2;
+	snprintf(buf, sizeof buf, "rows: %s · columns: %s", view_row_title(s),
+		 view_col_title(s));
+	x += text(c, r, x, r.y, r.x + r.w - x, buf, &mu) + 2;
+	if (s->kind == SK_WEIGHTS) {
+		const char *pat = attn_pattern(mean, n, m);
+		snprintf(buf, sizeof buf, "entropy %.2f bits%s%s",
+			 attn_entropy(mean, n, m), *pat ? " · " : "", pat);
+		text(c, r, x, r.y, r.x + r.w - x, buf, &mu);
+	}
+	struct rect area = { r.x, r.y + 2, r.w, r.h - 4 };
+	if (area.h >= 2 && area.w >= 2) {
+		struct rect u = heatmap_draw(c, area, v->tr, s, mean, n, m, &sc,
+					     v->zoom, &v->top, &v->left, v->row,
+					     v->col, &v->geom);
+		int ly = area.y + u.h + 1;
+		if (ly < r.y + r.h)
+			draw_legend(c, r.x, ly, r.w, &sc, has_neginf(mean, per));
+	}
+	free(mean);
+}
+
+/* --- the grid of heads --- */
+
+struct grid {
+	int level;        /* title detail: 0 "h0 1.52 bits", 1 "h0 1.52b", 2 "h0" */
+	int ncv;          /* visible matrix columns in a tile */
+	int iw, tw;       /* tile inner and outer width */
+	int gc, gr;       /* tiles per grid row, grid rows */
+	int cl;           /* screen lines of cells per tile */
+	int vgr;          /* grid rows on screen */
+};
+
+static void head_title(char *buf, size_t n, int level, int h, double ent)
+{
+	if (level == 0)
+		snprintf(buf, n, "h%d %.2f bits", h, ent);
+	else if (level == 1)
+		snprintf(buf, n, "h%d %.2fb", h, ent);
+	else
+		snprintf(buf, n, "h%d", h);
+}
+
+/* Lays out H tiles of an n × m matrix (rh matrix rows a screen line) in
+ * w × ah cells at one title level.  Tries every number of tiles per row and
+ * of grid rows on screen; prefers layouts that show every head with at
+ * least a few rows and columns each, then the most cells.  Returns the
+ * score (0: nothing fits). */
+static long long layout(struct grid *g, int level, int H, int n, int m, int rh,
+		   int w, int ah)
+{
+	const int tmin = level == 0 ? 13 : level == 1 ? 9 : 4;
+	const int need = (n + rh - 1) / rh;
+	long long best = 0;
+	int prev_gr = -1;
+	for (int gc = 1; gc <= H; gc++) {
+		int gr = (H + gc - 1) / gc;
+		if (gr == prev_gr)
+			continue;    /* same rows with fewer, wider tiles was better */
+		prev_gr = gr;
+		int iw = (w + GAP) / gc - GAP - 2;
+		if (iw > (m > tmin ? m : tmin))
+			iw = m > tmin ? m : tmin;
+		if (iw < 1)
+			continue;
+		int ncv = m < iw ? m : iw;
+		for (int vgr = gr; vgr >= 1; vgr--) {
+			int cl = ah / vgr - 2;
+			cl = cl > need ? need : cl;
+			if (cl < 1)
+				continue;
+			int heads = H < vgr * gc ? H : vgr * gc;
+			int nrv = n < cl * rh ? n : cl * rh;
+			int good = heads == H && nrv >= (n < 4 ? n : 4) &&
+				   ncv >= (m < 8 ? m : 8);
+			int all = good && nrv == n && ncv == m && iw >= tmin;
+			long long score = ((long long)all << 42) + ((long long)good << 40) +
+				     (long long)heads * ncv * nrv;
+			if (score >= best && score > 0) {
+				best = score;
+				*g = (struct grid){ level, ncv, iw, iw + 2,
+						    (H + gr - 1) / gr, gr, cl, vgr };
+			}
+		}
+	}
+	return best;
+}
+
+static void draw_tile(struct view_state *v, struct canvas *c, struct rect r,
+		      const struct stage *s, const struct grid *g,
+		      const struct scale *sc, int h, int tx, int ty, int nrv)
+{
+	const int n = s->shape[1], m = s->shape[2];
+	const int color = c->depth != DEPTH_NONE, rh = color ? 2 : 1;
+	const int sel = h == v->head;
+	const struct style bo = role_style(sel ? R_ACCENT : R_BORDER, c->depth);
+	const struct style ti = role_style(sel ? R_CURSOR : R_LABEL, c->depth);
+	const struct style mu = role_style(R_MUTED, c->depth);
+	const float *w = view_slice(s, h);   /* [n, m] */
+	const char *const *box = sel ?
+		(const char *const[]){ "╔", "═", "╗", "║", "╚", "╝" } :
+		(const char *const[]){ "┌", "─", "┐", "│", "└", "┘" };
+	char buf[64], fit[64];
+	const int bot = ty + g->cl + 1;
+	const int cx0 = tx + 1 + (g->iw - g->ncv) / 2;   /* cells centred */
+
+	/* frame */
+	put(c, r, tx, ty, box[0], bo.fg, bo.bg, bo.attr);
+	put(c, r, tx + g->tw - 1, ty, box[2], bo.fg, bo.bg, bo.attr);
+	put(c, r, tx, bot, box[4], bo.fg, bo.bg, bo.attr);
+	put(c, r, tx + g->tw - 1, bot, box[5], bo.fg, bo.bg, bo.attr);
+	for (int k = 1; k < g->tw - 1; k++) {
+		put(c, r, tx + k, ty, box[1], bo.fg, bo.bg, bo.attr);
+		put(c, r, tx + k, bot, box[1], bo.fg, bo.bg, bo.attr);
+	}
+	for (int k = 1; k <= g->cl; k++) {
+		put(c, r, tx, ty + k, box[3], bo.fg, bo.bg, bo.attr);
+		put(c, r, tx + g->tw - 1, ty + k, box[3], bo.fg, bo.bg, bo.attr);
+	}
+
+	/* title in the top border, pattern in the bottom one */
+	double ent = s->kind == SK_WEIGHTS ? attn_entropy(w, n, m) : 0;
+	head_title(buf, sizeof buf, s->kind == SK_WEIGHTS ? g->level : 2, h, ent);
+	text_fit(buf, g->iw, fit, sizeof fit);
+	text(c, r, tx + 1, ty, g->iw, fit, &ti);
+	if (s->kind == SK_WEIGHTS) {
+		const char *tag = short_tag(attn_pattern(w, n, m), g->iw);
+		text_fit(tag, g->iw, fit, sizeof fit);
+		text(c, r, tx + 1, bot, g->iw, fit, &mu);
+	}
+
+	/* cells: two matrix rows a line with colour (▀: fg top, bg bottom) */
+	for (int line = 0; line < g->cl; line++) {
+		int i0 = v->top + line * rh;
+		if (i0 >= v->top + nrv)
+			break;
+		int i1 = rh == 2 && i0 + 1 < v->top + nrv ? i0 + 1 : -1;
+		int y = ty + 1 + line;
+		for (int j = 0; j < g->ncv; j++) {
+			int col = v->left + j, x = cx0 + j;
+			float a = w[(size_t)i0 * m + col];
+			int cur0 = sel && i0 == v->row && col == v->col;
+			if (color) {
+				uint32_t fg = cur0 ? CURSOR_MARK : scale_color(sc, a);
+				uint32_t bg = COLOR_DEFAULT;
+				if (i1 >= 0)
+					bg = sel && i1 == v->row && col == v->col ?
+					     CURSOR_MARK : scale_color(sc, w[(size_t)i1 * m + col]);
+				put(c, r, x, y, "▀", fg, bg, 0);
+			} else if (cur0) {
+				put(c, r, x, y, "@", COLOR_DEFAULT, COLOR_DEFAULT,
+				    ATTR_REVERSE | ATTR_BOLD);
+			} else {
+				put(c, r, x, y, scale_glyph(sc, a), COLOR_DEFAULT,
+				    COLOR_DEFAULT, 0);
+			}
+		}
+	}
+	if (sel)
+		v->geom = (struct grid_geom){ 1, cx0, ty + 1, 1, rh, v->top,
+					      v->left, nrv, g->ncv };
+}
+
+static void draw_grid(struct view_state *v, struct canvas *c, struct rect r)
+{
+	const struct stage *s = view_stage(v);
+	const struct style mu = role_style(R_MUTED, c->depth);
+	const struct style hd = role_style(R_HEADER, c->depth);
+	const struct style ac = role_style(R_ACCENT, c->depth);
+	const int H = s->shape[0], n = s->shape[1], m = s->shape[2];
+	const float *all = stage_f32(s);   /* [H, n, m] */
+	const size_t numel = (size_t)H * n * m;
+	const int color = c->depth != DEPTH_NONE, rh = color ? 2 : 1;
+	struct scale sc = scale_for(s, all, numel);   /* one scale for all heads */
+	char buf[200];
+
+	/* lines around the grid, dropped from the least useful as r shrinks */
+	int head = r.h >= 3, gap1 = r.h >= 14;
+	int nfoot = r.h >= 12 ? 3 : r.h >= 8 ? 2 : r.h >= 5 ? 1 : 0;
+	int gap2 = r.h >= 16;
+	int ah = r.h - head - gap1 - nfoot - gap2;
+	int y0 = r.y + head + gap1;
+
+	/* the most telling titles that still let the grid fit */
+	struct grid g = { 2, 0, 0, 2, 1, 1, 1, 1 }, tryg = g;
+	long long best = 0;
+	for (int level = s->kind == SK_WEIGHTS ? 0 : 2; level <= 2; level++) {
+		long long sc_l = layout(&tryg, level, H, n, m, rh, r.w, ah);
+		if (sc_l > best) {
+			best = sc_l;
+			g = tryg;
+		}
+	}
+
+	int nrv = n < g.cl * rh ? n : g.cl * rh;   /* visible matrix rows */
+	follow(&v->top, v->row, nrv, n);
+	follow(&v->left, v->col, g.ncv, m);
+	int gfirst = 0;
+	follow(&gfirst, v->head / g.gc, g.vgr, g.gr);
+
+	if (head) {
+		/* what is shown first (it changes with the cursor), then axes */
+		int x = r.x, n0 = 0;
+		char fit[200];
+		snprintf(buf, sizeof buf, "all %d heads", H);
+		x += text(c, r, x, r.y, r.w, buf, &hd) + 2;
+		buf[0] = 0;
+		if (g.vgr < g.gr) {
+			int last = (gfirst + g.vgr) * g.gc - 1;
+			n0 += snprintf(buf + n0, sizeof buf - n0, "heads %d–%d · ",
+				       gfirst * g.gc, last < H - 1 ? last : H - 1);
+		}
+		if (nrv < n || g.ncv < m)
+			n0 += snprintf(buf + n0, sizeof buf - n0,
+				       "rows %d–%d of %d · cols %d–%d of %d · ",
+				       v->top, v->top + nrv - 1, n, v->left,
+				       v->left + g.ncv - 1, m);
+		snprintf(buf + n0, sizeof buf - n0, "rows: %s · columns: %s · one scale",
+			 view_row_title(s), view_col_title(s));
+		if (r.x + r.w - x > 0) {
+			text_fit(buf, r.x + r.w - x, fit, sizeof fit);
+			text(c, r, x, r.y, r.x + r.w - x, fit, &mu);
+		}
+	}
+
+	v->geom.valid = 0;
+	int tiles_h = 0;
+	if (best > 0 && nrv > 0 && g.ncv > 0) {
+		for (int h = gfirst * g.gc; h < H && h / g.gc < gfirst + g.vgr; h++) {
+			int tx = r.x + (h % g.gc) * (g.tw + GAP);
+			int ty = y0 + (h / g.gc - gfirst) * (g.cl + 2);
+			draw_tile(v, c, r, s, &g, &sc, h, tx, ty, nrv);
+		}
+		tiles_h = g.vgr * (g.cl + 2);
+	}
+
+	/* footer: the selected head's diagnostics, the legend, the hint */
+	int y = y0 + (tiles_h < ah ? tiles_h : ah) + gap2;
+	if (nfoot >= 3) {
+		const float *w = view_slice(s, v->head);
+		if (s->kind == SK_WEIGHTS) {
+			const char *pat = attn_pattern(w, n, m);
+			snprintf(buf, sizeof buf,
+				 "head %d: mean row entropy %.2f bits (max %.2f)%s%s",
+				 v->head, attn_entropy(w, n, m), m > 1 ? log2(m) : 0.0,
+				 *pat ? " · " : "", pat);
+		} else {
+			snprintf(buf, sizeof buf, "head %d selected (framed)", v->head);
+		}
+		text(c, r, r.x, y++, r.w, buf, &mu);
+	}
+	if (nfoot >= 2 && y < r.y + r.h)
+		draw_legend(c, r.x, y++, r.w, &sc, has_neginf(all, numel));
+	if (nfoot >= 1) {
+		snprintf(buf, sizeof buf, "Enter: open head %d", v->head);
+		text(c, r, r.x, y, r.w, buf, &ac);
+	}
+}
+
+static void draw(struct view_state *v, struct canvas *c, struct rect r)
+{
+	const struct stage *s = view_stage(v);
+	v->geom.valid = 0;
+	if (r.w < 1 || r.h < 1)
+		return;
+	if (s->ndim != 3 || s->dtype != DT_F32 || s->shape[0] < 1 ||
+	    s->shape[1] < 1 || s->shape[2] < 1) {
+		const struct style mu = role_style(R_MUTED, c->depth);
+		text(c, r, r.x, r.y, r.w, "this stage has no heads", &mu);
+		return;
+	}
+	if (v->flags & VF_MEAN_HEADS)
+		draw_mean(v, c, r);
+	else
+		draw_grid(v, c, r);
+}
+
+const struct view_class heads_view = {
+	.name = "heads",
+	.draw = draw,
+};

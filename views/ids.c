@@ -1,0 +1,45 @@
+/* ids.c - token ids: position, token and id, one line each. */
+#include <stdio.h>
+
+#include "palette.h"
+#include "view.h"
+
+static void draw(struct view_state *v, struct canvas *c, struct rect r)
+{
+	const struct stage *s = view_stage(v);
+	const int32_t *ids = s->data;
+	const struct style hd = role_style(R_HEADER, c->depth);
+	const struct style tx = role_style(R_TEXT, c->depth);
+	const struct style cur = role_style(R_CURSOR, c->depth);
+	const struct style mu = role_style(R_MUTED, c->depth);
+	char tok[96], buf[160];
+	int n = s->shape[0];
+
+	canvas_text(c, r.x, r.y, r.w, "position  token             id", hd.fg, hd.bg, hd.attr);
+	int vis = r.h - 3;
+	if (vis < 1)
+		return;
+	if (v->row < v->top) v->top = v->row;
+	if (v->row >= v->top + vis) v->top = v->row - vis + 1;
+	for (int k = 0; k < vis && v->top + k < n; k++) {
+		int i = v->top + k;
+		trace_axis_label(v->tr, s->axes[0], i, tok, sizeof tok);
+		char fit[64];
+		text_fit(tok, 16, fit, sizeof fit);
+		snprintf(buf, sizeof buf, "%8d  %s", i, fit);
+		const struct style *st = i == v->row ? &cur : &tx;
+		canvas_text(c, r.x, r.y + 1 + k, r.w, buf, st->fg, st->bg, st->attr);
+		snprintf(buf, sizeof buf, "%6d", ids[i]);
+		canvas_text(c, r.x + 10 + 18, r.y + 1 + k, 8, buf, st->fg, st->bg, st->attr);
+	}
+	v->geom = (struct grid_geom){ 1, r.x, r.y + 1, 34, 1, v->top, 0,
+				      n - v->top < vis ? n - v->top : vis, 1 };
+	canvas_text(c, r.x, r.y + r.h - 1, r.w,
+		    "ids index the embedding table: row id of E is the token's vector",
+		    mu.fg, mu.bg, mu.attr);
+}
+
+const struct view_class ids_view = {
+	.name = "ids",
+	.draw = draw,
+};

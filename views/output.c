@@ -1,0 +1,494 @@
+/* output.c - the output distribution: for one position, the top-k next
+ * tokens as bars (probability) with their logits and the label marked; for
+ * the loss, −log p(label) per position and the mean.
+ *
+ * Dimension names: T positions (decoder tokens), V target vocabulary.
+ * Stages: logits [T, V], probs [T, V], loss [T].  Probabilities are read
+ * from the probs stage, never recomputed from logits. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "palette.h"
+#include "view.h"
+#include "vocab.h"
+
+#define TOPK_MAX 15
+#define TOKEN_MAX 14          /* columns for a token in the bar list */
+#define LIST_MAX 18           /* columns of the position list */
+
+/* --- drawing clipped to the view's rectangle --- */
+
+static int inside(struct rect r, int x, int y)
+{
+	return x >= r.x && y >= r.y && x < r.x + r.w && y < r.y + r.h;
+}
+
+static void put(struct canvas *c, struct rect r, int x, int y, const char *g,
+		uint32_t fg, uint32_t bg, uint8_t attr)
+{
+	if (inside(r, x, y))
+		canvas_put(c, x, y, g, fg, bg, attr);
+}
+
+static int text(struct canvas *c, struct rect r, int x, int y, int maxw,
+		const char *s, const struct style *st)
+{
+	if (y < r.y || y >= r.y + r.h || x < r.x)
+		return 0;
+	if (maxw > r.x + r.w - x)
+		maxw = r.x + r.w - x;
+	if (maxw <= 0)
+		return 0;
+	return canvas_text(c, x, y, maxw, s, st->fg, st->bg, st->attr);
+}
+
+static int clampi(int v, int lo, int hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+static void follow(int *first, int cur, int vis, int total)
+{
+	if (vis < 1)
+		vis = 1;
+	if (cur >= 0 && cur < *first)
+		*first = cur;
+	if (cur >= 0 && cur >= *first + vis)
+		*first = cur - vis + 1;
+	*first = clampi(*first, 0, total > vis ? total - vis : 0);
+}
+
+/* A horizontal bar of frac (0…1) of w columns, in eighths. */
+static void bar(struct canvas *c, struct rect r, int x, int y, int w,
+		double frac, uint32_t fg, uint32_t bg, uint8_t attr)
+{
+	static const char *const part[] = { "", "▏", "▎", "▍", "▌", "▋", "▊", "▉" };
+	if (!(frac > 0))
+		return;
+	if (frac > 1)
+		frac = 1;
+	int eighths = (int)lround(frac * w * 8);
+	int k = 0;
+	for (; k < eighths / 8; k++)
+		put(c, r, x + k, y, "█", fg, bg, attr);
+	if (eighths % 8 && k < w)
+		put(c, r, x + k, y, part[eighths % 8], fg, bg, attr);
+	else if (eighths == 0)
+		put(c, r, x, y, "▏", fg, bg, attr);   /* not zero */
+}
+
+static void fmt_pct(char *buf, size_t n, double p)
+{
+	if (p >= 0.0005)
+		snprintf(buf, n, "%.1f%%", p * 100);
+	else if (p > 0)
+		snprintf(buf, n, "<0.1%%");
+	else
+		snprintf(buf, n, "0%%");
+}
+
+/* --- labels --- */
+
+static const char *row_label(const struct trace *t, const struct stage *s,
+			     int i, char *buf, size_t n)
+{
+	return trace_axis_label(t, s->axes[0], i, buf, n);
+}
+
+/* The label token id at position i, or -1 (no target, or out of range). */
+static int label_id(const struct trace *t, int rows, int i)
+{
+	if (!t->label_tokens || rows != t->T || i < 0 || i >= t->T || !t->vocab)
+		return -1;
+	return vocab_id(t->vocab, t->label_tokens[i]);
+}
+
+static int is_padding(const struct trace *t, int rows, int i)
+{
+	return label_id(t, rows, i) == TOK_PAD;
+}
+
+/* A [rows, V] stage with this name and shape, or NULL. */
+static const struct stage *sibling(const struct trace *t, const char *name,
+				   int rows, int V)
+{
+	const struct stage *s = trace_find(t, name);
+	if (!s || s->dtype != DT_F32 || s->ndim != 2 || s->shape[0] != rows ||
+	    s->shape[1] != V)
+		return NULL;
+	return s;
+}
+
+/* --- top-k for one position --- */
+
+/* Indices of the k largest of p[V], largest first (ties: lower index). */
+static int top_k(const float *p, int V, int k, int *idx)
+{
+	int n = 0;
+	for (int j = 0; j < V; j++) {
+		if (n == k && !(p[j] > p[idx[n - 1]]))
+			continue;
+		int at = n < k ? n++ : n - 1;
+		while (at > 0 && p[j] > p[idx[at - 1]]) {
+			idx[at] = idx[at - 1];
+			at--;
+		}
+		idx[at] = j;
+	}
+	return n;
+}
+
+/* 1-based rank of item l in p[V] under the same order as top_k. */
+static int rank_of(const float *p, int V, int l)
+{
+	int r = 1;
+	for (int j = 0; j < V; j++)
+		if (p[j] > p[l] || (p[j] == p[l] && j < l))
+			r++;
+	return r;
+}
+
+/* The position list on the left: index and token, cursor marked. */
+static void draw_positions(struct view_state *v, struct canvas *c,
+			   struct rect r, const struct stage *s, int rows, int lw)
+{
+	const struct style hd = role_style(R_HEADER, c->depth);
+	const struct style tx = role_style(R_TEXT, c->depth);
+	const struct style cur = role_style(R_CURSOR, c->depth);
+	const struct style bo = role_style(R_BORDER, c->depth);
+	char tok[96], fit[64], buf[128];
+
+	text(c, r, r.x, r.y, lw - 1, "position", &hd);
+	int vis = r.h - 1;
+	follow(&v->top, v->row, vis, rows);
+	int nvis = 0;
+	for (int k = 0; k < vis && v->top + k < rows; k++, nvis++) {
+		int i = v->top + k, on = i == v->row;
+		row_label(v->tr, s, i, tok, sizeof tok);
+		text_fit(tok, lw - 7 > 1 ? lw - 7 : 1, fit, sizeof fit);
+		snprintf(buf, sizeof buf, "%s%3d %s", on ? "▸" : " ", i, fit);
+		const struct style *st = on ? &cur : &tx;
+		if (on)
+			for (int x = 0; x < lw - 1; x++)
+				put(c, r, r.x + x, r.y + 1 + k, " ", st->fg, st->bg, st->attr);
+		text(c, r, r.x, r.y + 1 + k, lw - 1, buf, st);
+	}
+	for (int y = 0; y < r.h; y++)
+		put(c, r, r.x + lw - 1, r.y + y, "│", bo.fg, bo.bg, bo.attr);
+	/* a click on a line selects that position (the column stays) */
+	v->geom = (struct grid_geom){ 1, r.x, r.y + 1, lw - 1, 1, v->top, v->col,
+				      nvis, 1 };
+}
+
+/* logits / probs: the top-k next tokens at position v->row. */
+static void draw_dist(struct view_state *v, struct canvas *c, struct rect r)
+{
+	const struct stage *s = view_stage(v);
+	const struct trace *t = v->tr;
+	const struct style hd = role_style(R_HEADER, c->depth);
+	const struct style mu = role_style(R_MUTED, c->depth);
+	const struct style tx = role_style(R_TEXT, c->depth);
+	const struct style lab = role_style(R_LABEL, c->depth);
+	const struct style gd = role_style(R_GOOD, c->depth);
+	const struct style ac = role_style(R_ACCENT, c->depth);
+	const struct style wa = role_style(R_WARN, c->depth);
+	const int rows = s->shape[0], V = s->shape[1];
+	char buf[256], tok[96], fit[64], num[32];
+
+	const struct stage *ps = s->kind == SK_PROBS ? s : sibling(t, "probs", rows, V);
+	const struct stage *ls = s->kind == SK_LOGITS ? s : sibling(t, "logits", rows, V);
+	const struct stage *loss = trace_find(t, "loss");
+	if (loss && (loss->ndim != 1 || loss->shape[0] != rows))
+		loss = NULL;
+	const int row = clampi(v->row, 0, rows - 1);
+	const float *p = ps ? stage_f32(ps) + (size_t)row * V : NULL;    /* [V] */
+	const float *lg = ls ? stage_f32(ls) + (size_t)row * V : NULL;   /* [V] */
+	const float *key = p ? p : lg;    /* what ranks the tokens */
+
+	/* the position list, when there is room for it */
+	int lw = r.w >= 50 ? clampi(r.w / 5, 12, LIST_MAX) : 0;
+	if (lw)
+		draw_positions(v, c, r, s, rows, lw);
+	else
+		v->geom.valid = 0;
+	struct rect pr = { r.x + (lw ? lw + 1 : 0), r.y, r.w - (lw ? lw + 1 : 0), r.h };
+	if (pr.w < 1)
+		return;
+
+	/* title: which position, and its label */
+	row_label(t, s, row, tok, sizeof tok);
+	text_fit(tok, 24, fit, sizeof fit);
+	snprintf(buf, sizeof buf, "next token after “%s” (position %d)", fit, row);
+	int x = pr.x + text(c, pr, pr.x, pr.y, pr.w, buf, &hd) + 2;
+	if (s->kind == SK_LOGITS)
+		text(c, pr, x, pr.y, pr.x + pr.w - x,
+		     p ? "ranked by probability (probs stage)" : "ranked by logit", &mu);
+
+	int lid = label_id(t, rows, row);
+	int lrank = lid >= 0 && lid < V && key ? rank_of(key, V, lid) : 0;
+	int y = pr.y + 1;
+	if (lid == TOK_PAD) {
+		text(c, pr, pr.x, y, pr.w, "label <pad>: a padded position, no loss", &mu);
+	} else if (lid >= 0 && lid < V) {
+		/* "label “x”: rank r of V · p … · loss …", the parts that do not
+		 * fit flowing onto the (otherwise blank) next line */
+		char part[3][160];
+		int np = 0;
+		text_fit(t->label_tokens[row], 24, fit, sizeof fit);
+		snprintf(part[np++], sizeof part[0], "label “%s”: rank %d of %d", fit, lrank, V);
+		if (p) {
+			fmt_pct(num, sizeof num, p[lid]);
+			snprintf(part[np++], sizeof part[0], "p %s", num);
+		}
+		if (loss)
+			snprintf(part[np++], sizeof part[0], "loss −log p = %.3f",
+				 stage_f32(loss)[row]);
+		const struct style *st = lrank == 1 ? &gd : &lab;
+		int lx = pr.x;
+		for (int i = 0; i < np; i++) {
+			int w = text_width(part[i]) + (lx > pr.x ? 3 : 0);
+			if (lx > pr.x && lx + w > pr.x + pr.w && y == pr.y + 1) {
+				y++;
+				lx = pr.x;
+				w -= 3;
+			}
+			if (lx > pr.x)
+				lx += text(c, pr, lx, y, pr.x + pr.w - lx, " · ", st);
+			lx += text(c, pr, lx, y, pr.x + pr.w - lx, part[i], st);
+		}
+	} else if (t->label_tokens && rows == t->T && lid < 0) {
+		text(c, pr, pr.x, y, pr.w, "label not in the vocabulary", &wa);
+	} else {
+		text(c, pr, pr.x, y, pr.w, "no label (no target given)", &mu);
+	}
+	if (!key)
+		return;
+
+	/* how many bars fit: title, label, blank, header, footer */
+	int avail = pr.h - 5;
+	int k = clampi(avail, 0, TOPK_MAX < V ? TOPK_MAX : V);
+	if (lrank > k && k > 3)
+		k -= 2;     /* room for "⋮" and the label's own line */
+	int idx[TOPK_MAX];
+	k = k > 0 ? top_k(key, V, k, idx) : 0;
+	int show_label = lrank > k && lid >= 0 && lid < V && lid != TOK_PAD &&
+			 avail - k >= 2 && k > 0;
+
+	/* columns: rank, token, bar, p, logit, label mark */
+	int tw = 5;
+	for (int i = 0; i < k; i++) {
+		trace_axis_label(t, AX_VOCAB, idx[i], tok, sizeof tok);
+		int w = text_width(tok);
+		tw = w > tw ? w : tw;
+	}
+	if (show_label) {
+		trace_axis_label(t, AX_VOCAB, lid, tok, sizeof tok);
+		int w = text_width(tok);
+		tw = w > tw ? w : tw;
+	}
+	tw = tw > TOKEN_MAX ? TOKEN_MAX : tw;
+	const int rw = 4, pw = 7, lgw = lg ? 9 : 0;
+	int mark_text = lid >= 0 && pr.w >= 70, logit_col = lg != NULL;
+	int mw = lid < 0 ? 0 : mark_text ? 8 : 2;
+	int bw = pr.w - rw - tw - 1 - pw - lgw - mw - 1;
+	if (bw < 6 && logit_col) { bw += lgw; logit_col = 0; }
+	if (bw > 50)
+		bw = 50;
+	if (bw < 1)
+		bw = 0;
+
+	y = pr.y + 3;
+	if (k > 0) {
+		int hx = pr.x + rw + tw + 1;
+		text(c, pr, pr.x, y, rw + tw, "   # token", &mu);
+		if (p)
+			text(c, pr, hx, y, bw, bw >= 26 ? "probability (bar 0–100%)" :
+			     "bar 0–100%", &mu);
+		text(c, pr, hx + bw + 1 + pw - 1, y, 1, "p", &mu);
+		if (logit_col)
+			text(c, pr, hx + bw + 1 + pw + lgw - 5, y, 5, "logit", &mu);
+		y++;
+	}
+	for (int i = 0; i <= k; i++) {
+		int j;
+		if (i < k) {
+			j = idx[i];
+		} else if (show_label) {
+			text(c, pr, pr.x + 3, y++, 1, "⋮", &mu);
+			j = lid;
+		} else {
+			break;
+		}
+		int rank = i < k ? i + 1 : lrank, is_label = j == lid;
+		const struct style *st = is_label ? &gd : i == 0 ? &ac : &tx;
+		snprintf(buf, sizeof buf, "%3d ", rank);
+		text(c, pr, pr.x, y, rw, buf, &mu);
+		trace_axis_label(t, AX_VOCAB, j, tok, sizeof tok);
+		text_fit(tok, tw, fit, sizeof fit);
+		text(c, pr, pr.x + rw, y, tw, fit, is_label ? &gd : &lab);
+		int bx = pr.x + rw + tw + 1;
+		if (p && bw > 0)
+			bar(c, pr, bx, y, bw, p[j], st->fg, COLOR_DEFAULT,
+			    is_label ? ATTR_BOLD : 0);
+		int nx = bx + bw + 1;
+		if (p) {
+			fmt_pct(num, sizeof num, p[j]);
+			snprintf(buf, sizeof buf, "%*s", pw, num);
+			text(c, pr, nx, y, pw, buf, st);
+		}
+		nx += pw;
+		if (logit_col) {
+			if (isinf(lg[j]) && lg[j] < 0)
+				snprintf(buf, sizeof buf, "%*s", lgw, "−∞");
+			else
+				snprintf(buf, sizeof buf, "%*.3f", lgw, lg[j]);
+			text(c, pr, nx, y, lgw, buf, &tx);
+			nx += lgw;
+		}
+		if (is_label)
+			text(c, pr, nx + 1, y, mark_text ? mw - 1 : 1,
+			     mark_text ? "◀ label" : "◀", &gd);
+		y++;
+	}
+	if (k > 0 && y + 1 < pr.y + pr.h) {
+		snprintf(buf, sizeof buf, "top %d of %d tokens%s", k, V,
+			 lid >= 0 && lid != TOK_PAD ? " · ◀ the teacher-forced label" : "");
+		text(c, pr, pr.x, y + 1, pr.w, buf, &mu);
+	}
+}
+
+/* loss: −log p(label) per position, and the mean over real positions. */
+static void draw_loss(struct view_state *v, struct canvas *c, struct rect r)
+{
+	const struct stage *s = view_stage(v);
+	const struct trace *t = v->tr;
+	const struct style hd = role_style(R_HEADER, c->depth);
+	const struct style mu = role_style(R_MUTED, c->depth);
+	const struct style tx = role_style(R_TEXT, c->depth);
+	const struct style lab = role_style(R_LABEL, c->depth);
+	const struct style cur = role_style(R_CURSOR, c->depth);
+	const struct style ac = role_style(R_ACCENT, c->depth);
+	const int rows = s->shape[0];
+	const float *loss = stage_f32(s);   /* [T] */
+	char buf[256], tok[96], fit[64], num[32];
+
+	const struct stage *ps = trace_find(t, "probs");
+	if (ps && (ps->ndim != 2 || ps->shape[0] != rows))
+		ps = NULL;
+
+	double sum = 0, mx = 0;
+	int counted = 0;
+	for (int i = 0; i < rows; i++) {
+		if (is_padding(t, rows, i))
+			continue;
+		sum += loss[i];
+		counted++;
+		if (loss[i] > mx)
+			mx = loss[i];
+	}
+	if (counted)
+		snprintf(buf, sizeof buf,
+			 "mean loss %.3f over %d position%s%s", sum / counted,
+			 counted, counted == 1 ? "" : "s",
+			 counted < rows ? " (padding excluded)" : "");
+	else
+		snprintf(buf, sizeof buf, "no positions with a label");
+	int x = r.x + text(c, r, r.x, r.y, r.w, buf, &hd) + 2;
+	text(c, r, x, r.y, r.x + r.w - x, "loss = −log p(label)", &mu);
+
+	/* columns: cursor, position, input → label, −log p, p, bar */
+	const int tokw = r.w >= 70 ? 12 : 8;
+	const int fixed = 1 + 4 + tokw + 3 + tokw + 9 + 8 + 2;
+	int bw = r.w - fixed;
+	if (bw > 40)
+		bw = 40;
+	if (bw < 0)
+		bw = 0;
+	int y0 = r.y + 2;
+	if (r.h >= 5) {
+		snprintf(buf, sizeof buf, "    %-*s   %-*s   −log p       p", tokw,
+			 "input", tokw, "label");
+		text(c, r, r.x + 1, y0, r.w - 1, buf, &mu);
+		if (bw >= 8) {
+			snprintf(buf, sizeof buf, "bar 0–%.2f", mx > 0 ? mx : 1);
+			text(c, r, r.x + fixed, y0, bw, buf, &mu);
+		}
+		y0++;
+	}
+	int vis = r.y + r.h - y0 - (r.h >= 8 ? 1 : 0);
+	v->geom.valid = 0;
+	if (vis < 1)
+		return;
+	follow(&v->top, v->row, vis, rows);
+	int nvis = 0;
+	for (int k = 0; k < vis && v->top + k < rows; k++, nvis++) {
+		int i = v->top + k, y = y0 + k, on = i == v->row;
+		int lid = label_id(t, rows, i);
+		const struct style *st = on ? &cur : &tx;
+		if (on)
+			for (int xx = 0; xx < r.w; xx++)
+				put(c, r, r.x + xx, y, " ", st->fg, st->bg, st->attr);
+		put(c, r, r.x, y, on ? "▸" : " ", st->fg, st->bg, st->attr);
+		snprintf(buf, sizeof buf, "%3d ", i);
+		int cx = r.x + 1;
+		cx += text(c, r, cx, y, 4, buf, on ? st : &mu);
+		trace_axis_label(t, s->axes[0], i, tok, sizeof tok);
+		text_fit(tok, tokw, fit, sizeof fit);
+		text(c, r, cx, y, tokw, fit, st);
+		cx += tokw;
+		text(c, r, cx, y, 3, " → ", on ? st : &mu);
+		cx += 3;
+		const char *lt = t->label_tokens && rows == t->T ? t->label_tokens[i] : "?";
+		text_fit(lt, tokw, fit, sizeof fit);
+		text(c, r, cx, y, tokw, fit, on ? st : &lab);
+		cx += tokw;
+		if (lid == TOK_PAD) {
+			text(c, r, cx + 2, y, r.x + r.w - cx - 2, "padding (not counted)",
+			     on ? st : &mu);
+			continue;
+		}
+		snprintf(buf, sizeof buf, "%9.3f", loss[i]);
+		text(c, r, cx, y, 9, buf, st);
+		cx += 9;
+		if (ps && lid >= 0 && lid < ps->shape[1]) {
+			fmt_pct(num, sizeof num, stage_f32(ps)[(size_t)i * ps->shape[1] + lid]);
+			snprintf(buf, sizeof buf, "%8s", num);
+			text(c, r, cx, y, 8, buf, st);
+		}
+		cx += 8 + 2;
+		if (bw > 0 && mx > 0)
+			bar(c, r, cx, y, bw, loss[i] / mx, on ? cur.fg : ac.fg,
+			    on ? cur.bg : COLOR_DEFAULT, on ? cur.attr : 0);
+	}
+	v->geom = (struct grid_geom){ 1, r.x, y0, r.w, 1, v->top, 0, nvis, 1 };
+	if (r.h >= 8 && y0 + nvis < r.y + r.h)
+		text(c, r, r.x, r.y + r.h - 1, r.w,
+		     "↑↓ position · p = the label's probability (probs stage)", &mu);
+}
+
+static void draw(struct view_state *v, struct canvas *c, struct rect r)
+{
+	const struct stage *s = view_stage(v);
+	v->geom.valid = 0;
+	if (r.w < 1 || r.h < 1)
+		return;
+	int ok = s->dtype == DT_F32 &&
+		 ((s->kind == SK_LOSS && s->ndim == 1) ||
+		  ((s->kind == SK_LOGITS || s->kind == SK_PROBS) && s->ndim == 2)) &&
+		 s->shape[0] > 0 && (s->ndim == 1 || s->shape[1] > 0);
+	if (!ok) {
+		const struct style mu = role_style(R_MUTED, c->depth);
+		text(c, r, r.x, r.y, r.w, "not an output stage", &mu);
+		return;
+	}
+	if (s->kind == SK_LOSS)
+		draw_loss(v, c, r);
+	else
+		draw_dist(v, c, r);
+}
+
+const struct view_class output_view = {
+	.name = "output",
+	.draw = draw,
+};

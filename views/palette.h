@@ -1,0 +1,60 @@
+/* palette.h - colour scales for heatmaps and the colour roles of the UI.
+ *
+ * Attention weights and probabilities use a sequential scale fixed to
+ * 0…1 (perceptually uniform, viridis-like); scores and activations use a
+ * diverging scale symmetric around 0 (blue − , white 0, red +).  −∞ (a
+ * masked score) has its own colour and glyph, never a scale colour.  Without
+ * colour, values are drawn with shade glyphs so the picture still reads. */
+#ifndef ATTNSCOPE_PALETTE_H
+#define ATTNSCOPE_PALETTE_H
+
+#include <stddef.h>
+
+#include "canvas.h"
+#include "trace.h"
+
+struct scale {
+	int diverging;     /* 1: [−max, +max] around 0; 0: [lo, hi] */
+	float lo, hi;
+};
+
+/* The scale a stage is drawn with: sequential 0…1 for weights and
+ * probabilities, diverging with max = the largest finite |value| of data[n]
+ * otherwise. */
+struct scale scale_for(const struct stage *s, const float *data, size_t n);
+
+/* Background colour of a value (−∞ gets NEGINF_BG). */
+uint32_t scale_color(const struct scale *sc, float v);
+/* Position of v in the scale, 0…1 (diverging: 0.5 is zero). */
+double scale_pos(const struct scale *sc, float v);
+/* One-column glyph for v when there is no colour ("█▓▒░ " ramps;
+ * negative values use an ASCII ramp so the sign still shows). */
+const char *scale_glyph(const struct scale *sc, float v);
+/* Black or white, whichever reads on bg. */
+uint32_t contrast_fg(uint32_t bg);
+
+#define NEGINF_BG RGB(60, 60, 60)
+#define NEGINF_FG RGB(150, 150, 150)
+#define NEGINF_GLYPH "×"
+
+/* Colour roles of the interface, resolved through the scheme. */
+enum role {
+	R_TEXT, R_MUTED, R_TITLE, R_HEADER, R_LABEL, R_ACCENT, R_CURSOR,
+	R_SELECTED, R_WARN, R_GOOD, R_BORDER, R_STATUS, R_NROLES
+};
+
+struct style {
+	uint32_t fg, bg;
+	uint8_t attr;
+};
+
+/* Colours of a role at a depth (DEPTH_NONE: default colours plus
+ * attributes that carry the meaning, e.g. reverse video for the cursor). */
+struct style role_style(enum role r, enum depth d);
+
+/* Draws a labelled colour bar of width w at (x, y): "−0.83 ▕████▏ +0.83"
+ * or "0 ▕████▏ 1", plus "× = −∞ (masked)" when show_neginf. */
+void draw_legend(struct canvas *c, int x, int y, int w, const struct scale *sc,
+		 int show_neginf);
+
+#endif

@@ -1,0 +1,240 @@
+/* screen.c - layout of the stepper: header, stage list, view, status. */
+#include <stdio.h>
+#include <string.h>
+
+#include "model.h"
+#include "palette.h"
+#include "screen.h"
+
+#define SIDEBAR_W 24
+
+static void fill_line(struct canvas *c, int y, enum role r)
+{
+	struct style st = role_style(r, c->depth);
+	struct rect line = { 0, y, c->w, 1 };
+	canvas_fill(c, line, " ", st.fg, st.bg, st.attr);
+}
+
+/* Text in a role's style; returns columns used. */
+static int put(struct canvas *c, int x, int y, int maxw, enum role r,
+	       const char *s)
+{
+	struct style st = role_style(r, c->depth);
+	return canvas_text(c, x, y, maxw, s, st.fg, st.bg, st.attr);
+}
+
+static void draw_header(struct screen *s, struct canvas *c)
+{
+	const struct pass_opts *o = &s->v.tr->opts;
+	char buf[512];
+	fill_line(c, 0, R_TITLE);
+	int x = put(c, 0, 0, c->w, R_TITLE, " attnscope ");
+	snprintf(buf, sizeof buf, "│ %s │ %s", s->model_name, s->sentence);
+	x += put(c, x, 0, c->w - x, R_TITLE, buf);
+	if (s->target) {
+		snprintf(buf, sizeof buf, " → %s", s->target);
+		x += put(c, x, 0, c->w - x, R_TITLE, buf);
+	}
+	/* masks, right-aligned */
+	snprintf(buf, sizeof buf, " decoder mask %s · encoder mask %s%s ",
+		 o->causal ? "causal" : "OFF", o->encoder_causal ? "causal" : "off",
+		 o->ablate_head >= 0 ? " · head ablated" : "");
+	int w = text_width(buf);
+	if (c->w - w > x + 2)
+		put(c, c->w - w, 0, w, R_TITLE, buf);
+}
+
+/* Short name of a stage inside its layer: "self_attn.q" for
+ * "encoder.0.self_attn.q". */
+static const char *short_name(const struct stage *st)
+{
+	const char *n = st->name;
+	if (st->layer >= 0) {
+		const char *p = strchr(n, '.');
+		p = p ? strchr(p + 1, '.') : NULL;
+		return p ? p + 1 : n;
+	}
+	return n;
+}
+
+static void group_title(const struct stage *st, char *buf, size_t n)
+{
+	switch (st->block) {
+	case BLK_SRC: snprintf(buf, n, "source"); break;
+	case BLK_TGT: snprintf(buf, n, "decoder input"); break;
+	case BLK_OUTPUT: snprintf(buf, n, "output"); break;
+	case BLK_ENCODER:
+		if (st->layer >= 0) snprintf(buf, n, "encoder layer %d", st->layer);
+		else snprintf(buf, n, "encoder");
+		break;
+	case BLK_DECODER:
+		if (st->layer >= 0) snprintf(buf, n, "decoder layer %d", st->layer);
+		else snprintf(buf, n, "decoder");
+		break;
+	}
+}
+
+static void draw_sidebar(struct screen *s, struct canvas *c, struct rect r)
+{
+	const struct trace *t = s->v.tr;
+	/* lines: group titles and stages */
+	static int line_stage[4096];
+	int nlines = 0, cur_line = 0;
+	char prev[64] = "", title[64];
+	for (int i = 0; i < t->n && nlines < 4094; i++) {
+		group_title(&t->stages[i], title, sizeof title);
+		if (strcmp(title, prev) != 0) {
+			line_stage[nlines++] = -1 - i;   /* a heading before stage i */
+			snprintf(prev, sizeof prev, "%s", title);
+		}
+		if (i == s->v.stage)
+			cur_line = nlines;
+		line_stage[nlines++] = i;
+	}
+	int first = cur_line - r.h / 2;
+	if (first > nlines - r.h) first = nlines - r.h;
+	if (first < 0) first = 0;
+	s->sidebar = r;
+	s->sidebar_first = first;
+	for (int k = 0; k < r.h && first + k < nlines; k++) {
+		int ls = line_stage[first + k];
+		s->sidebar_map[k < 256 ? k : 255] = ls;
+		if (ls < 0) {
+			group_title(&t->stages[-1 - ls], title, sizeof title);
+			put(c, r.x, r.y + k, r.w, R_HEADER, title);
+			continue;
+		}
+		const struct stage *st = &t->stages[ls];
+		char buf[96];
+		snprintf(buf, sizeof buf, "  %s", short_name(st));
+		enum role role = ls == s->v.stage ? R_SELECTED : R_TEXT;
+		if (ls == s->v.stage) {
+			struct style sel = role_style(R_SELECTED, c->depth);
+			struct rect line = { r.x, r.y + k, r.w, 1 };
+			canvas_fill(c, line, " ", sel.fg, sel.bg, sel.attr);
+		}
+		put(c, r.x, r.y + k, r.w, role, buf);
+	}
+	for (int k = r.h < 256 ? r.h : 256; k < 256; k++)
+		s->sidebar_map[k] = -1;
+	/* the divider */
+	struct style b = role_style(R_BORDER, c->depth);
+	for (int y = r.y; y < r.y + r.h; y++)
+		canvas_put(c, r.x + r.w, y, "│", b.fg, b.bg, b.attr);
+}
+
+int screen_stage_at(const struct screen *s, int x, int y)
+{
+	const struct rect r = s->sidebar;
+	if (x < r.x || x >= r.x + r.w || y < r.y || y >= r.y + r.h)
+		return -1;
+	int k = y - r.y;
+	if (k >= 256)
+		return -1;
+	int ls = s->sidebar_map[k];
+	return ls >= 0 ? ls : -1;
+}
+
+static void shape_text(const struct stage *st, char *buf, size_t n)
+{
+	static const char *dim[] = { "", "h", "S", "T", "V" };
+	size_t len = 0;
+	len += (size_t)snprintf(buf + len, n - len, "[");
+	for (int i = 0; i < st->ndim && len < n; i++) {
+		const char *nm = dim[st->axes[i]];
+		len += (size_t)snprintf(buf + len, n - len, "%s%s%s%d", i ? ", " : "",
+					nm, *nm ? "=" : "", st->shape[i]);
+	}
+	if (len < n)
+		snprintf(buf + len, n - len, "]");
+}
+
+static void draw_status(struct screen *s, struct canvas *c)
+{
+	const struct stage *st = view_stage(&s->v);
+	char shape[64], val[256], buf[640];
+	int y = c->h - 2;
+	fill_line(c, y, R_STATUS);
+	shape_text(st, shape, sizeof shape);
+	view_cursor_text(&s->v, val, sizeof val);
+	snprintf(buf, sizeof buf, " %s  %s  %s  │ %s", st->name, st->formula, shape, val);
+	put(c, 0, y, c->w, R_STATUS, buf);
+
+	y = c->h - 1;
+	if (s->edit_prompt) {
+		int x = put(c, 0, y, c->w, R_ACCENT, s->edit_prompt);
+		/* the text with the cursor cell reversed */
+		char before[1024];
+		int n = s->edit_cursor < (int)sizeof before - 1 ? s->edit_cursor : (int)sizeof before - 1;
+		snprintf(before, sizeof before, "%.*s", n, s->edit_text);
+		int bw = text_width(before);
+		int room = c->w - x - 1;
+		const char *shown = s->edit_text;
+		/* scroll long text so the cursor stays visible */
+		while (bw > room && *shown) {
+			shown++;
+			while ((*shown & 0xC0) == 0x80)
+				shown++;
+			n = s->edit_cursor - (int)(shown - s->edit_text);
+			snprintf(before, sizeof before, "%.*s", n > 0 ? n : 0, shown);
+			bw = text_width(before);
+		}
+		put(c, x, y, room, R_TEXT, shown);
+		struct style cur = role_style(R_CURSOR, c->depth);
+		char g[8] = " ";
+		const char *at = s->edit_text + s->edit_cursor;
+		if (*at) {
+			int len = 1;
+			unsigned char b0 = (unsigned char)*at;
+			if (b0 >= 0xF0) len = 4; else if (b0 >= 0xE0) len = 3; else if (b0 >= 0xC0) len = 2;
+			snprintf(g, sizeof g, "%.*s", len, at);
+		}
+		canvas_text(c, x + bw, y, 1, g, cur.fg, cur.bg, cur.attr);
+		return;
+	}
+	if (s->message) {
+		put(c, 0, y, c->w, s->message_is_error ? R_WARN : R_ACCENT, s->message);
+		return;
+	}
+	put(c, 0, y, c->w, R_MUTED,
+	    " ←→ stage  ↑↓ ← cell hjkl  [ ] head  { } layer  a heads  i inspect  "
+	    "d mask diff  m/M masks  x ablate  e edit  z zoom  ? keys  q quit");
+}
+
+static void draw_help(struct screen *s, struct canvas *c, struct rect r)
+{
+	put(c, r.x, r.y, r.w, R_HEADER, "keys");
+	for (int i = 0; i < s->nkeys && i + 2 < r.h; i++) {
+		put(c, r.x + 2, r.y + 2 + i, 18, R_ACCENT, s->keys[i].keys);
+		put(c, r.x + 22, r.y + 2 + i, r.w - 22, R_TEXT, s->keys[i].what);
+	}
+}
+
+void screen_draw(struct screen *s, struct canvas *c)
+{
+	canvas_clear(c);
+	s->v.geom.valid = 0;
+	if (c->w < SCREEN_MIN_W || c->h < SCREEN_MIN_H) {
+		char buf[96];
+		snprintf(buf, sizeof buf, "terminal too small: %d×%d, need %d×%d",
+			 c->w, c->h, SCREEN_MIN_W, SCREEN_MIN_H);
+		put(c, 0, c->h / 2, c->w, R_WARN, buf);
+		put(c, 0, c->h / 2 + 1, c->w, R_MUTED, "enlarge the window, or q to quit");
+		return;
+	}
+	view_clamp(&s->v);
+	draw_header(s, c);
+	int side = c->w >= 80 ? SIDEBAR_W : 0;
+	struct rect main = { side ? side + 2 : 1, 2, c->w - (side ? side + 3 : 2), c->h - 5 };
+	if (side) {
+		struct rect sb = { 0, 1, side, c->h - 3 };
+		draw_sidebar(s, c, sb);
+	} else {
+		s->sidebar = (struct rect){ 0, 0, 0, 0 };
+	}
+	if (s->show_help)
+		draw_help(s, c, main);
+	else
+		view_for(&s->v)->draw(&s->v, c, main);
+	draw_status(s, c);
+}

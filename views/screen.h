@@ -1,0 +1,49 @@
+/* screen.h - the stepper's layout: header, stage list, main view, status.
+ *
+ *   ┌ header: model · sentence · target · masks ────────────────────┐
+ *   │ stage list │ main view (chosen by view_for)                    │
+ *   │ (sidebar)  │                                                   │
+ *   ├ status: stage name · formula · shape · value under the cursor ┤
+ *   └ hints / message / line editor ────────────────────────────────┘
+ *
+ * The screen only reads: the TUI loop owns the state and fills this. */
+#ifndef ATTNSCOPE_SCREEN_H
+#define ATTNSCOPE_SCREEN_H
+
+#include "canvas.h"
+#include "view.h"
+
+#define SCREEN_MIN_W 60
+#define SCREEN_MIN_H 18
+
+struct key_help {
+	const char *keys;      /* "→ n space" */
+	const char *what;      /* "next stage" */
+};
+
+struct screen {
+	struct view_state v;
+	const char *model_name;
+	const char *sentence, *target;
+	const char *message;           /* one line for the user, or NULL */
+	int message_is_error;
+	const char *edit_prompt;       /* line editor open: prompt, text, */
+	const char *edit_text;         /*   and the cursor's byte offset */
+	int edit_cursor;
+	int show_help;
+	const struct key_help *keys;
+	int nkeys;
+	/* set by screen_draw, for mouse clicks */
+	struct rect sidebar;
+	int sidebar_first;             /* stage index of the sidebar's first line */
+	int sidebar_map[256];          /* stage index per sidebar line (−1: heading) */
+};
+
+/* Draws everything.  Below SCREEN_MIN_W × SCREEN_MIN_H it draws only a
+ * "terminal too small" notice. */
+void screen_draw(struct screen *s, struct canvas *c);
+
+/* The stage at a sidebar line, or −1. */
+int screen_stage_at(const struct screen *s, int x, int y);
+
+#endif

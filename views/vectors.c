@@ -1,0 +1,60 @@
+/* vectors.c - [tokens × d] activations (embedding, PE, add, norm, FFN): a
+ * heatmap with one row a token, plus each row's mean and variance on the
+ * right for the stages a norm reads or writes. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "palette.h"
+#include "view.h"
+
+static int wants_stats(const struct stage *s)
+{
+	return strstr(s->name, "norm") || strstr(s->name, "add") ||
+	       strstr(s->name, "memory");
+}
+
+static void draw(struct view_state *v, struct canvas *c, struct rect r)
+{
+	const struct stage *s = view_stage(v);
+	const struct style mu = role_style(R_MUTED, c->depth);
+	const struct style hd = role_style(R_HEADER, c->depth);
+	int rows, cols;
+	view_dims(s, &rows, &cols);
+	const float *m = view_slice(s, 0);
+	struct scale sc = scale_for(s, m, (size_t)rows * cols);
+	char buf[160];
+
+	snprintf(buf, sizeof buf, "rows: %s · columns: %s", view_row_title(s),
+		 view_col_title(s));
+	canvas_text(c, r.x, r.y, r.w, buf, mu.fg, mu.bg, mu.attr);
+
+	int stats = wants_stats(s) && r.w > 40;
+	int sw = stats ? 22 : 0;
+	struct rect area = { r.x, r.y + 2, r.w - sw, r.h - 4 };
+	struct rect u = heatmap_draw(c, area, v->tr, s, m, rows, cols, &sc, v->zoom,
+				     &v->top, &v->left, v->row, v->col, &v->geom);
+	if (stats && v->geom.valid) {
+		int x = r.x + u.w + 2;
+		canvas_text(c, x, v->geom.y0 - 1, sw, "    mean  variance", hd.fg, hd.bg, hd.attr);
+		for (int k = 0; k < v->geom.nr; k += v->geom.rh) {
+			const float *row = m + (size_t)(v->geom.top + k) * cols;
+			double mean = 0, var = 0;
+			for (int j = 0; j < cols; j++)
+				mean += row[j];
+			mean /= cols;
+			for (int j = 0; j < cols; j++)
+				var += (row[j] - mean) * (row[j] - mean);
+			var /= cols;
+			snprintf(buf, sizeof buf, "%8.3f %9.3f", mean, var);
+			canvas_text(c, x, v->geom.y0 + k / v->geom.rh, sw, buf,
+				    mu.fg, mu.bg, v->geom.top + k == v->row ? ATTR_BOLD : 0);
+		}
+	}
+	draw_legend(c, r.x, area.y + u.h + 1, r.w, &sc, 0);
+}
+
+const struct view_class vectors_view = {
+	.name = "vectors",
+	.draw = draw,
+};

@@ -1,0 +1,201 @@
+/* view.c - choosing a view, stage geometry, cursor text and attention
+ * diagnostics shared by the views. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "view.h"
+
+int view_heads(const struct stage *s)
+{
+	return s->ndim == 3 ? s->shape[0] : 1;
+}
+
+void view_dims(const struct stage *s, int *rows, int *cols)
+{
+	switch (s->ndim) {
+	case 1: *rows = s->shape[0]; *cols = 1; break;
+	case 2: *rows = s->shape[0]; *cols = s->shape[1]; break;
+	default: *rows = s->shape[1]; *cols = s->shape[2]; break;
+	}
+}
+
+const float *view_slice(const struct stage *s, int head)
+{
+	int rows, cols, h = view_heads(s);
+	view_dims(s, &rows, &cols);
+	if (head < 0) head = 0;
+	if (head >= h) head = h - 1;
+	return (const float *)s->data + (size_t)head * rows * cols;
+}
+
+void view_clamp(struct view_state *v)
+{
+	const struct stage *s = view_stage(v);
+	int rows, cols, h = view_heads(s);
+	view_dims(s, &rows, &cols);
+	if (v->head >= h) v->head = h - 1;
+	if (v->head < 0) v->head = 0;
+	if (v->row >= rows) v->row = rows - 1;
+	if (v->row < 0) v->row = 0;
+	if (v->col >= cols) v->col = cols - 1;
+	if (v->col < 0) v->col = 0;
+}
+
+static int is_attention(const struct stage *s)
+{
+	return s->kind == SK_SCORES || s->kind == SK_WEIGHTS;
+}
+
+const struct view_class *view_for(const struct view_state *v)
+{
+	const struct stage *s = view_stage(v);
+	if (is_attention(s)) {
+		if (v->flags & VF_MASK_DIFF)
+			return &maskdiff_view;
+		if (v->flags & VF_INSPECT)
+			return &inspect_view;
+		if (v->flags & VF_ALL_HEADS)
+			return &heads_view;
+		return &heatmap_view;
+	}
+	switch (s->kind) {
+	case SK_IDS:
+		return &ids_view;
+	case SK_PERHEAD:
+		return (v->flags & VF_ALL_HEADS) ? &heads_view : &heatmap_view;
+	case SK_VECTORS:
+		if (strstr(s->name, ".pos") && (v->flags & VF_PE_CURVES))
+			return &posenc_view;
+		return &vectors_view;
+	case SK_LOGITS:
+	case SK_PROBS:
+	case SK_LOSS:
+		return &output_view;
+	default:
+		return &heatmap_view;
+	}
+}
+
+static const char *axis_noun(enum axis a)
+{
+	switch (a) {
+	case AX_SRC: return "source token";
+	case AX_TGT: return "decoder token";
+	case AX_VOCAB: return "vocabulary";
+	case AX_HEAD: return "head";
+	default: return "dimension";
+	}
+}
+
+const char *view_row_title(const struct stage *s)
+{
+	static char buf[64];
+	enum axis a = s->axes[s->ndim == 3 ? 1 : 0];
+	snprintf(buf, sizeof buf, "%s%s", is_attention(s) ? "query: " : "",
+		 axis_noun(a));
+	return buf;
+}
+
+const char *view_col_title(const struct stage *s)
+{
+	static char buf[64];
+	if (s->ndim == 1)
+		return "";
+	enum axis a = s->axes[s->ndim - 1];
+	snprintf(buf, sizeof buf, "%s%s", is_attention(s) ? "key: " : "",
+		 axis_noun(a));
+	return buf;
+}
+
+void view_cursor_text(const struct view_state *v, char *buf, size_t n)
+{
+	const struct stage *s = view_stage(v);
+	const struct trace *t = v->tr;
+	int rows, cols;
+	char rl[64], cl[64], val[32];
+	view_dims(s, &rows, &cols);
+	enum axis ra = s->axes[s->ndim == 3 ? 1 : 0];
+	enum axis ca = s->axes[s->ndim - 1];
+	trace_axis_label(t, ra, v->row, rl, sizeof rl);
+	if (s->dtype == DT_I32) {
+		const int32_t *ids = s->data;
+		snprintf(buf, n, "position %d “%s” = id %d", v->row, rl, ids[v->row]);
+		return;
+	}
+	float x = view_slice(s, v->head)[(size_t)v->row * cols + (s->ndim == 1 ? 0 : v->col)];
+	if (isinf(x) && x < 0)
+		snprintf(val, sizeof val, "−∞ (masked)");
+	else
+		snprintf(val, sizeof val, "%.6g", x);
+	if (s->ndim == 1) {
+		snprintf(buf, n, "%s %d “%s” = %s", axis_noun(ra), v->row, rl, val);
+		return;
+	}
+	trace_axis_label(t, ca, v->col, cl, sizeof cl);
+	if (is_attention(s))
+		snprintf(buf, n, "head %d · query “%s” (%d) × key “%s” (%d) = %s",
+			 v->head, rl, v->row, cl, v->col, val);
+	else if (ca == AX_NONE)
+		snprintf(buf, n, "%s“%s” (%d), dim %d = %s",
+			 s->ndim == 3 ? "" : "", rl, v->row, v->col, val);
+	else
+		snprintf(buf, n, "“%s” (%d) × “%s” (%d) = %s", rl, v->row, cl,
+			 v->col, val);
+}
+
+double attn_entropy(const float *w, int nq, int nk)
+{
+	double total = 0;
+	int rows = 0;
+	for (int i = 0; i < nq; i++) {
+		double h = 0, sum = 0;
+		for (int j = 0; j < nk; j++) {
+			double p = w[(size_t)i * nk + j];
+			sum += p;
+			if (p > 0)
+				h -= p * log2(p);
+		}
+		if (sum > 0.5) {   /* fully masked rows (all zero) do not count */
+			total += h;
+			rows++;
+		}
+	}
+	return rows ? total / rows : 0;
+}
+
+/* Share of rows whose largest weight sits where pick(i) says. */
+static double share(const float *w, int nq, int nk, int kind)
+{
+	int hit = 0, rows = 0;
+	for (int i = 0; i < nq; i++) {
+		const float *r = w + (size_t)i * nk;
+		int best = 0;
+		for (int j = 1; j < nk; j++)
+			if (r[j] > r[best])
+				best = j;
+		if (r[best] <= 0)
+			continue;
+		int want = kind == 0 ? i : kind == 1 ? i - 1 : 0;
+		if (kind == 1 && i == 0)
+			continue;
+		rows++;
+		hit += best == want && r[best] >= 0.5f;
+	}
+	return rows ? (double)hit / rows : 0;
+}
+
+const char *attn_pattern(const float *w, int nq, int nk)
+{
+	if (nq < 2 || nk < 2)
+		return "";
+	if (nq == nk && share(w, nq, nk, 0) >= 0.6)
+		return "attends to itself";
+	if (share(w, nq, nk, 1) >= 0.6)
+		return "previous token";
+	if (share(w, nq, nk, 2) >= 0.6)
+		return "first token";
+	if (attn_entropy(w, nq, nk) >= 0.8 * log2(nk))
+		return "broad";
+	return "";
+}

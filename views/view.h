@@ -1,0 +1,112 @@
+/* view.h - what a view reads and the table of view classes.
+ *
+ * A view draws one stage of a trace into a rectangle of a canvas.  It reads
+ * the trace (never computes model math) and the cursor state below; the
+ * only thing draw may change is the scroll offset, to keep the cursor in
+ * sight.  Which view shows a stage is chosen by view_for from the stage's
+ * kind and the toggles in flags.
+ *
+ * Axes: for an attention stage [h, nq, nk] rows are queries and columns
+ * keys; for [n, d] activations rows are tokens and columns dimensions. */
+#ifndef ATTNSCOPE_VIEW_H
+#define ATTNSCOPE_VIEW_H
+
+#include "canvas.h"
+#include "trace.h"
+
+struct model;
+
+enum view_flag {
+	VF_ALL_HEADS = 1,    /* grid of every head of an attention stage */
+	VF_INSPECT = 2,      /* cell inspector for the cursor's query/key */
+	VF_MASK_DIFF = 4,    /* with / without the causal mask, side by side */
+	VF_PE_CURVES = 8,    /* sin/cos curves of the positional encoding */
+	VF_MEAN_HEADS = 16,  /* average over heads (long sequences) */
+};
+
+/* How big a matrix cell is drawn: auto picks the largest that fits. */
+enum zoom { ZOOM_AUTO, ZOOM_NUMBERS, ZOOM_CELLS, ZOOM_FIT, ZOOM_COUNT };
+
+/* Where a drawn matrix landed, so a mouse click can be mapped to a cell. */
+struct grid_geom {
+	int valid;
+	int x0, y0;          /* screen position of the first visible cell */
+	int cw, rh;          /* columns per cell; matrix rows per screen row */
+	int top, left;       /* first visible matrix row and column */
+	int nr, nc;          /* visible rows and columns */
+};
+
+struct view_state {
+	const struct trace *tr;      /* the pass on screen */
+	const struct trace *alt;     /* the same pass with the decoder causal
+	                                mask flipped (mask diff), or NULL */
+	const struct model *m;
+	int stage;                   /* index into tr->stages */
+	int head;                    /* selected head */
+	int row, col;                /* cell cursor (row: query / token) */
+	int top, left;               /* first visible row and column */
+	enum zoom zoom;
+	int flags;                   /* enum view_flag */
+	struct grid_geom geom;       /* set by draw: the cursor's matrix */
+};
+
+struct view_class {
+	const char *name;
+	/* Draws v's stage into r.  May adjust v->top/v->left only. */
+	void (*draw)(struct view_state *v, struct canvas *c, struct rect r);
+};
+
+/* The view for the current stage and flags. */
+const struct view_class *view_for(const struct view_state *v);
+
+/* The stage on screen. */
+static inline const struct stage *view_stage(const struct view_state *v)
+{
+	return &v->tr->stages[v->stage];
+}
+
+/* Rows and columns of the 2-D slice shown for a stage (a head's matrix for
+ * [h, n, m]; [n, 1] for 1-D stages). */
+void view_dims(const struct stage *s, int *rows, int *cols);
+/* Pointer to the 2-D slice of head h (clamped). */
+const float *view_slice(const struct stage *s, int head);
+/* Number of heads of a stage (1 unless it is [h, n, m]). */
+int view_heads(const struct stage *s);
+/* Clamps cursor and head to the stage's dimensions. */
+void view_clamp(struct view_state *v);
+
+/* "query: decoder token" style axis names for a stage's rows and columns. */
+const char *view_row_title(const struct stage *s);
+const char *view_col_title(const struct stage *s);
+
+/* One line describing the value under the cursor:
+ * "query “cat” × key “your” = 0.4213". */
+void view_cursor_text(const struct view_state *v, char *buf, size_t n);
+
+/* Attention diagnostics of one head's weights [nq, nk]: mean row entropy
+ * in bits and a pattern tag ("self", "previous", "first", "broad", or ""). */
+double attn_entropy(const float *w, int nq, int nk);
+const char *attn_pattern(const float *w, int nq, int nk);
+
+/* The view classes (one file each). */
+extern const struct view_class heatmap_view;
+extern const struct view_class heads_view;
+extern const struct view_class vectors_view;
+extern const struct view_class posenc_view;
+extern const struct view_class output_view;
+extern const struct view_class inspect_view;
+extern const struct view_class maskdiff_view;
+extern const struct view_class ids_view;
+
+/* Shared drawing for heatmap-like views: draws the matrix m[rows, cols]
+ * with row/column labels at r, scrolled by top and left (adjusted to keep the
+ * cursor in sight), cursor at (crow, ccol) (−1: none), coloured by sc.
+ * Fills geom (may be NULL).  Returns the rectangle it used. */
+struct scale;
+struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
+			 const struct stage *s, const float *m, int rows,
+			 int cols, const struct scale *sc, enum zoom z,
+			 int *top, int *left, int crow, int ccol,
+			 struct grid_geom *geom);
+
+#endif
