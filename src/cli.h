@@ -14,7 +14,8 @@ struct cli {
 	char model_buf[PATH_MAX];
 	char *sentence;               /* positional words, joined (owned) */
 	const char *target, *out, *stage, *format, *decode;
-	int head, width, beam;
+	int head, width, beam, steps, json, max_out;
+	double alpha;
 	int src_len, tgt_len, iters, frames, height;
 	struct pass_opts pass;
 };
@@ -36,5 +37,12 @@ int cmd_dump(struct cli *c);
 int cmd_info(struct cli *c);
 int cmd_bench(struct cli *c);
 int cmd_render(struct cli *c);
+int cmd_translate(struct cli *c);
+
+struct decode_result;
+/* Decodes c->sentence with c->beam / c->alpha / c->max_out; fills in (the
+ * source) and r.  Returns 0, or 1 after printing an error. */
+int cli_decode(struct cli *c, const struct model *m, struct pass_input *in,
+	       struct decode_result *r);
 
 #endif

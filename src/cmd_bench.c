@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "decode.h"
 #include "forward.h"
 #include "screen.h"
 
@@ -134,6 +135,35 @@ static void bench_frames(const struct cli *c, const struct model *m,
 	free(t);
 }
 
+/* Beam search of exactly N output tokens (</s> held back until N) with
+ * the key/value cache and with the decoder recomputed every step. */
+static void bench_decode(const struct cli *c, const struct model *m,
+			 const struct pass_input *in)
+{
+	struct decode_opts o;
+	struct decode_result r;
+	struct err e;
+	int n = c->max_out ? c->max_out : 48, reps = c->iters < 5 ? c->iters : 5;
+	double t[2][5];
+	decode_opts_default(&o);
+	o.beam = c->beam;
+	o.min_len = o.max_len = n;
+	for (int k = 0; k < 2; k++) {
+		o.no_cache = k;
+		for (int i = 0; i < reps; i++) {
+			if (decode_run(m, in, &c->pass, &o, &r, &e)) {
+				cli_fail("%s", e.msg);
+				return;
+			}
+			t[k][i] = r.ms;
+			decode_result_free(&r);
+		}
+	}
+	double a = median(t[0], reps), b = median(t[1], reps);
+	printf("decode: beam=%d tokens=%d cached_ms=%.1f recomputed_ms=%.1f speedup=%.2f\n",
+	       c->beam, n, a, b, a > 0 ? b / a : 0);
+}
+
 int cmd_bench(struct cli *c)
 {
 	struct model *m = cli_load_model(c);
@@ -187,6 +217,8 @@ int cmd_bench(struct cli *c)
 		printf("trace_bytes=%zu\n", bytes);
 		if (c->frames)
 			bench_frames(c, m, &in, tr);
+		if (c->beam && g->arch != ARCH_ENC_ONLY)
+			bench_decode(c, m, &in);
 	}
 	free(t);
 	trace_free(tr);

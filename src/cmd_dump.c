@@ -1,20 +1,55 @@
 /* cmd_dump.c - `attnscope dump`: one traced pass written as safetensors. */
 #include <stdio.h>
 
+#include <string.h>
+
 #include "cli.h"
+#include "decode.h"
 #include "dump.h"
+#include "forward.h"
+
+/* --decode: decode, then trace the final step of the best hypothesis (its
+ * decoder input is <s> + every output token; its last row predicts </s>). */
+static struct trace *decoded_pass(struct cli *c, const struct model *m)
+{
+	struct pass_input in;
+	struct decode_result r;
+	struct err e;
+	int greedy = strcmp(c->decode, "greedy") == 0;
+	if (!greedy && strcmp(c->decode, "beam") != 0) {
+		cli_fail("--decode must be greedy or beam, not \"%s\"", c->decode);
+		return NULL;
+	}
+	if (c->target) {
+		cli_fail("give either --target (teacher forcing) or --decode, not both");
+		return NULL;
+	}
+	if (greedy && c->beam > 1) {
+		cli_fail("--decode greedy takes no --beam (use --decode beam --beam %d)", c->beam);
+		return NULL;
+	}
+	if (!c->beam)
+		c->beam = greedy ? 1 : 4;
+	if (cli_decode(c, m, &in, &r))
+		return NULL;
+	struct trace *t = NULL;
+	if (decode_set_target(m, &in, r.best, r.nbest))
+		cli_fail("out of memory");
+	else if (!(t = forward_run(m, &in, &c->pass, NULL, &e)))
+		cli_fail("%s", e.msg);
+	decode_result_free(&r);
+	input_free(&in);
+	return t;
+}
 
 int cmd_dump(struct cli *c)
 {
 	if (!c->out)
 		return cli_fail("dump needs --out FILE.safetensors");
-	if (c->decode)
-		return cli_fail("--decode is not available yet; give --target for a "
-				"teacher-forced pass");
 	struct model *m = cli_load_model(c);
 	if (!m)
 		return 1;
-	struct trace *t = cli_run_pass(c, m);
+	struct trace *t = c->decode ? decoded_pass(c, m) : cli_run_pass(c, m);
 	int status = 1;
 	if (t) {
 		struct err e;

@@ -172,6 +172,7 @@ int input_build(const struct model *m, const char *sentence,
 		if (have_labels && push_special(&lab, v, TOK_EOS, e))
 			goto fail;
 		in->tgt_len = tgt.n;
+		in->prompt = c->arch == ARCH_DEC_ONLY ? tgt.n : 1;
 		if (check_len(m, tgt.n, c->arch == ARCH_DEC_ONLY ? "sentence" : "target", e) ||
 		    pad(&tgt, v, o->pad_target, "--pad-target", "target", m, e) ||
 		    (have_labels && pad(&lab, v, tgt.n, "--pad-target", "target", m, e)))

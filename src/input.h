@@ -20,6 +20,9 @@
 struct pass_input {
 	char **src_tok; int32_t *src_ids; int S, src_len;  /* S counts padding */
 	char **tgt_tok; int32_t *tgt_ids; int T, tgt_len;
+	int prompt;                     /* decoder input tokens given before
+	                                   decoding: 1 (<s>), or <s> + the
+	                                   sentence for decoder-only */
 	char **label_tok; int32_t *labels;                  /* [T] or NULL */
 	char **unknown; int nunknown;   /* distinct words mapped to <unk> */
 	int invalid_utf8;               /* bytes replaced by U+FFFD */

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "config.h"
+#include "decode.h"
 #include "forward.h"
 #include "tui.h"
 
@@ -17,9 +18,11 @@ static const char USAGE[] =
 	"                 [--no-causal] [--encoder-causal] [--pad-to N] [--pad-target N] SENTENCE\n"
 	"       attnscope render --stage NAME [--head H] [--format text|ansi|svg|csv]\n"
 	"                 [--width W] [dump's options] SENTENCE\n"
+	"       attnscope translate [--model FILE] [--beam K] [--alpha A] [--max-len N]\n"
+	"                 [--steps] [--json] SENTENCE\n"
 	"       attnscope info [--model FILE]\n"
 	"       attnscope bench [--model FILE] [--src-len N] [--tgt-len N] [--iters N]\n"
-	"                 [--frames N [--width W] [--height H]]\n"
+	"                 [--frames N [--width W] [--height H]] [--beam K [--max-len N]]\n"
 	"       attnscope --help | --version\n"
 	"\n"
 	"Steps through one forward pass of a Transformer and shows every stage.\n"
@@ -34,12 +37,20 @@ static const char USAGE[] =
 	"  --pad-to N          pad the source with <pad> to N tokens (masked keys)\n"
 	"  --pad-target N      pad the decoder input to N tokens (masked keys)\n"
 	"  --out FILE          where dump writes the trace\n"
+	"  --decode greedy|beam  dump: decode, then trace the best output's last step\n"
+	"  --beam K            beam width (1 = greedy; translate default 1, dump\n"
+	"                      --decode beam default 4), at most 64\n"
+	"  --alpha A           length penalty ((5+n)/6)^A of beam scores (0.6)\n"
+	"  --max-len N         output tokens at most\n"
+	"  --steps, --json     translate: every step as a table, or all as JSON\n"
 	"  --stage NAME        the stage render prints (--stage list: all names)\n"
 	"  --head H            one head of a per-head stage (default: all)\n"
 	"  --format F          render as text (numbers), csv, ansi or svg\n"
 	"  --width W           render width in columns\n"
 	"  --src-len N, --tgt-len N, --iters N   bench sizes and repetitions\n"
 	"  --frames N [--width W --height H]      bench: also time N headless frames\n"
+	"  --beam K [--max-len N]                 bench: also beam search N tokens,\n"
+	"                                         cached vs recomputed\n"
 	"\n"
 	"A fully masked attention row (every key masked) gives all-zero weights.\n";
 
@@ -57,7 +68,7 @@ int cli_fail(const char *fmt, ...)
 enum {
 	O_MODEL = 256, O_TARGET, O_OUT, O_STAGE, O_FORMAT, O_HEAD, O_WIDTH,
 	O_NOCAUSAL, O_ENCCAUSAL, O_PADTO, O_PADTGT, O_SRCLEN, O_TGTLEN, O_ITERS,
-	O_DECODE, O_BEAM, O_FRAMES, O_HEIGHT, O_HELP, O_VERSION,
+	O_DECODE, O_BEAM, O_ALPHA, O_MAXOUT, O_STEPS, O_JSON, O_FRAMES, O_HEIGHT, O_HELP, O_VERSION,
 };
 
 static const struct option LONGOPTS[] = {
@@ -77,6 +88,10 @@ static const struct option LONGOPTS[] = {
 	{ "iters", required_argument, 0, O_ITERS },
 	{ "decode", required_argument, 0, O_DECODE },
 	{ "beam", required_argument, 0, O_BEAM },
+	{ "alpha", required_argument, 0, O_ALPHA },
+	{ "max-len", required_argument, 0, O_MAXOUT },
+	{ "steps", no_argument, 0, O_STEPS },
+	{ "json", no_argument, 0, O_JSON },
 	{ "frames", required_argument, 0, O_FRAMES },
 	{ "height", required_argument, 0, O_HEIGHT },
 	{ "help", no_argument, 0, O_HELP },
@@ -105,7 +120,8 @@ int cli_parse(struct cli *c, const char *cmd, int argc, char **argv)
 	c->iters = 20;
 	c->src_len = 0;    /* bench: 64, or max_len when smaller */
 	c->tgt_len = 0;
-	c->beam = 4;
+	c->beam = 0;       /* unset: translate 1, dump --decode beam 4 */
+	c->alpha = 0.6;
 	pass_opts_default(&c->pass);
 	optind = 1;
 	opterr = 0;
@@ -121,13 +137,25 @@ int cli_parse(struct cli *c, const char *cmd, int argc, char **argv)
 		case O_DECODE: c->decode = optarg; break;
 		case O_HEAD: r = parse_count("--head", optarg, 0, 65535, &c->head); break;
 		case O_WIDTH: r = parse_count("--width", optarg, 20, 10000, &c->width); break;
-		case O_BEAM: r = parse_count("--beam", optarg, 1, 64, &c->beam); break;
+		case O_BEAM: r = parse_count("--beam", optarg, 1, DECODE_MAX_BEAM, &c->beam); break;
 		case O_NOCAUSAL: c->pass.causal = 0; break;
 		case O_ENCCAUSAL: c->pass.encoder_causal = 1; break;
 		case O_PADTO: r = parse_count("--pad-to", optarg, 1, 65536, &c->pass.pad_to); break;
 		case O_PADTGT: r = parse_count("--pad-target", optarg, 1, 65536, &c->pass.pad_target); break;
 		case O_SRCLEN: r = parse_count("--src-len", optarg, 1, 65536, &c->src_len); break;
 		case O_TGTLEN: r = parse_count("--tgt-len", optarg, 1, 65536, &c->tgt_len); break;
+		case O_ALPHA: {
+			char *end;
+			c->alpha = strtod(optarg, &end);
+			if (end == optarg || *end || !(c->alpha >= 0 && c->alpha <= 10)) {
+				cli_fail("--alpha needs a number from 0 to 10, got \"%s\"", optarg);
+				r = -1;
+			}
+			break;
+		}
+		case O_MAXOUT: r = parse_count("--max-len", optarg, 1, 65536, &c->max_out); break;
+		case O_STEPS: c->steps = 1; break;
+		case O_JSON: c->json = 1; break;
 		case O_FRAMES: r = parse_count("--frames", optarg, 1, 1000000, &c->frames); break;
 		case O_HEIGHT: r = parse_count("--height", optarg, 10, 10000, &c->height); break;
 		case O_ITERS: r = parse_count("--iters", optarg, 1, 100000, &c->iters); break;
@@ -227,6 +255,7 @@ static const struct {
 	{ "info", cmd_info },
 	{ "bench", cmd_bench },
 	{ "render", cmd_render },
+	{ "translate", cmd_translate },
 };
 
 int main(int argc, char **argv)

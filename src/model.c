@@ -430,7 +430,9 @@ static void config_defaults(struct config *c)
 	c->tok.wrap_source = 1;
 }
 
-struct model *model_load(const char *path, struct err *e)
+/* buf == NULL: read the YAML from path. */
+static struct model *load(const char *path, const void *buf, size_t len,
+			  struct err *e)
 {
 	struct model *m = calloc(1, sizeof *m);
 	struct ydoc doc;
@@ -446,7 +448,7 @@ struct model *model_load(const char *path, struct err *e)
 			err_set(e, "out of memory");
 			return NULL;
 		}
-	if (ydoc_load(&doc, path, e)) {
+	if (buf ? ydoc_parse(&doc, m->path, buf, len, e) : ydoc_load(&doc, m->path, e)) {
 		model_free(m);
 		return NULL;
 	}
@@ -459,6 +461,17 @@ struct model *model_load(const char *path, struct err *e)
 		return NULL;
 	}
 	return m;
+}
+
+struct model *model_load(const char *path, struct err *e)
+{
+	return load(path, NULL, 0, e);
+}
+
+struct model *model_load_buffer(const char *path, const void *buf, size_t len,
+				struct err *e)
+{
+	return load(path, buf ? buf : "", len, e);
 }
 
 void model_free(struct model *m)

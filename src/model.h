@@ -87,6 +87,11 @@ struct model {
 
 /* Loads a model.  Returns NULL with e filled on any error. */
 struct model *model_load(const char *path, struct err *e);
+/* The same from YAML text in buf[0..len) (not kept): path names it in
+ * messages and relative vocabulary and weights paths resolve against its
+ * directory; the file itself is not read.  For the fuzzer. */
+struct model *model_load_buffer(const char *path, const void *buf, size_t len,
+				struct err *e);
 void model_free(struct model *m);
 
 /* Model tensor by name, or NULL. */

@@ -11,11 +11,12 @@
 
 #include "cli.h"
 #include "forward.h"
+#include "lineedit.h"
 #include "screen.h"
 #include "term.h"
 #include "tui.h"
 
-#define EDIT_MAX 1024
+#define EDIT_MAX LINEEDIT_MAX
 
 struct app {
 	struct model *m;
@@ -26,8 +27,7 @@ struct app {
 	struct screen scr;
 	char msg[768];
 	int editing;                 /* 0, or which text: 1 sentence, 2 target */
-	char edit[EDIT_MAX];
-	int edit_cur;
+	struct lineedit edit;
 	int quit;
 };
 
@@ -255,77 +255,31 @@ static void edit_open(struct app *a, int which)
 		return;
 	}
 	a->editing = which;
-	snprintf(a->edit, sizeof a->edit, "%s", which == 1 ? a->sentence : a->target);
-	a->edit_cur = (int)strlen(a->edit);
-}
-
-static int utf8_prev(const char *s, int i)
-{
-	if (i <= 0)
-		return 0;
-	i--;
-	while (i > 0 && (s[i] & 0xC0) == 0x80)
-		i--;
-	return i;
-}
-
-static int utf8_next(const char *s, int i)
-{
-	if (!s[i])
-		return i;
-	i++;
-	while (s[i] && (s[i] & 0xC0) == 0x80)
-		i++;
-	return i;
+	lineedit_set(&a->edit, which == 1 ? a->sentence : a->target);
 }
 
 static void edit_key(struct app *a, int key, const char *utf8)
 {
-	char *t = a->edit;
-	int n = (int)strlen(t);
-	switch (key) {
-	case TK_ESC:
+	switch (lineedit_key(&a->edit, key, utf8)) {
+	case LE_CANCEL:
 		a->editing = 0;
-		return;
-	case TK_ENTER: {
+		break;
+	case LE_ACCEPT: {
 		int which = a->editing;
 		a->editing = 0;
 		a->scr.message = NULL;
 		if (which == 1)
-			recompute(a, t, a->target);
+			recompute(a, a->edit.text, a->target);
 		else
-			recompute(a, a->sentence, t);
-		return;
-	}
-	case TK_LEFT: a->edit_cur = utf8_prev(t, a->edit_cur); return;
-	case TK_RIGHT: a->edit_cur = utf8_next(t, a->edit_cur); return;
-	case TK_HOME: case 1: a->edit_cur = 0; return;             /* Ctrl-A */
-	case TK_END: case 5: a->edit_cur = n; return;              /* Ctrl-E */
-	case 21: t[0] = 0; a->edit_cur = 0; return;                /* Ctrl-U */
-	case TK_BACKSPACE: {
-		int p = utf8_prev(t, a->edit_cur);
-		memmove(t + p, t + a->edit_cur, (size_t)(n - a->edit_cur + 1));
-		a->edit_cur = p;
-		return;
-	}
-	case TK_DELETE: {
-		int q = utf8_next(t, a->edit_cur);
-		memmove(t + a->edit_cur, t + q, (size_t)(n - q + 1));
-		return;
-	}
-	default:
+			recompute(a, a->sentence, a->edit.text);
 		break;
 	}
-	size_t len = strlen(utf8);
-	if (!len || (unsigned char)utf8[0] < 32)
-		return;
-	if (n + (int)len >= EDIT_MAX - 1) {
+	case LE_FULL:
 		set_msg(a, 1, " the text is limited to %d bytes", EDIT_MAX - 2);
-		return;
+		break;
+	case LE_NONE:
+		break;
 	}
-	memmove(t + a->edit_cur + len, t + a->edit_cur, (size_t)(n - a->edit_cur + 1));
-	memcpy(t + a->edit_cur, utf8, len);
-	a->edit_cur += (int)len;
 }
 
 /* ---- keys ---- */
@@ -461,8 +415,8 @@ static void draw(struct app *a, struct canvas *c)
 	s->sentence = a->sentence;
 	s->target = *a->target ? a->target : NULL;
 	s->edit_prompt = a->editing ? prompt[a->editing] : NULL;
-	s->edit_text = a->edit;
-	s->edit_cursor = a->edit_cur;
+	s->edit_text = a->edit.text;
+	s->edit_cursor = a->edit.cur;
 	screen_draw(s, c);
 }
 

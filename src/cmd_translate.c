@@ -1,0 +1,159 @@
+/* cmd_translate.c - `attnscope translate`: greedy or beam-search decoding,
+ * the output sentence, optionally every step as a table or JSON. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "decode.h"
+
+static void print_ids(const struct model *m, const int32_t *ids, int n)
+{
+	for (int i = 0; i < n; i++)
+		printf("%s%s", i ? " " : "", vocab_str(&m->tgt_vocab, ids[i]));
+}
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			printf("\\%c", ch);
+		else if (ch < 0x20)
+			printf("\\u%04x", ch);
+		else
+			putchar(ch);
+	}
+	putchar('"');
+}
+
+static void json_ids(const struct model *m, const int32_t *ids, int n)
+{
+	putchar('[');
+	for (int i = 0; i < n; i++) {
+		if (i)
+			putchar(',');
+		json_str(vocab_str(&m->tgt_vocab, ids[i]));
+	}
+	putchar(']');
+}
+
+static void print_steps(const struct model *m, const struct decode_result *r, int topk)
+{
+	for (int s = 0; s < r->nsteps; s++) {
+		const struct decode_step *st = &r->steps[s];
+		printf("step %d\n", s + 1);
+		for (int b = 0; b < st->nhyps; b++) {
+			const struct hyp *h = &st->hyps[b];
+			printf("  [%d] <s> ", b);
+			print_ids(m, h->ids, h->n);
+			printf("   (log p %.3f)\n", h->logp);
+			int shown = 0;
+			for (int i = 0; i < st->ncands; i++) {
+				const struct cand *c = &st->cands[i];
+				if (c->parent != b)
+					continue;
+				if (shown >= topk && !c->kept)
+					continue;
+				printf("      %-16s p=%.4f  log p %.3f  score %.3f  %s\n",
+				       vocab_str(&m->tgt_vocab, c->token), c->prob, c->logp,
+				       c->score, c->finished ? "finished" : c->kept ? "kept" : "pruned");
+				shown++;
+			}
+		}
+	}
+}
+
+static void print_json(const struct model *m, const struct cli *c,
+		       const struct decode_result *r)
+{
+	printf("{\"model\":");
+	json_str(m->cfg.name);
+	printf(",\"sentence\":");
+	json_str(c->sentence);
+	printf(",\"beam\":%d,\"alpha\":%g,\"output\":", c->beam ? c->beam : 1, c->alpha);
+	json_ids(m, r->best, r->nbest);
+	printf(",\"log_prob\":%.6f,\"score\":%.6f,\"reached_max_len\":%s,\"ms\":%.3f",
+	       r->best_logp, r->best_score, r->hit_max_len ? "true" : "false", r->ms);
+	printf(",\"steps\":[");
+	for (int s = 0; s < r->nsteps; s++) {
+		const struct decode_step *st = &r->steps[s];
+		printf("%s{\"hypotheses\":[", s ? "," : "");
+		for (int b = 0; b < st->nhyps; b++) {
+			printf("%s{\"tokens\":", b ? "," : "");
+			json_ids(m, st->hyps[b].ids, st->hyps[b].n);
+			printf(",\"log_prob\":%.6f}", st->hyps[b].logp);
+		}
+		printf("],\"candidates\":[");
+		for (int i = 0; i < st->ncands; i++) {
+			const struct cand *cd = &st->cands[i];
+			printf("%s{\"from\":%d,\"token\":", i ? "," : "", cd->parent);
+			json_str(vocab_str(&m->tgt_vocab, cd->token));
+			printf(",\"prob\":%.6f,\"log_prob\":%.6f,\"score\":%.6f,\"status\":\"%s\"}",
+			       cd->prob, cd->logp, cd->score,
+			       cd->finished ? "finished" : cd->kept ? "kept" : "pruned");
+		}
+		printf("]}");
+	}
+	printf("],\"finished\":[");
+	for (int i = 0; i < r->nfinished; i++) {
+		printf("%s{\"tokens\":", i ? "," : "");
+		json_ids(m, r->finished[i].ids, r->finished[i].n);
+		printf(",\"log_prob\":%.6f,\"score\":%.6f}", r->finished[i].logp,
+		       r->finished[i].score);
+	}
+	printf("]}\n");
+}
+
+/* Decodes c->sentence; on success *in holds the source and r the result. */
+int cli_decode(struct cli *c, const struct model *m, struct pass_input *in,
+	       struct decode_result *r)
+{
+	struct err e;
+	struct decode_opts o;
+	if (!c->sentence)
+		return cli_fail("no sentence given (e.g. attnscope %s \"%s\")", c->cmd,
+				m->cfg.nexamples ? m->cfg.examples[0] : "i love you very much");
+	if (m->cfg.arch == ARCH_ENC_ONLY)
+		return cli_fail("%s: an encoder-only model has no decoder: nothing to decode", m->path);
+	if (input_build(m, c->sentence, NULL, &c->pass, in, &e))
+		return cli_fail("%s", e.msg);
+	char buf[1024];
+	if (in->nunknown)
+		warn_msg("%s", input_unknown_summary(in, buf, sizeof buf));
+	decode_opts_default(&o);
+	o.beam = c->beam ? c->beam : 1;
+	o.alpha = c->alpha;
+	o.max_len = c->max_out;
+	if (decode_run(m, in, &c->pass, &o, r, &e)) {
+		input_free(in);
+		return cli_fail("%s", e.msg);
+	}
+	if (r->hit_max_len)
+		warn_msg("stopped at the length limit (%d tokens) without </s>", r->nbest);
+	return 0;
+}
+
+int cmd_translate(struct cli *c)
+{
+	struct model *m = cli_load_model(c);
+	if (!m)
+		return 1;
+	struct pass_input in;
+	struct decode_result r;
+	int status = cli_decode(c, m, &in, &r);
+	if (status == 0) {
+		if (c->json) {
+			print_json(m, c, &r);
+		} else {
+			if (c->steps)
+				print_steps(m, &r, 5);
+			print_ids(m, r.best, r.nbest);
+			printf("%s\n", r.hit_max_len ? "   [no </s>: stopped at the length limit]" : "");
+		}
+		decode_result_free(&r);
+		input_free(&in);
+	}
+	model_free(m);
+	return status;
+}

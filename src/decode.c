@@ -1,0 +1,574 @@
+/* decode.c - greedy and beam search with a key/value cache.
+ *
+ * Dimension names: B live hypotheses, t current position, S source length,
+ * d d_model, h heads, dk = d/h, F d_ff, V target vocabulary, Ld decoder
+ * layers, Tc cache capacity (positions).
+ *
+ * The step function computes, for B hypotheses at position t, one new row
+ * per layer: self-attention over the cached keys/values of positions 0…t
+ * (the causal mask is implicit: the future is not in the cache), then
+ * cross-attention over the encoder memory (its keys/values computed once),
+ * then the feed-forward.  It is the same function as forward.c's decoder
+ * restricted to the last row; the tests check they agree. */
+#include <cblas.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "decode.h"
+#include "forward.h"
+#include "ops.h"
+
+struct dec {
+	const struct model *m;
+	int d, h, dk, F, V, Ld, S, src_len, cross;
+	int bcap, tcap;
+	const float *memory;   /* [S, d] */
+	float *ck, *cv;        /* cross keys/values [Ld, S, d] */
+	float *kc, *vc;        /* self cache [Ld, bcap, tcap, d] */
+	float *kc2, *vc2;      /* the same, for reordering */
+	float *x, *u, *y, *qkv, *cat, *hid;   /* [bcap, …] scratch */
+	float *sc;             /* [max(tcap, S)] */
+};
+
+void decode_opts_default(struct decode_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->beam = 1;
+	o->alpha = 0.6;
+	o->topk = 5;
+	o->force_step = -1;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void dec_free(struct dec *D)
+{
+	free(D->ck); free(D->cv); free(D->kc); free(D->vc); free(D->kc2);
+	free(D->vc2); free(D->x); free(D->u); free(D->y); free(D->qkv);
+	free(D->cat); free(D->hid); free(D->sc);
+}
+
+static int dec_init(struct dec *D, const struct model *m, const float *memory,
+		    int S, int src_len, int bcap, int tcap)
+{
+	const struct config *c = &m->cfg;
+	memset(D, 0, sizeof *D);
+	D->m = m;
+	D->d = c->d_model;
+	D->h = c->heads;
+	D->dk = c->d_model / c->heads;
+	D->F = c->d_ff;
+	D->V = m->tgt_vocab.n;
+	D->Ld = c->dec_layers;
+	D->S = S;
+	D->src_len = src_len;
+	D->cross = c->arch == ARCH_ENC_DEC;
+	D->memory = memory;
+	D->bcap = bcap;
+	D->tcap = tcap;
+	const size_t d = (size_t)D->d, cache = (size_t)D->Ld * bcap * tcap * d;
+	size_t scn = (size_t)(tcap > S ? tcap : S);
+	D->kc = malloc(cache * sizeof(float));
+	D->vc = malloc(cache * sizeof(float));
+	D->kc2 = malloc(cache * sizeof(float));
+	D->vc2 = malloc(cache * sizeof(float));
+	D->x = malloc((size_t)bcap * d * sizeof(float));
+	D->u = malloc((size_t)bcap * d * sizeof(float));
+	D->y = malloc((size_t)bcap * d * sizeof(float));
+	D->qkv = malloc((size_t)bcap * 3 * d * sizeof(float));
+	D->cat = malloc((size_t)bcap * d * sizeof(float));
+	size_t hidn = (size_t)bcap * (D->F > D->V ? D->F : D->V);
+	D->hid = malloc(hidn * sizeof(float));
+	D->sc = malloc(scn * sizeof(float));
+	if (!D->kc || !D->vc || !D->kc2 || !D->vc2 || !D->x || !D->u || !D->y ||
+	    !D->qkv || !D->cat || !D->hid || !D->sc)
+		return -1;
+	if (D->cross) {
+		D->ck = malloc((size_t)D->Ld * S * d * sizeof(float));
+		D->cv = malloc((size_t)D->Ld * S * d * sizeof(float));
+		if (!D->ck || !D->cv)
+			return -1;
+		/* cross-attention keys and values of the memory, once per layer */
+		float *kv = malloc((size_t)S * 2 * d * sizeof(float));
+		if (!kv)
+			return -1;
+		for (int l = 0; l < D->Ld; l++) {
+			const struct attn_w *w = &m->dec[l].cross;
+			op_linear(memory, S, D->d, w->in_w + d * d, w->in_b ? w->in_b + d : NULL,
+				  2 * D->d, kv);
+			for (int j = 0; j < S; j++) {
+				memcpy(D->ck + ((size_t)l * S + j) * d, kv + (size_t)j * 2 * d, d * sizeof(float));
+				memcpy(D->cv + ((size_t)l * S + j) * d, kv + (size_t)j * 2 * d + d, d * sizeof(float));
+			}
+		}
+		free(kv);
+	}
+	return 0;
+}
+
+static float *cache_row(float *c, const struct dec *D, int l, int b, int t)
+{
+	return c + (((size_t)l * D->bcap + b) * D->tcap + t) * D->d;
+}
+
+/* One head's attention for one query row: scores over n keys (rows of K
+ * with stride d, masked from key_len on), softmax, weighted sum of V. */
+static void attend(const struct dec *D, const float *q, const float *K,
+		   const float *V, int n, int key_len, float *out)
+{
+	const float scale = 1.0f / sqrtf((float)D->dk);
+	cblas_sgemv(CblasRowMajor, CblasNoTrans, n, D->dk, scale, K, D->d, q, 1,
+		    0.0f, D->sc, 1);
+	for (int j = key_len; j < n; j++)
+		D->sc[j] = -INFINITY;
+	op_softmax_rows(D->sc, 1, n);
+	cblas_sgemv(CblasRowMajor, CblasTrans, n, D->dk, 1.0f, V, D->d, D->sc, 1,
+		    0.0f, out, 1);
+}
+
+/* x (B rows) ← residual + norm around y, in the model's norm order.  For
+ * pre-norm the norm was applied to the sublayer's input already. */
+static void residual(const struct dec *D, int B, const float *g, const float *b)
+{
+	const size_t n = (size_t)B * D->d;
+	for (size_t i = 0; i < n; i++)
+		D->x[i] += D->y[i];
+	if (D->m->cfg.norm == NORM_POST)
+		op_layernorm(D->x, B, D->d, g, b, (float)D->m->cfg.norm_eps, D->x);
+}
+
+/* The sublayer's input: LN(x) for pre-norm, else x. */
+static const float *sub_in(const struct dec *D, int B, const float *g, const float *b)
+{
+	if (D->m->cfg.norm != NORM_PRE)
+		return D->x;
+	op_layernorm(D->x, B, D->d, g, b, (float)D->m->cfg.norm_eps, D->u);
+	return D->u;
+}
+
+/* Position t for B hypotheses whose tokens at t are tok[B]: appends to the
+ * self cache and writes log-probabilities [B, V] into out. */
+static void dec_step(struct dec *D, int B, int t, const int32_t *tok, float *out)
+{
+	const struct model *m = D->m;
+	const struct config *c = &m->cfg;
+	const int d = D->d, dk = D->dk;
+	const float sc = c->scale_embedding ? sqrtf((float)d) : 1.0f;
+	float *pe = D->u;   /* scratch for one PE row */
+
+	if (c->pe == PE_SINUSOIDAL) {
+		/* row t of the sinusoid table */
+		for (int i = 0; i < d; i += 2) {
+			double a = t / pow(10000.0, (double)i / d);
+			pe[i] = (float)sin(a);
+			if (i + 1 < d)
+				pe[i + 1] = (float)cos(a);
+		}
+	}
+	for (int b = 0; b < B; b++)
+		for (int j = 0; j < d; j++) {
+			float p = c->pe == PE_SINUSOIDAL ? pe[j] :
+				  c->pe == PE_LEARNED ? m->pos_embed[(size_t)t * d + j] : 0.0f;
+			D->x[(size_t)b * d + j] = m->tgt_embed[(size_t)tok[b] * d + j] * sc + p;
+		}
+
+	for (int l = 0; l < D->Ld; l++) {
+		const struct layer_w *L = &m->dec[l];
+		/* self-attention over positions 0…t */
+		const float *u = sub_in(D, B, L->n1_w, L->n1_b);
+		op_linear(u, B, d, L->self.in_w, L->self.in_b, 3 * d, D->qkv);
+		for (int b = 0; b < B; b++) {
+			const float *r = D->qkv + (size_t)b * 3 * d;
+			memcpy(cache_row(D->kc, D, l, b, t), r + d, (size_t)d * sizeof(float));
+			memcpy(cache_row(D->vc, D, l, b, t), r + 2 * d, (size_t)d * sizeof(float));
+			for (int hh = 0; hh < D->h; hh++)
+				attend(D, r + hh * dk, cache_row(D->kc, D, l, b, 0) + hh * dk,
+				       cache_row(D->vc, D, l, b, 0) + hh * dk, t + 1, t + 1,
+				       D->cat + (size_t)b * d + hh * dk);
+		}
+		op_linear(D->cat, B, d, L->self.out_w, L->self.out_b, d, D->y);
+		residual(D, B, L->n1_w, L->n1_b);
+
+		const float *g = L->n2_w, *gb = L->n2_b;
+		if (D->cross) {
+			u = sub_in(D, B, L->n2_w, L->n2_b);
+			op_linear(u, B, d, L->cross.in_w, L->cross.in_b, d, D->qkv);
+			for (int b = 0; b < B; b++)
+				for (int hh = 0; hh < D->h; hh++)
+					attend(D, D->qkv + (size_t)b * d + hh * dk,
+					       D->ck + (size_t)l * D->S * d + hh * dk,
+					       D->cv + (size_t)l * D->S * d + hh * dk,
+					       D->S, D->src_len, D->cat + (size_t)b * d + hh * dk);
+			op_linear(D->cat, B, d, L->cross.out_w, L->cross.out_b, d, D->y);
+			residual(D, B, L->n2_w, L->n2_b);
+			g = L->n3_w;
+			gb = L->n3_b;
+		}
+		u = sub_in(D, B, g, gb);
+		op_linear(u, B, d, L->l1_w, L->l1_b, D->F, D->hid);
+		if (c->act == ACT_GELU)
+			op_gelu(D->hid, (size_t)B * D->F);
+		else
+			op_relu(D->hid, (size_t)B * D->F);
+		op_linear(D->hid, B, D->F, L->l2_w, L->l2_b, d, D->y);
+		residual(D, B, g, gb);
+	}
+	const float *y = D->x;
+	if (m->dec_norm_w) {
+		op_layernorm(D->x, B, d, m->dec_norm_w, m->dec_norm_b,
+			     (float)c->norm_eps, D->u);
+		y = D->u;
+	}
+	op_linear(y, B, d, m->gen_w, m->gen_b, D->V, out);
+	/* log-softmax per row */
+	for (int b = 0; b < B; b++) {
+		float *r = out + (size_t)b * D->V;
+		float mx = -INFINITY;
+		for (int j = 0; j < D->V; j++)
+			mx = r[j] > mx ? r[j] : mx;
+		double s = 0;
+		for (int j = 0; j < D->V; j++)
+			s += exp((double)r[j] - mx);
+		float lse = mx + (float)log(s);
+		for (int j = 0; j < D->V; j++)
+			r[j] -= lse;
+	}
+}
+
+/* Makes hypothesis b's cache a copy of parent's (positions 0…t). */
+static void dec_reorder(struct dec *D, const int *parent, int B, int t)
+{
+	const size_t row = (size_t)(t + 1) * D->d * sizeof(float);
+	for (int l = 0; l < D->Ld; l++)
+		for (int b = 0; b < B; b++) {
+			memcpy(cache_row(D->kc2, D, l, b, 0), cache_row(D->kc, D, l, parent[b], 0), row);
+			memcpy(cache_row(D->vc2, D, l, b, 0), cache_row(D->vc, D, l, parent[b], 0), row);
+		}
+	float *k = D->kc, *v = D->vc;
+	D->kc = D->kc2;
+	D->vc = D->vc2;
+	D->kc2 = k;
+	D->vc2 = v;
+}
+
+static double length_penalty(double alpha, int n)
+{
+	return alpha > 0 ? pow((5.0 + n) / 6.0, alpha) : 1.0;
+}
+
+static int cmp_cand(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+	if (x->score != y->score)
+		return x->score < y->score ? 1 : -1;
+	if (x->parent != y->parent)
+		return x->parent - y->parent;
+	return x->token - y->token;
+}
+
+static int cmp_hyp(const void *a, const void *b)
+{
+	const struct hyp *x = a, *y = b;
+	return x->score < y->score ? 1 : x->score > y->score ? -1 : 0;
+}
+
+static int hyp_copy(struct hyp *dst, const struct hyp *src, int extra)
+{
+	*dst = *src;
+	dst->ids = malloc((size_t)(src->n + extra + 1) * sizeof *dst->ids);
+	if (!dst->ids)
+		return -1;
+	if (src->n)
+		memcpy(dst->ids, src->ids, (size_t)src->n * sizeof *dst->ids);
+	return 0;
+}
+
+static void hyps_free(struct hyp *h, int n)
+{
+	for (int i = 0; h && i < n; i++)
+		free(h[i].ids);
+	free(h);
+}
+
+void decode_result_free(struct decode_result *r)
+{
+	for (int i = 0; i < r->nsteps; i++) {
+		hyps_free(r->steps[i].hyps, r->steps[i].nhyps);
+		free(r->steps[i].cands);
+	}
+	free(r->steps);
+	hyps_free(r->finished, r->nfinished);
+	free(r->best);
+	memset(r, 0, sizeof *r);
+}
+
+/* Indices of the k largest entries of row[V], largest first, leaving out
+ * tokens never generated (<pad>, <s>) and </s> when allow_eos is 0. */
+static int top_indices(const float *row, int V, int k, int allow_eos, int *idx)
+{
+	int n = 0;
+	for (int j = 0; j < V; j++) {
+		if (j == TOK_PAD || j == TOK_SOS || (j == TOK_EOS && !allow_eos))
+			continue;
+		if (n < k || row[j] > row[idx[n - 1]]) {
+			int p = n < k ? n++ : k - 1;
+			while (p > 0 && row[idx[p - 1]] < row[j]) {
+				idx[p] = idx[p - 1];
+				p--;
+			}
+			idx[p] = j;
+		}
+	}
+	return n;
+}
+
+/* The token a hypothesis feeds at a step: the last prompt token (<s> for
+ * an encoder-decoder) at step 0, then its own output of the step before. */
+static int32_t fed(const struct pass_input *src, int prompt, const struct hyp *h,
+		   int step)
+{
+	return step == 0 ? src->tgt_ids[prompt] : h->ids[step - 1];
+}
+
+int decode_run(const struct model *m, const struct pass_input *src,
+	       const struct pass_opts *po, const struct decode_opts *o,
+	       struct decode_result *r, struct err *e)
+{
+	const struct config *c = &m->cfg;
+	memset(r, 0, sizeof *r);
+	if (c->arch == ARCH_ENC_ONLY)
+		return err_set(e, "%s: an encoder-only model has no decoder: nothing to decode",
+			       m->path);
+	if (o->beam < 1 || o->beam > DECODE_MAX_BEAM)
+		return err_set(e, "beam width %d is outside 1…%d", o->beam, DECODE_MAX_BEAM);
+	double t0 = now_ms();
+	const int B = o->beam, V = m->tgt_vocab.n;
+	/* decoder-only: the prompt (after <s>) is fed before choosing */
+	const int prompt = c->arch == ARCH_DEC_ONLY ? src->prompt - 1 : 0;
+	/* default limit: twice the source and ten more (GNMT-style) */
+	int maxlen = o->max_len > 0 ? o->max_len :
+		     c->arch == ARCH_ENC_DEC ? 2 * src->src_len + 10 : c->max_len;
+	if (maxlen > c->max_len - 1 - prompt)
+		maxlen = c->max_len - 1 - prompt;
+	if (maxlen < 1)
+		return err_set(e, "no room to decode: the prompt fills max_len %d", c->max_len);
+	int K = B > o->topk ? B : o->topk;   /* candidates per hypothesis */
+	if (K > V - 3)
+		K = V - 3;
+	if (K < 1)
+		return err_set(e, "%s: the target vocabulary has no ordinary tokens", m->path);
+
+	struct dec D = { 0 };
+	struct trace *enc = NULL;
+	const float *memory = NULL;
+	int S = 0, rc = -1;
+	if (c->arch == ARCH_ENC_DEC) {
+		struct pass_input in1 = *src;   /* the encoder, plus one <s> step */
+		int32_t sos = TOK_SOS;
+		char *sos_tok = (char *)"<s>";
+		in1.tgt_ids = &sos;
+		in1.tgt_tok = &sos_tok;
+		in1.T = in1.tgt_len = 1;
+		in1.labels = NULL;
+		in1.label_tok = NULL;
+		if (!(enc = forward_run(m, &in1, po, NULL, e)))
+			return -1;
+		const struct stage *ms = trace_find(enc, "memory");
+		memory = ms->data;
+		S = src->S;
+	}
+	float *lp = malloc((size_t)B * V * sizeof *lp);
+	int *idx = malloc((size_t)K * sizeof *idx);
+	int32_t *tok = malloc((size_t)B * sizeof *tok);
+	int *parent = malloc((size_t)B * sizeof *parent);
+	struct cand *cands = malloc((size_t)B * K * sizeof *cands);
+	struct hyp *live = calloc((size_t)B, sizeof *live);
+	int nlive = 1;
+	r->finished = calloc((size_t)B + 1, sizeof *r->finished);
+	r->steps = calloc((size_t)maxlen, sizeof *r->steps);
+	if (!lp || !idx || !tok || !parent || !cands || !live || !r->finished || !r->steps ||
+	    dec_init(&D, m, memory, S, src->src_len, B, prompt + maxlen + 1)) {
+		err_set(e, "out of memory while decoding");
+		goto out;
+	}
+	live[0].ids = malloc(sizeof *live[0].ids);
+	live[0].parent = -1;
+	if (!live[0].ids) {
+		err_set(e, "out of memory while decoding");
+		goto out;
+	}
+	/* prefill: <s> and a decoder-only prompt */
+	for (int t = 0; t < prompt; t++) {
+		tok[0] = src->tgt_ids[t];
+		dec_step(&D, 1, t, tok, lp);
+	}
+	for (int step = 0; step < maxlen && nlive > 0; step++) {
+		const int t = prompt + step;   /* position of the fed token */
+		for (int b = 0; b < nlive; b++)
+			tok[b] = fed(src, prompt, &live[b], step);
+		if (o->no_cache) {
+			/* the baseline: recompute every earlier position again */
+			int32_t prev[DECODE_MAX_BEAM];
+			for (int p = 0; p < t; p++) {
+				for (int b = 0; b < nlive; b++)
+					prev[b] = p < prompt ? src->tgt_ids[p] :
+						  fed(src, prompt, &live[b], p - prompt);
+				dec_step(&D, nlive, p, prev, lp);
+			}
+		}
+		dec_step(&D, nlive, t, tok, lp);
+
+		/* candidates: the K best continuations of every live hypothesis */
+		int nc = 0;
+		for (int b = 0; b < nlive; b++) {
+			const float *row = lp + (size_t)b * V;
+			int nk = top_indices(row, V, K, step >= o->min_len, idx);
+			for (int k = 0; k < nk; k++) {
+				struct cand *cd = &cands[nc++];
+				cd->parent = b;
+				cd->token = idx[k];
+				cd->prob = expf(row[idx[k]]);
+				cd->logp = live[b].logp + row[idx[k]];
+				cd->score = cd->logp / length_penalty(o->alpha, live[b].n + 1);
+				cd->kept = cd->finished = 0;
+			}
+		}
+		/* what-if: the best hypothesis is forced to take a token */
+		if (step == o->force_step && o->force_token >= 0 && o->force_token < V) {
+			const float *row = lp;
+			nc = 1;
+			cands[0] = (struct cand){ 0, o->force_token, expf(row[o->force_token]),
+						  live[0].logp + row[o->force_token], 0, 0, 0 };
+			cands[0].score = cands[0].logp / length_penalty(o->alpha, live[0].n + 1);
+		}
+		qsort(cands, (size_t)nc, sizeof *cands, cmp_cand);
+
+		/* record the step */
+		struct decode_step *st = &r->steps[r->nsteps++];
+		st->hyps = calloc((size_t)nlive, sizeof *st->hyps);
+		st->cands = malloc((size_t)nc * sizeof *st->cands);
+		if (!st->hyps || !st->cands) {
+			err_set(e, "out of memory while decoding");
+			goto out;
+		}
+		for (int b = 0; b < nlive; b++)
+			if (hyp_copy(&st->hyps[st->nhyps++], &live[b], 0)) {
+				err_set(e, "out of memory while decoding");
+				goto out;
+			}
+
+		/* select: finished hypotheses and the next beam */
+		struct hyp next[DECODE_MAX_BEAM];
+		int nnext = 0;
+		for (int i = 0; i < nc && nnext < B && r->nfinished < B; i++) {
+			struct cand *cd = &cands[i];
+			struct hyp h;
+			if (hyp_copy(&h, &live[cd->parent], 1)) {
+				err_set(e, "out of memory while decoding");
+				goto out;
+			}
+			h.logp = cd->logp;
+			h.score = cd->score;
+			h.parent = cd->parent;
+			cd->kept = 1;
+			if (cd->token == TOK_EOS) {
+				cd->finished = 1;
+				r->finished[r->nfinished++] = h;
+			} else {
+				h.ids[h.n++] = cd->token;
+				parent[nnext] = cd->parent;
+				next[nnext++] = h;
+			}
+		}
+		st->ncands = nc;
+		memcpy(st->cands, cands, (size_t)nc * sizeof *cands);
+		for (int b = 0; b < nlive; b++)
+			free(live[b].ids);
+		for (int b = 0; b < nnext; b++)
+			live[b] = next[b];
+		nlive = nnext;
+		if (r->nfinished >= B)
+			break;
+		if (nlive)
+			dec_reorder(&D, parent, nlive, t);
+	}
+	/* the limit reached: live hypotheses count as results, flagged */
+	if (r->nfinished == 0) {
+		r->hit_max_len = 1;
+		for (int b = 0; b < nlive && r->nfinished < B + 1; b++) {
+			r->finished[r->nfinished++] = live[b];
+			live[b].ids = NULL;
+		}
+	}
+	qsort(r->finished, (size_t)r->nfinished, sizeof *r->finished, cmp_hyp);
+	if (r->nfinished) {
+		const struct hyp *best = &r->finished[0];
+		r->best = malloc((size_t)(best->n + 1) * sizeof *r->best);
+		if (!r->best) {
+			err_set(e, "out of memory while decoding");
+			goto out;
+		}
+		if (best->n)
+			memcpy(r->best, best->ids, (size_t)best->n * sizeof *r->best);
+		r->nbest = best->n;
+		r->best_logp = best->logp;
+		r->best_score = best->score;
+	}
+	r->ms = now_ms() - t0;
+	rc = 0;
+out:
+	for (int b = 0; live && b < nlive; b++)
+		free(live[b].ids);
+	free(live);
+	dec_free(&D);
+	free(lp);
+	free(idx);
+	free(tok);
+	free(parent);
+	free(cands);
+	trace_free(enc);
+	if (rc)
+		decode_result_free(r);
+	return rc;
+}
+
+int decode_set_target(const struct model *m, struct pass_input *in,
+		      const int32_t *ids, int n)
+{
+	const int prompt = in->prompt > 0 ? in->prompt : 1;
+	int T = prompt + n;
+	int32_t *nid = malloc((size_t)T * sizeof *nid);
+	char **ntok = calloc((size_t)T, sizeof *ntok);
+	if (!nid || !ntok) {
+		free(nid);
+		free(ntok);
+		return -1;
+	}
+	for (int i = 0; i < T; i++) {
+		nid[i] = i < prompt ? (m->cfg.arch == ARCH_DEC_ONLY ? in->tgt_ids[i] : TOK_SOS)
+				    : ids[i - prompt];
+		ntok[i] = strdup(vocab_str(&m->tgt_vocab, nid[i]));
+		if (!ntok[i]) {
+			tokens_free(ntok, i);
+			free(nid);
+			return -1;
+		}
+	}
+	tokens_free(in->tgt_tok, in->T);
+	free(in->tgt_ids);
+	tokens_free(in->label_tok, in->T);
+	free(in->labels);
+	in->label_tok = NULL;
+	in->labels = NULL;
+	in->tgt_ids = nid;
+	in->tgt_tok = ntok;
+	in->T = in->tgt_len = T;
+	return 0;
+}

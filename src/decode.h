@@ -1,0 +1,84 @@
+/* decode.h - inference one token at a time: greedy and beam search.
+ *
+ * The encoder runs once; the decoder is fed <s>, then its own outputs, until
+ * </s> or the length limit.  Greedy keeps the arg-max; beam search keeps the
+ * B best partial sentences by score = log p / lp(len), with the GNMT length
+ * penalty lp(n) = ((5 + n) / 6)^α (Wu et al. 2016).  A key/value cache makes
+ * step t cost one new row per layer instead of recomputing steps < t.
+ *
+ * The result records every step (the live hypotheses, the candidates
+ * considered with their probabilities, which were kept and which pruned),
+ * so views can replay the search.  The full trace of any step is a
+ * teacher-forced forward_run on that step's decoder input.
+ *
+ * Dimension names: B beam width, K candidates recorded per hypothesis,
+ * L output length, V target vocabulary. */
+#ifndef ATTNSCOPE_DECODE_H
+#define ATTNSCOPE_DECODE_H
+
+#include <stdint.h>
+
+#include "input.h"
+#include "model.h"
+
+#define DECODE_MAX_BEAM 64
+
+struct decode_opts {
+	int beam;           /* 1: greedy */
+	double alpha;       /* length penalty α (0: none) */
+	int max_len;        /* output tokens at most (0: 2·source + 10, within
+	                       the model's max_len) */
+	int min_len;        /* </s> is not allowed before this many tokens */
+	int topk;           /* candidates recorded per hypothesis and step */
+	int no_cache;       /* recompute the decoder for every step (benchmark) */
+	int force_step;     /* what-if: at this step (−1: none) ... */
+	int32_t force_token;/*   the best hypothesis takes this token */
+};
+void decode_opts_default(struct decode_opts *o);
+
+/* One candidate continuation considered at a step. */
+struct cand {
+	int parent;         /* index of the hypothesis it extends */
+	int32_t token;
+	float prob;         /* p(token | hypothesis) */
+	double logp;        /* cumulative log-probability after the token */
+	double score;       /* logp / lp(length) */
+	int kept;           /* survived into the next beam (or finished) */
+	int finished;       /* token is </s> */
+};
+
+/* A hypothesis alive at the start of a step. */
+struct hyp {
+	int32_t *ids;       /* output tokens so far (without <s>), n of them */
+	int n;
+	double logp, score;
+	int parent;         /* index in the previous step's hypotheses (−1) */
+};
+
+struct decode_step {
+	struct hyp *hyps; int nhyps;   /* live at the start of the step */
+	struct cand *cands; int ncands;
+};
+
+struct decode_result {
+	struct decode_step *steps; int nsteps;
+	struct hyp *finished; int nfinished;   /* best first */
+	int32_t *best; int nbest;              /* the best output, without </s> */
+	double best_logp, best_score;
+	int hit_max_len;    /* the best ended at the limit without </s> */
+	double ms;          /* decoding time */
+};
+
+/* Decodes the source in src (src_ids / S / src_len, as input_build made
+ * them).  Returns 0, or -1 with e filled. */
+int decode_run(const struct model *m, const struct pass_input *src,
+	       const struct pass_opts *po, const struct decode_opts *o,
+	       struct decode_result *r, struct err *e);
+void decode_result_free(struct decode_result *r);
+
+/* Sets in's decoder side to <s> + ids[0..n) (replacing what it had), so
+ * forward_run traces that step.  Returns 0 or -1 on out-of-memory. */
+int decode_set_target(const struct model *m, struct pass_input *in,
+		      const int32_t *ids, int n);
+
+#endif
