@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "decode.h"
 #include "forward.h"
 #include "lineedit.h"
 #include "screen.h"
@@ -29,6 +30,13 @@ struct app {
 	int editing;                 /* 0, or which text: 1 sentence, 2 target */
 	struct lineedit edit;
 	int quit;
+	/* decoding: the trace on screen is the pass of one decoding step */
+	int decoding;
+	struct decode_result dec[2];  /* greedy, beam */
+	int which;                    /* the search shown: 0 greedy, 1 beam */
+	int beam_w;
+	double alpha;
+	int force_step[2], force_token[2];
 };
 
 enum action {
@@ -37,58 +45,120 @@ enum action {
 	A_FIRST, A_LAST, A_ENCODER, A_DECODER, A_OUTPUT,
 	A_HEADS, A_OPEN, A_INSPECT, A_DIFF, A_CURVES, A_MEAN,
 	A_MASK_DEC, A_MASK_ENC, A_ABLATE, A_EDIT, A_EDIT_TARGET,
-	A_ZOOM, A_HELP, A_ESCAPE, A_QUIT,
+	A_DECODE, A_DECODE_OFF, A_STEP_NEXT, A_STEP_PREV, A_STEP_LAST,
+	A_BEAM_TOGGLE, A_BEAM_MORE, A_BEAM_LESS, A_ALPHA_UP, A_ALPHA_DOWN,
+	A_COMPARE, A_FORCE, A_UNFORCE,
+	A_ZOOM, A_HELP, A_ESCAPE, A_QUIT, A_COUNT
+};
+
+/* What each action does: the help screen's text. */
+static const char *const ACTION_HELP[A_COUNT] = {
+	[A_NEXT] = "next stage",
+	[A_PREV] = "previous stage",
+	[A_UP] = "cursor up: row (query / token; candidate on the decoding page)",
+	[A_DOWN] = "cursor down",
+	[A_LEFT] = "cursor left: column (key / dimension)",
+	[A_RIGHT] = "cursor right",
+	[A_PGUP] = "cursor 10 rows up",
+	[A_PGDN] = "cursor 10 rows down",
+	[A_HEAD_NEXT] = "next head (decoding page: next hypothesis)",
+	[A_HEAD_PREV] = "previous head (decoding page: previous hypothesis)",
+	[A_LAYER_NEXT] = "same stage in the next layer",
+	[A_LAYER_PREV] = "same stage in the previous layer",
+	[A_FIRST] = "first stage",
+	[A_LAST] = "last stage",
+	[A_ENCODER] = "jump to the encoder",
+	[A_DECODER] = "jump to the decoder",
+	[A_OUTPUT] = "jump to the output",
+	[A_HEADS] = "all heads at once (Enter opens the selected head)",
+	[A_OPEN] = "open the selected head",
+	[A_INSPECT] = "cell inspector: q·k term by term, ÷√dk, mask, softmax, ·V",
+	[A_DIFF] = "mask diff: this head with and without the causal mask",
+	[A_CURVES] = "positional encoding: sin/cos curves",
+	[A_MEAN] = "mean over heads (long sequences)",
+	[A_MASK_DEC] = "decoder causal mask on/off (recomputes)",
+	[A_MASK_ENC] = "encoder causal mask on/off (recomputes)",
+	[A_ABLATE] = "what-if: zero the selected head and recompute (again: restore)",
+	[A_EDIT] = "edit the sentence",
+	[A_EDIT_TARGET] = "edit the target (teacher forcing); empty: none",
+	[A_DECODE] = "decoding page on/off (starts decoding the sentence)",
+	[A_DECODE_OFF] = "stop decoding: back to the teacher-forced pass",
+	[A_STEP_NEXT] = "decoding: next step",
+	[A_STEP_PREV] = "decoding: previous step",
+	[A_STEP_LAST] = "decoding: run to the end",
+	[A_BEAM_TOGGLE] = "decoding: greedy ↔ beam search",
+	[A_BEAM_MORE] = "decoding: beam width +1",
+	[A_BEAM_LESS] = "decoding: beam width −1",
+	[A_ALPHA_UP] = "decoding: length penalty α +0.1",
+	[A_ALPHA_DOWN] = "decoding: length penalty α −0.1",
+	[A_COMPARE] = "decoding: greedy and beam side by side",
+	[A_FORCE] = "what-if: force the selected candidate at this step",
+	[A_UNFORCE] = "what-if: undo the forced token",
+	[A_ZOOM] = "zoom: auto / numbers / cells / fit",
+	[A_HELP] = "this help (Esc closes)",
+	[A_ESCAPE] = "close help and overlays",
+	[A_QUIT] = "quit",
 };
 
 struct binding {
 	int key;
+	const char *name;    /* as the help screen shows it */
 	enum action act;
 };
 
-/* One key table: the loop dispatches from it, the help screen lists it. */
+/* The one key table: the loop dispatches from it, the help screen is made
+ * from it. */
 static const struct binding KEYS[] = {
-	{ TK_RIGHT, A_NEXT }, { 'n', A_NEXT }, { ' ', A_NEXT },
-	{ TK_LEFT, A_PREV }, { 'p', A_PREV }, { TK_BACKSPACE, A_PREV },
-	{ TK_UP, A_UP }, { 'k', A_UP }, { TK_DOWN, A_DOWN }, { 'j', A_DOWN },
-	{ 'h', A_LEFT }, { TK_SLEFT, A_LEFT }, { 'l', A_RIGHT }, { TK_SRIGHT, A_RIGHT },
-	{ TK_PGUP, A_PGUP }, { TK_PGDN, A_PGDN },
-	{ ']', A_HEAD_NEXT }, { '[', A_HEAD_PREV }, { TK_TAB, A_HEAD_NEXT }, { TK_BTAB, A_HEAD_PREV },
-	{ '}', A_LAYER_NEXT }, { '{', A_LAYER_PREV },
-	{ TK_HOME, A_FIRST }, { 'g', A_FIRST }, { TK_END, A_LAST }, { 'G', A_LAST },
-	{ 'E', A_ENCODER }, { 'D', A_DECODER }, { 'O', A_OUTPUT },
-	{ 'a', A_HEADS }, { TK_ENTER, A_OPEN }, { 'i', A_INSPECT }, { 'd', A_DIFF },
-	{ 'c', A_CURVES }, { 'A', A_MEAN },
-	{ 'm', A_MASK_DEC }, { 'M', A_MASK_ENC }, { 'x', A_ABLATE },
-	{ 'e', A_EDIT }, { '/', A_EDIT }, { 't', A_EDIT_TARGET },
-	{ 'z', A_ZOOM }, { '?', A_HELP }, { TK_F1, A_HELP }, { TK_ESC, A_ESCAPE },
-	{ 'q', A_QUIT },
+	{ TK_RIGHT, "→", A_NEXT }, { 'n', "n", A_NEXT }, { ' ', "space", A_NEXT },
+	{ TK_LEFT, "←", A_PREV }, { 'p', "p", A_PREV }, { TK_BACKSPACE, "backspace", A_PREV },
+	{ TK_UP, "↑", A_UP }, { 'k', "k", A_UP }, { TK_DOWN, "↓", A_DOWN }, { 'j', "j", A_DOWN },
+	{ 'h', "h", A_LEFT }, { TK_SLEFT, "shift-←", A_LEFT },
+	{ 'l', "l", A_RIGHT }, { TK_SRIGHT, "shift-→", A_RIGHT },
+	{ TK_PGUP, "PgUp", A_PGUP }, { TK_PGDN, "PgDn", A_PGDN },
+	{ ']', "]", A_HEAD_NEXT }, { TK_TAB, "tab", A_HEAD_NEXT },
+	{ '[', "[", A_HEAD_PREV }, { TK_BTAB, "shift-tab", A_HEAD_PREV },
+	{ '}', "}", A_LAYER_NEXT }, { '{', "{", A_LAYER_PREV },
+	{ TK_HOME, "home", A_FIRST }, { 'g', "g", A_FIRST },
+	{ TK_END, "end", A_LAST }, { 'G', "G", A_LAST },
+	{ 'E', "E", A_ENCODER }, { 'D', "D", A_DECODER }, { 'O', "O", A_OUTPUT },
+	{ 'a', "a", A_HEADS }, { TK_ENTER, "Enter", A_OPEN }, { 'A', "A", A_MEAN },
+	{ 'i', "i", A_INSPECT }, { 'd', "d", A_DIFF }, { 'c', "c", A_CURVES },
+	{ 'm', "m", A_MASK_DEC }, { 'M', "M", A_MASK_ENC }, { 'x', "x", A_ABLATE },
+	{ 'e', "e", A_EDIT }, { '/', "/", A_EDIT }, { 't', "t", A_EDIT_TARGET },
+	{ 'r', "r", A_DECODE }, { 'R', "R", A_DECODE_OFF },
+	{ '.', ".", A_STEP_NEXT }, { '>', ">", A_STEP_NEXT },
+	{ ',', ",", A_STEP_PREV }, { '<', "<", A_STEP_PREV }, { '$', "$", A_STEP_LAST },
+	{ 'b', "b", A_BEAM_TOGGLE }, { '+', "+", A_BEAM_MORE }, { '=', "=", A_BEAM_MORE },
+	{ '-', "-", A_BEAM_LESS }, { ')', ")", A_ALPHA_UP }, { '(', "(", A_ALPHA_DOWN },
+	{ 'C', "C", A_COMPARE }, { 'f', "f", A_FORCE }, { 'F', "F", A_UNFORCE },
+	{ 'z', "z", A_ZOOM }, { '?', "?", A_HELP }, { TK_F1, "F1", A_HELP },
+	{ TK_ESC, "Esc", A_ESCAPE }, { 'q', "q", A_QUIT },
 };
 
-static const struct key_help HELP[] = {
-	{ "→ n space", "next stage" },
-	{ "← p backspace", "previous stage" },
-	{ "↑ ↓ k j", "move the cursor: row (query / token)" },
-	{ "h l shift-← →", "move the cursor: column (key / dimension)" },
-	{ "PgUp PgDn", "cursor 10 rows up / down" },
-	{ "] [ tab", "next / previous head" },
-	{ "} {", "same stage in the next / previous layer" },
-	{ "g G home end", "first / last stage" },
-	{ "E D O", "jump to the encoder / decoder / output" },
-	{ "a", "all heads at once (Enter opens the selected head)" },
-	{ "A", "mean over heads (long sequences)" },
-	{ "i", "cell inspector: q·k term by term, ÷√dk, mask, softmax, ·V" },
-	{ "d", "mask diff: this head with and without the causal mask" },
-	{ "c", "positional encoding: sin/cos curves" },
-	{ "m", "decoder causal mask on/off (recomputes)" },
-	{ "M", "encoder causal mask on/off (recomputes)" },
-	{ "x", "what-if: zero the selected head and recompute (again: restore)" },
-	{ "e /", "edit the sentence" },
-	{ "t", "edit the target (teacher forcing); empty: none" },
-	{ "z", "zoom: auto / numbers / cells / fit" },
-	{ "mouse", "click a stage or a cell" },
-	{ "? F1", "this help (Esc closes)" },
-	{ "q", "quit" },
-};
+/* Help lines made from KEYS: the keys of each action, in table order. */
+static struct key_help help_lines[A_COUNT];
+static char help_keys[A_COUNT][48];
+
+static int build_help(void)
+{
+	int n = 0;
+	for (int act = 0; act < A_COUNT; act++) {
+		help_keys[n][0] = 0;
+		for (size_t i = 0; i < sizeof KEYS / sizeof *KEYS; i++) {
+			if ((int)KEYS[i].act != act)
+				continue;
+			size_t l = strlen(help_keys[n]);
+			snprintf(help_keys[n] + l, sizeof help_keys[n] - l, "%s%s",
+				 l ? " " : "", KEYS[i].name);
+		}
+		if (!help_keys[n][0])
+			continue;
+		help_lines[n].keys = help_keys[n];
+		help_lines[n].what = ACTION_HELP[act];
+		n++;
+	}
+	return n;
+}
 
 /* ---- recomputation ---- */
 
@@ -131,10 +201,23 @@ static int run_into(struct app *a, const char *sentence, const char *target,
 	return 0;
 }
 
+static int decode_all(struct app *a, const char *sentence);
+static int step_pass(struct app *a);
+
 /* Recomputes the pass (and the mask-diff pass when shown), keeping the
- * stage on screen by name. */
+ * stage on screen by name.  While decoding, the search runs again and the
+ * pass is that of the step on screen. */
 static int recompute(struct app *a, const char *sentence, const char *target)
 {
+	if (a->decoding) {
+		if (decode_all(a, sentence))
+			return -1;
+		if (sentence != a->sentence)
+			snprintf(a->sentence, sizeof a->sentence, "%s", sentence);
+		if (target != a->target)
+			snprintf(a->target, sizeof a->target, "%s", target);
+		return step_pass(a);
+	}
 	char name[STAGE_NAME_MAX] = "";
 	if (a->tr && a->tr->n)
 		snprintf(name, sizeof name, "%s", a->tr->stages[a->scr.v.stage].name);
@@ -154,6 +237,195 @@ static int recompute(struct app *a, const char *sentence, const char *target)
 	int i = *name ? trace_index(a->tr, name) : -1;
 	a->scr.v.stage = i >= 0 ? i : (a->scr.v.stage < a->tr->n ? a->scr.v.stage : 0);
 	return 0;
+}
+
+/* ---- decoding ---- */
+
+/* Runs greedy and beam search on the sentence. */
+static int decode_all(struct app *a, const char *sentence)
+{
+	struct pass_input in;
+	struct decode_opts o;
+	struct decode_result r[2];
+	struct err e;
+	if (a->m->cfg.arch == ARCH_ENC_ONLY) {
+		set_msg(a, 0, " an encoder-only model has no decoder: there is nothing to decode");
+		return -1;
+	}
+	if (input_build(a->m, sentence, NULL, &a->opts, &in, &e)) {
+		set_msg(a, 1, " %s", e.msg);
+		return -1;
+	}
+	for (int k = 0; k < 2; k++) {
+		decode_opts_default(&o);
+		o.beam = k ? a->beam_w : 1;
+		o.alpha = a->alpha;
+		o.force_step = a->force_step[k];
+		o.force_token = a->force_token[k];
+		if (decode_run(a->m, &in, &a->opts, &o, &r[k], &e)) {
+			if (k)
+				decode_result_free(&r[0]);
+			input_free(&in);
+			set_msg(a, 1, " %s", e.msg);
+			return -1;
+		}
+	}
+	input_free(&in);
+	for (int k = 0; k < 2; k++) {
+		decode_result_free(&a->dec[k]);
+		a->dec[k] = r[k];
+	}
+	return 0;
+}
+
+/* The pass of the step on screen: the followed hypothesis's decoder input
+ * (<s> + its tokens so far); its last row is the step's distribution. */
+static int step_pass(struct app *a)
+{
+	struct view_state *v = &a->scr.v;
+	const struct decode_result *r = &a->dec[a->which];
+	struct pass_input in;
+	struct err e;
+	char name[STAGE_NAME_MAX] = "";
+	if (a->tr && a->tr->n)
+		snprintf(name, sizeof name, "%s", a->tr->stages[v->stage].name);
+	if (v->dec_step >= r->nsteps) v->dec_step = r->nsteps - 1;
+	if (v->dec_step < 0) v->dec_step = 0;
+	const struct decode_step *st = &r->steps[v->dec_step];
+	if (v->dec_hyp >= st->nhyps) v->dec_hyp = st->nhyps - 1;
+	if (v->dec_hyp < 0) v->dec_hyp = 0;
+	const struct hyp *h = &st->hyps[v->dec_hyp];
+	if (input_build(a->m, a->sentence, NULL, &a->opts, &in, &e)) {
+		set_msg(a, 1, " %s", e.msg);
+		return -1;
+	}
+	if (decode_set_target(a->m, &in, h->ids, h->n))
+		term_fatal("out of memory");
+	if (!a->tr && !(a->tr = trace_new()))
+		term_fatal("out of memory");
+	if (!forward_run(a->m, &in, &a->opts, a->tr, &e))
+		term_fatal("%s", e.msg);
+	input_free(&in);
+	v->tr = a->tr;
+	v->alt = NULL;
+	v->dec = r;
+	v->dec_other = &a->dec[!a->which];
+	v->dec_beam = a->which ? a->beam_w : 1;
+	v->dec_alpha = a->alpha;
+	int i = *name ? trace_index(a->tr, name) : -1;
+	v->stage = i >= 0 ? i : 0;
+	v->row = a->tr->T - 1;   /* the newest token: the row this step adds */
+	return 0;
+}
+
+static void decode_start(struct app *a)
+{
+	if (!a->decoding) {
+		a->decoding = 1;
+		a->scr.v.dec_step = a->scr.v.dec_hyp = a->scr.v.dec_cand = 0;
+		if (decode_all(a, a->sentence) || step_pass(a)) {
+			a->decoding = 0;
+			return;
+		}
+	}
+	a->scr.v.flags |= VF_DECODE;
+}
+
+static void decode_stop(struct app *a)
+{
+	struct view_state *v = &a->scr.v;
+	if (!a->decoding)
+		return;
+	a->decoding = 0;
+	v->flags &= ~(VF_DECODE | VF_COMPARE);
+	v->dec = v->dec_other = NULL;
+	for (int k = 0; k < 2; k++)
+		decode_result_free(&a->dec[k]);
+	recompute(a, a->sentence, a->target);
+}
+
+/* Actions that need decoding start it first. */
+static int need_decoding(struct app *a)
+{
+	if (!a->decoding)
+		decode_start(a);
+	return a->decoding;
+}
+
+static void decode_action(struct app *a, enum action act)
+{
+	struct view_state *v = &a->scr.v;
+	if (!need_decoding(a))
+		return;
+	const struct decode_result *r = &a->dec[a->which];
+	switch (act) {
+	case A_STEP_NEXT:
+		if (v->dec_step + 1 < r->nsteps)
+			v->dec_step++;
+		else
+			set_msg(a, 0, " the last step: %s", r->hit_max_len ?
+				"the length limit was reached without </s>" : "the best hypothesis ended with </s>");
+		break;
+	case A_STEP_PREV: if (v->dec_step > 0) v->dec_step--; break;
+	case A_STEP_LAST: v->dec_step = r->nsteps - 1; break;
+	case A_BEAM_TOGGLE: a->which = !a->which; break;
+	case A_BEAM_MORE:
+	case A_BEAM_LESS: {
+		int w = a->beam_w + (act == A_BEAM_MORE ? 1 : -1);
+		if (w < 2 || w > 16) {
+			set_msg(a, 0, " beam width stays within 2…16 here (b switches to greedy)");
+			return;
+		}
+		a->beam_w = w;
+		a->which = 1;
+		if (decode_all(a, a->sentence))
+			return;
+		set_msg(a, 0, " beam width %d", w);
+		break;
+	}
+	case A_ALPHA_UP:
+	case A_ALPHA_DOWN: {
+		double al = a->alpha + (act == A_ALPHA_UP ? 0.1 : -0.1);
+		if (al < -1e-9 || al > 2.0 + 1e-9) {
+			set_msg(a, 0, " α stays within 0…2");
+			return;
+		}
+		a->alpha = al < 1e-9 ? 0 : al;
+		if (decode_all(a, a->sentence))
+			return;
+		set_msg(a, 0, " length penalty α = %.1f", a->alpha);
+		break;
+	}
+	case A_COMPARE: v->flags ^= VF_COMPARE; break;
+	case A_FORCE: {
+		const struct decode_step *st = &r->steps[v->dec_step];
+		int k = 0, tok = -1;
+		for (int i = 0; i < st->ncands; i++)
+			if (st->cands[i].parent == v->dec_hyp && k++ == v->dec_cand)
+				tok = st->cands[i].token;
+		if (tok < 0) {
+			set_msg(a, 0, " select a candidate with ↑/↓ first");
+			return;
+		}
+		/* the forced token continues the followed hypothesis: follow it */
+		a->force_step[a->which] = v->dec_step;
+		a->force_token[a->which] = tok;
+		if (decode_all(a, a->sentence))
+			return;
+		v->dec_hyp = 0;
+		set_msg(a, 0, " what-if: step %d forced to “%s”; decoding continues from there "
+			"(F undoes)", v->dec_step + 1, vocab_str(&a->m->tgt_vocab, tok));
+		break;
+	}
+	case A_UNFORCE:
+		a->force_step[a->which] = -1;
+		if (decode_all(a, a->sentence))
+			return;
+		break;
+	default:
+		break;
+	}
+	step_pass(a);
 }
 
 /* ---- navigation ---- */
@@ -303,9 +575,35 @@ static void mouse_click(struct app *a)
 	}
 }
 
+/* On the decoding page ↑↓ pick a candidate and [ ] a hypothesis. */
+static int decoding_page_key(struct app *a, enum action act)
+{
+	struct view_state *v = &a->scr.v;
+	if (!a->decoding || !(v->flags & VF_DECODE) || (v->flags & VF_COMPARE))
+		return 0;
+	const struct decode_step *st = &a->dec[a->which].steps[v->dec_step];
+	int ncand = 0;
+	for (int i = 0; i < st->ncands; i++)
+		ncand += st->cands[i].parent == v->dec_hyp;
+	switch (act) {
+	case A_UP: if (v->dec_cand > 0) v->dec_cand--; return 1;
+	case A_DOWN: if (v->dec_cand + 1 < ncand) v->dec_cand++; return 1;
+	case A_HEAD_NEXT:
+	case A_HEAD_PREV:
+		v->dec_hyp = (v->dec_hyp + (act == A_HEAD_NEXT ? 1 : st->nhyps - 1)) % st->nhyps;
+		v->dec_cand = 0;
+		step_pass(a);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 static void do_action(struct app *a, enum action act)
 {
 	struct view_state *v = &a->scr.v;
+	if (decoding_page_key(a, act))
+		return;
 	switch (act) {
 	case A_NEXT: go_stage(a, v->stage + 1); break;
 	case A_PREV: go_stage(a, v->stage - 1); break;
@@ -377,10 +675,24 @@ static void do_action(struct app *a, enum action act)
 		v->zoom = (v->zoom + 1) % ZOOM_COUNT;
 		set_msg(a, 0, " zoom: %s", (const char *[]){ "auto", "numbers", "cells", "fit" }[v->zoom]);
 		break;
+	case A_DECODE:
+		if (a->decoding && (v->flags & VF_DECODE))
+			v->flags &= ~(VF_DECODE | VF_COMPARE);
+		else
+			decode_start(a);
+		break;
+	case A_DECODE_OFF: decode_stop(a); break;
+	case A_STEP_NEXT: case A_STEP_PREV: case A_STEP_LAST: case A_BEAM_TOGGLE:
+	case A_BEAM_MORE: case A_BEAM_LESS: case A_ALPHA_UP: case A_ALPHA_DOWN:
+	case A_COMPARE: case A_FORCE: case A_UNFORCE:
+		decode_action(a, act);
+		break;
+	case A_COUNT: break;
 	case A_HELP: a->scr.show_help = !a->scr.show_help; break;
 	case A_ESCAPE:
 		a->scr.show_help = 0;
-		v->flags &= ~(VF_INSPECT | VF_MASK_DIFF | VF_ALL_HEADS | VF_MEAN_HEADS | VF_PE_CURVES);
+		v->flags &= ~(VF_INSPECT | VF_MASK_DIFF | VF_ALL_HEADS | VF_MEAN_HEADS |
+			      VF_PE_CURVES | VF_DECODE | VF_COMPARE);
 		break;
 	case A_QUIT: a->quit = 1; break;
 	}
@@ -426,6 +738,9 @@ int tui_run(struct cli *c)
 	struct err e;
 	memset(&a, 0, sizeof a);
 	a.opts = c->pass;
+	a.beam_w = c->beam > 1 ? c->beam : 4;
+	a.alpha = c->alpha;
+	a.force_step[0] = a.force_step[1] = -1;
 	if (!(a.m = cli_load_model(c)))
 		return 1;
 	const char *sentence = c->sentence ? c->sentence :
@@ -445,8 +760,8 @@ int tui_run(struct cli *c)
 		return cli_fail("%s", a.msg + 1);
 	}
 	a.scr.v.m = a.m;
-	a.scr.keys = HELP;
-	a.scr.nkeys = (int)(sizeof HELP / sizeof *HELP);
+	a.scr.keys = help_lines;
+	a.scr.nkeys = build_help();
 	if (term_init(&e)) {
 		trace_free(a.tr);
 		model_free(a.m);
@@ -475,6 +790,8 @@ int tui_run(struct cli *c)
 	canvas_free(cv);
 	trace_free(a.tr);
 	trace_free(a.alt);
+	for (int k = 0; k < 2; k++)
+		decode_result_free(&a.dec[k]);
 	model_free(a.m);
 	return 0;
 }

@@ -196,17 +196,32 @@ static void draw_status(struct screen *s, struct canvas *c)
 		put(c, 0, y, c->w, s->message_is_error ? R_WARN : R_ACCENT, s->message);
 		return;
 	}
-	put(c, 0, y, c->w, R_MUTED,
-	    " ←→ stage  ↑↓ ← cell hjkl  [ ] head  { } layer  a heads  i inspect  "
-	    "d mask diff  m/M masks  x ablate  e edit  z zoom  ? keys  q quit");
+	if (s->v.dec && (s->v.flags & (VF_DECODE | VF_COMPARE)))
+		put(c, 0, y, c->w, R_MUTED,
+		    " . , step  $ to the end  b greedy/beam  + - width  ( ) α  ↑↓ candidate  "
+		    "f force it  [ ] hypothesis  C compare  r stages  R stop  ? keys");
+	else
+		put(c, 0, y, c->w, R_MUTED,
+		    " ←→ stage  ↑↓ hjkl cell  [ ] head  { } layer  a heads  i inspect  "
+		    "d mask diff  m/M masks  x ablate  e edit  r decode  ? keys  q quit");
 }
 
+/* The key table, flowing into as many columns as the height needs. */
 static void draw_help(struct screen *s, struct canvas *c, struct rect r)
 {
-	put(c, r.x, r.y, r.w, R_HEADER, "keys");
-	for (int i = 0; i < s->nkeys && i + 2 < r.h; i++) {
-		put(c, r.x + 2, r.y + 2 + i, 18, R_ACCENT, s->keys[i].keys);
-		put(c, r.x + 22, r.y + 2 + i, r.w - 22, R_TEXT, s->keys[i].what);
+	put(c, r.x, r.y, r.w, R_HEADER, "keys  (Esc closes)");
+	int rows = r.h - 2;
+	if (rows < 1)
+		return;
+	int cols = (s->nkeys + rows - 1) / rows;
+	int cw = cols > 0 ? r.w / cols : r.w;
+	int kw = cw > 60 ? 20 : 14;
+	for (int i = 0; i < s->nkeys; i++) {
+		int x = r.x + (i / rows) * cw, y = r.y + 2 + i % rows;
+		if (x + kw + 2 >= r.x + r.w)
+			break;
+		put(c, x, y, kw, R_ACCENT, s->keys[i].keys);
+		put(c, x + kw + 1, y, cw - kw - 2, R_TEXT, s->keys[i].what);
 	}
 }
 

@@ -50,6 +50,10 @@ static int is_attention(const struct stage *s)
 const struct view_class *view_for(const struct view_state *v)
 {
 	const struct stage *s = view_stage(v);
+	if (v->dec && (v->flags & VF_COMPARE))
+		return &compare_view;
+	if (v->dec && (v->flags & VF_DECODE))
+		return &decoding_view;
 	if (is_attention(s)) {
 		if (v->flags & VF_MASK_DIFF)
 			return &maskdiff_view;

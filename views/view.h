@@ -15,6 +15,7 @@
 #include "trace.h"
 
 struct model;
+struct decode_result;
 
 enum view_flag {
 	VF_ALL_HEADS = 1,    /* grid of every head of an attention stage */
@@ -22,6 +23,8 @@ enum view_flag {
 	VF_MASK_DIFF = 4,    /* with / without the causal mask, side by side */
 	VF_PE_CURVES = 8,    /* sin/cos curves of the positional encoding */
 	VF_MEAN_HEADS = 16,  /* average over heads (long sequences) */
+	VF_DECODE = 32,      /* decoding page: input so far, candidates, beam */
+	VF_COMPARE = 64,     /* greedy and beam side by side */
 };
 
 /* How big a matrix cell is drawn: auto picks the largest that fits. */
@@ -48,6 +51,17 @@ struct view_state {
 	enum zoom zoom;
 	int flags;                   /* enum view_flag */
 	struct grid_geom geom;       /* set by draw: the cursor's matrix */
+	/* decoding (NULL when not decoding): the search being replayed, the
+	 * step on screen (0-based; the trace is that step's pass), the
+	 * hypothesis followed, and the other search (greedy ↔ beam) for the
+	 * comparison */
+	const struct decode_result *dec;
+	const struct decode_result *dec_other;
+	int dec_step, dec_hyp;
+	int dec_cand;                /* selected candidate of the followed
+	                                hypothesis at dec_step (what-if) */
+	int dec_beam;                /* beam width of dec (1: greedy) */
+	double dec_alpha;
 };
 
 struct view_class {
@@ -97,6 +111,8 @@ extern const struct view_class output_view;
 extern const struct view_class inspect_view;
 extern const struct view_class maskdiff_view;
 extern const struct view_class ids_view;
+extern const struct view_class decoding_view;
+extern const struct view_class compare_view;
 
 /* Shared drawing for heatmap-like views: draws the matrix m[rows, cols]
  * with row/column labels at r, scrolled by top and left (adjusted to keep the

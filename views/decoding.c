@@ -1,0 +1,1076 @@
+/* decoding.c - the decoding page: greedy or beam search replayed one step
+ * at a time from the decoding record (src/decode.h).
+ *
+ *   status  "step s of N · greedy" or "· beam B, α=…", and the length-limit
+ *           warning at the last step when the search never produced </s>
+ *   (a)     the decoder input at every step so far, for the followed
+ *           hypothesis (its ancestry through hyps[].parent): rows grow by one
+ *           token a step, the newest marked ▸, past steps dim, and the token
+ *           each step chose
+ *   (b)     the next-token candidates of the followed hypothesis at step s:
+ *           bars of p, cumulative log p and score, ✓ kept ● </s> ✗ pruned,
+ *           "arg-max" for greedy, the slot each kept one went to for beam
+ *   (c)     beam only: the lattice of beam slots (columns = steps, rows =
+ *           slots, a line from every cell to its parent), the candidates
+ *           pruned at step s under the newest column, and the finished
+ *           hypotheses ranked (right of the lattice or under it)
+ *
+ * Steps are shown 1-based (step 1 feeds <s>); v->dec_step is 0-based.  The
+ * view reads the record only: p, log p and scores are the engine's.
+ *
+ * Dimension names: N recorded steps, B beam slots, K candidates recorded
+ * per hypothesis and step. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode.h"
+#include "model.h"
+#include "palette.h"
+#include "view.h"
+#include "vocab.h"
+
+#define TOKEN_MAX 12     /* columns for a token in tables */
+#define LANES_MAX 8      /* connector lanes between lattice columns */
+#define SLOTS_MAX DECODE_MAX_BEAM
+#define RANK_W 34        /* the ranking panel, when beside the lattice */
+#define ROW_MAX 200      /* tokens of a decoder-input row kept for drawing */
+
+/* --- drawing clipped to a rectangle --- */
+
+static int inside(struct rect r, int x, int y)
+{
+	return x >= r.x && y >= r.y && x < r.x + r.w && y < r.y + r.h;
+}
+
+static void put(struct canvas *c, struct rect r, int x, int y, const char *g,
+		const struct style *st)
+{
+	if (inside(r, x, y))
+		canvas_put(c, x, y, g, st->fg, st->bg, st->attr);
+}
+
+static int text(struct canvas *c, struct rect r, int x, int y, int maxw,
+		const char *s, const struct style *st)
+{
+	if (y < r.y || y >= r.y + r.h || x < r.x || x >= r.x + r.w)
+		return 0;
+	if (maxw > r.x + r.w - x)
+		maxw = r.x + r.w - x;
+	if (maxw <= 0)
+		return 0;
+	return canvas_text(c, x, y, maxw, s, st->fg, st->bg, st->attr);
+}
+
+/* s right-aligned in a field of w columns at x. */
+static void rtext(struct canvas *c, struct rect r, int x, int y, int w,
+		  const char *s, const struct style *st)
+{
+	int tw = text_width(s);
+	text(c, r, x + (tw < w ? w - tw : 0), y, w, s, st);
+}
+
+static struct rect sub(struct rect r, int x, int y, int w, int h)
+{
+	struct rect o = { x, y, w, h };
+	if (o.x < r.x) { o.w -= r.x - o.x; o.x = r.x; }
+	if (o.y < r.y) { o.h -= r.y - o.y; o.y = r.y; }
+	if (o.x + o.w > r.x + r.w) o.w = r.x + r.w - o.x;
+	if (o.y + o.h > r.y + r.h) o.h = r.y + r.h - o.y;
+	if (o.w < 0) o.w = 0;
+	if (o.h < 0) o.h = 0;
+	return o;
+}
+
+static int clampi(int v, int lo, int hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* A horizontal bar of frac (0…1) of w columns, in eighths. */
+static void bar(struct canvas *c, struct rect r, int x, int y, int w,
+		double frac, const struct style *st)
+{
+	static const char *const part[] = { "", "▏", "▎", "▍", "▌", "▋", "▊", "▉" };
+	if (!(frac > 0) || w < 1)
+		return;
+	if (frac > 1)
+		frac = 1;
+	int eighths = (int)lround(frac * w * 8), k = 0;
+	for (; k < eighths / 8; k++)
+		put(c, r, x + k, y, "█", st);
+	if (eighths % 8 && k < w)
+		put(c, r, x + k, y, part[eighths % 8], st);
+	else if (eighths == 0)
+		put(c, r, x, y, "▏", st);
+}
+
+/* x with prec decimals and a true minus sign ("−4.72"). */
+static const char *num(char *buf, size_t n, double x, int prec)
+{
+	size_t k = 0;
+	if (isnan(x) || isinf(x)) {
+		snprintf(buf, n, "%s", isnan(x) ? "nan" : x < 0 ? "−∞" : "∞");
+		return buf;
+	}
+	/* no "−0.000": the sign only when the rounded value is not zero */
+	if (x < 0 && -x >= 0.5 * pow(10.0, -prec) && n > 4) {
+		memcpy(buf, "−", 3);
+		k = 3;
+	}
+	snprintf(buf + k, n - k, "%.*f", prec, fabs(x));
+	return buf;
+}
+
+static void pct(char *buf, size_t n, double p)
+{
+	if (p >= 0.0005)
+		snprintf(buf, n, "%.1f%%", p * 100);
+	else if (p > 0)
+		snprintf(buf, n, "<0.1%%");
+	else
+		snprintf(buf, n, "0%%");
+}
+
+/* --- what the page shows --- */
+
+struct page {
+	const struct decode_result *d;
+	const struct vocab *voc;
+	char **prompt; int np;   /* decoder input before the outputs: <s>, or
+	                            <s> + the prompt of a decoder-only model */
+	int N, s, hyp, beam;     /* steps, step on screen, followed slot, B */
+	double alpha;
+	int *anc;                /* [s+1] followed hypothesis's slot per step */
+	char *sos[1];            /* the prompt of an encoder-decoder */
+};
+
+static const char *tok(const struct page *P, int32_t id, char *buf, size_t n)
+{
+	const char *t = P->voc ? vocab_str(P->voc, id) : NULL;
+	if (t)
+		return t;
+	snprintf(buf, n, "#%d", (int)id);
+	return buf;
+}
+
+static const struct hyp *hyp_at(const struct page *P, int step, int slot)
+{
+	const struct decode_step *st = &P->d->steps[step];
+	return slot >= 0 && slot < st->nhyps ? &st->hyps[slot] : NULL;
+}
+
+/* The prompt a decoder-only model decodes after: the trace's decoder
+ * input, less the followed hypothesis's outputs when the trace is that
+ * step's pass, less trailing padding. */
+static void find_prompt(struct page *P, const struct view_state *v)
+{
+	P->prompt = P->sos;
+	P->np = 1;
+	const struct trace *t = v->tr;
+	if (!v->m || v->m->cfg.arch != ARCH_DEC_ONLY || !t || !t->tgt_tokens || t->T < 1)
+		return;
+	int T = t->T;
+	while (T > 1 && strcmp(t->tgt_tokens[T - 1], "<pad>") == 0)
+		T--;
+	const struct hyp *h = hyp_at(P, P->s, P->hyp);
+	int n = h ? h->n : 0, match = T - n >= 1;
+	char b[32];
+	for (int i = 0; match && i < n; i++)
+		match = strcmp(t->tgt_tokens[T - n + i], tok(P, h->ids[i], b, sizeof b)) == 0;
+	P->prompt = t->tgt_tokens;
+	P->np = match ? T - n : T;
+}
+
+static int page_init(struct page *P, const struct view_state *v)
+{
+	memset(P, 0, sizeof *P);
+	P->d = v->dec;
+	P->voc = v->m ? &v->m->tgt_vocab : v->tr ? v->tr->vocab : NULL;
+	P->N = P->d->nsteps;
+	P->s = clampi(v->dec_step, 0, P->N - 1);
+	int nh = P->d->steps[P->s].nhyps;
+	P->hyp = clampi(v->dec_hyp, 0, nh > 0 ? nh - 1 : 0);
+	int maxh = 1;
+	for (int i = 0; i < P->N; i++)
+		maxh = P->d->steps[i].nhyps > maxh ? P->d->steps[i].nhyps : maxh;
+	P->beam = v->dec_beam > 0 ? v->dec_beam : maxh;
+	P->alpha = v->dec_alpha;
+	const char *sos = P->voc ? vocab_str(P->voc, TOK_SOS) : NULL;
+	P->sos[0] = (char *)(sos ? sos : "<s>");
+	P->anc = malloc((size_t)(P->s + 1) * sizeof *P->anc);
+	if (!P->anc)
+		return -1;
+	/* the followed hypothesis's ancestry, back through the parents */
+	int slot = P->hyp;
+	for (int k = P->s; k >= 0; k--) {
+		P->anc[k] = slot;
+		const struct hyp *h = hyp_at(P, k, slot);
+		slot = h && h->parent >= 0 ? h->parent : 0;
+	}
+	find_prompt(P, v);
+	return 0;
+}
+
+/* Candidate i of step k is a kept continuation: its slot in step k+1's
+ * hypotheses (kept ones that are not </s>, in the recorded order), or -1. */
+static int next_slot(const struct decode_step *st, int i)
+{
+	if (!st->cands[i].kept || st->cands[i].finished)
+		return -1;
+	int slot = 0;
+	for (int j = 0; j < i; j++)
+		slot += st->cands[j].kept && !st->cands[j].finished;
+	return slot;
+}
+
+/* Finished entry f is visible at step s: </s> hypotheses from the step
+ * they ended, the length-limited ones at the last step. */
+static int fin_visible(const struct page *P, int f)
+{
+	if (P->d->hit_max_len)
+		return P->s == P->N - 1;
+	return P->d->finished[f].n <= P->s || P->s == P->N - 1;
+}
+
+/* --- (a) the decoder input, step by step --- */
+
+/* The decoder input of step k for the followed ancestry: the last cap
+ * tokens of prompt + outputs; *skipped says whether earlier ones were left
+ * out.  Returns the count. */
+static int input_row(const struct page *P, int k, const char **toks, int cap,
+		     int *skipped)
+{
+	const struct hyp *h = hyp_at(P, k, P->anc[k]);
+	const int nout = h ? (h->n < k ? h->n : k) : 0, total = P->np + nout;
+	const int from = total > cap ? total - cap : 0;
+	int n = 0;
+	for (int i = from; i < total; i++) {
+		const char *t = i < P->np ? P->prompt[i] :
+				P->voc ? vocab_str(P->voc, h->ids[i - P->np]) : NULL;
+		toks[n++] = t ? t : "?";
+	}
+	*skipped = from > 0;
+	return n;
+}
+
+static int toks_width(const char **t, int n)
+{
+	int w = 0;
+	for (int i = 0; i < n; i++)
+		w += text_width(t[i]) + (i > 0);
+	return w;
+}
+
+/* "→ tok" after row k: the token step k chose for the ancestry; for the
+ * newest row the followed hypothesis's kept continuations. */
+static void next_text(const struct page *P, int k, char *buf, size_t n)
+{
+	char b[32];
+	if (k < P->s) {
+		const struct hyp *h = hyp_at(P, k + 1, P->anc[k + 1]);
+		snprintf(buf, n, "→ %s", h && h->n > k ? tok(P, h->ids[k], b, sizeof b) : "?");
+		return;
+	}
+	const struct decode_step *st = &P->d->steps[k];
+	size_t used = (size_t)snprintf(buf, n, "→");
+	int kept = 0;
+	for (int i = 0; i < st->ncands && used < n; i++) {
+		const struct cand *cd = &st->cands[i];
+		if (cd->parent != P->hyp || !cd->kept)
+			continue;
+		used += (size_t)snprintf(buf + used, n - used, "%s %s", kept ? " ·" : "",
+					 tok(P, cd->token, b, sizeof b));
+		kept++;
+	}
+	if (!kept)
+		snprintf(buf, n, "→ ✗ every continuation pruned");
+}
+
+/* Width of section (a) at the last step for any hypothesis (the widest
+ * kept token of every step), so the layout does not jump while stepping. */
+static int input_width(const struct page *P, int lw)
+{
+	char b[32];
+	int w = 0;
+	for (int i = 0; i < P->np; i++)
+		w += text_width(P->prompt[i]) + (i > 0);
+	int tmax = 1;
+	for (int k = 0; k < P->N; k++) {
+		const struct decode_step *st = &P->d->steps[k];
+		int kw = 1;
+		for (int i = 0; i < st->ncands; i++)
+			if (st->cands[i].kept && !st->cands[i].finished) {
+				int x = text_width(tok(P, st->cands[i].token, b, sizeof b));
+				kw = x > kw ? x : kw;
+			}
+		tmax = kw > tmax ? kw : tmax;
+		if (k < P->N - 1)
+			w += 1 + kw;
+	}
+	int arrow = 2 + (tmax > TOKEN_MAX ? TOKEN_MAX : tmax);
+	if (P->beam > 1 && arrow < 20)
+		arrow = 20;
+	return 2 + lw + 2 + w + 2 + arrow;
+}
+
+static void draw_input(const struct page *P, struct canvas *c, struct rect r)
+{
+	const struct style hd = role_style(R_HEADER, c->depth);
+	const struct style mu = role_style(R_MUTED, c->depth);
+	const struct style cur = role_style(R_CURSOR, c->depth);
+	const struct style ac = role_style(R_ACCENT, c->depth);
+	char buf[192], nx[160];
+	if (r.h < 1 || r.w < 1)
+		return;
+	if (P->beam > 1)
+		snprintf(buf, sizeof buf, "decoder input at each step · hypothesis #%d and its ancestors",
+			 P->hyp);
+	else
+		snprintf(buf, sizeof buf, "decoder input at each step (it grows by the chosen token)");
+	if (text_width(buf) > r.w)
+		snprintf(buf, sizeof buf, P->beam > 1 ? "decoder input · #%d" : "decoder input",
+			 P->hyp);
+	text(c, r, r.x, r.y, r.w, buf, &hd);
+
+	int lw = snprintf(buf, sizeof buf, "%d", P->N);
+	/* the token area: as wide as the newest row, leaving room for "→ …" */
+	const char *t[ROW_MAX];
+	int skipped, n = input_row(P, P->s, t, ROW_MAX, &skipped);
+	int tw_nat = toks_width(t, n) + (skipped ? 2 : 0);
+	int tx = r.x + 2 + lw + 2;
+	int tarea = r.x + r.w - tx;
+	next_text(P, P->s, nx, sizeof nx);
+	int nxw = text_width(nx);
+	if (tarea - tw_nat - 2 < (nxw < 12 ? nxw : 12))
+		tw_nat = tarea - 2 - (nxw < 12 ? nxw : 12);
+	if (tw_nat < 4)
+		tw_nat = tarea > 4 ? tarea : 4;
+	int ax = tx + tw_nat + 2;
+
+	int vis = r.h - 1, first = P->s + 1 - vis;
+	if (vis < 1)
+		return;
+	int y = r.y + 1;
+	if (first > 0) {
+		first++;   /* this line says what is above */
+		if (first == 1)
+			snprintf(buf, sizeof buf, "%*s  ⋮ step 1 above", lw, "");
+		else
+			snprintf(buf, sizeof buf, "%*s  ⋮ steps 1–%d above", lw, "", first);
+		text(c, r, r.x + 2, y++, r.w - 2, buf, &mu);
+	} else {
+		first = 0;
+	}
+	for (int k = first; k <= P->s && y < r.y + r.h; k++, y++) {
+		const int on = k == P->s;
+		const struct style *st = on ? &cur : &mu;
+		n = input_row(P, k, t, ROW_MAX, &skipped);
+		/* the newest tokens matter: cut from the left */
+		int lo = 0, w = toks_width(t, n), cut = skipped;
+		while (lo < n - 1 && w > tw_nat) {
+			w -= text_width(t[lo]) + 1;
+			lo++;
+			cut = 1;
+		}
+		if (cut)
+			while (lo < n - 1 && w + 2 > tw_nat) {
+				w -= text_width(t[lo]) + 1;
+				lo++;
+			}
+		if (on)
+			for (int x = r.x; x < tx + w + (cut ? 2 : 0) && x < r.x + r.w; x++)
+				put(c, r, x, y, " ", st);
+		snprintf(buf, sizeof buf, "%*d", lw, k + 1);
+		text(c, r, r.x, y, 2, on ? "▸" : " ", st);
+		text(c, r, r.x + 2, y, lw, buf, st);
+		int x = tx;
+		if (cut)
+			x += text(c, r, x, y, 2, "… ", st);
+		for (int i = lo; i < n; i++) {
+			if (i > lo)
+				x += text(c, r, x, y, 1, " ", st);
+			int last = i == n - 1 && k > 0;
+			x += text(c, r, x, y, r.x + r.w - x, t[i],
+				  on ? st : last ? &ac : st);
+		}
+		next_text(P, k, nx, sizeof nx);
+		text(c, r, ax, y, r.x + r.w - ax, nx, on ? &ac : &mu);
+	}
+}
+
+/* --- (b) the candidates of the followed hypothesis at step s --- */
+
+static int cands_of(const struct page *P)
+{
+	const struct decode_step *st = &P->d->steps[P->s];
+	int n = 0;
+	for (int i = 0; i < st->ncands; i++)
+		n += st->cands[i].parent == P->hyp;
+	return n;
+}
+
+static void draw_cands(const struct page *P, struct canvas *c, struct rect r)
+{
+	const struct style hd = role_style(R_HEADER, c->depth);
+	const struct style mu = role_style(R_MUTED, c->depth);
+	const struct style tx = role_style(R_TEXT, c->depth);
+	const struct style lab = role_style(R_LABEL, c->depth);
+	const struct style gd = role_style(R_GOOD, c->depth);
+	const struct style ac = role_style(R_ACCENT, c->depth);
+	const struct decode_step *st = &P->d->steps[P->s];
+	const struct hyp *h = hyp_at(P, P->s, P->hyp);
+	char buf[192], b[32], n1[32];
+	if (r.h < 1 || r.w < 1)
+		return;
+	int nc = cands_of(P);
+	if (P->beam > 1)
+		snprintf(buf, sizeof buf, "next token at step %d for #%d (log p %s so far)",
+			 P->s + 1, P->hyp, num(n1, sizeof n1, h ? h->logp : 0, 3));
+	else
+		snprintf(buf, sizeof buf, "next token at step %d: top %d of the distribution",
+			 P->s + 1, nc);
+	text(c, r, r.x, r.y, r.w, buf, &hd);
+	if (nc == 0) {
+		text(c, r, r.x, r.y + 1, r.w, "no candidates recorded for this hypothesis", &mu);
+		return;
+	}
+
+	/* columns: mark, token, bar, p, log p, score, note */
+	int tw = 5;
+	for (int i = 0; i < st->ncands; i++)
+		if (st->cands[i].parent == P->hyp) {
+			int w = text_width(tok(P, st->cands[i].token, b, sizeof b));
+			tw = w > tw ? w : tw;
+		}
+	tw = tw > TOKEN_MAX ? TOKEN_MAX : tw;
+	const int fixed = 2 + tw + 1 + 7;
+	int lpw = r.w >= fixed + 9 ? 9 : 0;
+	int scw = r.w >= fixed + 18 ? 9 : 0;
+	int notew = r.w >= fixed + 18 + 13 + 8 ? 13 : 0;
+	int bw = r.w - fixed - lpw - scw - notew - 1;
+	bw = bw > 30 ? 30 : bw < 4 ? 0 : bw;
+	const int bx = r.x + 2 + tw + 1, px = bx + bw + (bw ? 1 : 0);
+	int y = r.y + 1;
+	if (r.h >= 3) {
+		text(c, r, r.x, y, 2 + tw, "  token", &mu);
+		if (bw >= 14)
+			text(c, r, bx, y, bw, "p (bar 0–100%)", &mu);
+		rtext(c, r, px, y, 7, "p", &mu);
+		if (lpw)
+			rtext(c, r, px + 7, y, lpw, "log p", &mu);
+		if (scw)
+			rtext(c, r, px + 7 + lpw, y, scw, "score", &mu);
+		y++;
+	}
+	int rank = 0, shown = 0, room = r.y + r.h - y - (r.h >= nc + 4 ? 1 : 0);
+	for (int i = 0; i < st->ncands; i++) {
+		const struct cand *cd = &st->cands[i];
+		if (cd->parent != P->hyp)
+			continue;
+		rank++;
+		if (shown >= room)
+			continue;
+		shown++;
+		const char *mark = cd->finished ? "●" : cd->kept ? "✓" : "✗";
+		const struct style *ms = cd->kept ? (cd->finished ? &gd : &ac) : &mu;
+		text(c, r, r.x, y, 1, mark, ms);
+		text_fit(tok(P, cd->token, b, sizeof b), tw, buf, sizeof buf);
+		text(c, r, r.x + 2, y, tw, buf, cd->kept ? &ac : &lab);
+		bar(c, r, bx, y, bw, cd->prob, cd->kept ? &ac : &tx);
+		pct(n1, sizeof n1, cd->prob);
+		rtext(c, r, px, y, 7, n1, cd->kept ? &ac : &tx);
+		if (lpw)
+			rtext(c, r, px + 7, y, lpw, num(n1, sizeof n1, cd->logp, 3), &tx);
+		if (scw)
+			rtext(c, r, px + 7 + lpw, y, scw, num(n1, sizeof n1, cd->score, 3), &tx);
+		int nx = px + 7 + lpw + scw + 2;
+		if (cd->finished)
+			snprintf(buf, sizeof buf, "ends (</s>)");
+		else if (cd->kept && P->beam <= 1)
+			snprintf(buf, sizeof buf, rank == 1 ? "arg-max" : "forced");
+		else if (cd->kept)
+			snprintf(buf, sizeof buf, "→ slot #%d", next_slot(st, i));
+		else
+			buf[0] = 0;
+		text(c, r, nx, y, r.x + r.w - nx, buf, cd->kept ? &ac : &mu);
+		y++;
+	}
+	if (shown < rank && shown >= 2) {
+		/* the last line says how many did not fit */
+		struct rect line = sub(r, r.x, y - 1, r.w, 1);
+		canvas_fill(c, line, " ", COLOR_DEFAULT, COLOR_DEFAULT, 0);
+		snprintf(buf, sizeof buf, "  ⋮ %d more", rank - shown + 1);
+		text(c, r, r.x, y - 1, r.w, buf, &mu);
+	}
+	if (r.h >= nc + 4 && y < r.y + r.h) {
+		int x = r.x;
+		x += text(c, r, x, y, r.w, "✓ kept  ● </s>  ✗ pruned", &mu);
+		if (scw)
+			text(c, r, x, y, r.x + r.w - x, "  · log p cumulative · "
+			     "score = log p ÷ ((5+n)/6)^α", &mu);
+	}
+}
+
+/* --- (c) the beam lattice --- */
+
+/* One kept continuation: a cell of a lattice column. */
+struct lcell {
+	const struct cand *cd;   /* NULL: the start column */
+	int parent;
+};
+
+struct lcol {
+	struct lcell live[SLOTS_MAX];
+	int nlive;
+	const struct cand *fin[SLOTS_MAX];
+	int nfin;
+};
+
+/* Column j (0: <s>) = the continuations kept at step j-1. */
+static void lattice_col(const struct page *P, int j, struct lcol *L)
+{
+	memset(L, 0, sizeof *L);
+	if (j == 0) {
+		L->live[0] = (struct lcell){ NULL, -1 };
+		L->nlive = 1;
+		return;
+	}
+	const struct decode_step *st = &P->d->steps[j - 1];
+	for (int i = 0; i < st->ncands; i++) {
+		const struct cand *cd = &st->cands[i];
+		if (!cd->kept)
+			continue;
+		if (cd->finished) {
+			if (L->nfin < SLOTS_MAX)
+				L->fin[L->nfin++] = cd;
+		} else if (L->nlive < SLOTS_MAX) {
+			L->live[L->nlive++] = (struct lcell){ cd, cd->parent };
+		}
+	}
+}
+
+/* Lanes for the edges parent → child of a gap.  Edges from one parent in
+ * one direction share a lane (a fan: ┬ ├ └).  At every row the lane
+ * leaving it must lie left of the lane arriving at it, so that no two lines
+ * merge unless they share a parent; straight edges need no lane.  Returns
+ * the lane count, or -1 when there is no such order (a swap) or too many. */
+static int assign_lanes(const struct lcol *L, int *lane)
+{
+	const int n = L->nlive;
+	int gp[SLOTS_MAX], gdn[SLOTS_MAX], grp[SLOTS_MAX], gl[SLOTS_MAX];
+	int indeg[SLOTS_MAX], ng = 0;
+	for (int c = 0; c < n; c++) {
+		int p = L->live[c].parent, g = 0;
+		lane[c] = grp[c] = -1;
+		if (p < 0 || p == c)
+			continue;
+		while (g < ng && !(gp[g] == p && gdn[g] == (c > p)))
+			g++;
+		if (g == ng) {
+			gp[ng] = p;
+			gdn[ng] = c > p;
+			gl[ng] = -1;
+			indeg[ng++] = 0;
+		}
+		grp[c] = g;
+	}
+	/* group g leaves row gp[g]; the group arriving there must come after */
+	for (int g = 0; g < ng; g++)
+		if (gp[g] < n && grp[gp[g]] >= 0)
+			indeg[grp[gp[g]]]++;
+	for (int nl = 0; nl < ng; nl++) {
+		int pick = -1;
+		for (int g = 0; g < ng && pick < 0; g++)
+			if (gl[g] < 0 && indeg[g] == 0)
+				pick = g;
+		if (pick < 0 || nl >= LANES_MAX)
+			return -1;
+		gl[pick] = nl;
+		if (gp[pick] < n && grp[gp[pick]] >= 0)
+			indeg[grp[gp[pick]]]--;
+	}
+	for (int c = 0; c < n; c++)
+		if (grp[c] >= 0)
+			lane[c] = gl[grp[c]];
+	return ng;
+}
+
+enum { DN = 1, DS = 2, DW = 4, DE = 8 };
+
+static const char *box(int m)
+{
+	static const char *const g[16] = {
+		" ", "│", "│", "│", "─", "┘", "┐", "┤",
+		"─", "└", "┌", "├", "─", "┴", "┬", "┼",
+	};
+	return g[m & 15];
+}
+
+static int cell_w(int j, int tw, int sw, int rootw)
+{
+	return j == 0 ? 1 + rootw : 1 + tw + 1 + sw;
+}
+
+/* The gap before column j: " " + connectors; lanes or ↖/↙ markers. */
+static int gap_w(int nl)
+{
+	return nl < 0 ? 1 + 3 : 1 + 2 + nl;
+}
+
+static void draw_gap(struct canvas *c, struct rect r, int x, int y0,
+		     const struct lcol *L, int nl, const int *lane, int path_child,
+		     const struct style *ln, const struct style *pa)
+{
+	char buf[16];
+	if (nl < 0) {
+		/* markers: the parent's slot, up or down */
+		for (int ch = 0; ch < L->nlive; ch++) {
+			int p = L->live[ch].parent;
+			const struct style *st = ch == path_child ? pa : ln;
+			if (p == ch)
+				text(c, r, x + 1, y0 + ch, 3, "───", st);
+			else {
+				snprintf(buf, sizeof buf, "%s%d", p < ch ? "↖" : "↙", p);
+				rtext(c, r, x + 1, y0 + ch, 3, buf, st);
+			}
+		}
+		return;
+	}
+	const int gw = 2 + nl;
+	uint8_t m[LANES_MAX + 2][SLOTS_MAX], hot[LANES_MAX + 2][SLOTS_MAX];
+	int rows = 0;
+	memset(m, 0, sizeof m);
+	memset(hot, 0, sizeof hot);
+	for (int ch = 0; ch < L->nlive; ch++) {
+		int p = L->live[ch].parent, on = ch == path_child;
+		if (p < 0 || p >= SLOTS_MAX)
+			continue;
+		rows = ch + 1 > rows ? ch + 1 : rows;
+		rows = p + 1 > rows ? p + 1 : rows;
+		if (p == ch) {
+			for (int k = 0; k < gw; k++) {
+				m[k][ch] |= DW | DE;
+				hot[k][ch] |= on;
+			}
+			continue;
+		}
+		int L1 = 1 + lane[ch], down = ch > p;
+		for (int k = 0; k < L1; k++) {
+			m[k][p] |= DW | DE;
+			hot[k][p] |= on;
+		}
+		m[L1][p] |= DW | (down ? DS : DN);
+		hot[L1][p] |= on;
+		for (int y = (down ? p : ch) + 1; y < (down ? ch : p); y++) {
+			m[L1][y] |= DN | DS;
+			hot[L1][y] |= on;
+		}
+		m[L1][ch] |= (down ? DN : DS) | DE;
+		hot[L1][ch] |= on;
+		for (int k = L1 + 1; k < gw; k++) {
+			m[k][ch] |= DW | DE;
+			hot[k][ch] |= on;
+		}
+	}
+	for (int y = 0; y < rows; y++)
+		for (int k = 0; k < gw; k++)
+			if (m[k][y])
+				put(c, r, x + 1 + k, y0 + y, box(m[k][y]), hot[k][y] ? pa : ln);
+}
+
+/* The lattice's columns 0…ncol-1 with their lanes and widths. */
+struct lat {
+	int ncol;
+	struct lcol *col;            /* [ncol] */
+	int (*lanes)[SLOTS_MAX];     /* [ncol] lane of each child's edge */
+	int *nl;                     /* [ncol] lanes of the gap before (-1: markers) */
+	int tw, sw, nslots, maxfin;  /* token and score widths, rows */
+};
+
+static void lat_free(struct lat *L)
+{
+	free(L->col);
+	free(L->lanes);
+	free(L->nl);
+}
+
+static int lat_build(const struct page *P, int ncol, struct lat *L)
+{
+	char b[32], n1[32];
+	memset(L, 0, sizeof *L);
+	L->ncol = ncol;
+	L->col = malloc((size_t)ncol * sizeof *L->col);
+	L->lanes = malloc((size_t)ncol * sizeof *L->lanes);
+	L->nl = malloc((size_t)ncol * sizeof *L->nl);
+	if (!L->col || !L->lanes || !L->nl) {
+		lat_free(L);
+		return -1;
+	}
+	L->tw = 3;
+	L->sw = 4;
+	L->nslots = 1;
+	for (int j = 0; j < ncol; j++) {
+		struct lcol *C = &L->col[j];
+		lattice_col(P, j, C);
+		L->nl[j] = j ? assign_lanes(C, L->lanes[j]) : 0;
+		L->nslots = C->nlive > L->nslots ? C->nlive : L->nslots;
+		L->maxfin = C->nfin > L->maxfin ? C->nfin : L->maxfin;
+		for (int i = 0; j && i < C->nlive; i++) {
+			const struct cand *cd = C->live[i].cd;
+			int w = text_width(tok(P, cd->token, b, sizeof b));
+			L->tw = w > L->tw ? w : L->tw;
+			w = text_width(num(n1, sizeof n1, cd->score, 2));
+			L->sw = w > L->sw ? w : L->sw;
+		}
+	}
+	L->tw = L->tw > TOKEN_MAX ? TOKEN_MAX : L->tw;
+	return 0;
+}
+
+/* Rows the ranking needs (title + entries visible, or a "none" line). */
+static int rank_rows(const struct page *P)
+{
+	int n = 0;
+	for (int f = 0; f < P->d->nfinished; f++)
+		n += fin_visible(P, f);
+	return 1 + (n ? n : 1);
+}
+
+static void draw_ranking(const struct page *P, struct canvas *c, struct rect r)
+{
+	const struct style hd = role_style(R_HEADER, c->depth);
+	const struct style mu = role_style(R_MUTED, c->depth);
+	const struct style tx = role_style(R_TEXT, c->depth);
+	const struct style gd = role_style(R_GOOD, c->depth);
+	const struct decode_result *d = P->d;
+	char buf[512], n1[32], n2[32], b[32];
+	if (r.h < 1 || r.w < 1)
+		return;
+	const int last = P->s == P->N - 1;
+	text(c, r, r.x, r.y, r.w, last ? "final ranking, best first: score · log p · output" :
+	     "finished so far (</s>)", &hd);
+	int y = r.y + 1, shown = 0, rank = 0;
+	const int sw = 7;
+	for (int f = 0; f < d->nfinished && y < r.y + r.h; f++) {
+		if (!fin_visible(P, f))
+			continue;
+		const struct hyp *h = &d->finished[f];
+		rank++;
+		snprintf(buf, sizeof buf, "%d", rank);
+		int x = r.x;
+		const struct style *st = rank == 1 && last ? &gd : &tx;
+		rtext(c, r, x, y, 2, buf, st);
+		x += 3;
+		rtext(c, r, x, y, sw, num(n1, sizeof n1, h->score, 3), st);
+		x += sw + 1;
+		if (r.w >= 36) {
+			rtext(c, r, x, y, sw + 1, num(n2, sizeof n2, h->logp, 3), &mu);
+			x += sw + 3;
+		}
+		size_t used = 0;
+		buf[0] = 0;
+		for (int i = 0; i < h->n && used < sizeof buf - 40; i++)
+			used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s",
+						 i ? " " : "", tok(P, h->ids[i], b, sizeof b));
+		snprintf(buf + used, sizeof buf - used, "%s",
+			 d->hit_max_len ? " (no </s>)" : " </s>");
+		char fit[512];
+		text_fit(buf, r.x + r.w - x, fit, sizeof fit);
+		text(c, r, x, y, r.x + r.w - x, fit, st);
+		y++;
+		shown++;
+	}
+	if (!shown && y < r.y + r.h)
+		text(c, r, r.x, y, r.w, "none yet", &mu);
+}
+
+/* Pruned candidates of step s: how many. */
+static int npruned(const struct page *P)
+{
+	const struct decode_step *st = &P->d->steps[P->s];
+	int n = 0;
+	for (int i = 0; i < st->ncands; i++)
+		n += !st->cands[i].kept;
+	return n;
+}
+
+/* rank_w: width the lattice keeps when the ranking goes to its right
+ * (0: the ranking goes under it). */
+static void draw_lattice(const struct page *P, struct canvas *c, struct rect r,
+			 int rank_w)
+{
+	const int rank_right = rank_w > 0;
+	const struct style hd = role_style(R_HEADER, c->depth);
+	const struct style mu = role_style(R_MUTED, c->depth);
+	const struct style tx = role_style(R_TEXT, c->depth);
+	const struct style lab = role_style(R_LABEL, c->depth);
+	const struct style ac = role_style(R_ACCENT, c->depth);
+	const struct style gd = role_style(R_GOOD, c->depth);
+	const struct style bo = role_style(R_BORDER, c->depth);
+	char buf[160], b[32], n1[32];
+	if (r.h < 1 || r.w < 1)
+		return;
+	struct lat La;
+	if (lat_build(P, P->s + 2, &La))   /* <s> and steps 1…s+1 */
+		return;
+	const int ncol = La.ncol, tw = La.tw, sw = La.sw, nslots = La.nslots;
+	const int maxfin = La.maxfin;
+	const struct lcol *col = La.col;
+	const int *nl = La.nl;
+	int (*lanes)[SLOTS_MAX] = La.lanes;
+	const int rootw = text_width(P->prompt[P->np - 1]);
+
+	/* the ranking beside the lattice takes the right of r */
+	struct rect lr = r;
+	if (rank_right) {
+		lr.w = rank_w;
+		struct rect rr = sub(r, r.x + lr.w + 2, r.y, r.w - lr.w - 2, r.h);
+		for (int y = rr.y; y < rr.y + rr.h; y++)
+			put(c, r, rr.x - 2, y, "│", &bo);
+		draw_ranking(P, c, rr);
+	}
+
+	snprintf(buf, sizeof buf, "beam: %d slot%s · cell = token and score "
+		 "(log p ÷ ((5+n)/6)^α) · ▸ followed", P->beam, P->beam == 1 ? "" : "s");
+	text(c, lr, lr.x, lr.y, lr.w, buf, &hd);
+
+	/* which columns fit: the newest always, then back to the oldest */
+	int lw = 2 + (nslots > 10 ? 2 : 1) + 1;
+	int first = ncol - 1, used = lw + cell_w(first, tw, sw, rootw);
+	while (first > 0) {
+		int add = gap_w(nl[first]) + cell_w(first - 1, tw, sw, rootw);
+		if (used + add > lr.w)
+			break;
+		used += add;
+		first--;
+	}
+	const int yh = lr.y + 1, y0 = lr.y + 2;
+	if (first > 0)
+		text(c, lr, lr.x, yh, lw, "…", &mu);
+	for (int b2 = 0; b2 < nslots; b2++) {
+		snprintf(buf, sizeof buf, "#%d", b2);
+		text(c, lr, lr.x, y0 + b2, lw, buf, b2 == P->hyp ? &ac : &lab);
+	}
+	int x = lr.x + lw, colx_new = x;
+	for (int j = first; j < ncol; j++) {
+		if (j > first) {
+			int path_child = j <= P->s ? P->anc[j] : -1;
+			draw_gap(c, lr, x, y0, &col[j], nl[j], lanes[j], path_child, &bo, &ac);
+			x += gap_w(nl[j]);
+		}
+		if (j == ncol - 1)
+			colx_new = x;
+		/* header: the step that produced the column */
+		if (j > 0) {
+			snprintf(buf, sizeof buf, "step %d", j);
+			text(c, lr, x + 1, yh, cell_w(j, tw, sw, rootw) - 1, buf,
+			     j == ncol - 1 ? &hd : &mu);
+		}
+		for (int i = 0; i < col[j].nlive; i++) {
+			const struct lcell *lc = &col[j].live[i];
+			int on_path = j <= P->s && P->anc[j] == i;
+			int followed = j == P->s && i == P->hyp;
+			const struct style *st = on_path ? &ac : j == ncol - 1 ? &tx : &mu;
+			int y = y0 + i;
+			if (followed)
+				put(c, lr, x, y, "▸", &ac);
+			if (!lc->cd) {
+				text(c, lr, x + 1, y, rootw, P->prompt[P->np - 1], st);
+				continue;
+			}
+			text_fit(tok(P, lc->cd->token, b, sizeof b), tw, buf, sizeof buf);
+			text(c, lr, x + 1, y, tw, buf, st);
+			rtext(c, lr, x + 2 + tw, y, sw, num(n1, sizeof n1, lc->cd->score, 2), st);
+		}
+		/* hypotheses that ended here, under the slots */
+		for (int i = 0; i < col[j].nfin; i++) {
+			const struct cand *cd = col[j].fin[i];
+			snprintf(buf, sizeof buf, "● </s> %s from #%d",
+				 num(n1, sizeof n1, cd->score, 2), cd->parent);
+			int fw = cell_w(j, tw, sw, rootw) +
+				 (j + 1 < ncol ? gap_w(nl[j + 1]) : 12);
+			text(c, lr, x, y0 + nslots + i, fw, buf, &gd);
+		}
+		x += cell_w(j, tw, sw, rootw);
+	}
+
+	/* under the newest column: what step s pruned */
+	int yp = y0 + nslots + col[ncol - 1].nfin;
+	int bottom = lr.y + lr.h;
+	if (!rank_right)
+		bottom = r.y + r.h - (r.h - (yp - r.y) >= rank_rows(P) + 2 ?
+				      rank_rows(P) + 1 : 0);
+	int np = npruned(P);
+	if (np && yp < bottom) {
+		const struct decode_step *st = &P->d->steps[P->s];
+		snprintf(buf, sizeof buf, "✗ pruned at step %d: %d", P->s + 1, np);
+		int need = 2 + tw + 1 + sw + 8, px = colx_new;
+		need = text_width(buf) > need ? text_width(buf) : need;
+		if (lr.x + lr.w - px < need)
+			px = lr.x + lr.w - need > lr.x ? lr.x + lr.w - need : lr.x;
+		int pw = lr.x + lr.w - px;
+		text(c, lr, px, yp++, pw, buf, &mu);
+		int room = bottom - yp, shown = 0;
+		int show = np <= room ? np : room >= 2 ? room - 1 : 0;
+		for (int i = 0; i < st->ncands && shown < show; i++) {
+			const struct cand *cd = &st->cands[i];
+			if (cd->kept)
+				continue;
+			text_fit(tok(P, cd->token, b, sizeof b), tw, n1, sizeof n1);
+			int xx = px;
+			xx += text(c, lr, xx, yp, 2, "✗ ", &mu);
+			text(c, lr, xx, yp, tw, n1, &mu);
+			xx += tw + 1;
+			rtext(c, lr, xx, yp, sw, num(n1, sizeof n1, cd->score, 2), &mu);
+			xx += sw + 1;
+			snprintf(buf, sizeof buf, "from #%d", cd->parent);
+			text(c, lr, xx, yp, lr.x + lr.w - xx, buf, &mu);
+			yp++;
+			shown++;
+		}
+		if (shown < np && show > 0) {
+			snprintf(buf, sizeof buf, "  ⋮ %d more", np - shown);
+			text(c, lr, px, yp++, pw, buf, &mu);
+		}
+	}
+	if (!rank_right) {
+		int ry = yp + 1 > y0 + nslots + maxfin + 1 ? yp + 1 : y0 + nslots + maxfin + 1;
+		if (ry < r.y + r.h)
+			draw_ranking(P, c, sub(r, r.x, ry, r.w, r.y + r.h - ry));
+	}
+	lat_free(&La);
+}
+
+/* Natural width of the lattice with every column (for the ranking): the
+ * slot labels, the cells and gaps, the pruned list's overhang. */
+static int lattice_width(const struct page *P)
+{
+	struct lat L;
+	if (lat_build(P, P->N + 1, &L))
+		return 1 << 20;
+	int w = 2 + (L.nslots > 10 ? 2 : 1) + 1;
+	const int rootw = text_width(P->prompt[P->np - 1]);
+	for (int j = 0; j < L.ncol; j++)
+		w += (j ? gap_w(L.nl[j]) : 0) + cell_w(j, L.tw, L.sw, rootw);
+	w += 2 + 8;   /* "✗ " and " from #k" of the pruned list */
+	lat_free(&L);
+	return w < 60 ? 60 : w;
+}
+
+/* --- the page --- */
+
+static void message(struct canvas *c, struct rect r, const char *s)
+{
+	const struct style mu = role_style(R_MUTED, c->depth);
+	text(c, r, r.x, r.y, r.w, s, &mu);
+}
+
+static void draw(struct view_state *v, struct canvas *c, struct rect r)
+{
+	v->geom.valid = 0;
+	if (r.w < 1 || r.h < 1)
+		return;
+	if (!v->dec || v->dec->nsteps < 1 || !v->dec->steps ||
+	    v->dec->steps[0].nhyps < 1) {
+		message(c, r, v->dec ? "nothing was decoded" : "no decoding to show");
+		return;
+	}
+	struct page P;
+	if (page_init(&P, v)) {
+		message(c, r, "out of memory");
+		return;
+	}
+	const struct style ti = role_style(R_TITLE, c->depth);
+	const struct style wa = role_style(R_WARN, c->depth);
+	const struct style mu = role_style(R_MUTED, c->depth);
+	char buf[192], a[32];
+
+	/* (d) status */
+	if (P.beam > 1)
+		snprintf(buf, sizeof buf, " step %d of %d · beam %d, α=%g · following #%d of %d ",
+			     P.s + 1, P.N, P.beam, P.alpha,
+			     P.hyp, P.d->steps[P.s].nhyps);
+	else
+		snprintf(buf, sizeof buf, " step %d of %d · greedy ", P.s + 1, P.N);
+	int x = r.x + text(c, r, r.x, r.y, r.w, buf, &ti);
+	int y = r.y + 1;
+	const int last = P.s == P.N - 1;
+	if (last && P.d->hit_max_len) {
+		const char *w = "stopped at the length limit without </s>";
+		if (r.x + r.w - x - 2 >= text_width(w))
+			text(c, r, x + 2, r.y, r.x + r.w - x - 2, w, &wa);
+		else
+			text(c, r, r.x, y++, r.w, w, &wa);
+	} else if (last) {
+		text(c, r, x + 2, r.y, r.x + r.w - x - 2, "search finished", &mu);
+	}
+	int H = r.y + r.h - y;
+	if (H < 1) {
+		free(P.anc);
+		return;
+	}
+
+	/* how the rest is shared: (a) and (b) side by side when both fit
+	 * (decided for the widest step, so the page does not jump); the
+	 * lattice keeps its slots; old input rows give way first */
+	int lw = snprintf(a, sizeof a, "%d", P.N);
+	const int aw = input_width(&P, lw), nc = cands_of(&P);
+	const int beam = P.beam > 1, side = r.w >= aw + 3 + 56;
+	const int a_want = 2 + P.s, b_want = 2 + nc + 1;
+	const int lat_w = beam ? lattice_width(&P) : 0;
+	const int rank_w = beam && r.w >= lat_w + RANK_W + 2 ? lat_w : 0;
+	int c_min = 0, c_want = 0;
+	struct lat L;
+	if (beam && lat_build(&P, P.s + 2, &L) == 0) {
+		int np = npruned(&P);
+		c_min = 2 + L.nslots;
+		c_want = c_min + L.maxfin + (np ? 1 + (np < 6 ? np : 6) : 0) +
+			 (rank_w ? 0 : 1 + rank_rows(&P));
+		lat_free(&L);
+	} else if (!beam && last) {
+		c_min = c_want = rank_rows(&P);
+	}
+	int a_h = a_want, b_h = b_want;
+	if (side) {
+		int band = a_want > b_want ? a_want : b_want;
+		if (band > H - c_min - 1)
+			band = H - c_min - 1;
+		if (band < 3)
+			band = H < 3 ? H : 3;
+		a_h = b_h = band;
+	} else if (a_h + b_h + c_want > H) {
+		int cap = beam ? H / 4 : H - b_want - c_min;
+		a_h = clampi(a_h, 0, cap < 3 ? 3 : cap);
+		if (b_h > H - a_h - c_min)
+			b_h = H - a_h - c_min < 3 ? 3 : H - a_h - c_min;
+	}
+	int spare = H - (side ? a_h : a_h + b_h) - c_want;
+	const int g1 = !side && spare >= 1;
+	const int g2 = c_want > 0 && spare - g1 >= 1;
+	if (side) {
+		int bx = r.x + aw + 3;
+		draw_input(&P, c, sub(r, r.x, y, aw, a_h));
+		draw_cands(&P, c, sub(r, bx, y, r.x + r.w - bx, b_h));
+		y += a_h + g2;
+	} else {
+		draw_input(&P, c, sub(r, r.x, y, r.w, a_h));
+		y += a_h + g1;
+		draw_cands(&P, c, sub(r, r.x, y, r.w, b_h));
+		y += b_h + g2;
+	}
+	if (y < r.y + r.h) {
+		struct rect cr = sub(r, r.x, y, r.w, r.y + r.h - y);
+		if (beam)
+			draw_lattice(&P, c, cr, rank_w);
+		else if (last)
+			draw_ranking(&P, c, cr);
+	}
+	free(P.anc);
+}
+
+const struct view_class decoding_view = {
+	.name = "decoding",
+	.draw = draw,
+};
