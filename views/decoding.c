@@ -141,6 +141,7 @@ struct page {
 	char **prompt; int np;   /* decoder input before the outputs: <s>, or
 	                            <s> + the prompt of a decoder-only model */
 	int N, s, hyp, beam;     /* steps, step on screen, followed slot, B */
+	int cand;                /* selected candidate (for the what-if key) */
 	double alpha;
 	int *anc;                /* [s+1] followed hypothesis's slot per step */
 	char *sos[1];            /* the prompt of an encoder-decoder */
@@ -197,6 +198,7 @@ static int page_init(struct page *P, const struct view_state *v)
 		maxh = P->d->steps[i].nhyps > maxh ? P->d->steps[i].nhyps : maxh;
 	P->beam = v->dec_beam > 0 ? v->dec_beam : maxh;
 	P->alpha = v->dec_alpha;
+	P->cand = v->dec_cand;
 	const char *sos = P->voc ? vocab_str(P->voc, TOK_SOS) : NULL;
 	P->sos[0] = (char *)(sos ? sos : "<s>");
 	P->anc = malloc((size_t)(P->s + 1) * sizeof *P->anc);
@@ -419,6 +421,7 @@ static void draw_cands(const struct page *P, struct canvas *c, struct rect r)
 	const struct style lab = role_style(R_LABEL, c->depth);
 	const struct style gd = role_style(R_GOOD, c->depth);
 	const struct style ac = role_style(R_ACCENT, c->depth);
+	const struct style cur = role_style(R_CURSOR, c->depth);
 	const struct decode_step *st = &P->d->steps[P->s];
 	const struct hyp *h = hyp_at(P, P->s, P->hyp);
 	char buf[192], b[32], n1[32];
@@ -477,7 +480,8 @@ static void draw_cands(const struct page *P, struct canvas *c, struct rect r)
 		const struct style *ms = cd->kept ? (cd->finished ? &gd : &ac) : &mu;
 		text(c, r, r.x, y, 1, mark, ms);
 		text_fit(tok(P, cd->token, b, sizeof b), tw, buf, sizeof buf);
-		text(c, r, r.x + 2, y, tw, buf, cd->kept ? &ac : &lab);
+		text(c, r, r.x + 2, y, tw, buf, rank - 1 == P->cand ? &cur :
+		     cd->kept ? &ac : &lab);
 		bar(c, r, bx, y, bw, cd->prob, cd->kept ? &ac : &tx);
 		pct(n1, sizeof n1, cd->prob);
 		rtext(c, r, px, y, 7, n1, cd->kept ? &ac : &tx);
