@@ -33,7 +33,7 @@ static struct trace *decoded_pass(struct cli *c, const struct model *m)
 	if (cli_decode(c, m, &in, &r))
 		return NULL;
 	struct trace *t = NULL;
-	if (decode_set_target(m, &in, r.best, r.nbest))
+	if (decode_set_target(m, &in, r.best, r.nbest, c->pass.pad_target))
 		cli_fail("out of memory");
 	else if (!(t = forward_run(m, &in, &c->pass, NULL, &e)))
 		cli_fail("%s", e.msg);

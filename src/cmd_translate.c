@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "canvas.h"
 #include "cli.h"
 #include "decode.h"
 
@@ -55,8 +56,11 @@ static void print_steps(const struct model *m, const struct decode_result *r, in
 					continue;
 				if (shown >= topk && !c->kept)
 					continue;
-				printf("      %-16s p=%.4f  log p %.3f  score %.3f  %s\n",
-				       vocab_str(&m->tgt_vocab, c->token), c->prob, c->logp,
+				const char *t = vocab_str(&m->tgt_vocab, c->token);
+				printf("      %s", t);
+				for (int w = text_width(t); w < 16; w++)
+					putchar(' ');
+				printf(" p=%.4f  log p %.3f  score %.3f  %s\n", c->prob, c->logp,
 				       c->score, c->finished ? "finished" : c->kept ? "kept" : "pruned");
 				shown++;
 			}

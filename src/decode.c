@@ -540,10 +540,10 @@ out:
 }
 
 int decode_set_target(const struct model *m, struct pass_input *in,
-		      const int32_t *ids, int n)
+		      const int32_t *ids, int n, int pad_to)
 {
 	const int prompt = in->prompt > 0 ? in->prompt : 1;
-	int T = prompt + n;
+	int len = prompt + n, T = pad_to > len ? pad_to : len;
 	int32_t *nid = malloc((size_t)T * sizeof *nid);
 	char **ntok = calloc((size_t)T, sizeof *ntok);
 	if (!nid || !ntok) {
@@ -553,7 +553,7 @@ int decode_set_target(const struct model *m, struct pass_input *in,
 	}
 	for (int i = 0; i < T; i++) {
 		nid[i] = i < prompt ? (m->cfg.arch == ARCH_DEC_ONLY ? in->tgt_ids[i] : TOK_SOS)
-				    : ids[i - prompt];
+			 : i < len ? ids[i - prompt] : TOK_PAD;
 		ntok[i] = strdup(vocab_str(&m->tgt_vocab, nid[i]));
 		if (!ntok[i]) {
 			tokens_free(ntok, i);
@@ -569,6 +569,7 @@ int decode_set_target(const struct model *m, struct pass_input *in,
 	in->labels = NULL;
 	in->tgt_ids = nid;
 	in->tgt_tok = ntok;
-	in->T = in->tgt_len = T;
+	in->T = T;
+	in->tgt_len = len;
 	return 0;
 }

@@ -76,9 +76,11 @@ int decode_run(const struct model *m, const struct pass_input *src,
 	       struct decode_result *r, struct err *e);
 void decode_result_free(struct decode_result *r);
 
-/* Sets in's decoder side to <s> + ids[0..n) (replacing what it had), so
- * forward_run traces that step.  Returns 0 or -1 on out-of-memory. */
+/* Sets in's decoder side to <s> + ids[0..n) (replacing what it had),
+ * padded with <pad> up to pad_to positions (0: no padding; the padded keys
+ * are masked by the pass, as with --pad-target), so forward_run traces that
+ * step.  Returns 0 or -1 on out-of-memory. */
 int decode_set_target(const struct model *m, struct pass_input *in,
-		      const int32_t *ids, int n);
+		      const int32_t *ids, int n, int pad_to);
 
 #endif

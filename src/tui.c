@@ -47,7 +47,7 @@ enum action {
 	A_MASK_DEC, A_MASK_ENC, A_ABLATE, A_EDIT, A_EDIT_TARGET,
 	A_DECODE, A_DECODE_OFF, A_STEP_NEXT, A_STEP_PREV, A_STEP_LAST,
 	A_BEAM_TOGGLE, A_BEAM_MORE, A_BEAM_LESS, A_ALPHA_UP, A_ALPHA_DOWN,
-	A_COMPARE, A_FORCE, A_UNFORCE,
+	A_COMPARE, A_FORCE, A_UNFORCE, A_CROSS,
 	A_ZOOM, A_HELP, A_ESCAPE, A_QUIT, A_COUNT
 };
 
@@ -94,6 +94,7 @@ static const char *const ACTION_HELP[A_COUNT] = {
 	[A_COMPARE] = "decoding: greedy and beam side by side",
 	[A_FORCE] = "what-if: force the selected candidate at this step",
 	[A_UNFORCE] = "what-if: undo the forced token",
+	[A_CROSS] = "cross-attention of the last decoder layer, newest token's row",
 	[A_ZOOM] = "zoom: auto / numbers / cells / fit",
 	[A_HELP] = "this help (Esc closes)",
 	[A_ESCAPE] = "close help and overlays",
@@ -130,7 +131,7 @@ static const struct binding KEYS[] = {
 	{ ',', ",", A_STEP_PREV }, { '<', "<", A_STEP_PREV }, { '$', "$", A_STEP_LAST },
 	{ 'b', "b", A_BEAM_TOGGLE }, { '+', "+", A_BEAM_MORE }, { '=', "=", A_BEAM_MORE },
 	{ '-', "-", A_BEAM_LESS }, { ')', ")", A_ALPHA_UP }, { '(', "(", A_ALPHA_DOWN },
-	{ 'C', "C", A_COMPARE }, { 'f', "f", A_FORCE }, { 'F', "F", A_UNFORCE },
+	{ 'X', "X", A_CROSS }, { 'C', "C", A_COMPARE }, { 'f', "f", A_FORCE }, { 'F', "F", A_UNFORCE },
 	{ 'z', "z", A_ZOOM }, { '?', "?", A_HELP }, { TK_F1, "F1", A_HELP },
 	{ TK_ESC, "Esc", A_ESCAPE }, { 'q', "q", A_QUIT },
 };
@@ -299,12 +300,13 @@ static int step_pass(struct app *a)
 		set_msg(a, 1, " %s", e.msg);
 		return -1;
 	}
-	if (decode_set_target(a->m, &in, h->ids, h->n))
+	if (decode_set_target(a->m, &in, h->ids, h->n, a->opts.pad_target))
 		term_fatal("out of memory");
 	if (!a->tr && !(a->tr = trace_new()))
 		term_fatal("out of memory");
 	if (!forward_run(a->m, &in, &a->opts, a->tr, &e))
 		term_fatal("%s", e.msg);
+	int in_len = in.tgt_len;
 	input_free(&in);
 	v->tr = a->tr;
 	v->alt = NULL;
@@ -314,7 +316,7 @@ static int step_pass(struct app *a)
 	v->dec_alpha = a->alpha;
 	int i = *name ? trace_index(a->tr, name) : -1;
 	v->stage = i >= 0 ? i : 0;
-	v->row = a->tr->T - 1;   /* the newest token: the row this step adds */
+	v->row = in_len - 1;     /* the newest token: the row this step adds */
 	return 0;
 }
 
@@ -687,6 +689,23 @@ static void do_action(struct app *a, enum action act)
 	case A_COMPARE: case A_FORCE: case A_UNFORCE:
 		decode_action(a, act);
 		break;
+	case A_CROSS: {
+		char name[STAGE_NAME_MAX];
+		snprintf(name, sizeof name, "decoder.%d.cross_attn.weights",
+			 a->m->cfg.dec_layers - 1);
+		int i = trace_index(a->tr, name);
+		if (i < 0) {
+			set_msg(a, 0, " this model has no cross-attention");
+			break;
+		}
+		v->flags &= ~(VF_DECODE | VF_COMPARE);
+		go_stage(a, i);
+		/* the newest decoder token (the last row that is not padding) */
+		v->row = a->tr->T - 1;
+		while (v->row > 0 && !strcmp(a->tr->tgt_tokens[v->row], "<pad>"))
+			v->row--;
+		break;
+	}
 	case A_COUNT: break;
 	case A_HELP: a->scr.show_help = !a->scr.show_help; break;
 	case A_ESCAPE:

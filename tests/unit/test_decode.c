@@ -37,7 +37,7 @@ static int naive_greedy(const struct model *m, const char *sentence, int maxn,
 		return -1;
 	int n = 0;
 	while (n < maxn) {
-		if (decode_set_target(m, &in, out, n))
+		if (decode_set_target(m, &in, out, n, 0))
 			break;
 		struct trace *t = forward_run(m, &in, &o, NULL, &e);
 		if (!t)
@@ -89,7 +89,7 @@ static void check_model(const char *path, const char *const *sentences, int ns)
 		struct pass_input tin;
 		pass_opts_default(&po);
 		input_build(m, s, NULL, &po, &tin, &e);
-		decode_set_target(m, &tin, g.best, g.nbest);
+		decode_set_target(m, &tin, g.best, g.nbest, 0);
 		struct trace *t = forward_run(m, &tin, &po, NULL, &e);
 		const struct stage *p = t ? trace_find(t, "probs") : NULL;
 		float got[64], want[64];
