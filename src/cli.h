@@ -17,6 +17,9 @@ struct cli {
 	int head, width, beam, steps, json, max_out;
 	double alpha;
 	int src_len, tgt_len, iters, frames, height;
+	const char *lecture;          /* --lecture FILE */
+	int play_ms;                  /* --play SECONDS, in ms */
+	int check;                    /* --check: validate the lecture, exit */
 	struct pass_opts pass;
 };
 
@@ -38,6 +41,8 @@ int cmd_info(struct cli *c);
 int cmd_bench(struct cli *c);
 int cmd_render(struct cli *c);
 int cmd_translate(struct cli *c);
+/* Commands that parse their own options (argv[0] is the command's name). */
+int cmd_corpus(int argc, char **argv);
 
 struct decode_result;
 /* Decodes c->sentence with c->beam / c->alpha / c->max_out; fills in (the

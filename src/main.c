@@ -14,12 +14,16 @@
 
 static const char USAGE[] =
 	"usage: attnscope [--model FILE] [SENTENCE]        open the stepper (TUI)\n"
+	"       attnscope --lecture FILE [--play SECONDS]  play a lecture script\n"
+	"       attnscope --lecture FILE --check           check a script and exit\n"
 	"       attnscope dump --out FILE.safetensors [--model FILE] [--target TEXT]\n"
 	"                 [--no-causal] [--encoder-causal] [--pad-to N] [--pad-target N] SENTENCE\n"
 	"       attnscope render --stage NAME [--head H] [--format text|ansi|svg|csv]\n"
 	"                 [--width W] [dump's options] SENTENCE\n"
 	"       attnscope translate [--model FILE] [--beam K] [--alpha A] [--max-len N]\n"
 	"                 [--steps] [--json] SENTENCE\n"
+	"       attnscope corpus --grammar FILE --out PREFIX [--pairs N] [--heldout N]\n"
+	"                 [--seed S] (attnscope corpus --help)\n"
 	"       attnscope info [--model FILE]\n"
 	"       attnscope bench [--model FILE] [--src-len N] [--tgt-len N] [--iters N]\n"
 	"                 [--frames N [--width W] [--height H]] [--beam K [--max-len N]]\n"
@@ -68,7 +72,7 @@ int cli_fail(const char *fmt, ...)
 enum {
 	O_MODEL = 256, O_TARGET, O_OUT, O_STAGE, O_FORMAT, O_HEAD, O_WIDTH,
 	O_NOCAUSAL, O_ENCCAUSAL, O_PADTO, O_PADTGT, O_SRCLEN, O_TGTLEN, O_ITERS,
-	O_DECODE, O_BEAM, O_ALPHA, O_MAXOUT, O_STEPS, O_JSON, O_FRAMES, O_HEIGHT, O_HELP, O_VERSION,
+	O_LECTURE, O_PLAY, O_CHECK, O_DECODE, O_BEAM, O_ALPHA, O_MAXOUT, O_STEPS, O_JSON, O_FRAMES, O_HEIGHT, O_HELP, O_VERSION,
 };
 
 static const struct option LONGOPTS[] = {
@@ -87,6 +91,9 @@ static const struct option LONGOPTS[] = {
 	{ "tgt-len", required_argument, 0, O_TGTLEN },
 	{ "iters", required_argument, 0, O_ITERS },
 	{ "decode", required_argument, 0, O_DECODE },
+	{ "lecture", required_argument, 0, O_LECTURE },
+	{ "play", required_argument, 0, O_PLAY },
+	{ "check", no_argument, 0, O_CHECK },
 	{ "beam", required_argument, 0, O_BEAM },
 	{ "alpha", required_argument, 0, O_ALPHA },
 	{ "max-len", required_argument, 0, O_MAXOUT },
@@ -135,6 +142,18 @@ int cli_parse(struct cli *c, const char *cmd, int argc, char **argv)
 		case O_STAGE: c->stage = optarg; break;
 		case O_FORMAT: c->format = optarg; break;
 		case O_DECODE: c->decode = optarg; break;
+		case O_LECTURE: c->lecture = optarg; break;
+		case O_CHECK: c->check = 1; break;
+		case O_PLAY: {
+			char *end;
+			double sec = strtod(optarg, &end);
+			if (end == optarg || *end || !(sec >= 0.2 && sec <= 3600)) {
+				cli_fail("--play needs seconds from 0.2 to 3600, got \"%s\"", optarg);
+				r = -1;
+			}
+			c->play_ms = (int)(sec * 1000);
+			break;
+		}
 		case O_HEAD: r = parse_count("--head", optarg, 0, 65535, &c->head); break;
 		case O_WIDTH: r = parse_count("--width", optarg, 20, 10000, &c->width); break;
 		case O_BEAM: r = parse_count("--beam", optarg, 1, DECODE_MAX_BEAM, &c->beam); break;
@@ -258,10 +277,21 @@ static const struct {
 	{ "translate", cmd_translate },
 };
 
+/* Subcommands with options of their own parse their arguments themselves. */
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+} OWN_COMMANDS[] = {
+	{ "corpus", cmd_corpus },
+};
+
 int main(int argc, char **argv)
 {
 	const char *cmd = "";
 	int (*run)(struct cli *) = NULL;
+	for (size_t i = 0; argc > 1 && i < sizeof OWN_COMMANDS / sizeof *OWN_COMMANDS; i++)
+		if (strcmp(argv[1], OWN_COMMANDS[i].name) == 0)
+			return OWN_COMMANDS[i].run(argc - 1, argv + 1);
 	if (argc > 1) {
 		for (size_t i = 0; i < sizeof COMMANDS / sizeof *COMMANDS; i++)
 			if (strcmp(argv[1], COMMANDS[i].name) == 0) {

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "decode.h"
 #include "forward.h"
+#include "lecture.h"
 #include "lineedit.h"
 #include "screen.h"
 #include "term.h"
@@ -37,6 +38,10 @@ struct app {
 	int beam_w;
 	double alpha;
 	int force_step[2], force_token[2];
+	/* lecture mode: the script and the step on screen */
+	struct lecture *lec;
+	int lstep;
+	int play_ms;                  /* --play: advance every play_ms (0: off) */
 };
 
 enum action {
@@ -430,6 +435,77 @@ static void decode_action(struct app *a, enum action act)
 	step_pass(a);
 }
 
+/* ---- lecture mode ---- */
+
+static void lecture_go(struct app *a, int i)
+{
+	const struct lecture *l = a->lec;
+	struct view_state *v = &a->scr.v;
+	if (i < 0 || i >= l->n) {
+		set_msg(a, 0, i < 0 ? " the first step of the lecture" :
+			" the end of the lecture (← goes back, q quits)");
+		return;
+	}
+	const struct lstep *s = &l->steps[i];
+	a->lstep = i;
+	a->m = lecture_model(l, i);
+	v->m = a->m;
+	a->opts.causal = s->causal;
+	a->opts.encoder_causal = s->encoder_causal;
+	a->opts.ablate_head = -1;
+	snprintf(a->sentence, sizeof a->sentence, "%s", s->sentence);
+	snprintf(a->target, sizeof a->target, "%s", s->target);
+	v->flags = 0;
+	a->scr.show_help = 0;
+	int decoding = s->view == LV_DECODE || s->view == LV_COMPARE;
+	if (a->decoding) {
+		a->decoding = 0;
+		v->dec = v->dec_other = NULL;
+	}
+	if (decoding) {
+		a->which = s->beam > 1;
+		if (s->beam > 1)
+			a->beam_w = s->beam;
+		a->alpha = s->alpha;
+		a->force_step[0] = a->force_step[1] = -1;
+		v->dec_step = s->dec_step;
+		v->dec_hyp = v->dec_cand = 0;
+		a->decoding = 1;
+		if (decode_all(a, a->sentence) || step_pass(a)) {
+			a->decoding = 0;
+			return;
+		}
+		v->flags |= s->view == LV_DECODE ? VF_DECODE : VF_COMPARE;
+	} else if (recompute(a, a->sentence, a->target)) {
+		return;
+	}
+	if (s->stage) {
+		int k = trace_index(a->tr, s->stage);
+		if (k >= 0)
+			v->stage = k;
+	}
+	v->head = s->head;
+	v->top = v->left = 0;
+	if (s->row >= 0) {
+		v->row = s->row;
+		v->col = s->col;
+	}
+	static const int FLAGS[] = {
+		[LV_STAGE] = 0, [LV_HEADS] = VF_ALL_HEADS,
+		[LV_MEAN] = VF_ALL_HEADS | VF_MEAN_HEADS, [LV_INSPECT] = VF_INSPECT,
+		[LV_MASKDIFF] = VF_MASK_DIFF, [LV_CURVES] = VF_PE_CURVES,
+		[LV_DECODE] = VF_DECODE, [LV_COMPARE] = VF_COMPARE,
+	};
+	v->flags |= FLAGS[s->view];
+	if (s->view == LV_MASKDIFF)
+		recompute(a, a->sentence, a->target);   /* the other pass, too */
+	view_clamp(v);
+	a->scr.caption = s->caption;
+	snprintf(a->scr.caption_title, sizeof a->scr.caption_title, "%d / %d%s%s",
+		 i + 1, l->n, l->title ? " · " : "", l->title ? l->title : "");
+	a->scr.message = NULL;
+}
+
 /* ---- navigation ---- */
 
 static const struct stage *cur_stage(const struct app *a)
@@ -604,6 +680,11 @@ static int decoding_page_key(struct app *a, enum action act)
 static void do_action(struct app *a, enum action act)
 {
 	struct view_state *v = &a->scr.v;
+	if (a->lec && (act == A_NEXT || act == A_PREV)) {
+		/* a lecture: the space bar plays the script */
+		lecture_go(a, a->lstep + (act == A_NEXT ? 1 : -1));
+		return;
+	}
 	if (decoding_page_key(a, act))
 		return;
 	switch (act) {
@@ -751,15 +832,19 @@ static void draw(struct app *a, struct canvas *c)
 	screen_draw(s, c);
 }
 
+static int loop(struct app *a);
+static int lecture_run(struct app *a, struct cli *c);
+
 int tui_run(struct cli *c)
 {
 	struct app a;
-	struct err e;
 	memset(&a, 0, sizeof a);
 	a.opts = c->pass;
 	a.beam_w = c->beam > 1 ? c->beam : 4;
 	a.alpha = c->alpha;
 	a.force_step[0] = a.force_step[1] = -1;
+	if (c->lecture)
+		return lecture_run(&a, c);
 	if (!(a.m = cli_load_model(c)))
 		return 1;
 	const char *sentence = c->sentence ? c->sentence :
@@ -779,11 +864,19 @@ int tui_run(struct cli *c)
 		return cli_fail("%s", a.msg + 1);
 	}
 	a.scr.v.m = a.m;
-	a.scr.keys = help_lines;
-	a.scr.nkeys = build_help();
+	int status = loop(&a);
+	model_free(a.m);
+	return status;
+}
+
+/* Opens the terminal and runs the key loop until q. */
+static int loop(struct app *a)
+{
+	struct err e;
+	a->scr.keys = help_lines;
+	a->scr.nkeys = build_help();
 	if (term_init(&e)) {
-		trace_free(a.tr);
-		model_free(a.m);
+		trace_free(a->tr);
 		return cli_fail("%s", e.msg);
 	}
 	int w, h;
@@ -791,11 +884,17 @@ int tui_run(struct cli *c)
 	struct canvas *cv = canvas_new(w, h, term_depth());
 	if (!cv)
 		term_fatal("out of memory");
-	while (!a.quit) {
-		draw(&a, cv);
+	while (!a->quit) {
+		draw(a, cv);
 		term_show(cv);
 		char utf8[8];
-		int key = term_key(-1, utf8);
+		int playing = a->lec && a->play_ms > 0 && a->lstep + 1 < a->lec->n &&
+			      !a->editing;
+		int key = term_key(playing ? a->play_ms : -1, utf8);
+		if (key == TK_NONE && playing) {
+			lecture_go(a, a->lstep + 1);
+			continue;
+		}
 		if (key == TK_RESIZE || key == TK_NONE) {
 			term_size(&w, &h);
 			if ((w != cv->w || h != cv->h) && canvas_resize(cv, w, h))
@@ -803,14 +902,41 @@ int tui_run(struct cli *c)
 			if (key == TK_NONE)
 				continue;
 		}
-		on_key(&a, key, utf8);
+		on_key(a, key, utf8);
 	}
 	term_end();
 	canvas_free(cv);
-	trace_free(a.tr);
-	trace_free(a.alt);
+	trace_free(a->tr);
+	trace_free(a->alt);
 	for (int k = 0; k < 2; k++)
-		decode_result_free(&a.dec[k]);
-	model_free(a.m);
+		decode_result_free(&a->dec[k]);
 	return 0;
+}
+
+/* --lecture FILE: check the whole script first, then play it. */
+static int lecture_run(struct app *a, struct cli *c)
+{
+	struct lecture l;
+	struct err e;
+	if (lecture_load(&l, c->lecture, &e) || lecture_check(&l, &e)) {
+		lecture_free(&l);
+		return cli_fail("%s", e.msg);
+	}
+	if (c->check) {
+		printf("%s: %d steps, every stage, head and cursor exists\n", c->lecture, l.n);
+		lecture_free(&l);
+		return 0;
+	}
+	a->lec = &l;
+	a->play_ms = c->play_ms;
+	a->m = lecture_model(&l, 0);
+	a->scr.v.m = a->m;
+	lecture_go(a, 0);
+	if (!a->tr) {
+		lecture_free(&l);
+		return cli_fail("%s", a->msg + 1);
+	}
+	int status = loop(a);
+	lecture_free(&l);
+	return status;
 }

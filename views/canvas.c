@@ -212,6 +212,82 @@ void canvas_fill(struct canvas *c, struct rect r, const char *glyph,
 			canvas_put(c, x, y, glyph, fg, bg, attr);
 }
 
+int canvas_wrap(struct canvas *c, struct rect r, const char *s, uint32_t fg,
+		uint32_t bg, uint8_t attr)
+{
+	int y = 0;
+	char line[1024];
+	while (*s && y < r.h && r.w > 0) {
+		while (*s == ' ')
+			s++;
+		if (*s == '\n') {
+			s++;
+			y++;
+			continue;
+		}
+		/* take words while they fit */
+		size_t len = 0, best = 0;
+		int w = 0;
+		const char *p = s;
+		while (*p && *p != '\n') {
+			const char *q = p;
+			while (*q && *q != ' ' && *q != '\n')
+				q++;
+			size_t wl = (size_t)(q - p);
+			char word[512];
+			snprintf(word, sizeof word, "%.*s", (int)(wl < sizeof word ? wl : sizeof word - 1), p);
+			int ww = text_width(word);
+			if (w + (len ? 1 : 0) + ww > r.w || len + wl + 2 >= sizeof line)
+				break;
+			if (len)
+				line[len++] = ' ';
+			memcpy(line + len, p, wl);
+			len += wl;
+			w += (best ? 1 : 0) + ww;
+			best = len;
+			p = q;
+			while (*p == ' ')
+				p++;
+		}
+		if (!best) {
+			/* one word wider than the line: cut it */
+			canvas_text(c, r.x, r.y + y, r.w, s, fg, bg, attr);
+			while (*s && *s != ' ' && *s != '\n')
+				s++;
+		} else {
+			line[best] = 0;
+			canvas_text(c, r.x, r.y + y, r.w, line, fg, bg, attr);
+			s = p;
+		}
+		y++;
+	}
+	return y;
+}
+
+void canvas_frame(struct canvas *c, struct rect r, const char *title,
+		  uint32_t fg, uint32_t bg, uint8_t attr)
+{
+	if (r.w < 2 || r.h < 2)
+		return;
+	for (int x = r.x + 1; x < r.x + r.w - 1; x++) {
+		canvas_put(c, x, r.y, "─", fg, bg, attr);
+		canvas_put(c, x, r.y + r.h - 1, "─", fg, bg, attr);
+	}
+	for (int y = r.y + 1; y < r.y + r.h - 1; y++) {
+		canvas_put(c, r.x, y, "│", fg, bg, attr);
+		canvas_put(c, r.x + r.w - 1, y, "│", fg, bg, attr);
+	}
+	canvas_put(c, r.x, r.y, "┌", fg, bg, attr);
+	canvas_put(c, r.x + r.w - 1, r.y, "┐", fg, bg, attr);
+	canvas_put(c, r.x, r.y + r.h - 1, "└", fg, bg, attr);
+	canvas_put(c, r.x + r.w - 1, r.y + r.h - 1, "┘", fg, bg, attr);
+	if (title && *title && r.w > 6) {
+		char t[256];
+		snprintf(t, sizeof t, " %s ", title);
+		canvas_text(c, r.x + 2, r.y, r.w - 4, t, fg, bg, attr | ATTR_BOLD);
+	}
+}
+
 const char *text_fit(const char *s, int maxw, char *buf, size_t bufsz)
 {
 	const unsigned char *p = (const unsigned char *)s;

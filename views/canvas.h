@@ -62,6 +62,13 @@ int canvas_printf(struct canvas *c, int x, int y, int maxw, uint32_t fg,
 	__attribute__((format(printf, 8, 9)));
 void canvas_fill(struct canvas *c, struct rect r, const char *glyph,
 		 uint32_t fg, uint32_t bg, uint8_t attr);
+/* Word-wraps UTF-8 text into r (breaking at spaces; a word wider than the
+ * line is cut), clipped to r.h lines.  Returns the lines used. */
+int canvas_wrap(struct canvas *c, struct rect r, const char *s, uint32_t fg,
+		uint32_t bg, uint8_t attr);
+/* Draws a single-line frame around r with a title on its top edge. */
+void canvas_frame(struct canvas *c, struct rect r, const char *title,
+		  uint32_t fg, uint32_t bg, uint8_t attr);
 
 /* Terminal columns of a UTF-8 string (East Asian wide = 2, combining = 0). */
 int text_width(const char *s);

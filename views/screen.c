@@ -35,9 +35,15 @@ static void draw_header(struct screen *s, struct canvas *c)
 		snprintf(buf, sizeof buf, " → %s", s->target);
 		x += put(c, x, 0, c->w - x, R_TITLE, buf);
 	}
-	/* masks, right-aligned */
-	snprintf(buf, sizeof buf, " decoder mask %s · encoder mask %s%s ",
-		 o->causal ? "causal" : "OFF", o->encoder_causal ? "causal" : "off",
+	/* the masks that exist in this model, right-aligned */
+	enum arch arch = s->v.m ? s->v.m->cfg.arch : ARCH_ENC_DEC;
+	char dm[40] = "", em[40] = "";
+	if (arch != ARCH_ENC_ONLY)
+		snprintf(dm, sizeof dm, " decoder mask %s", o->causal ? "causal" : "OFF");
+	if (arch != ARCH_DEC_ONLY)
+		snprintf(em, sizeof em, "%s encoder mask %s", *dm ? " ·" : "",
+			 o->encoder_causal ? "causal" : "off");
+	snprintf(buf, sizeof buf, "%s%s%s ", dm, em,
 		 o->ablate_head >= 0 ? " · head ablated" : "");
 	int w = text_width(buf);
 	if (c->w - w > x + 2)
@@ -196,7 +202,11 @@ static void draw_status(struct screen *s, struct canvas *c)
 		put(c, 0, y, c->w, s->message_is_error ? R_WARN : R_ACCENT, s->message);
 		return;
 	}
-	if (s->v.dec && (s->v.flags & (VF_DECODE | VF_COMPARE)))
+	if (s->caption)
+		put(c, 0, y, c->w, R_MUTED,
+		    " lecture: space → next step  ← back  (any other key explores; "
+		    "space returns to the script)  ? keys  q quit");
+	else if (s->v.dec && (s->v.flags & (VF_DECODE | VF_COMPARE)))
 		put(c, 0, y, c->w, R_MUTED,
 		    " . , step  $ to the end  b greedy/beam  + - width  ( ) α  ↑↓ candidate  "
 		    "f force it  [ ] hypothesis  C compare  r stages  R stop  ? keys");
@@ -246,6 +256,17 @@ void screen_draw(struct screen *s, struct canvas *c)
 		draw_sidebar(s, c, sb);
 	} else {
 		s->sidebar = (struct rect){ 0, 0, 0, 0 };
+	}
+	if (s->caption && main.h > 12) {
+		/* the lecture's caption under the view */
+		int h = main.h > 30 ? 7 : 5;
+		struct rect box = { main.x, main.y + main.h - h, main.w, h };
+		struct rect in = { box.x + 2, box.y + 1, box.w - 4, box.h - 2 };
+		struct style fr = role_style(R_ACCENT, c->depth);
+		struct style tx = role_style(R_TEXT, c->depth);
+		main.h -= h;
+		canvas_frame(c, box, s->caption_title, fr.fg, fr.bg, 0);
+		canvas_wrap(c, in, s->caption, tx.fg, tx.bg, tx.attr);
 	}
 	if (s->show_help)
 		draw_help(s, c, main);

@@ -1,0 +1,228 @@
+/* cmd_corpus.c - `attnscope corpus`: expand a grammar into a parallel
+ * corpus with gold alignments, a held-out split and vocabularies.
+ *
+ * It takes its own options (none of the model options apply), so main()
+ * hands it argv directly. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "corpus.h"
+#include "grammar.h"
+#include "strtab.h"
+
+static const char CORPUS_USAGE[] =
+	"usage: attnscope corpus --grammar FILE --out PREFIX [--pairs N] [--heldout N]\n"
+	"                        [--seed S]\n"
+	"\n"
+	"Expands a bilingual grammar (examples/corpus/grammar.yaml) into\n"
+	"  PREFIX.train.tsv, PREFIX.heldout.tsv   english<TAB>portuguese<TAB>alignment\n"
+	"  PREFIX.src.txt, PREFIX.tgt.txt         vocabularies of the training split\n"
+	"The alignment lists i-j pairs (English word i, Portuguese word j, from 0).\n"
+	"The same grammar and seed give the same files on every machine.\n"
+	"\n"
+	"options:\n"
+	"  --grammar FILE   the grammar (YAML)\n"
+	"  --out PREFIX     where the four files go (the directory must exist)\n"
+	"  --pairs N        distinct training pairs (default 20000)\n"
+	"  --heldout N      distinct held-out pairs, no sentence shared with\n"
+	"                   training (default 1000)\n"
+	"  --seed S         random seed (default 1)\n";
+
+static int parse_num(const char *opt, const char *s, unsigned long long lo,
+		     unsigned long long hi, unsigned long long *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || v < lo || v > hi) {
+		cli_fail("%s needs a whole number from %llu to %llu, got \"%s\"", opt, lo, hi, s);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+/* Distinct sentences of one side, and the longest in words. */
+static long distinct_side(const struct corpus *c, int side, int *longest)
+{
+	struct strtab t;
+	if (strtab_init(&t))
+		return -1;
+	for (int i = 0; i < c->n; i++) {
+		int added, n = side ? c->pairs[i].ntgt : c->pairs[i].nsrc;
+		if (!strtab_put(&t, side ? c->pairs[i].tgt : c->pairs[i].src, 0, &added, NULL))
+			break;
+		if (n > *longest)
+			*longest = n;
+	}
+	long n = (long)t.n;
+	strtab_free(&t);
+	return n;
+}
+
+/* Word occurrences of `held` that never occur in `train` (one side). */
+static long unseen_words(const struct corpus *train, const struct corpus *held, int side)
+{
+	struct strtab t;
+	long unseen = 0;
+	char w[256];
+	if (strtab_init(&t))
+		return -1;
+	for (int pass = 0; pass < 2; pass++) {
+		const struct corpus *c = pass ? held : train;
+		for (int i = 0; i < c->n; i++) {
+			const char *s = side ? c->pairs[i].tgt : c->pairs[i].src;
+			while (*s) {
+				size_t n = strcspn(s, " ");
+				if (n && n < sizeof w) {
+					int added;
+					memcpy(w, s, n);
+					w[n] = 0;
+					if (pass == 0)
+						strtab_put(&t, w, 0, &added, NULL);
+					else if (!strtab_get(&t, w))
+						unseen++;
+				}
+				s += n;
+				while (*s == ' ')
+					s++;
+			}
+		}
+	}
+	strtab_free(&t);
+	return unseen;
+}
+
+static void summary(const struct grammar *g, const char *prefix, uint64_t seed,
+		    const struct corpus *train, const struct corpus *held,
+		    const struct corpus_gen_stats *st, const int nvocab[2])
+{
+	int len[2][2] = { { 0, 0 }, { 0, 0 } };
+	long dt[2], dh[2];
+	for (int s = 0; s < 2; s++) {
+		dt[s] = distinct_side(train, s, &len[0][s]);
+		dh[s] = distinct_side(held, s, &len[1][s]);
+	}
+	int used = 0, lo = -1, hi = -1;
+	for (int t = 0; t < st->ntemplates; t++) {
+		if (!st->used[t])
+			continue;
+		used++;
+		if (lo < 0 || st->used[t] < st->used[lo])
+			lo = t;
+		if (hi < 0 || st->used[t] > st->used[hi])
+			hi = t;
+	}
+	fprintf(stderr, "corpus: %s (seed %llu) -> %s.{train,heldout}.tsv, %s.{src,tgt}.txt\n",
+		grammar_file(g), (unsigned long long)seed, prefix, prefix);
+	fprintf(stderr, "  pairs: %d training (%d required), %d held-out; %ld derivations%s\n",
+		train->n, st->nrequired, held->n, st->derivations,
+		st->exhaustive ? " (grammar enumerated)" : "");
+	fprintf(stderr, "  distinct sentences: training %ld English, %ld Portuguese; "
+		"held-out %ld English, %ld Portuguese\n", dt[0], dt[1], dh[0], dh[1]);
+	fprintf(stderr, "  longest sentence: %d English, %d Portuguese words\n",
+		len[0][0] > len[1][0] ? len[0][0] : len[1][0],
+		len[0][1] > len[1][1] ? len[0][1] : len[1][1]);
+	fprintf(stderr, "  vocabulary (from training, 4 specials included): %d source, "
+		"%d target tokens; held-out words outside it: %ld English, %ld Portuguese\n",
+		nvocab[0], nvocab[1], unseen_words(train, held, 0), unseen_words(train, held, 1));
+	fprintf(stderr, "  templates used: %d of %d", used, st->ntemplates);
+	if (used)
+		fprintf(stderr, " (fewest pairs: %s %d, most: %s %d)",
+			grammar_template_id(g, lo), st->used[lo], grammar_template_id(g, hi),
+			st->used[hi]);
+	fputc('\n', stderr);
+	for (int t = 0; t < st->ntemplates; t++)
+		if (!st->used[t])
+			warn_msg("%s:%d: template %s produced no pair", grammar_file(g),
+				 grammar_template_line(g, t), grammar_template_id(g, t));
+}
+
+int cmd_corpus(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "grammar", required_argument, 0, 'g' },
+		{ "out", required_argument, 0, 'o' },
+		{ "pairs", required_argument, 0, 'p' },
+		{ "heldout", required_argument, 0, 'H' },
+		{ "seed", required_argument, 0, 's' },
+		{ "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	const char *gpath = NULL, *prefix = NULL;
+	unsigned long long pairs = 20000, heldout = 1000, seed = 1;
+	int ch;
+	optind = 1;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+		int r = 0;
+		switch (ch) {
+		case 'g': gpath = optarg; break;
+		case 'o': prefix = optarg; break;
+		case 'p': r = parse_num("--pairs", optarg, 1, 10000000, &pairs); break;
+		case 'H': r = parse_num("--heldout", optarg, 0, 10000000, &heldout); break;
+		case 's': r = parse_num("--seed", optarg, 0, UINT64_MAX, &seed); break;
+		case 'h':
+			fputs(CORPUS_USAGE, stdout);
+			return 0;
+		case ':':
+			cli_fail("%s needs a value (try attnscope corpus --help)", argv[optind - 1]);
+			return 2;
+		default:
+			cli_fail("corpus: unknown option \"%s\" (try attnscope corpus --help)",
+				 argv[optind - 1]);
+			return 2;
+		}
+		if (r)
+			return 2;
+	}
+	if (optind < argc) {
+		cli_fail("corpus: unexpected argument \"%s\" (try attnscope corpus --help)",
+			 argv[optind]);
+		return 2;
+	}
+	if (!gpath || !prefix) {
+		cli_fail("corpus needs --grammar FILE and --out PREFIX (try attnscope corpus --help)");
+		return 2;
+	}
+
+	struct err e = { "" };
+	struct grammar *g = grammar_load(gpath, &e);
+	if (!g)
+		return cli_fail("%s", e.msg);
+	struct corpus_gen_opts o = { .pairs = (int)pairs, .heldout = (int)heldout,
+				     .seed = seed };
+	struct corpus train = { 0 }, held = { 0 };
+	struct corpus_gen_stats st = { 0 };
+	int status = 1;
+	size_t plen = strlen(prefix) + 16;
+	char *path = malloc(plen);
+	int nvocab[2] = { 0, 0 };
+	if (!path) {
+		cli_fail("out of memory");
+	} else if (corpus_generate(g, &o, &train, &held, &st, &e)) {
+		cli_fail("%s", e.msg);
+	} else if ((snprintf(path, plen, "%s.train.tsv", prefix),
+		    corpus_write_tsv(&train, path, &e)) ||
+		   (snprintf(path, plen, "%s.heldout.tsv", prefix),
+		    corpus_write_tsv(&held, path, &e)) ||
+		   (snprintf(path, plen, "%s.src.txt", prefix),
+		    corpus_write_vocab(&train, 0, path, &nvocab[0], &e)) ||
+		   (snprintf(path, plen, "%s.tgt.txt", prefix),
+		    corpus_write_vocab(&train, 1, path, &nvocab[1], &e))) {
+		cli_fail("%s", e.msg);
+	} else {
+		summary(g, prefix, seed, &train, &held, &st, nvocab);
+		status = 0;
+	}
+	free(path);
+	free(st.used);
+	corpus_free(&train);
+	corpus_free(&held);
+	grammar_free(g);
+	return status;
+}

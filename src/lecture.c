@@ -1,0 +1,346 @@
+/* lecture.c - reading and checking lecture scripts. */
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode.h"
+#include "forward.h"
+#include "input.h"
+#include "lecture.h"
+#include "ydoc.h"
+
+static const char *const VIEW_NAMES[] = {
+	"stage", "heads", "mean", "inspect", "maskdiff", "curves", "decode", "compare", NULL
+};
+static const char *const TOP_KEYS[] = { "title", "model", "steps", NULL };
+static const char *const STEP_KEYS[] = {
+	"caption", "model", "sentence", "target", "stage", "head", "view", "cursor",
+	"masks", "decode", "explain", NULL
+};
+static const char *const MASK_KEYS[] = { "decoder", "encoder", NULL };
+static const char *const DECODE_KEYS[] = { "search", "beam", "alpha", "step", NULL };
+
+static int known(const struct ydoc *d, const struct ynode *map,
+		 const char *const *keys, const char *where, struct err *e)
+{
+	if (map->kind != Y_MAP)
+		return err_set(e, "%s:%d: %s must be a mapping", d->file, map->line, where);
+	for (size_t i = 0; i < map->n; i++) {
+		const struct ynode *k = map->items[2 * i];
+		int ok = 0;
+		for (const char *const *p = keys; *p && k->kind == Y_SCALAR; p++)
+			ok |= strcmp(*p, k->str) == 0;
+		if (!ok)
+			return err_set(e, "%s:%d: unknown key \"%.40s\" in %s", d->file, k->line,
+				       k->kind == Y_SCALAR ? k->str : "?", where);
+	}
+	return 0;
+}
+
+static char *resolve(const char *script, const char *rel)
+{
+	if (rel[0] == '/')
+		return strdup(rel);
+	char *tmp = strdup(script);
+	if (!tmp)
+		return NULL;
+	const char *dir = dirname(tmp);
+	size_t n = strlen(dir) + strlen(rel) + 2;
+	char *out = malloc(n);
+	if (out)
+		snprintf(out, n, "%s/%s", dir, rel);
+	free(tmp);
+	return out;
+}
+
+/* The index of path in l->model_paths, adding it when new. */
+static int model_slot(struct lecture *l, const char *path)
+{
+	for (int i = 0; i < l->nmodels; i++)
+		if (strcmp(l->model_paths[i], path) == 0)
+			return i;
+	char **np = realloc(l->model_paths, (size_t)(l->nmodels + 1) * sizeof *np);
+	if (!np)
+		return -1;
+	l->model_paths = np;
+	struct model **nm = realloc(l->models, (size_t)(l->nmodels + 1) * sizeof *nm);
+	if (!nm)
+		return -1;
+	l->models = nm;
+	if (!(np[l->nmodels] = strdup(path)))
+		return -1;
+	nm[l->nmodels] = NULL;
+	return l->nmodels++;
+}
+
+static int parse_step(struct lecture *l, const struct ydoc *d, const struct ynode *n,
+		      struct lstep *s, struct err *e)
+{
+	const struct ynode *v;
+	long long x;
+	if (known(d, n, STEP_KEYS, "a lecture step", e))
+		return -1;
+	s->line = n->line;
+	s->caption = NULL;
+	if ((v = ynode_get(n, "caption")) && !(s->caption = ynode_str(d, v, e)))
+		return -1;
+	if ((v = ynode_get(n, "model"))) {
+		const char *m = ynode_str(d, v, e);
+		char *p = m ? resolve(l->path, m) : NULL;
+		int k = p ? model_slot(l, p) : -1;
+		free(p);
+		if (k < 0)
+			return m ? err_set(e, "out of memory") : -1;
+		s->model = l->model_paths[k];
+	}
+	if ((v = ynode_get(n, "sentence")) && !(s->sentence = ynode_str(d, v, e)))
+		return -1;
+	if ((v = ynode_get(n, "target")) && !(s->target = ynode_str(d, v, e)))
+		return -1;
+	if ((v = ynode_get(n, "stage")) && !(s->stage = ynode_str(d, v, e)))
+		return -1;
+	if ((v = ynode_get(n, "head"))) {
+		if (ynode_int(d, v, 0, 4096, &x, e))
+			return -1;
+		s->head = (int)x;
+	}
+	if ((v = ynode_get(n, "view"))) {
+		const char *name = ynode_str(d, v, e);
+		int k = -1;
+		for (int i = 0; name && VIEW_NAMES[i]; i++)
+			if (strcmp(VIEW_NAMES[i], name) == 0)
+				k = i;
+		if (k < 0)
+			return name ? err_set(e, "%s:%d: view must be stage, heads, mean, inspect, "
+					      "maskdiff, curves, decode or compare, not \"%.30s\"",
+					      d->file, v->line, name) : -1;
+		s->view = (enum lview)k;
+	}
+	if ((v = ynode_get(n, "cursor"))) {
+		long long r, c;
+		if (v->kind != Y_SEQ || v->n != 2)
+			return err_set(e, "%s:%d: cursor must be [row, column]", d->file, v->line);
+		if (ynode_int(d, v->items[0], 0, 1 << 20, &r, e) ||
+		    ynode_int(d, v->items[1], 0, 1 << 20, &c, e))
+			return -1;
+		s->row = (int)r;
+		s->col = (int)c;
+	}
+	if ((v = ynode_get(n, "masks"))) {
+		const struct ynode *m;
+		if (known(d, v, MASK_KEYS, "masks", e))
+			return -1;
+		if ((m = ynode_get(v, "decoder"))) {
+			const char *t = ynode_str(d, m, e);
+			if (!t || (strcmp(t, "causal") && strcmp(t, "off")))
+				return err_set(e, "%s:%d: masks.decoder must be causal or off",
+					       d->file, m->line);
+			s->causal = strcmp(t, "causal") == 0;
+		}
+		if ((m = ynode_get(v, "encoder"))) {
+			const char *t = ynode_str(d, m, e);
+			if (!t || (strcmp(t, "causal") && strcmp(t, "off")))
+				return err_set(e, "%s:%d: masks.encoder must be causal or off",
+					       d->file, m->line);
+			s->encoder_causal = strcmp(t, "causal") == 0;
+		}
+	}
+	if ((v = ynode_get(n, "decode"))) {
+		const struct ynode *m;
+		if (known(d, v, DECODE_KEYS, "decode", e))
+			return -1;
+		if ((m = ynode_get(v, "search"))) {
+			const char *t = ynode_str(d, m, e);
+			if (!t || (strcmp(t, "greedy") && strcmp(t, "beam")))
+				return err_set(e, "%s:%d: decode.search must be greedy or beam",
+					       d->file, m->line);
+			s->beam = strcmp(t, "greedy") == 0 ? 1 : s->beam > 1 ? s->beam : 4;
+		}
+		if ((m = ynode_get(v, "beam"))) {
+			if (ynode_int(d, m, 1, DECODE_MAX_BEAM, &x, e))
+				return -1;
+			s->beam = (int)x;
+		}
+		if ((m = ynode_get(v, "alpha")) && ynode_float(d, m, &s->alpha, e))
+			return -1;
+		if ((m = ynode_get(v, "step"))) {
+			if (ynode_int(d, m, 1, 4096, &x, e))
+				return -1;
+			s->dec_step = (int)x - 1;   /* scripts count steps from 1 */
+		}
+	}
+	if ((v = ynode_get(n, "explain")) && ynode_bool(d, v, &s->explain, e))
+		return -1;
+	return 0;
+}
+
+int lecture_load(struct lecture *l, const char *path, struct err *e)
+{
+	memset(l, 0, sizeof *l);
+	struct ydoc *d = calloc(1, sizeof *d);
+	if (!d || !(l->path = strdup(path))) {
+		free(d);
+		return err_set(e, "out of memory");
+	}
+	l->strings = d;
+	if (ydoc_load(d, path, e))
+		return -1;
+	const struct ynode *r = d->root, *v;
+	if (!r)
+		return err_set(e, "%s: the lecture is empty", path);
+	if (known(d, r, TOP_KEYS, "the lecture", e))
+		return -1;
+	if ((v = ynode_get(r, "title"))) {
+		const char *t = ynode_str(d, v, e);
+		if (!t || !(l->title = strdup(t)))
+			return -1;
+	}
+	struct lstep cur = { .head = 0, .row = -1, .col = -1, .causal = 1, .beam = 1,
+			     .alpha = 0.6, .target = "" };
+	if ((v = ynode_get(r, "model"))) {
+		const char *m = ynode_str(d, v, e);
+		char *p = m ? resolve(path, m) : NULL;
+		int k = p ? model_slot(l, p) : -1;
+		free(p);
+		if (k < 0)
+			return -1;
+		cur.model = l->model_paths[k];
+	}
+	const struct ynode *steps = ynode_get(r, "steps");
+	if (!steps || steps->kind != Y_SEQ || steps->n == 0)
+		return err_set(e, "%s:%d: a lecture needs steps: a non-empty list", path,
+			       steps ? steps->line : r->line);
+	l->steps = calloc(steps->n, sizeof *l->steps);
+	if (!l->steps)
+		return err_set(e, "out of memory");
+	for (size_t i = 0; i < steps->n; i++) {
+		cur.row = cur.col = -1;   /* the cursor does not carry over */
+		if (parse_step(l, d, steps->items[i], &cur, e))
+			return -1;
+		if (!cur.model)
+			return err_set(e, "%s:%d: no model: give model: at the top or in the step",
+				       path, cur.line);
+		if (!cur.sentence)
+			return err_set(e, "%s:%d: no sentence yet", path, cur.line);
+		l->steps[l->n++] = cur;
+	}
+	return 0;
+}
+
+static const struct model *load_model(struct lecture *l, const char *path,
+				      int line, struct err *e)
+{
+	for (int i = 0; i < l->nmodels; i++) {
+		if (strcmp(l->model_paths[i], path) != 0)
+			continue;
+		if (!l->models[i] && !(l->models[i] = model_load(path, e))) {
+			err_prefix(e, "%s:%d", l->path, line);
+			return NULL;
+		}
+		return l->models[i];
+	}
+	err_set(e, "%s:%d: model %s was not declared", l->path, line, path);
+	return NULL;
+}
+
+/* Runs step s's pass once and checks its stage, head and cursor. */
+static int check_step(struct lecture *l, const struct lstep *s, struct err *e)
+{
+	const struct model *m = load_model(l, s->model, s->line, e);
+	struct pass_input in;
+	struct pass_opts o;
+	if (!m)
+		return -1;
+	pass_opts_default(&o);
+	o.causal = s->causal;
+	o.encoder_causal = s->encoder_causal;
+	if (input_build(m, s->sentence, *s->target ? s->target : NULL, &o, &in, e))
+		return err_prefix(e, "%s:%d", l->path, s->line);
+	int decoding = s->view == LV_DECODE || s->view == LV_COMPARE;
+	if (decoding && m->cfg.arch == ARCH_ENC_ONLY) {
+		input_free(&in);
+		return err_set(e, "%s:%d: %s is encoder-only: it cannot decode", l->path,
+			       s->line, m->cfg.name);
+	}
+	if (decoding) {
+		struct decode_opts d;
+		struct decode_result r;
+		decode_opts_default(&d);
+		d.beam = s->beam;
+		d.alpha = s->alpha;
+		if (decode_run(m, &in, &o, &d, &r, e)) {
+			input_free(&in);
+			return err_prefix(e, "%s:%d", l->path, s->line);
+		}
+		int n = r.nsteps;
+		decode_result_free(&r);
+		if (s->dec_step >= n) {
+			input_free(&in);
+			return err_set(e, "%s:%d: decode step %d, but this search ends after %d "
+				       "step%s", l->path, s->line, s->dec_step + 1, n, n == 1 ? "" : "s");
+		}
+	}
+	struct trace *t = forward_run(m, &in, &o, NULL, e);
+	input_free(&in);
+	if (!t)
+		return -1;
+	int rc = 0;
+	if (s->stage) {
+		const struct stage *st = trace_find(t, s->stage);
+		if (!st) {
+			rc = err_set(e, "%s:%d: stage \"%s\" does not exist in %s's pass",
+				     l->path, s->line, s->stage, m->cfg.name);
+		} else {
+			int heads = st->ndim == 3 ? st->shape[0] : 1;
+			int rows = st->ndim == 3 ? st->shape[1] : st->shape[0];
+			int cols = st->ndim == 1 ? 1 : st->shape[st->ndim - 1];
+			if (s->head >= heads)
+				rc = err_set(e, "%s:%d: head %d does not exist: %s has %d head%s",
+					     l->path, s->line, s->head, s->stage, heads,
+					     heads == 1 ? "" : "s");
+			else if (s->row >= rows || s->col >= cols)
+				rc = err_set(e, "%s:%d: cursor [%d, %d] is outside %s [%d × %d]",
+					     l->path, s->line, s->row, s->col, s->stage, rows, cols);
+		}
+	} else if (!decoding) {
+		rc = err_set(e, "%s:%d: no stage yet: give stage: (or view: decode)",
+			     l->path, s->line);
+	}
+	trace_free(t);
+	return rc;
+}
+
+int lecture_check(struct lecture *l, struct err *e)
+{
+	for (int i = 0; i < l->n; i++)
+		if (check_step(l, &l->steps[i], e))
+			return -1;
+	return 0;
+}
+
+struct model *lecture_model(const struct lecture *l, int i)
+{
+	for (int k = 0; k < l->nmodels; k++)
+		if (strcmp(l->model_paths[k], l->steps[i].model) == 0)
+			return l->models[k];
+	return NULL;
+}
+
+void lecture_free(struct lecture *l)
+{
+	if (l->strings) {
+		ydoc_free(l->strings);
+		free(l->strings);
+	}
+	for (int i = 0; i < l->nmodels; i++) {
+		free(l->model_paths[i]);
+		model_free(l->models[i]);
+	}
+	free(l->model_paths);
+	free(l->models);
+	free(l->steps);
+	free(l->title);
+	free(l->path);
+	memset(l, 0, sizeof *l);
+}

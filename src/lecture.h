@@ -1,0 +1,56 @@
+/* lecture.h - lecture scripts: a list of steps a teacher plays with the
+ * space bar.
+ *
+ * A script (YAML, examples/lectures/) names a model and a list of steps.
+ * Each step may set the model, sentence, target, masks, stage, head, view,
+ * cursor, decoding state and a caption; what a step does not set carries
+ * over from the step before.  lecture_load parses and checks the keys;
+ * lecture_check loads the models and runs each step's pass once, so a
+ * stage, layer or head that does not exist is an error with file:line
+ * before the lecture starts. */
+#ifndef ATTNSCOPE_LECTURE_H
+#define ATTNSCOPE_LECTURE_H
+
+#include "err.h"
+#include "model.h"
+
+enum lview {
+	LV_STAGE, LV_HEADS, LV_MEAN, LV_INSPECT, LV_MASKDIFF, LV_CURVES,
+	LV_DECODE, LV_COMPARE
+};
+
+struct lstep {
+	int line;                  /* of the step in the script */
+	const char *model;         /* resolved path (owned by the lecture) */
+	const char *sentence, *target;   /* target "" = none */
+	const char *stage;
+	int head;
+	enum lview view;
+	int row, col;              /* −1: leave the cursor alone */
+	int causal, encoder_causal;
+	int beam;                  /* decoding: 1 greedy, else the width */
+	double alpha;
+	int dec_step;              /* decoding step shown (0-based) */
+	int explain;               /* show the explanation panel */
+	const char *caption;
+};
+
+struct lecture {
+	char *path;
+	char *title;
+	struct lstep *steps;
+	int n;
+	/* models, loaded by lecture_check, one per distinct path */
+	char **model_paths;
+	struct model **models;
+	int nmodels;
+	void *strings;             /* private */
+};
+
+int lecture_load(struct lecture *l, const char *path, struct err *e);
+int lecture_check(struct lecture *l, struct err *e);
+void lecture_free(struct lecture *l);
+/* The model of step i (after lecture_check). */
+struct model *lecture_model(const struct lecture *l, int i);
+
+#endif
