@@ -646,7 +646,8 @@ static void mouse_click(struct app *a)
 	const struct grid_geom *g = &a->scr.v.geom;
 	if (!g->valid || x < g->x0 || y < g->y0)
 		return;
-	int col = (x - g->x0) / g->cw, row = (y - g->y0) * g->rh;
+	int col = (x - g->x0) / g->cw;
+	int row = g->ch > 1 ? (y - g->y0) / g->ch : (y - g->y0) * g->rh;
 	if (col < g->nc && row < g->nr) {
 		a->scr.v.col = g->left + col;
 		a->scr.v.row = g->top + row;

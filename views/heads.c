@@ -137,6 +137,8 @@ static void draw_mean(struct view_state *v, struct canvas *c, struct rect r)
 
 struct grid {
 	int level;        /* title detail: 0 "h0 1.52 bits", 1 "h0 1.52b", 2 "h0" */
+	int cw, ch;       /* a matrix cell: cw columns × ch lines (ch 0: half
+	                     a line, two rows a line with "▀") */
 	int ncv;          /* visible matrix columns in a tile */
 	int iw, tw;       /* tile inner and outer width */
 	int gc, gr;       /* tiles per grid row, grid rows */
@@ -160,10 +162,11 @@ static void head_title(char *buf, size_t n, int level, int h, double ent)
  * least a few rows and columns each, then the most cells.  Returns the
  * score (0: nothing fits). */
 static long long layout(struct grid *g, int level, int H, int n, int m, int rh,
-		   int w, int ah)
+		   int cw, int ch, int w, int ah)
 {
 	const int tmin = level == 0 ? 13 : level == 1 ? 9 : 4;
-	const int need = (n + rh - 1) / rh;
+	/* screen lines a tile needs, and matrix rows per line of cells */
+	const int need = ch ? n * ch : (n + rh - 1) / rh;
 	long long best = 0;
 	int prev_gr = -1;
 	for (int gc = 1; gc <= H; gc++) {
@@ -172,18 +175,21 @@ static long long layout(struct grid *g, int level, int H, int n, int m, int rh,
 			continue;    /* same rows with fewer, wider tiles was better */
 		prev_gr = gr;
 		int iw = (w + GAP) / gc - GAP - 2;
-		if (iw > (m > tmin ? m : tmin))
-			iw = m > tmin ? m : tmin;
-		if (iw < 1)
+		if (iw > (m * cw > tmin ? m * cw : tmin))
+			iw = m * cw > tmin ? m * cw : tmin;
+		if (iw < cw)
 			continue;
-		int ncv = m < iw ? m : iw;
+		int ncv = m < iw / cw ? m : iw / cw;
 		for (int vgr = gr; vgr >= 1; vgr--) {
 			int cl = ah / vgr - 2;
 			cl = cl > need ? need : cl;
 			if (cl < 1)
 				continue;
 			int heads = H < vgr * gc ? H : vgr * gc;
-			int nrv = n < cl * rh ? n : cl * rh;
+			int rows_fit = ch ? cl / ch : cl * rh;
+			int nrv = n < rows_fit ? n : rows_fit;
+			if (nrv < 1)
+				continue;
 			int good = heads == H && nrv >= (n < 4 ? n : 4) &&
 				   ncv >= (m < 8 ? m : 8);
 			int all = good && nrv == n && ncv == m && iw >= tmin;
@@ -191,8 +197,8 @@ static long long layout(struct grid *g, int level, int H, int n, int m, int rh,
 				     (long long)heads * ncv * nrv;
 			if (score >= best && score > 0) {
 				best = score;
-				*g = (struct grid){ level, ncv, iw, iw + 2,
-						    (H + gr - 1) / gr, gr, cl, vgr };
+				*g = (struct grid){ level, cw, ch, ncv, iw, iw + 2,
+						    (H + gr - 1) / gr, gr, ch ? nrv * ch : cl, vgr };
 			}
 		}
 	}
@@ -215,7 +221,7 @@ static void draw_tile(struct view_state *v, struct canvas *c, struct rect r,
 		(const char *const[]){ "┌", "─", "┐", "│", "└", "┘" };
 	char buf[64], fit[64];
 	const int bot = ty + g->cl + 1;
-	const int cx0 = tx + 1 + (g->iw - g->ncv) / 2;   /* cells centred */
+	const int cx0 = tx + 1 + (g->iw - g->ncv * g->cw) / 2;   /* cells centred */
 
 	/* frame */
 	put(c, r, tx, ty, box[0], bo.fg, bo.bg, bo.attr);
@@ -242,6 +248,38 @@ static void draw_tile(struct view_state *v, struct canvas *c, struct rect r,
 		text(c, r, tx + 1, bot, g->iw, fit, &mu);
 	}
 
+	if (g->ch) {
+		/* big cells: cw × ch blocks of colour (shade glyphs without) */
+		for (int i = 0; i < nrv; i++) {
+			int row = v->top + i;
+			for (int j = 0; j < g->ncv; j++) {
+				int col = v->left + j;
+				float a = w[(size_t)row * m + col];
+				int cur = sel && row == v->row && col == v->col;
+				uint32_t bg = color ? scale_color(sc, a) : COLOR_DEFAULT;
+				const char *gl = color ? " " : scale_glyph(sc, a);
+				if (isinf(a) && a < 0)
+					gl = NEGINF_GLYPH;
+				for (int yy = 0; yy < g->ch; yy++)
+					for (int xx = 0; xx < g->cw; xx++) {
+						const char *gg = gl;
+						uint32_t fg = color ? NEGINF_FG : COLOR_DEFAULT;
+						uint8_t at = 0;
+						if (cur && (xx == 0 || xx == g->cw - 1) && yy == 0) {
+							gg = xx == 0 ? "[" : "]";
+							fg = color ? CURSOR_MARK : COLOR_DEFAULT;
+							at = ATTR_BOLD;
+						}
+						put(c, r, cx0 + j * g->cw + xx, ty + 1 + i * g->ch + yy,
+						    gg, fg, bg, at);
+					}
+			}
+		}
+		if (sel)
+			v->geom = (struct grid_geom){ 1, cx0, ty + 1, g->cw, 1, v->top,
+						      v->left, nrv, g->ncv, g->ch };
+		return;
+	}
 	/* cells: two matrix rows a line with colour (▀: fg top, bg bottom) */
 	for (int line = 0; line < g->cl; line++) {
 		int i0 = v->top + line * rh;
@@ -271,7 +309,7 @@ static void draw_tile(struct view_state *v, struct canvas *c, struct rect r,
 	}
 	if (sel)
 		v->geom = (struct grid_geom){ 1, cx0, ty + 1, 1, rh, v->top,
-					      v->left, nrv, g->ncv };
+					      v->left, nrv, g->ncv, 0 };
 }
 
 static void draw_grid(struct view_state *v, struct canvas *c, struct rect r)
@@ -294,18 +332,27 @@ static void draw_grid(struct view_state *v, struct canvas *c, struct rect r)
 	int ah = r.h - head - gap1 - nfoot - gap2;
 	int y0 = r.y + head + gap1;
 
-	/* the most telling titles that still let the grid fit */
-	struct grid g = { 2, 0, 0, 2, 1, 1, 1, 1 }, tryg = g;
+	/* the biggest cells at which every head fits whole, with the most
+	 * telling titles; else the smallest cells (half blocks) and scrolling */
+	static const int SIZES[][2] = { { 5, 2 }, { 4, 2 }, { 3, 1 }, { 2, 1 }, { 1, 0 } };
+	const long long ALL = 1LL << 42;
+	struct grid g = { 2, 1, 0, 0, 0, 2, 1, 1, 1, 1 }, tryg = g;
 	long long best = 0;
-	for (int level = s->kind == SK_WEIGHTS ? 0 : 2; level <= 2; level++) {
-		long long sc_l = layout(&tryg, level, H, n, m, rh, r.w, ah);
-		if (sc_l > best) {
-			best = sc_l;
-			g = tryg;
+	for (size_t k = 0; k < sizeof SIZES / sizeof *SIZES && best < ALL; k++) {
+		int cw = SIZES[k][0], ch = SIZES[k][1];
+		if (!color && ch == 0)
+			ch = 1;   /* no half blocks without colour */
+		for (int level = s->kind == SK_WEIGHTS ? 0 : 2; level <= 2; level++) {
+			long long sc_l = layout(&tryg, level, H, n, m, rh, cw, ch, r.w, ah);
+			if (sc_l > best && (sc_l >= ALL || cw == 1)) {
+				best = sc_l;
+				g = tryg;
+			}
 		}
 	}
 
-	int nrv = n < g.cl * rh ? n : g.cl * rh;   /* visible matrix rows */
+	/* visible matrix rows */
+	int nrv = g.ch ? (n < g.cl / g.ch ? n : g.cl / g.ch) : (n < g.cl * rh ? n : g.cl * rh);
 	follow(&v->top, v->row, nrv, n);
 	follow(&v->left, v->col, g.ncv, m);
 	int gfirst = 0;

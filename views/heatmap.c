@@ -80,6 +80,10 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 	char buf[128];
 	struct rect used = { r.x, r.y, 0, 0 };
 
+	/* nothing drawn (too small) leaves no stale geometry for mouse clicks
+	 * and the mask diff's −∞ marks */
+	if (geom)
+		geom->valid = 0;
 	/* row label column */
 	int lw = 1;
 	for (int i = 0; i < rows && i < 4096; i++) {
@@ -235,7 +239,7 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 	used.h = hh + yrows;
 	if (geom)
 		*geom = (struct grid_geom){ 1, x0, r.y + hh, cw, half ? 2 : 1,
-					    *top, *left, nr, nc };
+					    *top, *left, nr, nc, 0 };
 
 	/* what is out of sight */
 	if ((nr < rows || nc < cols) && used.h < r.h) {

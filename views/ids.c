@@ -33,7 +33,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 		canvas_text(c, r.x + 10 + 18, r.y + 1 + k, 8, buf, st->fg, st->bg, st->attr);
 	}
 	v->geom = (struct grid_geom){ 1, r.x, r.y + 1, 34, 1, v->top, 0,
-				      n - v->top < vis ? n - v->top : vis, 1 };
+				      n - v->top < vis ? n - v->top : vis, 1, 0 };
 	canvas_text(c, r.x, r.y + r.h - 1, r.w,
 		    "ids index the embedding table: row id of E is the token's vector",
 		    mu.fg, mu.bg, mu.attr);

@@ -379,7 +379,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 				     &sw, scw, v->left + j == kj,
 				     isinf(mrow[v->left + j]) && mrow[v->left + j] < 0);
 			v->geom = (struct grid_geom){ 1, r.x + LABEL_W, y, scw, 1,
-						      qi, v->left, 1, nc };
+						      qi, v->left, 1, nc, 0 };
 			y++;
 			/* key labels under the strip, when there is room */
 			if (scw >= 7 && show_keys && y < bottom) {

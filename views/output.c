@@ -178,7 +178,7 @@ static void draw_positions(struct view_state *v, struct canvas *c,
 		put(c, r, r.x + lw - 1, r.y + y, "│", bo.fg, bo.bg, bo.attr);
 	/* a click on a line selects that position (the column stays) */
 	v->geom = (struct grid_geom){ 1, r.x, r.y + 1, lw - 1, 1, v->top, v->col,
-				      nvis, 1 };
+				      nvis, 1, 0 };
 }
 
 /* logits / probs: the top-k next tokens at position v->row. */
@@ -461,7 +461,7 @@ static void draw_loss(struct view_state *v, struct canvas *c, struct rect r)
 			bar(c, r, cx, y, bw, loss[i] / mx, on ? cur.fg : ac.fg,
 			    on ? cur.bg : COLOR_DEFAULT, on ? cur.attr : 0);
 	}
-	v->geom = (struct grid_geom){ 1, r.x, y0, r.w, 1, v->top, 0, nvis, 1 };
+	v->geom = (struct grid_geom){ 1, r.x, y0, r.w, 1, v->top, 0, nvis, 1, 0 };
 	if (r.h >= 8 && y0 + nvis < r.y + r.h)
 		text(c, r, r.x, r.y + r.h - 1, r.w,
 		     "↑↓ position · p = the label's probability (probs stage)", &mu);

@@ -37,6 +37,7 @@ struct grid_geom {
 	int cw, rh;          /* columns per cell; matrix rows per screen row */
 	int top, left;       /* first visible matrix row and column */
 	int nr, nc;          /* visible rows and columns */
+	int ch;              /* lines per matrix row when > 1 (big cells) */
 };
 
 struct view_state {
