@@ -20,6 +20,8 @@ struct cli {
 	const char *lecture;          /* --lecture FILE */
 	int play_ms;                  /* --play SECONDS, in ms */
 	int check;                    /* --check: validate the lecture, exit */
+	const char *scheme;           /* --scheme NAME */
+	int presenter;                /* --presenter */
 	struct pass_opts pass;
 };
 
@@ -42,6 +44,8 @@ int cmd_bench(struct cli *c);
 int cmd_render(struct cli *c);
 int cmd_translate(struct cli *c);
 /* Commands that parse their own options (argv[0] is the command's name). */
+int cmd_train(int argc, char **argv);
+int cmd_align_eval(int argc, char **argv);
 int cmd_corpus(int argc, char **argv);
 
 struct decode_result;

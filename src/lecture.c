@@ -1,5 +1,6 @@
 /* lecture.c - reading and checking lecture scripts. */
 #include <libgen.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,36 @@ static char *resolve(const char *script, const char *rel)
 	return out;
 }
 
+/* A model path as the script gives it.  When that file does not exist (an
+ * installed script, whose "../../models/" pointed into the source tree),
+ * the model of the same name beside the installed lectures
+ * (lectures/../models/), then in the installed data directory. */
+static char *resolve_model(const char *script, const char *rel)
+{
+	char *p = resolve(script, rel);
+	if (!p || access(p, F_OK) == 0)
+		return p;
+	char *t1 = strdup(rel), *t2 = strdup(script);
+	char alt[2][4096];
+	if (!t1 || !t2) {
+		free(t1);
+		free(t2);
+		return p;
+	}
+	const char *base = basename(t1);
+	snprintf(alt[0], sizeof alt[0], "%s/../models/%s", dirname(t2), base);
+	snprintf(alt[1], sizeof alt[1], "%s/models/%s", ATTNSCOPE_DATADIR, base);
+	free(t2);
+	for (int i = 0; i < 2; i++)
+		if (access(alt[i], F_OK) == 0) {
+			free(t1);
+			free(p);
+			return strdup(alt[i]);
+		}
+	free(t1);
+	return p;   /* report the path the script gave */
+}
+
 /* The index of path in l->model_paths, adding it when new. */
 static int model_slot(struct lecture *l, const char *path)
 {
@@ -87,7 +118,7 @@ static int parse_step(struct lecture *l, const struct ydoc *d, const struct ynod
 		return -1;
 	if ((v = ynode_get(n, "model"))) {
 		const char *m = ynode_str(d, v, e);
-		char *p = m ? resolve(l->path, m) : NULL;
+		char *p = m ? resolve_model(l->path, m) : NULL;
 		int k = p ? model_slot(l, p) : -1;
 		free(p);
 		if (k < 0)
@@ -200,7 +231,7 @@ int lecture_load(struct lecture *l, const char *path, struct err *e)
 			     .alpha = 0.6, .target = "" };
 	if ((v = ynode_get(r, "model"))) {
 		const char *m = ynode_str(d, v, e);
-		char *p = m ? resolve(path, m) : NULL;
+		char *p = m ? resolve_model(path, m) : NULL;
 		int k = p ? model_slot(l, p) : -1;
 		free(p);
 		if (k < 0)

@@ -16,12 +16,17 @@ static const char USAGE[] =
 	"usage: attnscope [--model FILE] [SENTENCE]        open the stepper (TUI)\n"
 	"       attnscope --lecture FILE [--play SECONDS]  play a lecture script\n"
 	"       attnscope --lecture FILE --check           check a script and exit\n"
+	"       (both take --presenter: big cells for projectors, and --scheme\n"
+	"        default|high-contrast|colorblind)\n"
 	"       attnscope dump --out FILE.safetensors [--model FILE] [--target TEXT]\n"
 	"                 [--no-causal] [--encoder-causal] [--pad-to N] [--pad-target N] SENTENCE\n"
 	"       attnscope render --stage NAME [--head H] [--format text|ansi|svg|csv]\n"
 	"                 [--width W] [dump's options] SENTENCE\n"
 	"       attnscope translate [--model FILE] [--beam K] [--alpha A] [--max-len N]\n"
 	"                 [--steps] [--json] SENTENCE\n"
+	"       attnscope train --model FILE.yaml --corpus FILE.tsv --out FILE.safetensors\n"
+	"                 [--steps N] [--heldout FILE.tsv] ... (attnscope train --help)\n"
+	"       attnscope align-eval [--model FILE] --corpus FILE.tsv [--max N]\n"
 	"       attnscope corpus --grammar FILE --out PREFIX [--pairs N] [--heldout N]\n"
 	"                 [--seed S] (attnscope corpus --help)\n"
 	"       attnscope info [--model FILE]\n"
@@ -72,7 +77,7 @@ int cli_fail(const char *fmt, ...)
 enum {
 	O_MODEL = 256, O_TARGET, O_OUT, O_STAGE, O_FORMAT, O_HEAD, O_WIDTH,
 	O_NOCAUSAL, O_ENCCAUSAL, O_PADTO, O_PADTGT, O_SRCLEN, O_TGTLEN, O_ITERS,
-	O_LECTURE, O_PLAY, O_CHECK, O_DECODE, O_BEAM, O_ALPHA, O_MAXOUT, O_STEPS, O_JSON, O_FRAMES, O_HEIGHT, O_HELP, O_VERSION,
+	O_LECTURE, O_PLAY, O_CHECK, O_SCHEME, O_PRESENTER, O_DECODE, O_BEAM, O_ALPHA, O_MAXOUT, O_STEPS, O_JSON, O_FRAMES, O_HEIGHT, O_HELP, O_VERSION,
 };
 
 static const struct option LONGOPTS[] = {
@@ -94,6 +99,8 @@ static const struct option LONGOPTS[] = {
 	{ "lecture", required_argument, 0, O_LECTURE },
 	{ "play", required_argument, 0, O_PLAY },
 	{ "check", no_argument, 0, O_CHECK },
+	{ "scheme", required_argument, 0, O_SCHEME },
+	{ "presenter", no_argument, 0, O_PRESENTER },
 	{ "beam", required_argument, 0, O_BEAM },
 	{ "alpha", required_argument, 0, O_ALPHA },
 	{ "max-len", required_argument, 0, O_MAXOUT },
@@ -144,6 +151,8 @@ int cli_parse(struct cli *c, const char *cmd, int argc, char **argv)
 		case O_DECODE: c->decode = optarg; break;
 		case O_LECTURE: c->lecture = optarg; break;
 		case O_CHECK: c->check = 1; break;
+		case O_SCHEME: c->scheme = optarg; break;
+		case O_PRESENTER: c->presenter = 1; break;
 		case O_PLAY: {
 			char *end;
 			double sec = strtod(optarg, &end);
@@ -282,6 +291,8 @@ static const struct {
 	const char *name;
 	int (*run)(int argc, char **argv);
 } OWN_COMMANDS[] = {
+	{ "train", cmd_train },
+	{ "align-eval", cmd_align_eval },
 	{ "corpus", cmd_corpus },
 };
 

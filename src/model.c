@@ -535,8 +535,9 @@ int model_default_path(char *buf, size_t bufsz, struct err *e)
 		return 0;
 	}
 	const char *dirs[] = { ATTNSCOPE_DATADIR "/models", ATTNSCOPE_SRCDIR "/models" };
-	for (size_t n = 0; n < sizeof names / sizeof *names; n++)
-		for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+	/* each directory in full before the next: the installed data first */
+	for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
+		for (size_t n = 0; n < sizeof names / sizeof *names; n++) {
 			snprintf(buf, bufsz, "%s/%s", dirs[i], names[n]);
 			if (file_exists(buf))
 				return 0;

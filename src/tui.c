@@ -14,6 +14,7 @@
 #include "forward.h"
 #include "lecture.h"
 #include "lineedit.h"
+#include "palette.h"
 #include "screen.h"
 #include "term.h"
 #include "tui.h"
@@ -52,7 +53,7 @@ enum action {
 	A_MASK_DEC, A_MASK_ENC, A_ABLATE, A_EDIT, A_EDIT_TARGET,
 	A_DECODE, A_DECODE_OFF, A_STEP_NEXT, A_STEP_PREV, A_STEP_LAST,
 	A_BEAM_TOGGLE, A_BEAM_MORE, A_BEAM_LESS, A_ALPHA_UP, A_ALPHA_DOWN,
-	A_COMPARE, A_FORCE, A_UNFORCE, A_CROSS,
+	A_COMPARE, A_FORCE, A_UNFORCE, A_CROSS, A_EXPLAIN, A_SCHEME, A_SVG, A_PRESENTER,
 	A_ZOOM, A_HELP, A_ESCAPE, A_QUIT, A_COUNT
 };
 
@@ -100,7 +101,11 @@ static const char *const ACTION_HELP[A_COUNT] = {
 	[A_FORCE] = "what-if: force the selected candidate at this step",
 	[A_UNFORCE] = "what-if: undo the forced token",
 	[A_CROSS] = "cross-attention of the last decoder layer, newest token's row",
-	[A_ZOOM] = "zoom: auto / numbers / cells / fit",
+	[A_EXPLAIN] = "what this stage does: the explanation panel",
+	[A_SCHEME] = "colours: default / high contrast / colour-blind safe",
+	[A_SVG] = "save the view as SVG (the path is shown)",
+	[A_PRESENTER] = "presenter mode for projectors: big cells, no stage list",
+	[A_ZOOM] = "zoom: auto / numbers / cells / fit / big",
 	[A_HELP] = "this help (Esc closes)",
 	[A_ESCAPE] = "close help and overlays",
 	[A_QUIT] = "quit",
@@ -136,6 +141,7 @@ static const struct binding KEYS[] = {
 	{ ',', ",", A_STEP_PREV }, { '<', "<", A_STEP_PREV }, { '$', "$", A_STEP_LAST },
 	{ 'b', "b", A_BEAM_TOGGLE }, { '+', "+", A_BEAM_MORE }, { '=', "=", A_BEAM_MORE },
 	{ '-', "-", A_BEAM_LESS }, { ')', ")", A_ALPHA_UP }, { '(', "(", A_ALPHA_DOWN },
+	{ 'w', "w", A_EXPLAIN }, { 'P', "P", A_PRESENTER }, { 'S', "S", A_SCHEME }, { 's', "s", A_SVG },
 	{ 'X', "X", A_CROSS }, { 'C', "C", A_COMPARE }, { 'f', "f", A_FORCE }, { 'F', "F", A_UNFORCE },
 	{ 'z', "z", A_ZOOM }, { '?', "?", A_HELP }, { TK_F1, "F1", A_HELP },
 	{ TK_ESC, "Esc", A_ESCAPE }, { 'q', "q", A_QUIT },
@@ -501,6 +507,7 @@ static void lecture_go(struct app *a, int i)
 		recompute(a, a->sentence, a->target);   /* the other pass, too */
 	view_clamp(v);
 	a->scr.caption = s->caption;
+	a->scr.show_explain = s->explain;
 	snprintf(a->scr.caption_title, sizeof a->scr.caption_title, "%d / %d%s%s",
 		 i + 1, l->n, l->title ? " · " : "", l->title ? l->title : "");
 	a->scr.message = NULL;
@@ -632,6 +639,40 @@ static void edit_key(struct app *a, int key, const char *utf8)
 	}
 }
 
+static void draw(struct app *a, struct canvas *c);
+
+/* Writes the screen as it is now to attnscope-N.svg in the current
+ * directory (the first N not taken). */
+static void save_svg(struct app *a)
+{
+	char path[64];
+	FILE *fp = NULL;
+	for (int n = 1; n < 10000 && !fp; n++) {
+		snprintf(path, sizeof path, "attnscope-%d.svg", n);
+		fp = fopen(path, "wx");   /* x: never overwrite */
+	}
+	if (!fp) {
+		set_msg(a, 1, " cannot write an SVG file in this directory");
+		return;
+	}
+	int w, h;
+	term_size(&w, &h);
+	struct canvas *cv = canvas_new(w, h, DEPTH_TRUE);
+	if (!cv) {
+		fclose(fp);
+		set_msg(a, 1, " out of memory");
+		return;
+	}
+	a->scr.message = NULL;
+	draw(a, cv);
+	canvas_write_svg(cv, fp);
+	canvas_free(cv);
+	if (fclose(fp))
+		set_msg(a, 1, " writing %s failed", path);
+	else
+		set_msg(a, 0, " saved %s", path);
+}
+
 /* ---- keys ---- */
 
 static void mouse_click(struct app *a)
@@ -757,7 +798,8 @@ static void do_action(struct app *a, enum action act)
 	case A_EDIT_TARGET: edit_open(a, 2); break;
 	case A_ZOOM:
 		v->zoom = (v->zoom + 1) % ZOOM_COUNT;
-		set_msg(a, 0, " zoom: %s", (const char *[]){ "auto", "numbers", "cells", "fit" }[v->zoom]);
+		set_msg(a, 0, " zoom: %s",
+			(const char *[]){ "auto", "numbers", "cells", "fit", "big" }[v->zoom]);
 		break;
 	case A_DECODE:
 		if (a->decoding && (v->flags & VF_DECODE))
@@ -788,6 +830,18 @@ static void do_action(struct app *a, enum action act)
 			v->row--;
 		break;
 	}
+	case A_EXPLAIN: a->scr.show_explain = !a->scr.show_explain; break;
+	case A_SCHEME: {
+		enum scheme sch = (enum scheme)((palette_scheme() + 1) % SCHEME_COUNT);
+		palette_set_scheme(sch);
+		set_msg(a, 0, " colours: %s", palette_scheme_name(sch));
+		break;
+	}
+	case A_SVG: save_svg(a); break;
+	case A_PRESENTER:
+		a->scr.presenter = !a->scr.presenter;
+		v->zoom = a->scr.presenter ? ZOOM_BIG : ZOOM_AUTO;
+		break;
 	case A_COUNT: break;
 	case A_HELP: a->scr.show_help = !a->scr.show_help; break;
 	case A_ESCAPE:
@@ -840,6 +894,15 @@ int tui_run(struct cli *c)
 {
 	struct app a;
 	memset(&a, 0, sizeof a);
+	if (c->scheme) {
+		int sch = palette_scheme_by_name(c->scheme);
+		if (sch < 0)
+			return cli_fail("--scheme must be default, high-contrast or colorblind, "
+					"not \"%s\"", c->scheme);
+		palette_set_scheme((enum scheme)sch);
+	}
+	a.scr.presenter = c->presenter;
+	a.scr.v.zoom = c->presenter ? ZOOM_BIG : ZOOM_AUTO;
 	a.opts = c->pass;
 	a.beam_w = c->beam > 1 ? c->beam : 4;
 	a.alpha = c->alpha;

@@ -104,6 +104,8 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 		clw = w > clw ? w : clw;
 	}
 
+	if (z == ZOOM_BIG && !(cols * 9 <= avail && rows * 3 + 1 <= r.h))
+		z = ZOOM_AUTO;
 	if (z == ZOOM_AUTO) {
 		if (cols * 7 <= avail && rows + 1 <= r.h)
 			z = ZOOM_NUMBERS;
@@ -112,7 +114,8 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 		else
 			z = ZOOM_FIT;
 	}
-	const int cw = z == ZOOM_NUMBERS ? 7 : z == ZOOM_CELLS ? 3 : 1;
+	const int cw = z == ZOOM_BIG ? 9 : z == ZOOM_NUMBERS ? 7 : z == ZOOM_CELLS ? 3 : 1;
+	const int ch = z == ZOOM_BIG ? 3 : 1;   /* lines per matrix row */
 	const int half = z == ZOOM_FIT && color;
 	int hh;   /* header rows */
 	if (z == ZOOM_CELLS && ca != AX_NONE)
@@ -120,7 +123,7 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 	else
 		hh = 1;
 	int vc = avail / cw;
-	int vr = (r.h - hh) * (half ? 2 : 1);
+	int vr = (r.h - hh) * (half ? 2 : 1) / ch;
 	if (vr < 1)
 		return used;
 	follow(left, ccol, vc, cols);
@@ -149,7 +152,7 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 				canvas_text(c, x0 + j * cw + 1, r.y + k, 1, g, st->fg, st->bg, st->attr);
 			}
 		}
-	} else if (z == ZOOM_NUMBERS) {
+	} else if (z == ZOOM_NUMBERS || z == ZOOM_BIG) {
 		for (int j = 0; j < nc; j++) {
 			int col = *left + j;
 			char raw[96];
@@ -179,7 +182,7 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 	/* rows */
 	const int yrows = half ? (nr + 1) / 2 : nr;
 	for (int yy = 0; yy < yrows; yy++) {
-		int y = r.y + hh + yy;
+		int y = r.y + hh + yy * ch + (ch > 1);   /* big cells: the middle line */
 		int i0 = *top + yy * (half ? 2 : 1);
 		int i1 = half && i0 + 1 < rows && yy * 2 + 1 < nr ? i0 + 1 : -1;
 		label(t, ra, i0, buf, sizeof buf);
@@ -206,13 +209,17 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 			uint8_t attr = 0;
 			if (isinf(v0) && v0 < 0 && color)
 				fg = NEGINF_FG;
-			if (z == ZOOM_NUMBERS) {
+			if (z == ZOOM_NUMBERS || z == ZOOM_BIG) {
 				cell_number(buf, sizeof buf, v0, cw);
 				if (is_cur) {
 					fg = cur.fg; bg = cur.bg; attr = cur.attr | ATTR_UNDERLINE;
 					if (!color) attr = ATTR_REVERSE | ATTR_BOLD;
 				}
-				canvas_text(c, x, y, cw, buf, fg, bg, attr);
+				if (ch > 1) {   /* the cell's colour above and below */
+					canvas_fill(c, (struct rect){ x, y - 1, cw - 1, 1 }, " ", fg, bg, 0);
+					canvas_fill(c, (struct rect){ x, y + 1, cw - 1, 1 }, " ", fg, bg, 0);
+				}
+				canvas_text(c, x, y, cw, buf, fg, bg, attr | (ch > 1 ? ATTR_BOLD : 0));
 			} else if (z == ZOOM_CELLS) {
 				const char *g = color ? " " : scale_glyph(sc, v0);
 				if (isinf(v0) && v0 < 0)
@@ -236,10 +243,10 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 		}
 	}
 	used.w = lw + nc * cw;
-	used.h = hh + yrows;
+	used.h = hh + yrows * ch;
 	if (geom)
 		*geom = (struct grid_geom){ 1, x0, r.y + hh, cw, half ? 2 : 1,
-					    *top, *left, nr, nc, 0 };
+					    *top, *left, nr, nc, ch };
 
 	/* what is out of sight */
 	if ((nr < rows || nc < cols) && used.h < r.h) {

@@ -1,8 +1,11 @@
 /* palette.c - colour scales, shade glyphs, UI roles and the legend. */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "palette.h"
+
+/* ---- the scales of each scheme ---- */
 
 /* viridis, sampled at 9 points (a perceptually uniform sequential map) */
 static const uint32_t SEQ[] = {
@@ -16,6 +19,158 @@ static const uint32_t DIV[] = {
 	RGB(247, 247, 247), RGB(244, 165, 130), RGB(214, 96, 77),
 	RGB(178, 24, 43), RGB(103, 0, 31),
 };
+
+/* high contrast: black → red → orange → bright yellow, brightness rising
+ * monotonically (reads on a washed-out projector) */
+static const uint32_t SEQ_HC[] = {
+	RGB(0, 0, 0), RGB(70, 10, 0), RGB(130, 25, 0), RGB(185, 50, 0),
+	RGB(225, 90, 0), RGB(250, 135, 0), RGB(255, 180, 0),
+	RGB(255, 220, 0), RGB(255, 255, 0),
+};
+/* high contrast: cyan − , black 0, magenta + (ends of similar brightness) */
+static const uint32_t DIV_HC[] = {
+	RGB(0, 210, 255), RGB(0, 158, 191), RGB(0, 105, 128), RGB(0, 53, 64),
+	RGB(0, 0, 0), RGB(64, 23, 64), RGB(128, 45, 128), RGB(191, 68, 191),
+	RGB(255, 90, 255),
+};
+
+/* colour-blind safe: cividis (blue → grey → yellow, perceptually uniform
+ * and the same for the common colour-vision deficiencies) */
+static const uint32_t SEQ_CB[] = {
+	RGB(0, 34, 78), RGB(53, 69, 108), RGB(102, 105, 112),
+	RGB(148, 142, 119), RGB(200, 184, 102), RGB(254, 232, 56),
+};
+/* colour-blind safe diverging: blue − , white 0, orange + (the blue-yellow
+ * axis survives red-green colour blindness; PuOr-like orange side) */
+static const uint32_t DIV_CB[] = {
+	RGB(8, 48, 107), RGB(33, 102, 172), RGB(67, 147, 195), RGB(146, 197, 222),
+	RGB(247, 247, 247), RGB(253, 184, 99), RGB(224, 130, 20),
+	RGB(179, 88, 6), RGB(127, 59, 8),
+};
+
+#define NMAP(a) ((int)(sizeof a / sizeof *a))
+
+/* ---- the schemes ---- */
+
+struct scheme_def {
+	const char *name;
+	const uint32_t *seq, *div;
+	int nseq, ndiv;
+	uint32_t neginf_bg, neginf_fg;
+	struct style role[R_NROLES];
+};
+
+static const struct scheme_def SCHEMES[SCHEME_COUNT] = {
+	[SCHEME_DEFAULT] = {
+		.name = "default",
+		.seq = SEQ, .nseq = NMAP(SEQ), .div = DIV, .ndiv = NMAP(DIV),
+		.neginf_bg = RGB(60, 60, 60), .neginf_fg = RGB(150, 150, 150),
+		.role = {
+			[R_TEXT] = { COLOR_DEFAULT, COLOR_DEFAULT, 0 },
+			[R_MUTED] = { RGB(138, 138, 138), COLOR_DEFAULT, 0 },
+			[R_TITLE] = { RGB(255, 255, 255), RGB(38, 70, 120), ATTR_BOLD },
+			[R_HEADER] = { RGB(120, 190, 255), COLOR_DEFAULT, ATTR_BOLD },
+			[R_LABEL] = { RGB(230, 200, 120), COLOR_DEFAULT, 0 },
+			[R_ACCENT] = { RGB(255, 175, 95), COLOR_DEFAULT, ATTR_BOLD },
+			[R_CURSOR] = { RGB(0, 0, 0), RGB(255, 215, 0), ATTR_BOLD },
+			[R_SELECTED] = { RGB(0, 0, 0), RGB(120, 190, 255), ATTR_BOLD },
+			[R_WARN] = { RGB(255, 95, 95), COLOR_DEFAULT, ATTR_BOLD },
+			[R_GOOD] = { RGB(135, 215, 135), COLOR_DEFAULT, 0 },
+			[R_BORDER] = { RGB(88, 88, 88), COLOR_DEFAULT, 0 },
+			[R_STATUS] = { RGB(230, 230, 230), RGB(48, 48, 48), 0 },
+		},
+	},
+	/* for projectors: everything on black, text white or yellow, nothing
+	 * dim; −∞ is a mid grey that neither scale passes through */
+	[SCHEME_HIGH_CONTRAST] = {
+		.name = "high-contrast",
+		.seq = SEQ_HC, .nseq = NMAP(SEQ_HC), .div = DIV_HC, .ndiv = NMAP(DIV_HC),
+		.neginf_bg = RGB(140, 140, 140), .neginf_fg = RGB(0, 0, 0),
+		.role = {
+			[R_TEXT] = { RGB(255, 255, 255), RGB(0, 0, 0), 0 },
+			[R_MUTED] = { RGB(210, 210, 210), RGB(0, 0, 0), 0 },
+			[R_TITLE] = { RGB(0, 0, 0), RGB(255, 255, 0), ATTR_BOLD },
+			[R_HEADER] = { RGB(255, 255, 0), RGB(0, 0, 0), ATTR_BOLD },
+			[R_LABEL] = { RGB(0, 255, 255), RGB(0, 0, 0), ATTR_BOLD },
+			[R_ACCENT] = { RGB(255, 255, 0), RGB(0, 0, 0), ATTR_BOLD },
+			[R_CURSOR] = { RGB(0, 0, 0), RGB(255, 255, 255), ATTR_BOLD },
+			[R_SELECTED] = { RGB(0, 0, 0), RGB(255, 255, 0), ATTR_BOLD },
+			[R_WARN] = { RGB(255, 90, 90), RGB(0, 0, 0), ATTR_BOLD },
+			[R_GOOD] = { RGB(0, 255, 0), RGB(0, 0, 0), ATTR_BOLD },
+			[R_BORDER] = { RGB(255, 255, 255), RGB(0, 0, 0), 0 },
+			[R_STATUS] = { RGB(0, 0, 0), RGB(255, 255, 255), ATTR_BOLD },
+		},
+	},
+	/* colour-blind safe: roles from the Okabe-Ito palette, so that warning
+	 * and good differ in brightness and hue (vermillion vs bluish green) */
+	[SCHEME_COLORBLIND] = {
+		.name = "colorblind",
+		.seq = SEQ_CB, .nseq = NMAP(SEQ_CB), .div = DIV_CB, .ndiv = NMAP(DIV_CB),
+		.neginf_bg = RGB(60, 60, 60), .neginf_fg = RGB(150, 150, 150),
+		.role = {
+			[R_TEXT] = { COLOR_DEFAULT, COLOR_DEFAULT, 0 },
+			[R_MUTED] = { RGB(138, 138, 138), COLOR_DEFAULT, 0 },
+			[R_TITLE] = { RGB(255, 255, 255), RGB(0, 90, 150), ATTR_BOLD },
+			[R_HEADER] = { RGB(86, 180, 233), COLOR_DEFAULT, ATTR_BOLD },
+			[R_LABEL] = { RGB(240, 228, 66), COLOR_DEFAULT, 0 },
+			[R_ACCENT] = { RGB(230, 159, 0), COLOR_DEFAULT, ATTR_BOLD },
+			[R_CURSOR] = { RGB(0, 0, 0), RGB(240, 228, 66), ATTR_BOLD },
+			[R_SELECTED] = { RGB(0, 0, 0), RGB(86, 180, 233), ATTR_BOLD },
+			[R_WARN] = { RGB(213, 94, 0), COLOR_DEFAULT, ATTR_BOLD },
+			[R_GOOD] = { RGB(0, 158, 115), COLOR_DEFAULT, 0 },
+			[R_BORDER] = { RGB(88, 88, 88), COLOR_DEFAULT, 0 },
+			[R_STATUS] = { RGB(230, 230, 230), RGB(48, 48, 48), 0 },
+		},
+	},
+};
+
+/* The current scheme: UI state, set once from the command line or a key. */
+static enum scheme current = SCHEME_DEFAULT;
+
+void palette_set_scheme(enum scheme s)
+{
+	current = (unsigned)s < SCHEME_COUNT ? s : SCHEME_DEFAULT;
+}
+
+enum scheme palette_scheme(void)
+{
+	return current;
+}
+
+const char *palette_scheme_name(enum scheme s)
+{
+	return (unsigned)s < SCHEME_COUNT ? SCHEMES[s].name : NULL;
+}
+
+int palette_scheme_by_name(const char *name)
+{
+	static const struct { const char *alias; enum scheme s; } ALIASES[] = {
+		{ "colourblind", SCHEME_COLORBLIND },
+		{ "color-blind", SCHEME_COLORBLIND },
+		{ "colour-blind", SCHEME_COLORBLIND },
+		{ "contrast", SCHEME_HIGH_CONTRAST },
+		{ "hc", SCHEME_HIGH_CONTRAST },
+	};
+	if (!name)
+		return -1;
+	for (int s = 0; s < SCHEME_COUNT; s++)
+		if (strcmp(name, SCHEMES[s].name) == 0)
+			return s;
+	for (size_t i = 0; i < sizeof ALIASES / sizeof *ALIASES; i++)
+		if (strcmp(name, ALIASES[i].alias) == 0)
+			return (int)ALIASES[i].s;
+	return -1;
+}
+
+uint32_t palette_neginf_bg(void)
+{
+	return SCHEMES[current].neginf_bg;
+}
+
+uint32_t palette_neginf_fg(void)
+{
+	return SCHEMES[current].neginf_fg;
+}
 
 static uint32_t lerp_map(const uint32_t *map, int n, double t)
 {
@@ -61,12 +216,13 @@ double scale_pos(const struct scale *sc, float v)
 uint32_t scale_color(const struct scale *sc, float v)
 {
 	if (isinf(v) && v < 0)
-		return NEGINF_BG;
+		return SCHEMES[current].neginf_bg;
 	if (isnan(v))
 		return RGB(255, 0, 255);
+	const struct scheme_def *k = &SCHEMES[current];
 	if (sc->diverging)
-		return lerp_map(DIV, 9, scale_pos(sc, v));
-	return lerp_map(SEQ, 9, scale_pos(sc, v));
+		return lerp_map(k->div, k->ndiv, scale_pos(sc, v));
+	return lerp_map(k->seq, k->nseq, scale_pos(sc, v));
 }
 
 const char *scale_glyph(const struct scale *sc, float v)
@@ -96,24 +252,9 @@ uint32_t contrast_fg(uint32_t bg)
 	return lum > 140 ? RGB(0, 0, 0) : RGB(255, 255, 255);
 }
 
-static const struct style SCHEME[R_NROLES] = {
-	[R_TEXT] = { COLOR_DEFAULT, COLOR_DEFAULT, 0 },
-	[R_MUTED] = { RGB(138, 138, 138), COLOR_DEFAULT, 0 },
-	[R_TITLE] = { RGB(255, 255, 255), RGB(38, 70, 120), ATTR_BOLD },
-	[R_HEADER] = { RGB(120, 190, 255), COLOR_DEFAULT, ATTR_BOLD },
-	[R_LABEL] = { RGB(230, 200, 120), COLOR_DEFAULT, 0 },
-	[R_ACCENT] = { RGB(255, 175, 95), COLOR_DEFAULT, ATTR_BOLD },
-	[R_CURSOR] = { RGB(0, 0, 0), RGB(255, 215, 0), ATTR_BOLD },
-	[R_SELECTED] = { RGB(0, 0, 0), RGB(120, 190, 255), ATTR_BOLD },
-	[R_WARN] = { RGB(255, 95, 95), COLOR_DEFAULT, ATTR_BOLD },
-	[R_GOOD] = { RGB(135, 215, 135), COLOR_DEFAULT, 0 },
-	[R_BORDER] = { RGB(88, 88, 88), COLOR_DEFAULT, 0 },
-	[R_STATUS] = { RGB(230, 230, 230), RGB(48, 48, 48), 0 },
-};
-
 struct style role_style(enum role r, enum depth d)
 {
-	struct style s = SCHEME[r];
+	struct style s = SCHEMES[current].role[r];
 	if (d != DEPTH_NONE)
 		return s;
 	/* no colour: keep the meaning with attributes */

@@ -4,7 +4,12 @@
  * 0…1 (perceptually uniform, viridis-like); scores and activations use a
  * diverging scale symmetric around 0 (blue − , white 0, red +).  −∞ (a
  * masked score) has its own colour and glyph, never a scale colour.  Without
- * colour, values are drawn with shade glyphs so the picture still reads. */
+ * colour, values are drawn with shade glyphs so the picture still reads.
+ *
+ * The scales and the role colours come from the current colour scheme
+ * (UI state, like htop's colour scheme): the default is perceptually
+ * uniform (viridis + RdBu); "high-contrast" is for projectors; "colorblind"
+ * stays readable with red-green colour blindness (cividis + blue-orange). */
 #ifndef ATTNSCOPE_PALETTE_H
 #define ATTNSCOPE_PALETTE_H
 
@@ -33,9 +38,30 @@ const char *scale_glyph(const struct scale *sc, float v);
 /* Black or white, whichever reads on bg. */
 uint32_t contrast_fg(uint32_t bg);
 
-#define NEGINF_BG RGB(60, 60, 60)
-#define NEGINF_FG RGB(150, 150, 150)
+/* The colours of −∞ in the current scheme (default: dark grey, × in grey). */
+uint32_t palette_neginf_bg(void);
+uint32_t palette_neginf_fg(void);
+#define NEGINF_BG (palette_neginf_bg())
+#define NEGINF_FG (palette_neginf_fg())
 #define NEGINF_GLYPH "×"
+
+/* Colour schemes. */
+enum scheme {
+	SCHEME_DEFAULT,        /* viridis + RdBu: perceptually uniform */
+	SCHEME_HIGH_CONTRAST,  /* projectors: black background, white/yellow
+	                          text, black→yellow and cyan–black–magenta */
+	SCHEME_COLORBLIND,     /* cividis + blue–white–orange */
+	SCHEME_COUNT
+};
+
+/* Makes s the current scheme (out-of-range values select the default). */
+void palette_set_scheme(enum scheme s);
+enum scheme palette_scheme(void);
+/* "default", "high-contrast", "colorblind"; NULL past the last scheme. */
+const char *palette_scheme_name(enum scheme s);
+/* The scheme of a name (also "colourblind", "color-blind", "hc",
+ * "contrast"), or -1 if unknown. */
+int palette_scheme_by_name(const char *name);
 
 /* Colour roles of the interface, resolved through the scheme. */
 enum role {

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "model.h"
+#include "explain.h"
 #include "palette.h"
 #include "screen.h"
 
@@ -237,7 +238,11 @@ static void draw_help(struct screen *s, struct canvas *c, struct rect r)
 
 void screen_draw(struct screen *s, struct canvas *c)
 {
+	/* the scheme's background (terminal default in the default scheme) */
+	struct style base = role_style(R_TEXT, c->depth);
 	canvas_clear(c);
+	if (base.bg != COLOR_DEFAULT)
+		canvas_fill(c, (struct rect){ 0, 0, c->w, c->h }, " ", base.fg, base.bg, 0);
 	s->v.geom.valid = 0;
 	if (c->w < SCREEN_MIN_W || c->h < SCREEN_MIN_H) {
 		char buf[96];
@@ -249,13 +254,20 @@ void screen_draw(struct screen *s, struct canvas *c)
 	}
 	view_clamp(&s->v);
 	draw_header(s, c);
-	int side = c->w >= 80 ? SIDEBAR_W : 0;
+	int side = c->w >= 80 && !s->presenter ? SIDEBAR_W : 0;
 	struct rect main = { side ? side + 2 : 1, 2, c->w - (side ? side + 3 : 2), c->h - 5 };
 	if (side) {
 		struct rect sb = { 0, 1, side, c->h - 3 };
 		draw_sidebar(s, c, sb);
 	} else {
 		s->sidebar = (struct rect){ 0, 0, 0, 0 };
+	}
+	if (s->show_explain && main.h > 14) {
+		/* the stage's explanation under the view */
+		int h = main.h > 32 ? 8 : 6;
+		struct rect box = { main.x, main.y + main.h - h, main.w, h };
+		main.h -= h;
+		explain_draw(c, box, view_stage(&s->v));
 	}
 	if (s->caption && main.h > 12) {
 		/* the lecture's caption under the view */

@@ -31,6 +31,8 @@ struct screen {
 	const char *edit_text;         /*   and the cursor's byte offset */
 	int edit_cursor;
 	int show_help;
+	int show_explain;              /* the "what this stage does" panel */
+	int presenter;                 /* projector: no stage list, big cells */
 	const char *caption;           /* lecture: the step's caption, or NULL */
 	char caption_title[160];       /*   "step 3 of 12 · title" */
 	const struct key_help *keys;

@@ -28,7 +28,9 @@ enum view_flag {
 };
 
 /* How big a matrix cell is drawn: auto picks the largest that fits. */
-enum zoom { ZOOM_AUTO, ZOOM_NUMBERS, ZOOM_CELLS, ZOOM_FIT, ZOOM_COUNT };
+enum zoom { ZOOM_AUTO, ZOOM_NUMBERS, ZOOM_CELLS, ZOOM_FIT,
+	    ZOOM_BIG,    /* projector: 9 × 3 cells when they fit, else auto */
+	    ZOOM_COUNT };
 
 /* Where a drawn matrix landed, so a mouse click can be mapped to a cell. */
 struct grid_geom {

@@ -1,0 +1,183 @@
+/* checkpoint.c - weights and optimizer state as safetensors files. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checkpoint.h"
+#include "safetensors.h"
+
+char *ckpt_state_path(const char *weights_path)
+{
+	static const char EXT[] = ".safetensors";
+	size_t n = strlen(weights_path), k = sizeof EXT - 1;
+	char *p = malloc(n + 32);
+	if (!p)
+		return NULL;
+	if (n > k && strcmp(weights_path + n - k, EXT) == 0)
+		snprintf(p, n + 32, "%.*s.optim%s", (int)(n - k), weights_path, EXT);
+	else
+		snprintf(p, n + 32, "%s.optim", weights_path);
+	return p;
+}
+
+static size_t numel(const struct wtensor *t)
+{
+	return (size_t)t->shape[0] * t->shape[1];
+}
+
+/* The tensor's shape as the writer takes it (ndim entries used). */
+static void tshape(const struct wtensor *t, uint64_t *shape)
+{
+	shape[0] = (uint64_t)t->shape[0];
+	shape[1] = (uint64_t)t->shape[1];
+}
+
+int ckpt_save_weights(const struct model *m, const char *path,
+		      const char *const *keys, const char *const *vals, int nmeta,
+		      struct err *e)
+{
+	struct st_writer *w = st_writer_new();
+	if (!w)
+		return err_set(e, "out of memory");
+	for (int i = 0; i < m->ntensors; i++) {
+		const struct wtensor *t = &m->tensors[i];
+		uint64_t shape[2];
+		tshape(t, shape);
+		st_writer_add(w, t->name, ST_F32, t->ndim, shape, t->data);
+	}
+	for (int i = 0; i < nmeta; i++)
+		st_writer_meta(w, keys[i], vals[i]);
+	int rc = st_writer_write(w, path, e);
+	st_writer_free(w);
+	return rc;
+}
+
+/* Converts f's tensor `name`, which must have t's shape, into out. */
+static int read_f32(const struct st_file *f, const char *path, const char *name,
+		    const struct wtensor *t, float *out, struct err *e)
+{
+	const struct st_tensor *s = st_find(f, name);
+	if (!s)
+		return err_set(e, "%s: missing tensor %s", path, name);
+	int same = s->ndim == t->ndim && s->shape[0] == (uint64_t)t->shape[0] &&
+		   (t->ndim == 1 || s->shape[1] == (uint64_t)t->shape[1]);
+	if (!same)
+		return err_set(e, "%s: tensor %s has another shape than the model's", path, name);
+	if (st_to_f32(s, out, e))
+		return err_prefix(e, "%s", path);
+	return 0;
+}
+
+static long meta_long(const struct st_file *f, const char *key)
+{
+	const char *v = st_meta(f, key);
+	char *end;
+	if (!v)
+		return -1;
+	long x = strtol(v, &end, 10);
+	return end != v && !*end ? x : -1;
+}
+
+int ckpt_load_weights(struct model *m, const char *path, long *step,
+		      struct err *e)
+{
+	struct st_file f;
+	if (st_open(&f, path, e))
+		return -1;
+	int rc = -1;
+	if (f.n != m->ntensors) {
+		/* name the stray tensor, if there is one */
+		for (int i = 0; i < f.n; i++)
+			if (!model_tensor(m, f.t[i].name)) {
+				err_set(e, "%s: unexpected tensor \"%.80s\" (not part of this "
+					"model's configuration)", path, f.t[i].name);
+				goto out;
+			}
+	}
+	for (int i = 0; i < m->ntensors; i++) {
+		struct wtensor *t = &m->tensors[i];
+		if (t->mapped) {
+			err_set(e, "%s: the model's tensors are read-only", m->path);
+			goto out;
+		}
+		if (read_f32(&f, path, t->name, t, t->data, e))
+			goto out;
+	}
+	if (step)
+		*step = meta_long(&f, "attnscope.step");
+	rc = 0;
+out:
+	st_close(&f);
+	return rc;
+}
+
+int ckpt_save_state(const struct model *m, const char *path, const float *m1,
+		    const float *m2, const struct ckpt_state *s, struct err *e)
+{
+	struct st_writer *w = st_writer_new();
+	char (*names)[160] = calloc((size_t)m->ntensors * 2 + 1, sizeof *names);
+	if (!w || !names) {
+		st_writer_free(w);
+		free(names);
+		return err_set(e, "out of memory");
+	}
+	size_t off = 0;
+	for (int i = 0; i < m->ntensors; i++) {
+		const struct wtensor *t = &m->tensors[i];
+		uint64_t shape[2];
+		tshape(t, shape);
+		snprintf(names[2 * i], sizeof names[0], "adam.m.%s", t->name);
+		snprintf(names[2 * i + 1], sizeof names[0], "adam.v.%s", t->name);
+		st_writer_add(w, names[2 * i], ST_F32, t->ndim, shape, m1 + off);
+		st_writer_add(w, names[2 * i + 1], ST_F32, t->ndim, shape, m2 + off);
+		off += numel(t);
+	}
+	char buf[4][32];
+	snprintf(buf[0], sizeof buf[0], "%ld", s->step);
+	snprintf(buf[1], sizeof buf[1], "%d", s->epoch);
+	snprintf(buf[2], sizeof buf[2], "%d", s->batch);
+	snprintf(buf[3], sizeof buf[3], "%" PRIu64, s->seed);
+	st_writer_meta(w, "attnscope.step", buf[0]);
+	st_writer_meta(w, "attnscope.epoch", buf[1]);
+	st_writer_meta(w, "attnscope.batch", buf[2]);
+	st_writer_meta(w, "attnscope.seed", buf[3]);
+	int rc = st_writer_write(w, path, e);
+	st_writer_free(w);
+	free(names);
+	return rc;
+}
+
+int ckpt_load_state(const struct model *m, const char *path, float *m1,
+		    float *m2, struct ckpt_state *s, struct err *e)
+{
+	struct st_file f;
+	if (st_open(&f, path, e))
+		return -1;
+	int rc = -1;
+	size_t off = 0;
+	char name[160];
+	for (int i = 0; i < m->ntensors; i++) {
+		const struct wtensor *t = &m->tensors[i];
+		snprintf(name, sizeof name, "adam.m.%s", t->name);
+		if (read_f32(&f, path, name, t, m1 + off, e))
+			goto out;
+		snprintf(name, sizeof name, "adam.v.%s", t->name);
+		if (read_f32(&f, path, name, t, m2 + off, e))
+			goto out;
+		off += numel(t);
+	}
+	s->step = meta_long(&f, "attnscope.step");
+	s->epoch = (int)meta_long(&f, "attnscope.epoch");
+	s->batch = (int)meta_long(&f, "attnscope.batch");
+	const char *sd = st_meta(&f, "attnscope.seed");
+	s->seed = sd ? strtoull(sd, NULL, 10) : 0;
+	if (s->step < 0 || s->epoch < 0 || s->batch < 0) {
+		err_set(e, "%s: missing or bad attnscope.step/epoch/batch metadata", path);
+		goto out;
+	}
+	rc = 0;
+out:
+	st_close(&f);
+	return rc;
+}

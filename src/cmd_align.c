@@ -1,0 +1,222 @@
+/* cmd_align.c - `attnscope align-eval`: how well cross-attention follows
+ * the corpus's gold word alignment.
+ *
+ * For every pair of a corpus with alignments, the decoder runs teacher
+ * forced on the gold target (a traced forward_run) and, for each head of
+ * each decoder layer, each target word's arg-max source word is compared
+ * with the words the gold alignment links it to.  Target word j is looked
+ * up in two rows of cross_attn.weights [h, T, S]:
+ *   generating  row j, the step whose output is word j (the usual reading
+ *               of attention as alignment, Bahdanau et al. 2015)
+ *   reading     row j + 1, the step whose input is word j
+ * Source word i sits at position i + 1 when the source is wrapped in
+ * <s> … </s>; an arg-max on <s> or </s> counts as a miss.  Target words
+ * without a gold link are not counted. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "corpus.h"
+#include "forward.h"
+#include "input.h"
+#include "model.h"
+
+static const char ALIGN_USAGE[] =
+	"usage: attnscope align-eval --model FILE.yaml --corpus FILE.tsv [--max N]\n"
+	"\n"
+	"For each cross-attention head, the share of target words whose arg-max\n"
+	"source word is one the gold alignment (third TSV column) links them to,\n"
+	"teacher forced on the gold target.  \"generating\" looks at the step that\n"
+	"outputs the word, \"reading\" at the step that reads it.\n"
+	"\n"
+	"options:\n"
+	"  --model FILE    the model (default: as for the other commands)\n"
+	"  --corpus FILE   english<TAB>portuguese<TAB>alignment lines (held-out)\n"
+	"  --max N         use the first N pairs only\n";
+
+/* hits[layer][head][0 generating, 1 reading] */
+struct tally {
+	long *hit;
+	long words;
+	int pairs, skipped;
+};
+
+static int argmax(const float *row, int n)
+{
+	int b = 0;
+	for (int j = 1; j < n; j++)
+		if (row[j] > row[b])
+			b = j;
+	return b;
+}
+
+/* Whether gold links source word i to target word j. */
+static int linked(const struct corpus_pair *p, int i, int j)
+{
+	for (int k = 0; k < p->nalign; k++)
+		if (p->align[2 * k] == i && p->align[2 * k + 1] == j)
+			return 1;
+	return 0;
+}
+
+static int has_link(const struct corpus_pair *p, int j)
+{
+	for (int k = 0; k < p->nalign; k++)
+		if (p->align[2 * k + 1] == j)
+			return 1;
+	return 0;
+}
+
+static int score_pair(const struct model *m, const struct corpus_pair *p,
+		      struct tally *t, struct err *e)
+{
+	const int L = m->cfg.dec_layers, H = m->cfg.heads;
+	const int off = m->cfg.tok.wrap_source ? 1 : 0;
+	struct pass_opts o;
+	struct pass_input in;
+	pass_opts_default(&o);
+	if (p->nalign <= 0) {
+		t->skipped++;
+		return 0;
+	}
+	if (input_build(m, p->src, p->tgt, &o, &in, e))
+		return err_prefix(e, "line %d", p->line);
+	/* the word tokenizer must give the corpus's words, or indices drift */
+	if (in.src_len - 2 * off != p->nsrc || in.tgt_len - 1 != p->ntgt) {
+		input_free(&in);
+		t->skipped++;
+		return 0;
+	}
+	struct trace *tr = forward_run(m, &in, &o, NULL, e);
+	const int S = in.S, T = in.T;
+	input_free(&in);
+	if (!tr)
+		return -1;
+	for (int j = 0; j < p->ntgt; j++) {
+		if (!has_link(p, j))
+			continue;
+		t->words++;
+		for (int l = 0; l < L; l++) {
+			char name[64];
+			snprintf(name, sizeof name, "decoder.%d.cross_attn.weights", l);
+			const struct stage *s = trace_find(tr, name);
+			if (!s)
+				continue;
+			for (int h = 0; h < H; h++)
+				for (int k = 0; k < 2; k++) {
+					int row = j + k;   /* generating: row j; reading: j + 1 */
+					if (row >= T)
+						continue;
+					const float *w = stage_f32(s) + ((size_t)h * T + row) * S;
+					int src = argmax(w, S) - off;
+					if (src >= 0 && src < p->nsrc && linked(p, src, j))
+						t->hit[((size_t)l * H + h) * 2 + k]++;
+				}
+		}
+	}
+	t->pairs++;
+	trace_free(tr);
+	return 0;
+}
+
+int cmd_align_eval(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "model", required_argument, 0, 'm' },
+		{ "corpus", required_argument, 0, 'c' },
+		{ "max", required_argument, 0, 'n' },
+		{ "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	const char *model = NULL, *path = NULL;
+	long max = 0;
+	int ch;
+	optind = 1;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+		char *end;
+		switch (ch) {
+		case 'm': model = optarg; break;
+		case 'c': path = optarg; break;
+		case 'n':
+			errno = 0;
+			max = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || max < 1) {
+				cli_fail("--max needs a whole number from 1, got \"%s\"", optarg);
+				return 2;
+			}
+			break;
+		case 'h':
+			fputs(ALIGN_USAGE, stdout);
+			return 0;
+		case ':':
+			cli_fail("%s needs a value (try attnscope align-eval --help)",
+				 argv[optind - 1]);
+			return 2;
+		default:
+			cli_fail("unknown option \"%s\" (try attnscope align-eval --help)",
+				 argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (!path || optind < argc) {
+		cli_fail("align-eval needs --corpus FILE.tsv and no other words "
+			 "(try attnscope align-eval --help)");
+		return 2;
+	}
+	struct err e = { "" };
+	char buf[4096];
+	if (!model) {
+		if (model_default_path(buf, sizeof buf, &e))
+			return cli_fail("%s", e.msg);
+		model = buf;
+	}
+	struct model *m = model_load(model, &e);
+	if (!m)
+		return cli_fail("%s", e.msg);
+	if (m->cfg.arch != ARCH_ENC_DEC) {
+		cli_fail("%s: only an encoder-decoder model has cross-attention", model);
+		model_free(m);
+		return 1;
+	}
+	struct corpus c;
+	if (corpus_read(path, &c, &e)) {
+		corpus_free(&c);
+		model_free(m);
+		return cli_fail("%s", e.msg);
+	}
+	const int L = m->cfg.dec_layers, H = m->cfg.heads;
+	struct tally t = { .hit = calloc((size_t)L * H * 2 + 1, sizeof *t.hit) };
+	int rc = 0, n = max && max < c.n ? (int)max : c.n;
+	for (int i = 0; t.hit && i < n && !rc; i++)
+		if (score_pair(m, &c.pairs[i], &t, &e))
+			rc = cli_fail("%s: %s", path, e.msg);
+	if (!t.hit)
+		rc = cli_fail("out of memory");
+	if (!rc) {
+		printf("cross-attention arg-max vs gold alignment: %s, %d pairs, %ld aligned "
+		       "target words%s\n", path, t.pairs, t.words,
+		       t.skipped ? " (pairs without alignment or with other tokens skipped)" : "");
+		printf("layer  head   generating   reading\n");
+		int best = 0;
+		for (int l = 0; l < L; l++)
+			for (int h = 0; h < H; h++) {
+				const long *x = t.hit + ((size_t)l * H + h) * 2;
+				printf("%5d  %4d   %9.1f%%  %7.1f%%\n", l, h,
+				       t.words ? 100.0 * x[0] / t.words : 0,
+				       t.words ? 100.0 * x[1] / t.words : 0);
+				if (l == L - 1 && x[0] > t.hit[((size_t)l * H + best) * 2])
+					best = h;
+			}
+		long bh = t.hit[((size_t)(L - 1) * H + best) * 2];
+		printf("best head of the last decoder layer (%d): head %d, %.1f%% (generating)\n",
+		       L - 1, best, t.words ? 100.0 * bh / t.words : 0);
+	}
+	free(t.hit);
+	corpus_free(&c);
+	model_free(m);
+	return rc;
+}

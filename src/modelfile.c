@@ -1,0 +1,290 @@
+/* modelfile.c - top-level blocks of a model's YAML text: the weight source
+ * swapped for a seeded init, and the training: record. */
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "modelfile.h"
+
+/* The file as lines (each without its newline). */
+struct lines {
+	char *text;
+	char **l;
+	int n;
+};
+
+static int read_lines(const char *path, struct lines *L, struct err *e)
+{
+	memset(L, 0, sizeof *L);
+	FILE *fp = fopen(path, "rb");
+	if (!fp)
+		return err_set(e, "%s: %s", path, strerror(errno));
+	size_t cap = 4096, len = 0, r;
+	L->text = malloc(cap + 1);
+	while (L->text && (r = fread(L->text + len, 1, cap - len, fp)) > 0) {
+		len += r;
+		if (len == cap) {
+			char *nt = realloc(L->text, 2 * cap + 1);
+			if (!nt) {
+				free(L->text);
+				L->text = NULL;
+				break;
+			}
+			L->text = nt;
+			cap *= 2;
+		}
+	}
+	int bad = ferror(fp);
+	fclose(fp);
+	if (!L->text || bad) {
+		free(L->text);
+		return err_set(e, "%s: %s", path, bad ? "read error" : "out of memory");
+	}
+	L->text[len] = 0;
+	int n = 1;
+	for (size_t i = 0; i < len; i++)
+		n += L->text[i] == '\n';
+	if (!(L->l = malloc((size_t)n * sizeof *L->l))) {
+		free(L->text);
+		return err_set(e, "out of memory");
+	}
+	char *p = L->text;
+	for (L->n = 0; p; L->n++) {
+		L->l[L->n] = p;
+		if ((p = strchr(p, '\n')))
+			*p++ = 0;
+	}
+	if (L->n && !*L->l[L->n - 1])   /* the final newline */
+		L->n--;
+	return 0;
+}
+
+static void free_lines(struct lines *L)
+{
+	free(L->text);
+	free(L->l);
+}
+
+/* Whether line is the top-level key "key:". */
+static int is_key(const char *line, const char *key)
+{
+	size_t k = strlen(key);
+	if (strncmp(line, key, k))
+		return 0;
+	line += k;
+	while (*line == ' ' || *line == '\t')
+		line++;
+	return *line == ':';
+}
+
+/* The last line of the block that starts at line i (a top-level key): the
+ * indented or "- " lines after it; blank and comment lines inside count
+ * only when more of the block follows. */
+static int block_end(const struct lines *L, int i)
+{
+	int last = i;
+	for (int j = i + 1; j < L->n; j++) {
+		const char *s = L->l[j];
+		if (!*s || *s == '#')
+			continue;
+		if (*s == ' ' || *s == '\t') {
+			const char *t = s;
+			while (*t == ' ' || *t == '\t' || *t == '\r')
+				t++;
+			if (*t && *t != '#')
+				last = j;
+			continue;
+		}
+		if (*s == '-') {
+			last = j;
+			continue;
+		}
+		break;
+	}
+	return last;
+}
+
+static int write_all(FILE *fp, const struct lines *L, const char *const *repl)
+{
+	for (int i = 0; i < L->n; i++) {
+		const char *s = repl[i] ? repl[i] : L->l[i];
+		if (fputs(s, fp) < 0 || fputc('\n', fp) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+struct model *modelfile_load_fresh(const char *path, uint64_t seed,
+				   struct err *e)
+{
+	static const char *const SOURCES[] = { "weights", "tensors", "init" };
+	struct lines L;
+	if (read_lines(path, &L, e))
+		return NULL;
+	const char **repl = calloc((size_t)L.n + 1, sizeof *repl);
+	char init[64], tmp[4096];
+	snprintf(init, sizeof init, "init: {random: %llu}", (unsigned long long)seed);
+	struct model *m = NULL;
+	int fd = -1, placed = 0;
+	if (!repl) {
+		err_set(e, "out of memory");
+		goto out;
+	}
+	/* line numbers stay: the source's lines become empty lines */
+	for (int i = 0; i < L.n; i++)
+		for (size_t k = 0; k < sizeof SOURCES / sizeof *SOURCES; k++)
+			if (is_key(L.l[i], SOURCES[k])) {
+				int end = block_end(&L, i);
+				repl[i] = placed ? "" : init;
+				placed = 1;
+				for (int j = i + 1; j <= end; j++)
+					repl[j] = "";
+				i = end;
+				break;
+			}
+	/* a temporary copy beside the file, so relative vocabulary paths hold */
+	char *dup = strdup(path), *base = strdup(path);
+	if (!dup || !base) {
+		free(dup);
+		free(base);
+		err_set(e, "out of memory");
+		goto out;
+	}
+	snprintf(tmp, sizeof tmp, "%s/.%s.train-XXXXXX", dirname(dup), basename(base));
+	free(dup);
+	free(base);
+	if ((fd = mkstemp(tmp)) < 0) {
+		err_set(e, "%s: cannot write a temporary copy beside it: %s", path,
+			strerror(errno));
+		goto out;
+	}
+	FILE *fp = fdopen(fd, "w");
+	int bad = !fp || write_all(fp, &L, repl) ||
+		  (!placed && fprintf(fp, "%s\n", init) < 0);
+	if (fp ? fclose(fp) : close(fd))
+		bad = 1;
+	if (bad) {
+		err_set(e, "%s: cannot write %s", path, tmp);
+		unlink(tmp);
+		goto out;
+	}
+	m = model_load(tmp, e);
+	unlink(tmp);
+	if (!m) {
+		/* name the real file in the message */
+		char *p = strstr(e->msg, tmp);
+		if (p) {
+			char rest[sizeof e->msg];
+			snprintf(rest, sizeof rest, "%s", p + strlen(tmp));
+			*p = 0;
+			char head[sizeof e->msg];
+			snprintf(head, sizeof head, "%s", e->msg);
+			err_set(e, "%s%s%s", head, path, rest);
+		}
+		goto out;
+	}
+	char *np = strdup(path);
+	if (!np) {
+		model_free(m);
+		m = NULL;
+		err_set(e, "out of memory");
+		goto out;
+	}
+	free(m->path);
+	m->path = np;
+out:
+	free(repl);
+	free_lines(&L);
+	return m;
+}
+
+/* Whether s can be written as a plain YAML scalar and read back as the
+ * same string: words, numbers, paths, "98.90% of 1000 (greedy)". */
+static int plain_ok(const char *s)
+{
+	if (!*s || !strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789./", *s) ||
+	    s[strlen(s) - 1] == ' ')
+		return 0;
+	static const char *const WORDS[] = { "true", "false", "yes", "no", "on", "off",
+					      "null", "~", NULL };
+	for (const char *const *w = WORDS; *w; w++)
+		if (strcasecmp(s, *w) == 0)
+			return 0;
+	for (const char *p = s; *p; p++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+			    " ._/%()+-", *p) || (p[0] == ' ' && p[1] == ' '))
+			return 0;
+	return 1;
+}
+
+/* s as a YAML scalar: plain when that is safe, else double-quoted. */
+static void put_quoted(FILE *fp, const char *s)
+{
+	if (plain_ok(s)) {
+		fputs(s, fp);
+		return;
+	}
+	fputc('"', fp);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(fp, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(fp, "\\x%02x", c);
+		else
+			fputc(c, fp);
+	}
+	fputc('"', fp);
+}
+
+int modelfile_set_training(const char *path, const char *const *keys,
+			   const char *const *vals, int n, struct err *e)
+{
+	struct lines L;
+	if (read_lines(path, &L, e))
+		return -1;
+	int from = -1, to = -1;
+	for (int i = 0; i < L.n; i++)
+		if (is_key(L.l[i], "training")) {
+			from = i;
+			to = block_end(&L, i);
+			break;
+		}
+	char tmp[4096];
+	snprintf(tmp, sizeof tmp, "%s.tmp", path);
+	FILE *fp = fopen(tmp, "w");
+	int rc = -1;
+	if (!fp) {
+		err_set(e, "%s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	int at = from >= 0 ? from : L.n;
+	for (int i = 0; i < at; i++)
+		fprintf(fp, "%s\n", L.l[i]);
+	fputs("training:\n", fp);
+	for (int i = 0; i < n; i++) {
+		fprintf(fp, "  %s: ", keys[i]);
+		put_quoted(fp, vals[i]);
+		fputc('\n', fp);
+	}
+	for (int i = from >= 0 ? to + 1 : L.n; i < L.n; i++)
+		fprintf(fp, "%s\n", L.l[i]);
+	if (ferror(fp) | fclose(fp)) {
+		err_set(e, "%s: write error", tmp);
+		unlink(tmp);
+		goto out;
+	}
+	if (rename(tmp, path)) {
+		err_set(e, "%s: %s", path, strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+	rc = 0;
+out:
+	free_lines(&L);
+	return rc;
+}

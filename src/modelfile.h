@@ -1,0 +1,29 @@
+/* modelfile.h - what training does to a model's YAML file: load its
+ * configuration with fresh weights, and record how it was trained.
+ *
+ * Both work on the text line by line at the top level of the mapping (a
+ * key at column 0 and the indented lines under it), so comments and the
+ * author's layout survive. */
+#ifndef ATTNSCOPE_MODELFILE_H
+#define ATTNSCOPE_MODELFILE_H
+
+#include <stdint.h>
+
+#include "err.h"
+#include "model.h"
+
+/* Loads path's configuration and vocabularies with seeded random weights,
+ * as if its weight source (weights:, tensors: or init:) read
+ * `init: {random: seed}`.  The weights file need not exist.  The tensors
+ * are malloc'd and writable.  Messages name path and its lines. */
+struct model *modelfile_load_fresh(const char *path, uint64_t seed,
+				   struct err *e);
+
+/* Replaces path's top-level `training:` mapping (appended when absent) with
+ * n "key: value" lines (values plain where YAML reads them back as the
+ * same string, else double-quoted).  The file is rewritten through
+ * PATH.tmp and a rename. */
+int modelfile_set_training(const char *path, const char *const *keys,
+			   const char *const *vals, int n, struct err *e);
+
+#endif

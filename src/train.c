@@ -1,0 +1,573 @@
+/* train.c - the training loop: batches, Adam, schedule, clipping,
+ * evaluation, checkpoints, progress. */
+#include <cblas.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backprop.h"
+#include "checkpoint.h"
+#include "decode.h"
+#include "input.h"
+#include "modelfile.h"
+#include "train.h"
+#include "trainset.h"
+
+static const double BETA1 = 0.9, BETA2 = 0.98, ADAM_EPS = 1e-9;
+
+void train_opts_default(struct train_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->steps = 2000;
+	o->batch_tokens = 4096;
+	o->warmup = 400;
+	o->eval_every = 500;
+	o->eval_size = 500;
+	o->lr_scale = 1.0;
+	o->smoothing = 0.1;
+	o->clip = 1.0;
+	o->seed = 1;
+	o->threads = 1;
+	o->log = stderr;
+}
+
+double train_lr(int d_model, double lr_scale, int warmup, long step)
+{
+	double s = step < 1 ? 1 : (double)step;
+	double w = warmup < 1 ? 1 : (double)warmup;
+	double a = 1 / sqrt(s), b = s * pow(w, -1.5);
+	return lr_scale / sqrt((double)d_model) * (a < b ? a : b);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* "2m31s" */
+static const char *hms(double s, char *buf, size_t n)
+{
+	long t = s < 0 ? 0 : (long)(s + 0.5);
+	if (t >= 3600)
+		snprintf(buf, n, "%ldh%02ldm", t / 3600, t / 60 % 60);
+	else if (t >= 60)
+		snprintf(buf, n, "%ldm%02lds", t / 60, t % 60);
+	else
+		snprintf(buf, n, "%lds", t);
+	return buf;
+}
+
+#define MAX_WORKERS 16
+
+struct run;
+
+/* One share of a batch: its pairs, its training pass and its gradients. */
+struct worker {
+	struct run *r;
+	struct backprop *bp;
+	struct tbatch tb;
+	const int *idx; int n;         /* pairs of the batch */
+	struct bp_loss l;
+	int failed;
+	struct err e;
+	pthread_t th;
+};
+
+/* Everything one run holds. */
+struct run {
+	const struct train_opts *o;
+	struct model *m;
+	struct trainset train, held;
+	struct worker w[MAX_WORKERS];  /* data parallel: a share of each batch */
+	int nw;
+	float *m1, *m2;                /* Adam moments, one per parameter */
+	size_t np;
+	struct ckpt_state st;          /* step done, epoch and next batch */
+	struct epoch ep;
+	char *state_path;
+	long saved_step;               /* last checkpoint on disk (−1: none) */
+	long start_step;               /* where this session began */
+	/* progress */
+	double t_train;                /* seconds spent in steps */
+	long tokens;                   /* real tokens trained on (src + tgt) */
+	double win_nll; long win_tok;  /* loss since the last report */
+	double last_loss;              /* mean NLL of the last report window */
+	double last_draw;
+	long shown_step;               /* the step of the last progress line */
+	int drawn;                     /* a redrawn line is on screen */
+	double acc;                    /* last held-out exact match, −1 none */
+	int acc_n;
+};
+
+static void clear_line(struct run *r)
+{
+	if (r->drawn) {
+		fputs("\r\033[K", r->o->log);
+		r->drawn = 0;
+	}
+}
+
+static void say(struct run *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void say(struct run *r, const char *fmt, ...)
+{
+	va_list ap;
+	clear_line(r);
+	va_start(ap, fmt);
+	vfprintf(r->o->log, fmt, ap);
+	va_end(ap);
+	fputc('\n', r->o->log);
+	fflush(r->o->log);
+}
+
+static void progress(struct run *r, int force)
+{
+	const struct train_opts *o = r->o;
+	double t = now_s();
+	/* a tty: redraw at most 5 times a second; else a line when forced,
+	 * and at least every 30 s */
+	if (!force && t - r->last_draw < (o->redraw ? 0.2 : 30))
+		return;
+	r->last_draw = t;
+	r->shown_step = r->st.step;
+	if (r->win_tok)
+		r->last_loss = r->win_nll / r->win_tok;
+	r->win_nll = 0;
+	r->win_tok = 0;
+	double tps = r->t_train > 0 ? r->tokens / r->t_train : 0;
+	long done = r->st.step, todo = o->steps - done;
+	double per_step = done > r->start_step ? r->t_train / (double)(done - r->start_step) : 0;
+	char eta[32], bar[24];
+	int fill = (int)(20.0 * done / (o->steps ? o->steps : 1));
+	for (int i = 0; i < 20; i++)
+		bar[i] = i < fill ? '=' : i == fill ? '>' : ' ';
+	bar[20] = 0;
+	char line[256];
+	snprintf(line, sizeof line,
+		 "step %ld/%ld [%s] loss %.3f  lr %.2e  %.1fk tok/s  ETA %s",
+		 done, o->steps, bar, r->last_loss,
+		 train_lr(r->m->cfg.d_model, o->lr_scale, o->warmup, done ? done : 1),
+		 tps / 1000, hms(per_step * todo, eta, sizeof eta));
+	if (o->redraw) {
+		fprintf(o->log, "\r%s\033[K", line);
+		r->drawn = 1;
+	} else {
+		fprintf(o->log, "%s\n", line);
+	}
+	fflush(o->log);
+}
+
+/* Greedy exact match over the first n held-out pairs (all when n <= 0). */
+static int evaluate(struct run *r, int n, struct err *e)
+{
+	const struct model *m = r->m;
+	struct pass_opts po;
+	struct decode_opts dopt;
+	pass_opts_default(&po);
+	decode_opts_default(&dopt);
+	dopt.beam = 1;
+	dopt.topk = 1;
+	if (n <= 0 || n > r->held.n)
+		n = r->held.n;
+	int right = 0;
+	for (int i = 0; i < n; i++) {
+		const struct tpair *p = &r->held.p[i];
+		struct pass_input in;
+		struct decode_result res;
+		if (input_build(m, p->cp->src, NULL, &po, &in, e))
+			return err_prefix(e, "%s:%d", r->o->heldout, p->cp->line);
+		dopt.max_len = p->T + 8;
+		if (decode_run(m, &in, &po, &dopt, &res, e)) {
+			input_free(&in);
+			return -1;
+		}
+		/* the gold target is the decoder input after <s> */
+		int ok = res.nbest == p->T - 1;
+		for (int j = 0; ok && j < res.nbest; j++)
+			ok = res.best[j] == p->tgt[j + 1];
+		right += ok;
+		decode_result_free(&res);
+		input_free(&in);
+	}
+	r->acc = n ? (double)right / n : 0;
+	r->acc_n = n;
+	return 0;
+}
+
+static int save(struct run *r, struct err *e)
+{
+	const struct train_opts *o = r->o;
+	char step[32], loss[32], seed[32], bt[32], lr[32], sm[32];
+	snprintf(step, sizeof step, "%ld", r->st.step);
+	snprintf(loss, sizeof loss, "%.4f", r->last_loss);
+	snprintf(seed, sizeof seed, "%llu", (unsigned long long)o->seed);
+	snprintf(bt, sizeof bt, "%d", o->batch_tokens);
+	snprintf(lr, sizeof lr, "%g", o->lr_scale);
+	snprintf(sm, sizeof sm, "%g", o->smoothing);
+	const char *keys[] = { "format", "attnscope.step", "attnscope.loss",
+			       "attnscope.corpus", "attnscope.seed",
+			       "attnscope.batch_tokens", "attnscope.lr_scale",
+			       "attnscope.label_smoothing" };
+	const char *vals[] = { "pt", step, loss, o->corpus, seed, bt, lr, sm };
+	if (ckpt_save_weights(r->m, o->out, keys, vals, 8, e) ||
+	    ckpt_save_state(r->m, r->state_path, r->m1, r->m2, &r->st, e))
+		return -1;
+	r->saved_step = r->st.step;
+	return 0;
+}
+
+static double grad_norm(const float *g, size_t n)
+{
+	double s = 0;
+	for (size_t i = 0; i < n; i++)
+		s += (double)g[i] * g[i];
+	return sqrt(s);
+}
+
+static void adam(struct run *r, const float *g, double scale, double lr)
+{
+	const long t = r->st.step + 1;
+	const double c1 = 1 - pow(BETA1, (double)t), c2 = 1 - pow(BETA2, (double)t);
+	const float b1 = (float)BETA1, b2 = (float)BETA2;
+	const float a = (float)(lr / c1), ic2 = (float)(1 / c2), sc = (float)scale;
+	size_t off = 0;
+	for (int i = 0; i < r->m->ntensors; i++) {
+		struct wtensor *w = &r->m->tensors[i];
+		size_t n = (size_t)w->shape[0] * w->shape[1];
+		float *p = w->data, *m1 = r->m1 + off, *m2 = r->m2 + off;
+		const float *gi = g + off;
+		for (size_t j = 0; j < n; j++) {
+			float gj = gi[j] * sc;
+			m1[j] = b1 * m1[j] + (1 - b1) * gj;
+			m2[j] = b2 * m2[j] + (1 - b2) * gj * gj;
+			p[j] -= a * m1[j] / (sqrtf(m2[j] * ic2) + (float)ADAM_EPS);
+		}
+		off += n;
+	}
+}
+
+/* Shares the next batch out to the workers; returns how many got pairs. */
+static int next_batch(struct run *r, struct err *e)
+{
+	while (r->st.batch >= r->ep.nbatches) {
+		epoch_free(&r->ep);
+		r->st.epoch++;
+		r->st.batch = 0;
+		if (trainset_epoch(&r->train, r->o->seed, r->st.epoch, r->o->batch_tokens,
+				   &r->ep, e))
+			return -1;
+	}
+	const int k = r->st.batch;
+	const int *idx = r->ep.order + r->ep.start[k];
+	const int n = r->ep.start[k + 1] - r->ep.start[k];
+	const int nw = n < r->nw ? n : r->nw;
+	for (int i = 0; i < nw; i++) {
+		r->w[i].idx = idx + (size_t)n * i / nw;
+		r->w[i].n = (int)((size_t)n * (i + 1) / nw - (size_t)n * i / nw);
+	}
+	return nw;
+}
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+	const struct run *r = w->r;
+	w->failed = trainset_batch(&r->train, w->idx, w->n, &w->tb, &w->e) ||
+		    backprop_forward(w->bp, &w->tb.b, (float)r->o->smoothing, &w->l, &w->e);
+	/* a non-finite loss is reported by the caller; no backward for it */
+	if (!w->failed && isfinite(w->l.nll) && isfinite(w->l.smoothed))
+		w->failed = backprop_backward(w->bp, &w->e) != 0;
+	return NULL;
+}
+
+/* Forward and backward of one batch over nw workers; the gradient of the
+ * batch's mean loss ends in worker 0's buffer (each worker's gradient is
+ * the mean over its own tokens, so they are weighted by their counts). */
+static int step_batch(struct run *r, int nw, struct bp_loss *l, struct err *e)
+{
+	int started[MAX_WORKERS] = { 0 };
+	for (int i = 1; i < nw; i++)
+		started[i] = pthread_create(&r->w[i].th, NULL, work, &r->w[i]) == 0;
+	work(&r->w[0]);
+	for (int i = 1; i < nw; i++) {
+		if (started[i])
+			pthread_join(r->w[i].th, NULL);
+		else
+			work(&r->w[i]);
+	}
+	memset(l, 0, sizeof *l);
+	for (int i = 0; i < nw; i++) {
+		if (r->w[i].failed) {
+			*e = r->w[i].e;
+			return -1;
+		}
+		l->nll += r->w[i].l.nll;
+		l->smoothed += r->w[i].l.smoothed;
+		l->ntok += r->w[i].l.ntok;
+	}
+	if (nw > 1 && l->ntok && isfinite(l->nll) && isfinite(l->smoothed)) {
+		float *g = backprop_grads(r->w[0].bp);
+		cblas_sscal((int)r->np, (float)r->w[0].l.ntok / (float)l->ntok, g, 1);
+		for (int i = 1; i < nw; i++)
+			cblas_saxpy((int)r->np, (float)r->w[i].l.ntok / (float)l->ntok,
+				    backprop_grads(r->w[i].bp), 1, g, 1);
+	}
+	return 0;
+}
+
+static int load_data(struct run *r, struct err *e)
+{
+	const struct train_opts *o = r->o;
+	char buf[1024];
+	if (trainset_load(&r->train, r->m, o->corpus, e))
+		return -1;
+	int skipped = 0;
+	for (int k = 0; k < CORPUS_NBAD; k++)
+		skipped += r->train.corpus.nbad[k];
+	say(r, "corpus %s: %d pairs, %ld source and %ld target words%s", o->corpus,
+	    r->train.n, r->train.src_tokens, r->train.tgt_tokens,
+	    skipped ? " (bad lines skipped, see above)" : "");
+	if (r->train.unknown)
+		say(r, "attnscope: warning: %s: %s", o->corpus,
+		    trainset_unknown_summary(&r->train, buf, sizeof buf));
+	if (o->heldout && r->m->cfg.arch != ARCH_ENC_DEC) {
+		say(r, "attnscope: warning: %s: held-out translation accuracy needs an "
+		    "encoder-decoder model; not measured", o->heldout);
+	} else if (o->heldout) {
+		if (trainset_load(&r->held, r->m, o->heldout, e))
+			return -1;
+		say(r, "held-out %s: %d pairs", o->heldout, r->held.n);
+		if (r->held.unknown)
+			say(r, "attnscope: warning: %s: %s", o->heldout,
+			    trainset_unknown_summary(&r->held, buf, sizeof buf));
+	}
+	return 0;
+}
+
+static int resume(struct run *r, struct err *e)
+{
+	const struct train_opts *o = r->o;
+	long wstep;
+	char *sp = ckpt_state_path(o->resume);
+	if (!sp)
+		return err_set(e, "out of memory");
+	if (ckpt_load_weights(r->m, o->resume, &wstep, e)) {
+		free(sp);
+		return -1;
+	}
+	if (access(sp, F_OK) != 0) {
+		say(r, "attnscope: warning: %s: no optimizer state (%s); Adam and the "
+		    "schedule start afresh from these weights", o->resume, sp);
+		free(sp);
+		return 0;
+	}
+	int rc = ckpt_load_state(r->m, sp, r->m1, r->m2, &r->st, e);
+	if (!rc && wstep != r->st.step)
+		rc = err_set(e, "%s holds step %ld but %s holds step %ld; they do not belong "
+			     "together", o->resume, wstep, sp, r->st.step);
+	if (!rc && r->st.seed != o->seed)
+		say(r, "attnscope: warning: resuming with the checkpoint's seed %llu "
+		    "(not %llu) to keep its batch order", (unsigned long long)r->st.seed,
+		    (unsigned long long)o->seed);
+	if (!rc)
+		say(r, "resumed from %s at step %ld (epoch %d, batch %d)", o->resume,
+		    r->st.step, r->st.epoch, r->st.batch);
+	if (!rc && strcmp(o->resume, o->out) == 0)
+		r->saved_step = r->st.step;   /* the good checkpoint on disk */
+	free(sp);
+	return rc;
+}
+
+static void record(struct run *r, double minutes, double tps)
+{
+	const struct train_opts *o = r->o;
+	char v[13][64];
+	snprintf(v[0], sizeof v[0], "%d", r->train.n);
+	snprintf(v[1], sizeof v[1], "%ld", o->steps);
+	snprintf(v[2], sizeof v[2], "%d", o->batch_tokens);
+	snprintf(v[3], sizeof v[3], "%g", o->lr_scale);
+	snprintf(v[4], sizeof v[4], "%d", o->warmup);
+	snprintf(v[5], sizeof v[5], "%g", o->smoothing);
+	snprintf(v[6], sizeof v[6], "%g", o->clip);
+	snprintf(v[7], sizeof v[7], "%llu", (unsigned long long)o->seed);
+	snprintf(v[8], sizeof v[8], "%d", r->nw);
+	snprintf(v[9], sizeof v[9], "%.4f", r->last_loss);
+	snprintf(v[10], sizeof v[10], "%.2f%% of %d (greedy)", 100 * r->acc, r->acc_n);
+	snprintf(v[11], sizeof v[11], "%.0f", tps);
+	snprintf(v[12], sizeof v[12], "%.1f", minutes);
+	const char *keys[] = { "corpus", "pairs", "steps", "batch_tokens", "lr_scale",
+			       "warmup", "label_smoothing", "clip", "seed", "threads",
+			       "final_loss", "heldout", "heldout_exact_match",
+			       "tokens_per_second", "minutes" };
+	const char *vals[] = { o->corpus, v[0], v[1], v[2], v[3], v[4], v[5], v[6],
+			       v[7], v[8], v[9], o->heldout ? o->heldout : "none",
+			       r->acc >= 0 ? v[10] : "not measured", v[11], v[12] };
+	struct err e;
+	if (modelfile_set_training(o->model, keys, vals, 15, &e))
+		say(r, "attnscope: warning: the training record was not written: %s", e.msg);
+	else
+		say(r, "training record written into %s", o->model);
+}
+
+static void run_free(struct run *r)
+{
+	trainset_free(&r->train);
+	trainset_free(&r->held);
+	for (int i = 0; i < r->nw; i++) {
+		backprop_free(r->w[i].bp);
+		tbatch_free(&r->w[i].tb);
+	}
+	free(r->m1);
+	free(r->m2);
+	epoch_free(&r->ep);
+	free(r->state_path);
+	model_free(r->m);
+}
+
+static enum train_status loop(struct run *r, struct err *e)
+{
+	const struct train_opts *o = r->o;
+	int save_due = 0;
+	while (r->st.step < o->steps) {
+		if (o->stop && *o->stop)
+			return TRAIN_STOPPED;
+		double t0 = now_s();
+		struct bp_loss l;
+		int nw = next_batch(r, e);
+		if (nw < 0 || step_batch(r, nw, &l, e))
+			return TRAIN_FAILED;
+		double loss = l.ntok ? l.nll / l.ntok : 0;
+		if (!isfinite(loss) || !isfinite(l.smoothed)) {
+			err_set(e, "the loss became %s at step %ld", isnan(loss) ? "NaN" : "infinite",
+				r->st.step + 1);
+			return TRAIN_NAN;
+		}
+		const float *g = backprop_grads(r->w[0].bp);
+		double gn = grad_norm(g, r->np);
+		if (!isfinite(gn)) {
+			err_set(e, "the gradient became NaN at step %ld", r->st.step + 1);
+			return TRAIN_NAN;
+		}
+		/* the weights of the last step gave a finite loss: keep them */
+		if (save_due) {
+			if (save(r, e))
+				return TRAIN_FAILED;
+			save_due = 0;
+		}
+		double scale = o->clip > 0 && gn > o->clip ? o->clip / gn : 1.0;
+		adam(r, g, scale, train_lr(r->m->cfg.d_model, o->lr_scale, o->warmup,
+					   r->st.step + 1));
+		r->st.step++;
+		r->st.batch++;
+		for (int i = 0; i < nw; i++)
+			r->tokens += r->w[i].tb.src_tokens + r->w[i].tb.tgt_tokens;
+		r->win_nll += l.nll;
+		r->win_tok += l.ntok;
+		r->t_train += now_s() - t0;
+		const long every = o->steps >= 20 ? o->steps / 20 : 1;
+		progress(r, !o->redraw && r->st.step % every == 0);
+		if (o->eval_every && r->st.step % o->eval_every == 0 && r->st.step < o->steps) {
+			if (r->held.n) {
+				if (evaluate(r, o->eval_size, e))
+					return TRAIN_FAILED;
+				say(r, "step %ld: held-out exact match %.1f%% (%d pairs, greedy)",
+				    r->st.step, 100 * r->acc, r->acc_n);
+			}
+			save_due = 1;
+		}
+	}
+	return TRAIN_DONE;
+}
+
+enum train_status train_run(const struct train_opts *o, struct err *e)
+{
+	struct run r = { .o = o, .saved_step = -1, .acc = -1, .shown_step = -1 };
+	enum train_status status = TRAIN_FAILED;
+	r.st.seed = o->seed;
+	if (!(r.m = modelfile_load_fresh(o->model, o->seed, e)))
+		goto out;
+	if (load_data(&r, e))
+		goto out;
+	/* the workers are the parallelism: BLAS runs in each one's thread */
+	openblas_set_num_threads(1);
+	r.nw = o->threads < 1 ? 1 : o->threads > MAX_WORKERS ? MAX_WORKERS : o->threads;
+	for (int i = 0; i < r.nw; i++) {
+		r.w[i].r = &r;
+		if (!(r.w[i].bp = backprop_new(r.m, e)))
+			goto out;
+	}
+	r.np = backprop_nparams(r.w[0].bp);
+	r.m1 = calloc(r.np ? r.np : 1, sizeof *r.m1);
+	r.m2 = calloc(r.np ? r.np : 1, sizeof *r.m2);
+	r.state_path = ckpt_state_path(o->out);
+	if (!r.m1 || !r.m2 || !r.state_path) {
+		err_set(e, "out of memory");
+		goto out;
+	}
+	if (o->resume && resume(&r, e))
+		goto out;
+	r.start_step = r.st.step;
+	struct train_opts o2 = *o;   /* the batch order follows the run's seed */
+	o2.seed = r.st.seed;
+	r.o = &o2;
+	if (trainset_epoch(&r.train, o2.seed, r.st.epoch, o->batch_tokens, &r.ep, e))
+		goto out;
+	say(&r, "model %s: %zu parameters; %ld steps of ≤ %d tokens, %d batches an epoch, "
+	    "%d thread%s", o->model, r.np, o->steps, o->batch_tokens, r.ep.nbatches,
+	    r.nw, r.nw == 1 ? "" : "s");
+	double t0 = now_s();
+	r.last_draw = t0;
+	status = loop(&r, e);
+	double minutes = (now_s() - t0) / 60;
+	if (r.shown_step != r.st.step || o->redraw)
+		progress(&r, 1);
+	if (r.drawn) {   /* the final progress line stays */
+		fputc('\n', o->log);
+		r.drawn = 0;
+	}
+	double tps = r.t_train > 0 ? r.tokens / r.t_train : 0;
+	if (status == TRAIN_NAN) {
+		char msg[sizeof e->msg];
+		snprintf(msg, sizeof msg, "%s", e->msg);
+		if (r.saved_step >= 0)
+			err_set(e, "%s; stopped, the last good checkpoint (step %ld) is kept in %s",
+				msg, r.saved_step, o->out);
+		else
+			err_set(e, "%s; stopped before any checkpoint was written", msg);
+		goto out;
+	}
+	if (status == TRAIN_FAILED)
+		goto out;
+	if (save(&r, e)) {
+		status = TRAIN_FAILED;
+		goto out;
+	}
+	if (status == TRAIN_STOPPED) {
+		say(&r, "interrupted at step %ld: checkpoint saved to %s (continue with "
+		    "--resume %s)", r.st.step, o->out, o->out);
+		goto out;
+	}
+	say(&r, "trained %ld steps in %.1f min: %.0f tokens/s (source + target), "
+	    "final loss %.4f", r.st.step, minutes, tps, r.last_loss);
+	if (r.held.n) {
+		if (evaluate(&r, 0, e)) {
+			status = TRAIN_FAILED;
+			goto out;
+		}
+		say(&r, "held-out exact match %.2f%% (%d pairs, greedy)", 100 * r.acc, r.acc_n);
+	}
+	say(&r, "checkpoint %s (optimizer state %s)", o->out, r.state_path);
+	if (o->record)
+		record(&r, minutes, tps);
+out:
+	run_free(&r);
+	return status;
+}

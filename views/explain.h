@@ -1,0 +1,31 @@
+/* explain.h - what each stage of the forward pass does, in plain words.
+ *
+ * Every stage of a trace has a short explanation (two or three sentences, in
+ * the words a teacher uses with the lecture): what the stage computes and
+ * why.  The texts live in one table in explain.c, one entry per stage
+ * family (scores, masked, weights, norm, ...; cross-attention and pre-norm
+ * variants have their own), as plain string literals so that they can be
+ * marked for gettext.  The panel draws the stage's formula and its text. */
+#ifndef ATTNSCOPE_EXPLAIN_H
+#define ATTNSCOPE_EXPLAIN_H
+
+#include "canvas.h"
+#include "trace.h"
+
+/* The family a stage belongs to, the key of its explanation: "scores",
+ * "cross.scores", "masked.enc", "norm.pre", "ffn.hidden", ...  Chosen from
+ * the last component of the stage's name, its kind, block and formula
+ * (post- vs pre-norm, sinusoidal vs learned positions).  Never NULL; a
+ * stage of no known family gets "other". */
+const char *explain_family(const struct stage *s);
+
+/* The explanation of a stage: static text, never NULL or empty. */
+const char *explain_text(const struct stage *s);
+
+/* A framed panel titled "what this stage does" filling r: the stage's
+ * formula on the first line, then its explanation word-wrapped to the
+ * panel's width; clipped to r (a cut text ends in "…").  Nothing is drawn
+ * outside r; below 6×3 the frame is left out. */
+void explain_draw(struct canvas *c, struct rect r, const struct stage *s);
+
+#endif
