@@ -246,7 +246,8 @@ int lecture_load(struct lecture *l, const char *path, struct err *e)
 	if (!l->steps)
 		return err_set(e, "out of memory");
 	for (size_t i = 0; i < steps->n; i++) {
-		cur.row = cur.col = -1;   /* the cursor does not carry over */
+		cur.row = cur.col = -1;   /* the cursor and the view do not carry over */
+		cur.view = LV_STAGE;
 		if (parse_step(l, d, steps->items[i], &cur, e))
 			return -1;
 		if (!cur.model)

@@ -4,7 +4,8 @@
  * A script (YAML, examples/lectures/) names a model and a list of steps.
  * Each step may set the model, sentence, target, masks, stage, head, view,
  * cursor, decoding state and a caption; what a step does not set carries
- * over from the step before.  lecture_load parses and checks the keys;
+ * over from the step before, except the view and the cursor (a step shows
+ * the plain stage unless it says otherwise).  lecture_load parses and checks the keys;
  * lecture_check loads the models and runs each step's pass once, so a
  * stage, layer or head that does not exist is an error with file:line
  * before the lecture starts. */
