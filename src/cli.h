@@ -35,6 +35,12 @@ struct model *cli_load_model(struct cli *c);
 /* Tokenizes and runs one traced pass; reports unknown words on stderr. */
 struct trace *cli_run_pass(struct cli *c, const struct model *m);
 
+/* Option values: a whole number or a number within [lo, hi] (open_hi:
+ * [lo, hi)); on anything else a one-line error naming opt, and -1. */
+int cli_long(const char *opt, const char *s, long lo, long hi, long *out);
+int cli_double(const char *opt, const char *s, double lo, double hi, int open_hi,
+	       double *out);
+
 /* Prints "attnscope: message" to stderr and returns the exit status 1. */
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

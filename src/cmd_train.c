@@ -83,34 +83,6 @@ static const struct option TRAIN_OPTS[] = {
 	{ 0, 0, 0, 0 },
 };
 
-static int whole(const char *opt, const char *s, long lo, long hi, long *out)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi) {
-		cli_fail("%s needs a whole number from %ld to %ld, got \"%s\"", opt, lo, hi, s);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
-static int real(const char *opt, const char *s, double lo, double hi, int open_hi,
-		double *out)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= lo) || (open_hi ? !(v < hi) : !(v <= hi))) {
-		cli_fail("%s needs a number from %g to %g%s, got \"%s\"", opt, lo, hi,
-			 open_hi ? " (exclusive)" : "", s);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
 int cmd_train(int argc, char **argv)
 {
 	struct train_opts o;
@@ -131,36 +103,36 @@ int cmd_train(int argc, char **argv)
 		case T_RESUME: o.resume = optarg; break;
 		case T_RECORD: o.record = 1; break;
 		case T_STEPS:
-			r = whole("--steps", optarg, 1, 100000000, &v);
+			r = cli_long("--steps", optarg, 1, 100000000, &v);
 			o.steps = v;
 			break;
 		case T_BATCH:
-			r = whole("--batch-tokens", optarg, 2, 100000000, &v);
+			r = cli_long("--batch-tokens", optarg, 2, 100000000, &v);
 			o.batch_tokens = (int)v;
 			break;
 		case T_WARMUP:
-			r = whole("--warmup", optarg, 1, 100000000, &v);
+			r = cli_long("--warmup", optarg, 1, 100000000, &v);
 			o.warmup = (int)v;
 			break;
 		case T_EVERY:
-			r = whole("--eval-every", optarg, 0, 100000000, &v);
+			r = cli_long("--eval-every", optarg, 0, 100000000, &v);
 			o.eval_every = (int)v;
 			break;
 		case T_EVALN:
-			r = whole("--eval-size", optarg, 1, 100000000, &v);
+			r = cli_long("--eval-size", optarg, 1, 100000000, &v);
 			o.eval_size = (int)v;
 			break;
 		case T_THREADS:
-			r = whole("--threads", optarg, 1, 16, &v);
+			r = cli_long("--threads", optarg, 1, 16, &v);
 			o.threads = (int)v;
 			break;
 		case T_SEED:
-			r = whole("--seed", optarg, 0, 2147483647, &v);
+			r = cli_long("--seed", optarg, 0, 2147483647, &v);
 			o.seed = (uint64_t)v;
 			break;
-		case T_LR: r = real("--lr-scale", optarg, 0, 1e300, 0, &o.lr_scale); break;
-		case T_SMOOTH: r = real("--label-smoothing", optarg, 0, 1, 1, &o.smoothing); break;
-		case T_CLIP: r = real("--clip", optarg, 0, 1e300, 0, &o.clip); break;
+		case T_LR: r = cli_double("--lr-scale", optarg, 0, 1e300, 0, &o.lr_scale); break;
+		case T_SMOOTH: r = cli_double("--label-smoothing", optarg, 0, 1, 1, &o.smoothing); break;
+		case T_CLIP: r = cli_double("--clip", optarg, 0, 1e300, 0, &o.clip); break;
 		case 'h':
 		case T_HELP:
 			fputs(TRAIN_USAGE, stdout);

@@ -9,6 +9,7 @@
 #include "forward.h"
 #include "input.h"
 #include "lecture.h"
+#include "path.h"
 #include "ydoc.h"
 
 static const char *const VIEW_NAMES[] = {
@@ -39,29 +40,13 @@ static int known(const struct ydoc *d, const struct ynode *map,
 	return 0;
 }
 
-static char *resolve(const char *script, const char *rel)
-{
-	if (rel[0] == '/')
-		return strdup(rel);
-	char *tmp = strdup(script);
-	if (!tmp)
-		return NULL;
-	const char *dir = dirname(tmp);
-	size_t n = strlen(dir) + strlen(rel) + 2;
-	char *out = malloc(n);
-	if (out)
-		snprintf(out, n, "%s/%s", dir, rel);
-	free(tmp);
-	return out;
-}
-
 /* A model path as the script gives it.  When that file does not exist (an
  * installed script, whose "../../models/" pointed into the source tree),
  * the model of the same name beside the installed lectures
  * (lectures/../models/), then in the installed data directory. */
 static char *resolve_model(const char *script, const char *rel)
 {
-	char *p = resolve(script, rel);
+	char *p = path_beside(script, rel);
 	if (!p || access(p, F_OK) == 0)
 		return p;
 	char *t1 = strdup(rel), *t2 = strdup(script);

@@ -113,15 +113,39 @@ static const struct option LONGOPTS[] = {
 	{ 0, 0, 0, 0 },
 };
 
-static int parse_count(const char *opt, const char *s, int lo, int hi, int *out)
+int cli_long(const char *opt, const char *s, long lo, long hi, long *out)
 {
 	char *end;
 	errno = 0;
 	long v = strtol(s, &end, 10);
 	if (errno || end == s || *end || v < lo || v > hi) {
-		cli_fail("%s needs a whole number from %d to %d, got \"%s\"", opt, lo, hi, s);
+		cli_fail("%s needs a whole number from %ld to %ld, got \"%s\"", opt, lo, hi, s);
 		return -1;
 	}
+	*out = v;
+	return 0;
+}
+
+int cli_double(const char *opt, const char *s, double lo, double hi, int open_hi,
+	       double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= lo) || (open_hi ? !(v < hi) : !(v <= hi))) {
+		cli_fail("%s needs a number from %g to %g%s, got \"%s\"", opt, lo, hi,
+			 open_hi ? " (exclusive)" : "", s);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_count(const char *opt, const char *s, int lo, int hi, int *out)
+{
+	long v;
+	if (cli_long(opt, s, lo, hi, &v))
+		return -1;
 	*out = (int)v;
 	return 0;
 }
@@ -154,12 +178,8 @@ int cli_parse(struct cli *c, const char *cmd, int argc, char **argv)
 		case O_SCHEME: c->scheme = optarg; break;
 		case O_PRESENTER: c->presenter = 1; break;
 		case O_PLAY: {
-			char *end;
-			double sec = strtod(optarg, &end);
-			if (end == optarg || *end || !(sec >= 0.2 && sec <= 3600)) {
-				cli_fail("--play needs seconds from 0.2 to 3600, got \"%s\"", optarg);
-				r = -1;
-			}
+			double sec = 0;
+			r = cli_double("--play", optarg, 0.2, 3600, 0, &sec);
 			c->play_ms = (int)(sec * 1000);
 			break;
 		}
@@ -172,15 +192,7 @@ int cli_parse(struct cli *c, const char *cmd, int argc, char **argv)
 		case O_PADTGT: r = parse_count("--pad-target", optarg, 1, 65536, &c->pass.pad_target); break;
 		case O_SRCLEN: r = parse_count("--src-len", optarg, 1, 65536, &c->src_len); break;
 		case O_TGTLEN: r = parse_count("--tgt-len", optarg, 1, 65536, &c->tgt_len); break;
-		case O_ALPHA: {
-			char *end;
-			c->alpha = strtod(optarg, &end);
-			if (end == optarg || *end || !(c->alpha >= 0 && c->alpha <= 10)) {
-				cli_fail("--alpha needs a number from 0 to 10, got \"%s\"", optarg);
-				r = -1;
-			}
-			break;
-		}
+		case O_ALPHA: r = cli_double("--alpha", optarg, 0, 10, 0, &c->alpha); break;
 		case O_MAXOUT: r = parse_count("--max-len", optarg, 1, 65536, &c->max_out); break;
 		case O_STEPS: c->steps = 1; break;
 		case O_JSON: c->json = 1; break;

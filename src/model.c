@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "model.h"
+#include "path.h"
 #include "weights.h"
 #include "ydoc.h"
 
@@ -153,30 +154,13 @@ const char *norm_name(enum norm_style n) { return NORM_NAMES[n]; }
 const char *act_name(enum activation a) { return ACT_NAMES[a]; }
 const char *pe_name(enum pe_kind p) { return PE_NAMES[p]; }
 
-/* Joins dir of the YAML with a relative path. */
-static char *resolve(const char *yaml, const char *rel)
-{
-	if (rel[0] == '/')
-		return strdup(rel);
-	char *tmp = strdup(yaml);
-	if (!tmp)
-		return NULL;
-	const char *dir = dirname(tmp);
-	size_t n = strlen(dir) + strlen(rel) + 2;
-	char *out = malloc(n);
-	if (out)
-		snprintf(out, n, "%s/%s", dir, rel);
-	free(tmp);
-	return out;
-}
-
 /* A vocabulary from a file name or an inline list of strings. */
 static int load_vocab(const struct ydoc *d, const struct ynode *n,
 		      const char *yaml, const char *key, struct vocab *v,
 		      struct err *e)
 {
 	if (n->kind == Y_SCALAR) {
-		char *path = resolve(yaml, n->str);
+		char *path = path_beside(yaml, n->str);
 		if (!path)
 			return err_set(e, "out of memory");
 		int rc = vocab_load(v, path, e);
@@ -391,7 +375,7 @@ static int parse_config(struct model *m, const struct ydoc *d, struct err *e)
 		if (!s)
 			return keyed(d, wf, "weights", e);
 		c->wsrc = W_FILE;
-		if (!(c->weights_path = resolve(m->path, s)))
+		if (!(c->weights_path = path_beside(m->path, s)))
 			return err_set(e, "out of memory");
 	} else if (ti) {
 		c->wsrc = W_INLINE;

@@ -19,51 +19,12 @@
 
 #include "decode.h"
 #include "model.h"
+#include "draw.h"
 #include "palette.h"
 #include "view.h"
 #include "vocab.h"
 
 #define TOKEN_MAX 14
-
-static int inside(struct rect r, int x, int y)
-{
-	return x >= r.x && y >= r.y && x < r.x + r.w && y < r.y + r.h;
-}
-
-static int text(struct canvas *c, struct rect r, int x, int y, int maxw,
-		const char *s, const struct style *st)
-{
-	if (!inside(r, x, y))
-		return 0;
-	if (maxw > r.x + r.w - x)
-		maxw = r.x + r.w - x;
-	if (maxw <= 0)
-		return 0;
-	return canvas_text(c, x, y, maxw, s, st->fg, st->bg, st->attr);
-}
-
-static void rtext(struct canvas *c, struct rect r, int x, int y, int w,
-		  const char *s, const struct style *st)
-{
-	int tw = text_width(s);
-	text(c, r, x + (tw < w ? w - tw : 0), y, w, s, st);
-}
-
-static const char *num(char *buf, size_t n, double x, int prec)
-{
-	size_t k = 0;
-	if (isnan(x) || isinf(x)) {
-		snprintf(buf, n, "%s", isnan(x) ? "nan" : x < 0 ? "−∞" : "∞");
-		return buf;
-	}
-	/* no "−0.000": the sign only when the rounded value is not zero */
-	if (x < 0 && -x >= 0.5 * pow(10.0, -prec) && n > 4) {
-		memcpy(buf, "−", 3);
-		k = 3;
-	}
-	snprintf(buf + k, n - k, "%.*f", prec, fabs(x));
-	return buf;
-}
 
 static int widest(const struct decode_result *d)
 {
@@ -140,7 +101,7 @@ static int sentence(struct canvas *c, struct rect r, int x, int y, int w, int nl
 	if (!s->d)
 		return 0;
 	if (s->d->nbest == 0) {
-		text(c, r, x, y, w, "(empty: </s> first)", st);
+		clip_text(c, r, x, y, w, "(empty: </s> first)", st);
 		return 1;
 	}
 	int line = 0, used = 0;
@@ -153,7 +114,7 @@ static int sentence(struct canvas *c, struct rect r, int x, int y, int w, int nl
 		int need = used + sp + tw + (last_line && more ? 2 : 0);
 		if (need > w && used) {
 			if (last_line) {
-				text(c, r, x + used + 1, y + line, w - used - 1, "…", st);
+				clip_text(c, r, x + used + 1, y + line, w - used - 1, "…", st);
 				return line + 1;
 			}
 			line++;
@@ -161,7 +122,7 @@ static int sentence(struct canvas *c, struct rect r, int x, int y, int w, int nl
 			sp = 0;
 		}
 		text_fit(t, w - used - sp, fit, sizeof fit);
-		used += sp + text(c, r, x + used + sp, y + line, w - used - sp, fit, st);
+		used += sp + clip_text(c, r, x + used + sp, y + line, w - used - sp, fit, st);
 	}
 	return line + 1;
 }
@@ -201,7 +162,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	char buf[512], n1[32], n2[32];
 
 	if (!v->dec) {
-		text(c, r, r.x, r.y, r.w, "no decoding to compare", &mu);
+		clip_text(c, r, r.x, r.y, r.w, "no decoding to compare", &mu);
 		return;
 	}
 	/* which is greedy */
@@ -239,7 +200,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	}
 	char fit[512];
 	text_fit(buf, r.w, fit, sizeof fit);
-	text(c, r, r.x, y++, r.w, fit, &ti);
+	clip_text(c, r, r.x, y++, r.w, fit, &ti);
 	const int roomy = r.h >= 24;
 	y += roomy;
 
@@ -263,27 +224,27 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	if (out_lines > max_out)
 		out_lines = max_out;
 	for (int i = 0; i < 2; i++)
-		text(c, r, cx[i], y, colw, S[i].name, &hd);
+		clip_text(c, r, cx[i], y, colw, S[i].name, &hd);
 	y++;
-	text(c, r, r.x + 1, y, lw - 1, "output", &lab);
+	clip_text(c, r, r.x + 1, y, lw - 1, "output", &lab);
 	for (int i = 0; i < 2; i++) {
 		if (S[i].d)
 			sentence(c, r, cx[i], y, colw, out_lines, &S[i], voc, &tx);
 		else
-			text(c, r, cx[i], y, colw, "(not run)", &mu);
+			clip_text(c, r, cx[i], y, colw, "(not run)", &mu);
 	}
 	y += out_lines;
 	static const char *const rows[] = { "total log p", "score", "steps", "ended" };
 	for (int k = 0; k < 4; k++, y++) {
-		text(c, r, r.x + 1, y, lw - 1, rows[k], &lab);
+		clip_text(c, r, r.x + 1, y, lw - 1, rows[k], &lab);
 		for (int i = 0; i < 2; i++) {
 			const struct decode_result *d = S[i].d;
 			if (!d)
 				continue;
 			const struct style *st = &tx;
 			switch (k) {
-			case 0: num(buf, sizeof buf, d->best_logp, 3); break;
-			case 1: num(buf, sizeof buf, d->best_score, 3); break;
+			case 0: fmt_num(buf, sizeof buf, d->best_logp, 3); break;
+			case 1: fmt_num(buf, sizeof buf, d->best_score, 3); break;
 			case 2: snprintf(buf, sizeof buf, "%d", d->nsteps); break;
 			default:
 				snprintf(buf, sizeof buf, "%s", !d->hit_max_len ? "with </s>" :
@@ -291,7 +252,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 					 "length limit, no </s>");
 				st = d->hit_max_len ? &wa : &gd;
 			}
-			text(c, r, cx[i], y, colw, buf, st);
+			clip_text(c, r, cx[i], y, colw, buf, st);
 		}
 	}
 	y += roomy;
@@ -304,15 +265,15 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 			 g ? "beam" : "greedy");
 	else if (same_output(g, b))
 		snprintf(buf, sizeof buf, "same output: beam search agrees with greedy "
-			 "(score %s)", num(n1, sizeof n1, g->best_score, 2));
+			 "(score %s)", fmt_num(n1, sizeof n1, g->best_score, 2));
 	else if (b->best_score > g->best_score) {
 		snprintf(buf, sizeof buf, "beam found a sentence greedy missed: score %s vs %s",
-			 num(n1, sizeof n1, b->best_score, 2), num(n2, sizeof n2, g->best_score, 2));
+			 fmt_num(n1, sizeof n1, b->best_score, 2), fmt_num(n2, sizeof n2, g->best_score, 2));
 		vs = &gd;
 	} else
 		snprintf(buf, sizeof buf, "different outputs: greedy scores %s, beam %s",
-			 num(n1, sizeof n1, g->best_score, 2), num(n2, sizeof n2, b->best_score, 2));
-	text(c, r, r.x + 1, y++, r.w - 1, buf, vs);
+			 fmt_num(n1, sizeof n1, g->best_score, 2), fmt_num(n2, sizeof n2, b->best_score, 2));
+	clip_text(c, r, r.x + 1, y++, r.w - 1, buf, vs);
 	y += roomy;
 	if (y >= r.y + r.h)
 		return;
@@ -335,13 +296,13 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 		if (!a || !bt || strcmp(a, bt))
 			diverge = k;
 	}
-	text(c, r, xs, y, 4, "step", &mu);
-	text(c, r, xg, y, tw, "greedy", &hd);
+	clip_text(c, r, xs, y, 4, "step", &mu);
+	clip_text(c, r, xg, y, tw, "greedy", &hd);
 	if (lpw)
-		rtext(c, r, xgl, y, lpw, "log p", &mu);
-	text(c, r, xb, y, tw, "beam best", &hd);
+		clip_rtext(c, r, xgl, y, lpw, "log p", &mu);
+	clip_text(c, r, xb, y, tw, "beam best", &hd);
 	if (lpw)
-		rtext(c, r, xbl, y, lpw, "log p", &mu);
+		clip_rtext(c, r, xbl, y, lpw, "log p", &mu);
 	y++;
 	int vis = r.y + r.h - y, cur_k = v->dec_step;
 	if (vis < 1)
@@ -362,26 +323,26 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 		const struct style *st = on ? &cur : &tx;
 		if (on)
 			for (int x = r.x; x < xn && x < r.x + r.w; x++)
-				text(c, r, x, y, 1, " ", st);
-		text(c, r, r.x, y, 1, on ? "▸" : " ", st);
+				clip_text(c, r, x, y, 1, " ", st);
+		clip_text(c, r, r.x, y, 1, on ? "▸" : " ", st);
 		snprintf(buf, sizeof buf, "%4d", k + 1);
-		text(c, r, xs, y, 4, buf, on ? st : &mu);
+		clip_text(c, r, xs, y, 4, buf, on ? st : &mu);
 		const int x0[2] = { xg, xb }, xl[2] = { xgl, xbl };
 		for (int i = 0; i < 2; i++) {
 			double lp;
 			if (!t[i]) {
-				text(c, r, x0[i], y, tw, S[i].d ? "—" : "", on ? st : &mu);
+				clip_text(c, r, x0[i], y, tw, S[i].d ? "—" : "", on ? st : &mu);
 				continue;
 			}
 			text_fit(t[i], tw, fit, sizeof fit);
-			text(c, r, x0[i], y, tw, fit, on ? st : differ ? &ac : &tx);
+			clip_text(c, r, x0[i], y, tw, fit, on ? st : differ ? &ac : &tx);
 			if (lpw && logp_at(&S[i], k, &lp))
-				rtext(c, r, xl[i], y, lpw, num(n1, sizeof n1, lp, 3), on ? st : &mu);
+				clip_rtext(c, r, xl[i], y, lpw, fmt_num(n1, sizeof n1, lp, 3), on ? st : &mu);
 		}
 		if (differ)
-			text(c, r, xm, y, 1, "≠", on ? st : &ac);
+			clip_text(c, r, xm, y, 1, "≠", on ? st : &ac);
 		if (k == diverge)
-			text(c, r, xn, y, r.x + r.w - xn, "◀ first difference", &ac);
+			clip_text(c, r, xn, y, r.x + r.w - xn, "◀ first difference", &ac);
 	}
 }
 

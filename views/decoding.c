@@ -27,6 +27,7 @@
 
 #include "decode.h"
 #include "model.h"
+#include "draw.h"
 #include "palette.h"
 #include "view.h"
 #include "vocab.h"
@@ -36,102 +37,6 @@
 #define SLOTS_MAX DECODE_MAX_BEAM
 #define RANK_W 34        /* the ranking panel, when beside the lattice */
 #define ROW_MAX 200      /* tokens of a decoder-input row kept for drawing */
-
-/* --- drawing clipped to a rectangle --- */
-
-static int inside(struct rect r, int x, int y)
-{
-	return x >= r.x && y >= r.y && x < r.x + r.w && y < r.y + r.h;
-}
-
-static void put(struct canvas *c, struct rect r, int x, int y, const char *g,
-		const struct style *st)
-{
-	if (inside(r, x, y))
-		canvas_put(c, x, y, g, st->fg, st->bg, st->attr);
-}
-
-static int text(struct canvas *c, struct rect r, int x, int y, int maxw,
-		const char *s, const struct style *st)
-{
-	if (y < r.y || y >= r.y + r.h || x < r.x || x >= r.x + r.w)
-		return 0;
-	if (maxw > r.x + r.w - x)
-		maxw = r.x + r.w - x;
-	if (maxw <= 0)
-		return 0;
-	return canvas_text(c, x, y, maxw, s, st->fg, st->bg, st->attr);
-}
-
-/* s right-aligned in a field of w columns at x. */
-static void rtext(struct canvas *c, struct rect r, int x, int y, int w,
-		  const char *s, const struct style *st)
-{
-	int tw = text_width(s);
-	text(c, r, x + (tw < w ? w - tw : 0), y, w, s, st);
-}
-
-static struct rect sub(struct rect r, int x, int y, int w, int h)
-{
-	struct rect o = { x, y, w, h };
-	if (o.x < r.x) { o.w -= r.x - o.x; o.x = r.x; }
-	if (o.y < r.y) { o.h -= r.y - o.y; o.y = r.y; }
-	if (o.x + o.w > r.x + r.w) o.w = r.x + r.w - o.x;
-	if (o.y + o.h > r.y + r.h) o.h = r.y + r.h - o.y;
-	if (o.w < 0) o.w = 0;
-	if (o.h < 0) o.h = 0;
-	return o;
-}
-
-static int clampi(int v, int lo, int hi)
-{
-	return v < lo ? lo : v > hi ? hi : v;
-}
-
-/* A horizontal bar of frac (0…1) of w columns, in eighths. */
-static void bar(struct canvas *c, struct rect r, int x, int y, int w,
-		double frac, const struct style *st)
-{
-	static const char *const part[] = { "", "▏", "▎", "▍", "▌", "▋", "▊", "▉" };
-	if (!(frac > 0) || w < 1)
-		return;
-	if (frac > 1)
-		frac = 1;
-	int eighths = (int)lround(frac * w * 8), k = 0;
-	for (; k < eighths / 8; k++)
-		put(c, r, x + k, y, "█", st);
-	if (eighths % 8 && k < w)
-		put(c, r, x + k, y, part[eighths % 8], st);
-	else if (eighths == 0)
-		put(c, r, x, y, "▏", st);
-}
-
-/* x with prec decimals and a true minus sign ("−4.72"). */
-static const char *num(char *buf, size_t n, double x, int prec)
-{
-	size_t k = 0;
-	if (isnan(x) || isinf(x)) {
-		snprintf(buf, n, "%s", isnan(x) ? "nan" : x < 0 ? "−∞" : "∞");
-		return buf;
-	}
-	/* no "−0.000": the sign only when the rounded value is not zero */
-	if (x < 0 && -x >= 0.5 * pow(10.0, -prec) && n > 4) {
-		memcpy(buf, "−", 3);
-		k = 3;
-	}
-	snprintf(buf + k, n - k, "%.*f", prec, fabs(x));
-	return buf;
-}
-
-static void pct(char *buf, size_t n, double p)
-{
-	if (p >= 0.0005)
-		snprintf(buf, n, "%.1f%%", p * 100);
-	else if (p > 0)
-		snprintf(buf, n, "<0.1%%");
-	else
-		snprintf(buf, n, "0%%");
-}
 
 /* --- what the page shows --- */
 
@@ -334,7 +239,7 @@ static void draw_input(const struct page *P, struct canvas *c, struct rect r)
 	if (text_width(buf) > r.w)
 		snprintf(buf, sizeof buf, P->beam > 1 ? "decoder input · #%d" : "decoder input",
 			 P->hyp);
-	text(c, r, r.x, r.y, r.w, buf, &hd);
+	clip_text(c, r, r.x, r.y, r.w, buf, &hd);
 
 	int lw = snprintf(buf, sizeof buf, "%d", P->N);
 	/* the token area: as wide as the newest row, leaving room for "→ …" */
@@ -361,7 +266,7 @@ static void draw_input(const struct page *P, struct canvas *c, struct rect r)
 			snprintf(buf, sizeof buf, "%*s  ⋮ step 1 above", lw, "");
 		else
 			snprintf(buf, sizeof buf, "%*s  ⋮ steps 1–%d above", lw, "", first);
-		text(c, r, r.x + 2, y++, r.w - 2, buf, &mu);
+		clip_text(c, r, r.x + 2, y++, r.w - 2, buf, &mu);
 	} else {
 		first = 0;
 	}
@@ -383,22 +288,22 @@ static void draw_input(const struct page *P, struct canvas *c, struct rect r)
 			}
 		if (on)
 			for (int x = r.x; x < tx + w + (cut ? 2 : 0) && x < r.x + r.w; x++)
-				put(c, r, x, y, " ", st);
+				clip_puts(c, r, x, y, " ", st);
 		snprintf(buf, sizeof buf, "%*d", lw, k + 1);
-		text(c, r, r.x, y, 2, on ? "▸" : " ", st);
-		text(c, r, r.x + 2, y, lw, buf, st);
+		clip_text(c, r, r.x, y, 2, on ? "▸" : " ", st);
+		clip_text(c, r, r.x + 2, y, lw, buf, st);
 		int x = tx;
 		if (cut)
-			x += text(c, r, x, y, 2, "… ", st);
+			x += clip_text(c, r, x, y, 2, "… ", st);
 		for (int i = lo; i < n; i++) {
 			if (i > lo)
-				x += text(c, r, x, y, 1, " ", st);
+				x += clip_text(c, r, x, y, 1, " ", st);
 			int last = i == n - 1 && k > 0;
-			x += text(c, r, x, y, r.x + r.w - x, t[i],
+			x += clip_text(c, r, x, y, r.x + r.w - x, t[i],
 				  on ? st : last ? &ac : st);
 		}
 		next_text(P, k, nx, sizeof nx);
-		text(c, r, ax, y, r.x + r.w - ax, nx, on ? &ac : &mu);
+		clip_text(c, r, ax, y, r.x + r.w - ax, nx, on ? &ac : &mu);
 	}
 }
 
@@ -430,13 +335,13 @@ static void draw_cands(const struct page *P, struct canvas *c, struct rect r)
 	int nc = cands_of(P);
 	if (P->beam > 1)
 		snprintf(buf, sizeof buf, "next token at step %d for #%d (log p %s so far)",
-			 P->s + 1, P->hyp, num(n1, sizeof n1, h ? h->logp : 0, 3));
+			 P->s + 1, P->hyp, fmt_num(n1, sizeof n1, h ? h->logp : 0, 3));
 	else
 		snprintf(buf, sizeof buf, "next token at step %d: top %d of the distribution",
 			 P->s + 1, nc);
-	text(c, r, r.x, r.y, r.w, buf, &hd);
+	clip_text(c, r, r.x, r.y, r.w, buf, &hd);
 	if (nc == 0) {
-		text(c, r, r.x, r.y + 1, r.w, "no candidates recorded for this hypothesis", &mu);
+		clip_text(c, r, r.x, r.y + 1, r.w, "no candidates recorded for this hypothesis", &mu);
 		return;
 	}
 
@@ -457,14 +362,14 @@ static void draw_cands(const struct page *P, struct canvas *c, struct rect r)
 	const int bx = r.x + 2 + tw + 1, px = bx + bw + (bw ? 1 : 0);
 	int y = r.y + 1;
 	if (r.h >= 3) {
-		text(c, r, r.x, y, 2 + tw, "  token", &mu);
+		clip_text(c, r, r.x, y, 2 + tw, "  token", &mu);
 		if (bw >= 14)
-			text(c, r, bx, y, bw, "p (bar 0–100%)", &mu);
-		rtext(c, r, px, y, 7, "p", &mu);
+			clip_text(c, r, bx, y, bw, "p (bar 0–100%)", &mu);
+		clip_rtext(c, r, px, y, 7, "p", &mu);
 		if (lpw)
-			rtext(c, r, px + 7, y, lpw, "log p", &mu);
+			clip_rtext(c, r, px + 7, y, lpw, "log p", &mu);
 		if (scw)
-			rtext(c, r, px + 7 + lpw, y, scw, "score", &mu);
+			clip_rtext(c, r, px + 7 + lpw, y, scw, "score", &mu);
 		y++;
 	}
 	int rank = 0, shown = 0, room = r.y + r.h - y - (r.h >= nc + 4 ? 1 : 0);
@@ -478,17 +383,18 @@ static void draw_cands(const struct page *P, struct canvas *c, struct rect r)
 		shown++;
 		const char *mark = cd->finished ? "●" : cd->kept ? "✓" : "✗";
 		const struct style *ms = cd->kept ? (cd->finished ? &gd : &ac) : &mu;
-		text(c, r, r.x, y, 1, mark, ms);
+		clip_text(c, r, r.x, y, 1, mark, ms);
 		text_fit(tok(P, cd->token, b, sizeof b), tw, buf, sizeof buf);
-		text(c, r, r.x + 2, y, tw, buf, rank - 1 == P->cand ? &cur :
+		clip_text(c, r, r.x + 2, y, tw, buf, rank - 1 == P->cand ? &cur :
 		     cd->kept ? &ac : &lab);
-		bar(c, r, bx, y, bw, cd->prob, cd->kept ? &ac : &tx);
-		pct(n1, sizeof n1, cd->prob);
-		rtext(c, r, px, y, 7, n1, cd->kept ? &ac : &tx);
+		const struct style *bs = cd->kept ? &ac : &tx;
+		draw_bar(c, r, bx, y, bw, cd->prob, bs->fg, bs->bg, bs->attr);
+		fmt_pct(n1, sizeof n1, cd->prob);
+		clip_rtext(c, r, px, y, 7, n1, cd->kept ? &ac : &tx);
 		if (lpw)
-			rtext(c, r, px + 7, y, lpw, num(n1, sizeof n1, cd->logp, 3), &tx);
+			clip_rtext(c, r, px + 7, y, lpw, fmt_num(n1, sizeof n1, cd->logp, 3), &tx);
 		if (scw)
-			rtext(c, r, px + 7 + lpw, y, scw, num(n1, sizeof n1, cd->score, 3), &tx);
+			clip_rtext(c, r, px + 7 + lpw, y, scw, fmt_num(n1, sizeof n1, cd->score, 3), &tx);
 		int nx = px + 7 + lpw + scw + 2;
 		if (cd->finished)
 			snprintf(buf, sizeof buf, "ends (</s>)");
@@ -498,21 +404,21 @@ static void draw_cands(const struct page *P, struct canvas *c, struct rect r)
 			snprintf(buf, sizeof buf, "→ slot #%d", next_slot(st, i));
 		else
 			buf[0] = 0;
-		text(c, r, nx, y, r.x + r.w - nx, buf, cd->kept ? &ac : &mu);
+		clip_text(c, r, nx, y, r.x + r.w - nx, buf, cd->kept ? &ac : &mu);
 		y++;
 	}
 	if (shown < rank && shown >= 2) {
 		/* the last line says how many did not fit */
-		struct rect line = sub(r, r.x, y - 1, r.w, 1);
+		struct rect line = rect_sub(r, r.x, y - 1, r.w, 1);
 		canvas_fill(c, line, " ", COLOR_DEFAULT, COLOR_DEFAULT, 0);
 		snprintf(buf, sizeof buf, "  ⋮ %d more", rank - shown + 1);
-		text(c, r, r.x, y - 1, r.w, buf, &mu);
+		clip_text(c, r, r.x, y - 1, r.w, buf, &mu);
 	}
 	if (r.h >= nc + 4 && y < r.y + r.h) {
 		int x = r.x;
-		x += text(c, r, x, y, r.w, "✓ kept  ● </s>  ✗ pruned", &mu);
+		x += clip_text(c, r, x, y, r.w, "✓ kept  ● </s>  ✗ pruned", &mu);
 		if (scw)
-			text(c, r, x, y, r.x + r.w - x, "  · log p cumulative · "
+			clip_text(c, r, x, y, r.x + r.w - x, "  · log p cumulative · "
 			     "score = log p ÷ ((5+n)/6)^α", &mu);
 	}
 }
@@ -634,10 +540,10 @@ static void draw_gap(struct canvas *c, struct rect r, int x, int y0,
 			int p = L->live[ch].parent;
 			const struct style *st = ch == path_child ? pa : ln;
 			if (p == ch)
-				text(c, r, x + 1, y0 + ch, 3, "───", st);
+				clip_text(c, r, x + 1, y0 + ch, 3, "───", st);
 			else {
 				snprintf(buf, sizeof buf, "%s%d", p < ch ? "↖" : "↙", p);
-				rtext(c, r, x + 1, y0 + ch, 3, buf, st);
+				clip_rtext(c, r, x + 1, y0 + ch, 3, buf, st);
 			}
 		}
 		return;
@@ -681,7 +587,7 @@ static void draw_gap(struct canvas *c, struct rect r, int x, int y0,
 	for (int y = 0; y < rows; y++)
 		for (int k = 0; k < gw; k++)
 			if (m[k][y])
-				put(c, r, x + 1 + k, y0 + y, box(m[k][y]), hot[k][y] ? pa : ln);
+				clip_puts(c, r, x + 1 + k, y0 + y, box(m[k][y]), hot[k][y] ? pa : ln);
 }
 
 /* The lattice's columns 0…ncol-1 with their lanes and widths. */
@@ -725,7 +631,7 @@ static int lat_build(const struct page *P, int ncol, struct lat *L)
 			const struct cand *cd = C->live[i].cd;
 			int w = text_width(tok(P, cd->token, b, sizeof b));
 			L->tw = w > L->tw ? w : L->tw;
-			w = text_width(num(n1, sizeof n1, cd->score, 2));
+			w = text_width(fmt_num(n1, sizeof n1, cd->score, 2));
 			L->sw = w > L->sw ? w : L->sw;
 		}
 	}
@@ -753,7 +659,7 @@ static void draw_ranking(const struct page *P, struct canvas *c, struct rect r)
 	if (r.h < 1 || r.w < 1)
 		return;
 	const int last = P->s == P->N - 1;
-	text(c, r, r.x, r.y, r.w, last ? "final ranking, best first: score · log p · output" :
+	clip_text(c, r, r.x, r.y, r.w, last ? "final ranking, best first: score · log p · output" :
 	     "finished so far (</s>)", &hd);
 	int y = r.y + 1, shown = 0, rank = 0;
 	const int sw = 7;
@@ -765,12 +671,12 @@ static void draw_ranking(const struct page *P, struct canvas *c, struct rect r)
 		snprintf(buf, sizeof buf, "%d", rank);
 		int x = r.x;
 		const struct style *st = rank == 1 && last ? &gd : &tx;
-		rtext(c, r, x, y, 2, buf, st);
+		clip_rtext(c, r, x, y, 2, buf, st);
 		x += 3;
-		rtext(c, r, x, y, sw, num(n1, sizeof n1, h->score, 3), st);
+		clip_rtext(c, r, x, y, sw, fmt_num(n1, sizeof n1, h->score, 3), st);
 		x += sw + 1;
 		if (r.w >= 36) {
-			rtext(c, r, x, y, sw + 1, num(n2, sizeof n2, h->logp, 3), &mu);
+			clip_rtext(c, r, x, y, sw + 1, fmt_num(n2, sizeof n2, h->logp, 3), &mu);
 			x += sw + 3;
 		}
 		size_t used = 0;
@@ -782,12 +688,12 @@ static void draw_ranking(const struct page *P, struct canvas *c, struct rect r)
 			 d->hit_max_len ? " (no </s>)" : " </s>");
 		char fit[512];
 		text_fit(buf, r.x + r.w - x, fit, sizeof fit);
-		text(c, r, x, y, r.x + r.w - x, fit, st);
+		clip_text(c, r, x, y, r.x + r.w - x, fit, st);
 		y++;
 		shown++;
 	}
 	if (!shown && y < r.y + r.h)
-		text(c, r, r.x, y, r.w, "none yet", &mu);
+		clip_text(c, r, r.x, y, r.w, "none yet", &mu);
 }
 
 /* Pruned candidates of step s: how many. */
@@ -830,15 +736,15 @@ static void draw_lattice(const struct page *P, struct canvas *c, struct rect r,
 	struct rect lr = r;
 	if (rank_right) {
 		lr.w = rank_w;
-		struct rect rr = sub(r, r.x + lr.w + 2, r.y, r.w - lr.w - 2, r.h);
+		struct rect rr = rect_sub(r, r.x + lr.w + 2, r.y, r.w - lr.w - 2, r.h);
 		for (int y = rr.y; y < rr.y + rr.h; y++)
-			put(c, r, rr.x - 2, y, "│", &bo);
+			clip_puts(c, r, rr.x - 2, y, "│", &bo);
 		draw_ranking(P, c, rr);
 	}
 
 	snprintf(buf, sizeof buf, "beam: %d slot%s · cell = token and score "
 		 "(log p ÷ ((5+n)/6)^α) · ▸ followed", P->beam, P->beam == 1 ? "" : "s");
-	text(c, lr, lr.x, lr.y, lr.w, buf, &hd);
+	clip_text(c, lr, lr.x, lr.y, lr.w, buf, &hd);
 
 	/* which columns fit: the newest always, then back to the oldest */
 	int lw = 2 + (nslots > 10 ? 2 : 1) + 1;
@@ -852,10 +758,10 @@ static void draw_lattice(const struct page *P, struct canvas *c, struct rect r,
 	}
 	const int yh = lr.y + 1, y0 = lr.y + 2;
 	if (first > 0)
-		text(c, lr, lr.x, yh, lw, "…", &mu);
+		clip_text(c, lr, lr.x, yh, lw, "…", &mu);
 	for (int b2 = 0; b2 < nslots; b2++) {
 		snprintf(buf, sizeof buf, "#%d", b2);
-		text(c, lr, lr.x, y0 + b2, lw, buf, b2 == P->hyp ? &ac : &lab);
+		clip_text(c, lr, lr.x, y0 + b2, lw, buf, b2 == P->hyp ? &ac : &lab);
 	}
 	int x = lr.x + lw, colx_new = x;
 	for (int j = first; j < ncol; j++) {
@@ -869,7 +775,7 @@ static void draw_lattice(const struct page *P, struct canvas *c, struct rect r,
 		/* header: the step that produced the column */
 		if (j > 0) {
 			snprintf(buf, sizeof buf, "step %d", j);
-			text(c, lr, x + 1, yh, cell_w(j, tw, sw, rootw) - 1, buf,
+			clip_text(c, lr, x + 1, yh, cell_w(j, tw, sw, rootw) - 1, buf,
 			     j == ncol - 1 ? &hd : &mu);
 		}
 		for (int i = 0; i < col[j].nlive; i++) {
@@ -879,23 +785,23 @@ static void draw_lattice(const struct page *P, struct canvas *c, struct rect r,
 			const struct style *st = on_path ? &ac : j == ncol - 1 ? &tx : &mu;
 			int y = y0 + i;
 			if (followed)
-				put(c, lr, x, y, "▸", &ac);
+				clip_puts(c, lr, x, y, "▸", &ac);
 			if (!lc->cd) {
-				text(c, lr, x + 1, y, rootw, P->prompt[P->np - 1], st);
+				clip_text(c, lr, x + 1, y, rootw, P->prompt[P->np - 1], st);
 				continue;
 			}
 			text_fit(tok(P, lc->cd->token, b, sizeof b), tw, buf, sizeof buf);
-			text(c, lr, x + 1, y, tw, buf, st);
-			rtext(c, lr, x + 2 + tw, y, sw, num(n1, sizeof n1, lc->cd->score, 2), st);
+			clip_text(c, lr, x + 1, y, tw, buf, st);
+			clip_rtext(c, lr, x + 2 + tw, y, sw, fmt_num(n1, sizeof n1, lc->cd->score, 2), st);
 		}
 		/* hypotheses that ended here, under the slots */
 		for (int i = 0; i < col[j].nfin; i++) {
 			const struct cand *cd = col[j].fin[i];
 			snprintf(buf, sizeof buf, "● </s> %s from #%d",
-				 num(n1, sizeof n1, cd->score, 2), cd->parent);
+				 fmt_num(n1, sizeof n1, cd->score, 2), cd->parent);
 			int fw = cell_w(j, tw, sw, rootw) +
 				 (j + 1 < ncol ? gap_w(nl[j + 1]) : 12);
-			text(c, lr, x, y0 + nslots + i, fw, buf, &gd);
+			clip_text(c, lr, x, y0 + nslots + i, fw, buf, &gd);
 		}
 		x += cell_w(j, tw, sw, rootw);
 	}
@@ -915,7 +821,7 @@ static void draw_lattice(const struct page *P, struct canvas *c, struct rect r,
 		if (lr.x + lr.w - px < need)
 			px = lr.x + lr.w - need > lr.x ? lr.x + lr.w - need : lr.x;
 		int pw = lr.x + lr.w - px;
-		text(c, lr, px, yp++, pw, buf, &mu);
+		clip_text(c, lr, px, yp++, pw, buf, &mu);
 		int room = bottom - yp, shown = 0;
 		int show = np <= room ? np : room >= 2 ? room - 1 : 0;
 		for (int i = 0; i < st->ncands && shown < show; i++) {
@@ -924,25 +830,25 @@ static void draw_lattice(const struct page *P, struct canvas *c, struct rect r,
 				continue;
 			text_fit(tok(P, cd->token, b, sizeof b), tw, n1, sizeof n1);
 			int xx = px;
-			xx += text(c, lr, xx, yp, 2, "✗ ", &mu);
-			text(c, lr, xx, yp, tw, n1, &mu);
+			xx += clip_text(c, lr, xx, yp, 2, "✗ ", &mu);
+			clip_text(c, lr, xx, yp, tw, n1, &mu);
 			xx += tw + 1;
-			rtext(c, lr, xx, yp, sw, num(n1, sizeof n1, cd->score, 2), &mu);
+			clip_rtext(c, lr, xx, yp, sw, fmt_num(n1, sizeof n1, cd->score, 2), &mu);
 			xx += sw + 1;
 			snprintf(buf, sizeof buf, "from #%d", cd->parent);
-			text(c, lr, xx, yp, lr.x + lr.w - xx, buf, &mu);
+			clip_text(c, lr, xx, yp, lr.x + lr.w - xx, buf, &mu);
 			yp++;
 			shown++;
 		}
 		if (shown < np && show > 0) {
 			snprintf(buf, sizeof buf, "  ⋮ %d more", np - shown);
-			text(c, lr, px, yp++, pw, buf, &mu);
+			clip_text(c, lr, px, yp++, pw, buf, &mu);
 		}
 	}
 	if (!rank_right) {
 		int ry = yp + 1 > y0 + nslots + maxfin + 1 ? yp + 1 : y0 + nslots + maxfin + 1;
 		if (ry < r.y + r.h)
-			draw_ranking(P, c, sub(r, r.x, ry, r.w, r.y + r.h - ry));
+			draw_ranking(P, c, rect_sub(r, r.x, ry, r.w, r.y + r.h - ry));
 	}
 	lat_free(&La);
 }
@@ -968,7 +874,7 @@ static int lattice_width(const struct page *P)
 static void message(struct canvas *c, struct rect r, const char *s)
 {
 	const struct style mu = role_style(R_MUTED, c->depth);
-	text(c, r, r.x, r.y, r.w, s, &mu);
+	clip_text(c, r, r.x, r.y, r.w, s, &mu);
 }
 
 static void draw(struct view_state *v, struct canvas *c, struct rect r)
@@ -998,17 +904,17 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 			     P.hyp, P.d->steps[P.s].nhyps);
 	else
 		snprintf(buf, sizeof buf, " step %d of %d · greedy ", P.s + 1, P.N);
-	int x = r.x + text(c, r, r.x, r.y, r.w, buf, &ti);
+	int x = r.x + clip_text(c, r, r.x, r.y, r.w, buf, &ti);
 	int y = r.y + 1;
 	const int last = P.s == P.N - 1;
 	if (last && P.d->hit_max_len) {
 		const char *w = "stopped at the length limit without </s>";
 		if (r.x + r.w - x - 2 >= text_width(w))
-			text(c, r, x + 2, r.y, r.x + r.w - x - 2, w, &wa);
+			clip_text(c, r, x + 2, r.y, r.x + r.w - x - 2, w, &wa);
 		else
-			text(c, r, r.x, y++, r.w, w, &wa);
+			clip_text(c, r, r.x, y++, r.w, w, &wa);
 	} else if (last) {
-		text(c, r, x + 2, r.y, r.x + r.w - x - 2, "search finished", &mu);
+		clip_text(c, r, x + 2, r.y, r.x + r.w - x - 2, "search finished", &mu);
 	}
 	int H = r.y + r.h - y;
 	if (H < 1) {
@@ -1055,17 +961,17 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	const int g2 = c_want > 0 && spare - g1 >= 1;
 	if (side) {
 		int bx = r.x + aw + 3;
-		draw_input(&P, c, sub(r, r.x, y, aw, a_h));
-		draw_cands(&P, c, sub(r, bx, y, r.x + r.w - bx, b_h));
+		draw_input(&P, c, rect_sub(r, r.x, y, aw, a_h));
+		draw_cands(&P, c, rect_sub(r, bx, y, r.x + r.w - bx, b_h));
 		y += a_h + g2;
 	} else {
-		draw_input(&P, c, sub(r, r.x, y, r.w, a_h));
+		draw_input(&P, c, rect_sub(r, r.x, y, r.w, a_h));
 		y += a_h + g1;
-		draw_cands(&P, c, sub(r, r.x, y, r.w, b_h));
+		draw_cands(&P, c, rect_sub(r, r.x, y, r.w, b_h));
 		y += b_h + g2;
 	}
 	if (y < r.y + r.h) {
-		struct rect cr = sub(r, r.x, y, r.w, r.y + r.h - y);
+		struct rect cr = rect_sub(r, r.x, y, r.w, r.y + r.h - y);
 		if (beam)
 			draw_lattice(&P, c, cr, rank_w);
 		else if (last)

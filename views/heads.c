@@ -10,54 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "draw.h"
 #include "palette.h"
 #include "view.h"
 
 #define CURSOR_MARK RGB(255, 0, 255)
 #define GAP 1                 /* blank columns between tiles */
-
-/* --- drawing clipped to the view's rectangle --- */
-
-static int inside(struct rect r, int x, int y)
-{
-	return x >= r.x && y >= r.y && x < r.x + r.w && y < r.y + r.h;
-}
-
-static void put(struct canvas *c, struct rect r, int x, int y, const char *g,
-		uint32_t fg, uint32_t bg, uint8_t attr)
-{
-	if (inside(r, x, y))
-		canvas_put(c, x, y, g, fg, bg, attr);
-}
-
-static int text(struct canvas *c, struct rect r, int x, int y, int maxw,
-		const char *s, const struct style *st)
-{
-	if (y < r.y || y >= r.y + r.h || x < r.x)
-		return 0;
-	if (maxw > r.x + r.w - x)
-		maxw = r.x + r.w - x;
-	if (maxw <= 0)
-		return 0;
-	return canvas_text(c, x, y, maxw, s, st->fg, st->bg, st->attr);
-}
-
-static int clampi(int v, int lo, int hi)
-{
-	return v < lo ? lo : v > hi ? hi : v;
-}
-
-/* Keeps cur visible in a window of vis items starting at *first. */
-static void follow(int *first, int cur, int vis, int total)
-{
-	if (vis < 1)
-		vis = 1;
-	if (cur >= 0 && cur < *first)
-		*first = cur;
-	if (cur >= 0 && cur >= *first + vis)
-		*first = cur - vis + 1;
-	*first = clampi(*first, 0, total > vis ? total - vis : 0);
-}
 
 static int has_neginf(const float *m, size_t n)
 {
@@ -98,7 +56,7 @@ static void draw_mean(struct view_state *v, struct canvas *c, struct rect r)
 
 	float *mean = malloc(per * sizeof *mean);   /* [n, m] */
 	if (!mean) {
-		text(c, r, r.x, r.y, r.w, "out of memory for the mean over heads", &wa);
+		clip_text(c, r, r.x, r.y, r.w, "out of memory for the mean over heads", &wa);
 		return;
 	}
 	for (size_t i = 0; i < per; i++) {
@@ -111,15 +69,15 @@ static void draw_mean(struct view_state *v, struct canvas *c, struct rect r)
 
 	int x = r.x;
 	snprintf(buf, sizeof buf, "mean over %d heads", H);
-	x += text(c, r, x, r.y, r.w, buf, &hd) + 2;
+	x += clip_text(c, r, x, r.y, r.w, buf, &hd) + 2;
 	snprintf(buf, sizeof buf, "rows: %s · columns: %s", view_row_title(s),
 		 view_col_title(s));
-	x += text(c, r, x, r.y, r.x + r.w - x, buf, &mu) + 2;
+	x += clip_text(c, r, x, r.y, r.x + r.w - x, buf, &mu) + 2;
 	if (s->kind == SK_WEIGHTS) {
 		const char *pat = attn_pattern(mean, n, m);
 		snprintf(buf, sizeof buf, "entropy %.2f bits%s%s",
 			 attn_entropy(mean, n, m), *pat ? " · " : "", pat);
-		text(c, r, x, r.y, r.x + r.w - x, buf, &mu);
+		clip_text(c, r, x, r.y, r.x + r.w - x, buf, &mu);
 	}
 	struct rect area = { r.x, r.y + 2, r.w, r.h - 4 };
 	if (area.h >= 2 && area.w >= 2) {
@@ -224,28 +182,28 @@ static void draw_tile(struct view_state *v, struct canvas *c, struct rect r,
 	const int cx0 = tx + 1 + (g->iw - g->ncv * g->cw) / 2;   /* cells centred */
 
 	/* frame */
-	put(c, r, tx, ty, box[0], bo.fg, bo.bg, bo.attr);
-	put(c, r, tx + g->tw - 1, ty, box[2], bo.fg, bo.bg, bo.attr);
-	put(c, r, tx, bot, box[4], bo.fg, bo.bg, bo.attr);
-	put(c, r, tx + g->tw - 1, bot, box[5], bo.fg, bo.bg, bo.attr);
+	clip_put(c, r, tx, ty, box[0], bo.fg, bo.bg, bo.attr);
+	clip_put(c, r, tx + g->tw - 1, ty, box[2], bo.fg, bo.bg, bo.attr);
+	clip_put(c, r, tx, bot, box[4], bo.fg, bo.bg, bo.attr);
+	clip_put(c, r, tx + g->tw - 1, bot, box[5], bo.fg, bo.bg, bo.attr);
 	for (int k = 1; k < g->tw - 1; k++) {
-		put(c, r, tx + k, ty, box[1], bo.fg, bo.bg, bo.attr);
-		put(c, r, tx + k, bot, box[1], bo.fg, bo.bg, bo.attr);
+		clip_put(c, r, tx + k, ty, box[1], bo.fg, bo.bg, bo.attr);
+		clip_put(c, r, tx + k, bot, box[1], bo.fg, bo.bg, bo.attr);
 	}
 	for (int k = 1; k <= g->cl; k++) {
-		put(c, r, tx, ty + k, box[3], bo.fg, bo.bg, bo.attr);
-		put(c, r, tx + g->tw - 1, ty + k, box[3], bo.fg, bo.bg, bo.attr);
+		clip_put(c, r, tx, ty + k, box[3], bo.fg, bo.bg, bo.attr);
+		clip_put(c, r, tx + g->tw - 1, ty + k, box[3], bo.fg, bo.bg, bo.attr);
 	}
 
 	/* title in the top border, pattern in the bottom one */
 	double ent = s->kind == SK_WEIGHTS ? attn_entropy(w, n, m) : 0;
 	head_title(buf, sizeof buf, s->kind == SK_WEIGHTS ? g->level : 2, h, ent);
 	text_fit(buf, g->iw, fit, sizeof fit);
-	text(c, r, tx + 1, ty, g->iw, fit, &ti);
+	clip_text(c, r, tx + 1, ty, g->iw, fit, &ti);
 	if (s->kind == SK_WEIGHTS) {
 		const char *tag = short_tag(attn_pattern(w, n, m), g->iw);
 		text_fit(tag, g->iw, fit, sizeof fit);
-		text(c, r, tx + 1, bot, g->iw, fit, &mu);
+		clip_text(c, r, tx + 1, bot, g->iw, fit, &mu);
 	}
 
 	if (g->ch) {
@@ -270,7 +228,7 @@ static void draw_tile(struct view_state *v, struct canvas *c, struct rect r,
 							fg = color ? CURSOR_MARK : COLOR_DEFAULT;
 							at = ATTR_BOLD;
 						}
-						put(c, r, cx0 + j * g->cw + xx, ty + 1 + i * g->ch + yy,
+						clip_put(c, r, cx0 + j * g->cw + xx, ty + 1 + i * g->ch + yy,
 						    gg, fg, bg, at);
 					}
 			}
@@ -297,12 +255,12 @@ static void draw_tile(struct view_state *v, struct canvas *c, struct rect r,
 				if (i1 >= 0)
 					bg = sel && i1 == v->row && col == v->col ?
 					     CURSOR_MARK : scale_color(sc, w[(size_t)i1 * m + col]);
-				put(c, r, x, y, "▀", fg, bg, 0);
+				clip_put(c, r, x, y, "▀", fg, bg, 0);
 			} else if (cur0) {
-				put(c, r, x, y, "@", COLOR_DEFAULT, COLOR_DEFAULT,
+				clip_put(c, r, x, y, "@", COLOR_DEFAULT, COLOR_DEFAULT,
 				    ATTR_REVERSE | ATTR_BOLD);
 			} else {
-				put(c, r, x, y, scale_glyph(sc, a), COLOR_DEFAULT,
+				clip_put(c, r, x, y, scale_glyph(sc, a), COLOR_DEFAULT,
 				    COLOR_DEFAULT, 0);
 			}
 		}
@@ -353,17 +311,17 @@ static void draw_grid(struct view_state *v, struct canvas *c, struct rect r)
 
 	/* visible matrix rows */
 	int nrv = g.ch ? (n < g.cl / g.ch ? n : g.cl / g.ch) : (n < g.cl * rh ? n : g.cl * rh);
-	follow(&v->top, v->row, nrv, n);
-	follow(&v->left, v->col, g.ncv, m);
+	view_follow(&v->top, v->row, nrv, n);
+	view_follow(&v->left, v->col, g.ncv, m);
 	int gfirst = 0;
-	follow(&gfirst, v->head / g.gc, g.vgr, g.gr);
+	view_follow(&gfirst, v->head / g.gc, g.vgr, g.gr);
 
 	if (head) {
 		/* what is shown first (it changes with the cursor), then axes */
 		int x = r.x, n0 = 0;
 		char fit[200];
 		snprintf(buf, sizeof buf, "all %d heads", H);
-		x += text(c, r, x, r.y, r.w, buf, &hd) + 2;
+		x += clip_text(c, r, x, r.y, r.w, buf, &hd) + 2;
 		buf[0] = 0;
 		if (g.vgr < g.gr) {
 			int last = (gfirst + g.vgr) * g.gc - 1;
@@ -379,7 +337,7 @@ static void draw_grid(struct view_state *v, struct canvas *c, struct rect r)
 			 view_row_title(s), view_col_title(s));
 		if (r.x + r.w - x > 0) {
 			text_fit(buf, r.x + r.w - x, fit, sizeof fit);
-			text(c, r, x, r.y, r.x + r.w - x, fit, &mu);
+			clip_text(c, r, x, r.y, r.x + r.w - x, fit, &mu);
 		}
 	}
 
@@ -407,13 +365,13 @@ static void draw_grid(struct view_state *v, struct canvas *c, struct rect r)
 		} else {
 			snprintf(buf, sizeof buf, "head %d selected (framed)", v->head);
 		}
-		text(c, r, r.x, y++, r.w, buf, &mu);
+		clip_text(c, r, r.x, y++, r.w, buf, &mu);
 	}
 	if (nfoot >= 2 && y < r.y + r.h)
 		draw_legend(c, r.x, y++, r.w, &sc, has_neginf(all, numel));
 	if (nfoot >= 1) {
 		snprintf(buf, sizeof buf, "Enter: open head %d", v->head);
-		text(c, r, r.x, y, r.w, buf, &ac);
+		clip_text(c, r, r.x, y, r.w, buf, &ac);
 	}
 }
 
@@ -426,7 +384,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	if (s->ndim != 3 || s->dtype != DT_F32 || s->shape[0] < 1 ||
 	    s->shape[1] < 1 || s->shape[2] < 1) {
 		const struct style mu = role_style(R_MUTED, c->depth);
-		text(c, r, r.x, r.y, r.w, "this stage has no heads", &mu);
+		clip_text(c, r, r.x, r.y, r.w, "this stage has no heads", &mu);
 		return;
 	}
 	if (v->flags & VF_MEAN_HEADS)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "model.h"
+#include "draw.h"
 #include "palette.h"
 #include "view.h"
 
@@ -47,23 +48,6 @@ static void cell_number(char *buf, size_t n, float x, int cw)
 		snprintf(buf, n, "%*.1f ", w, x);
 	else
 		snprintf(buf, n, "%*.0e ", w, x);
-}
-
-static int clampi(int v, int lo, int hi)
-{
-	return v < lo ? lo : v > hi ? hi : v;
-}
-
-/* Keeps cur visible in a window of vis items starting at *first. */
-static void follow(int *first, int cur, int vis, int total)
-{
-	if (vis < 1)
-		vis = 1;
-	if (cur >= 0 && cur < *first)
-		*first = cur;
-	if (cur >= 0 && cur >= *first + vis)
-		*first = cur - vis + 1;
-	*first = clampi(*first, 0, total > vis ? total - vis : 0);
 }
 
 struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
@@ -126,8 +110,8 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 	int vr = (r.h - hh) * (half ? 2 : 1) / ch;
 	if (vr < 1)
 		return used;
-	follow(left, ccol, vc, cols);
-	follow(top, crow, vr, rows);
+	view_follow(left, ccol, vc, cols);
+	view_follow(top, crow, vr, rows);
 	int nc = cols - *left < vc ? cols - *left : vc;
 	int nr = rows - *top < vr ? rows - *top : vr;
 

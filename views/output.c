@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "draw.h"
 #include "palette.h"
 #include "view.h"
 #include "vocab.h"
@@ -16,77 +17,6 @@
 #define TOPK_MAX 15
 #define TOKEN_MAX 14          /* columns for a token in the bar list */
 #define LIST_MAX 18           /* columns of the position list */
-
-/* --- drawing clipped to the view's rectangle --- */
-
-static int inside(struct rect r, int x, int y)
-{
-	return x >= r.x && y >= r.y && x < r.x + r.w && y < r.y + r.h;
-}
-
-static void put(struct canvas *c, struct rect r, int x, int y, const char *g,
-		uint32_t fg, uint32_t bg, uint8_t attr)
-{
-	if (inside(r, x, y))
-		canvas_put(c, x, y, g, fg, bg, attr);
-}
-
-static int text(struct canvas *c, struct rect r, int x, int y, int maxw,
-		const char *s, const struct style *st)
-{
-	if (y < r.y || y >= r.y + r.h || x < r.x)
-		return 0;
-	if (maxw > r.x + r.w - x)
-		maxw = r.x + r.w - x;
-	if (maxw <= 0)
-		return 0;
-	return canvas_text(c, x, y, maxw, s, st->fg, st->bg, st->attr);
-}
-
-static int clampi(int v, int lo, int hi)
-{
-	return v < lo ? lo : v > hi ? hi : v;
-}
-
-static void follow(int *first, int cur, int vis, int total)
-{
-	if (vis < 1)
-		vis = 1;
-	if (cur >= 0 && cur < *first)
-		*first = cur;
-	if (cur >= 0 && cur >= *first + vis)
-		*first = cur - vis + 1;
-	*first = clampi(*first, 0, total > vis ? total - vis : 0);
-}
-
-/* A horizontal bar of frac (0…1) of w columns, in eighths. */
-static void bar(struct canvas *c, struct rect r, int x, int y, int w,
-		double frac, uint32_t fg, uint32_t bg, uint8_t attr)
-{
-	static const char *const part[] = { "", "▏", "▎", "▍", "▌", "▋", "▊", "▉" };
-	if (!(frac > 0))
-		return;
-	if (frac > 1)
-		frac = 1;
-	int eighths = (int)lround(frac * w * 8);
-	int k = 0;
-	for (; k < eighths / 8; k++)
-		put(c, r, x + k, y, "█", fg, bg, attr);
-	if (eighths % 8 && k < w)
-		put(c, r, x + k, y, part[eighths % 8], fg, bg, attr);
-	else if (eighths == 0)
-		put(c, r, x, y, "▏", fg, bg, attr);   /* not zero */
-}
-
-static void fmt_pct(char *buf, size_t n, double p)
-{
-	if (p >= 0.0005)
-		snprintf(buf, n, "%.1f%%", p * 100);
-	else if (p > 0)
-		snprintf(buf, n, "<0.1%%");
-	else
-		snprintf(buf, n, "0%%");
-}
 
 /* --- labels --- */
 
@@ -159,9 +89,9 @@ static void draw_positions(struct view_state *v, struct canvas *c,
 	const struct style bo = role_style(R_BORDER, c->depth);
 	char tok[96], fit[64], buf[128];
 
-	text(c, r, r.x, r.y, lw - 1, "position", &hd);
+	clip_text(c, r, r.x, r.y, lw - 1, "position", &hd);
 	int vis = r.h - 1;
-	follow(&v->top, v->row, vis, rows);
+	view_follow(&v->top, v->row, vis, rows);
 	int nvis = 0;
 	for (int k = 0; k < vis && v->top + k < rows; k++, nvis++) {
 		int i = v->top + k, on = i == v->row;
@@ -171,11 +101,11 @@ static void draw_positions(struct view_state *v, struct canvas *c,
 		const struct style *st = on ? &cur : &tx;
 		if (on)
 			for (int x = 0; x < lw - 1; x++)
-				put(c, r, r.x + x, r.y + 1 + k, " ", st->fg, st->bg, st->attr);
-		text(c, r, r.x, r.y + 1 + k, lw - 1, buf, st);
+				clip_put(c, r, r.x + x, r.y + 1 + k, " ", st->fg, st->bg, st->attr);
+		clip_text(c, r, r.x, r.y + 1 + k, lw - 1, buf, st);
 	}
 	for (int y = 0; y < r.h; y++)
-		put(c, r, r.x + lw - 1, r.y + y, "│", bo.fg, bo.bg, bo.attr);
+		clip_put(c, r, r.x + lw - 1, r.y + y, "│", bo.fg, bo.bg, bo.attr);
 	/* a click on a line selects that position (the column stays) */
 	v->geom = (struct grid_geom){ 1, r.x, r.y + 1, lw - 1, 1, v->top, v->col,
 				      nvis, 1, 0 };
@@ -220,16 +150,16 @@ static void draw_dist(struct view_state *v, struct canvas *c, struct rect r)
 	row_label(t, s, row, tok, sizeof tok);
 	text_fit(tok, 24, fit, sizeof fit);
 	snprintf(buf, sizeof buf, "next token after “%s” (position %d)", fit, row);
-	int x = pr.x + text(c, pr, pr.x, pr.y, pr.w, buf, &hd) + 2;
+	int x = pr.x + clip_text(c, pr, pr.x, pr.y, pr.w, buf, &hd) + 2;
 	if (s->kind == SK_LOGITS)
-		text(c, pr, x, pr.y, pr.x + pr.w - x,
+		clip_text(c, pr, x, pr.y, pr.x + pr.w - x,
 		     p ? "ranked by probability (probs stage)" : "ranked by logit", &mu);
 
 	int lid = label_id(t, rows, row);
 	int lrank = lid >= 0 && lid < V && key ? rank_of(key, V, lid) : 0;
 	int y = pr.y + 1;
 	if (lid == TOK_PAD) {
-		text(c, pr, pr.x, y, pr.w, "label <pad>: a padded position, no loss", &mu);
+		clip_text(c, pr, pr.x, y, pr.w, "label <pad>: a padded position, no loss", &mu);
 	} else if (lid >= 0 && lid < V) {
 		/* "label “x”: rank r of V · p … · loss …", the parts that do not
 		 * fit flowing onto the (otherwise blank) next line */
@@ -254,13 +184,13 @@ static void draw_dist(struct view_state *v, struct canvas *c, struct rect r)
 				w -= 3;
 			}
 			if (lx > pr.x)
-				lx += text(c, pr, lx, y, pr.x + pr.w - lx, " · ", st);
-			lx += text(c, pr, lx, y, pr.x + pr.w - lx, part[i], st);
+				lx += clip_text(c, pr, lx, y, pr.x + pr.w - lx, " · ", st);
+			lx += clip_text(c, pr, lx, y, pr.x + pr.w - lx, part[i], st);
 		}
 	} else if (t->label_tokens && rows == t->T && lid < 0) {
-		text(c, pr, pr.x, y, pr.w, "label not in the vocabulary", &wa);
+		clip_text(c, pr, pr.x, y, pr.w, "label not in the vocabulary", &wa);
 	} else {
-		text(c, pr, pr.x, y, pr.w, "no label (no target given)", &mu);
+		clip_text(c, pr, pr.x, y, pr.w, "no label (no target given)", &mu);
 	}
 	if (!key)
 		return;
@@ -301,13 +231,13 @@ static void draw_dist(struct view_state *v, struct canvas *c, struct rect r)
 	y = pr.y + 3;
 	if (k > 0) {
 		int hx = pr.x + rw + tw + 1;
-		text(c, pr, pr.x, y, rw + tw, "   # token", &mu);
+		clip_text(c, pr, pr.x, y, rw + tw, "   # token", &mu);
 		if (p)
-			text(c, pr, hx, y, bw, bw >= 26 ? "probability (bar 0–100%)" :
+			clip_text(c, pr, hx, y, bw, bw >= 26 ? "probability (bar 0–100%)" :
 			     "bar 0–100%", &mu);
-		text(c, pr, hx + bw + 1 + pw - 1, y, 1, "p", &mu);
+		clip_text(c, pr, hx + bw + 1 + pw - 1, y, 1, "p", &mu);
 		if (logit_col)
-			text(c, pr, hx + bw + 1 + pw + lgw - 5, y, 5, "logit", &mu);
+			clip_text(c, pr, hx + bw + 1 + pw + lgw - 5, y, 5, "logit", &mu);
 		y++;
 	}
 	for (int i = 0; i <= k; i++) {
@@ -315,7 +245,7 @@ static void draw_dist(struct view_state *v, struct canvas *c, struct rect r)
 		if (i < k) {
 			j = idx[i];
 		} else if (show_label) {
-			text(c, pr, pr.x + 3, y++, 1, "⋮", &mu);
+			clip_text(c, pr, pr.x + 3, y++, 1, "⋮", &mu);
 			j = lid;
 		} else {
 			break;
@@ -323,19 +253,19 @@ static void draw_dist(struct view_state *v, struct canvas *c, struct rect r)
 		int rank = i < k ? i + 1 : lrank, is_label = j == lid;
 		const struct style *st = is_label ? &gd : i == 0 ? &ac : &tx;
 		snprintf(buf, sizeof buf, "%3d ", rank);
-		text(c, pr, pr.x, y, rw, buf, &mu);
+		clip_text(c, pr, pr.x, y, rw, buf, &mu);
 		trace_axis_label(t, AX_VOCAB, j, tok, sizeof tok);
 		text_fit(tok, tw, fit, sizeof fit);
-		text(c, pr, pr.x + rw, y, tw, fit, is_label ? &gd : &lab);
+		clip_text(c, pr, pr.x + rw, y, tw, fit, is_label ? &gd : &lab);
 		int bx = pr.x + rw + tw + 1;
 		if (p && bw > 0)
-			bar(c, pr, bx, y, bw, p[j], st->fg, COLOR_DEFAULT,
+			draw_bar(c, pr, bx, y, bw, p[j], st->fg, COLOR_DEFAULT,
 			    is_label ? ATTR_BOLD : 0);
 		int nx = bx + bw + 1;
 		if (p) {
 			fmt_pct(num, sizeof num, p[j]);
 			snprintf(buf, sizeof buf, "%*s", pw, num);
-			text(c, pr, nx, y, pw, buf, st);
+			clip_text(c, pr, nx, y, pw, buf, st);
 		}
 		nx += pw;
 		if (logit_col) {
@@ -343,18 +273,18 @@ static void draw_dist(struct view_state *v, struct canvas *c, struct rect r)
 				snprintf(buf, sizeof buf, "%*s", lgw, "−∞");
 			else
 				snprintf(buf, sizeof buf, "%*.3f", lgw, lg[j]);
-			text(c, pr, nx, y, lgw, buf, &tx);
+			clip_text(c, pr, nx, y, lgw, buf, &tx);
 			nx += lgw;
 		}
 		if (is_label)
-			text(c, pr, nx + 1, y, mark_text ? mw - 1 : 1,
+			clip_text(c, pr, nx + 1, y, mark_text ? mw - 1 : 1,
 			     mark_text ? "◀ label" : "◀", &gd);
 		y++;
 	}
 	if (k > 0 && y + 1 < pr.y + pr.h) {
 		snprintf(buf, sizeof buf, "top %d of %d tokens%s", k, V,
 			 lid >= 0 && lid != TOK_PAD ? " · ◀ the teacher-forced label" : "");
-		text(c, pr, pr.x, y + 1, pr.w, buf, &mu);
+		clip_text(c, pr, pr.x, y + 1, pr.w, buf, &mu);
 	}
 }
 
@@ -394,8 +324,8 @@ static void draw_loss(struct view_state *v, struct canvas *c, struct rect r)
 			 counted < rows ? " (padding excluded)" : "");
 	else
 		snprintf(buf, sizeof buf, "no positions with a label");
-	int x = r.x + text(c, r, r.x, r.y, r.w, buf, &hd) + 2;
-	text(c, r, x, r.y, r.x + r.w - x, "loss = −log p(label)", &mu);
+	int x = r.x + clip_text(c, r, r.x, r.y, r.w, buf, &hd) + 2;
+	clip_text(c, r, x, r.y, r.x + r.w - x, "loss = −log p(label)", &mu);
 
 	/* columns: cursor, position, input → label, −log p, p, bar */
 	const int tokw = r.w >= 70 ? 12 : 8;
@@ -409,10 +339,10 @@ static void draw_loss(struct view_state *v, struct canvas *c, struct rect r)
 	if (r.h >= 5) {
 		snprintf(buf, sizeof buf, "    %-*s   %-*s   −log p       p", tokw,
 			 "input", tokw, "label");
-		text(c, r, r.x + 1, y0, r.w - 1, buf, &mu);
+		clip_text(c, r, r.x + 1, y0, r.w - 1, buf, &mu);
 		if (bw >= 8) {
 			snprintf(buf, sizeof buf, "bar 0–%.2f", mx > 0 ? mx : 1);
-			text(c, r, r.x + fixed, y0, bw, buf, &mu);
+			clip_text(c, r, r.x + fixed, y0, bw, buf, &mu);
 		}
 		y0++;
 	}
@@ -420,7 +350,7 @@ static void draw_loss(struct view_state *v, struct canvas *c, struct rect r)
 	v->geom.valid = 0;
 	if (vis < 1)
 		return;
-	follow(&v->top, v->row, vis, rows);
+	view_follow(&v->top, v->row, vis, rows);
 	int nvis = 0;
 	for (int k = 0; k < vis && v->top + k < rows; k++, nvis++) {
 		int i = v->top + k, y = y0 + k, on = i == v->row;
@@ -428,42 +358,42 @@ static void draw_loss(struct view_state *v, struct canvas *c, struct rect r)
 		const struct style *st = on ? &cur : &tx;
 		if (on)
 			for (int xx = 0; xx < r.w; xx++)
-				put(c, r, r.x + xx, y, " ", st->fg, st->bg, st->attr);
-		put(c, r, r.x, y, on ? "▸" : " ", st->fg, st->bg, st->attr);
+				clip_put(c, r, r.x + xx, y, " ", st->fg, st->bg, st->attr);
+		clip_put(c, r, r.x, y, on ? "▸" : " ", st->fg, st->bg, st->attr);
 		snprintf(buf, sizeof buf, "%3d ", i);
 		int cx = r.x + 1;
-		cx += text(c, r, cx, y, 4, buf, on ? st : &mu);
+		cx += clip_text(c, r, cx, y, 4, buf, on ? st : &mu);
 		trace_axis_label(t, s->axes[0], i, tok, sizeof tok);
 		text_fit(tok, tokw, fit, sizeof fit);
-		text(c, r, cx, y, tokw, fit, st);
+		clip_text(c, r, cx, y, tokw, fit, st);
 		cx += tokw;
-		text(c, r, cx, y, 3, " → ", on ? st : &mu);
+		clip_text(c, r, cx, y, 3, " → ", on ? st : &mu);
 		cx += 3;
 		const char *lt = t->label_tokens && rows == t->T ? t->label_tokens[i] : "?";
 		text_fit(lt, tokw, fit, sizeof fit);
-		text(c, r, cx, y, tokw, fit, on ? st : &lab);
+		clip_text(c, r, cx, y, tokw, fit, on ? st : &lab);
 		cx += tokw;
 		if (lid == TOK_PAD) {
-			text(c, r, cx + 2, y, r.x + r.w - cx - 2, "padding (not counted)",
+			clip_text(c, r, cx + 2, y, r.x + r.w - cx - 2, "padding (not counted)",
 			     on ? st : &mu);
 			continue;
 		}
 		snprintf(buf, sizeof buf, "%9.3f", loss[i]);
-		text(c, r, cx, y, 9, buf, st);
+		clip_text(c, r, cx, y, 9, buf, st);
 		cx += 9;
 		if (ps && lid >= 0 && lid < ps->shape[1]) {
 			fmt_pct(num, sizeof num, stage_f32(ps)[(size_t)i * ps->shape[1] + lid]);
 			snprintf(buf, sizeof buf, "%8s", num);
-			text(c, r, cx, y, 8, buf, st);
+			clip_text(c, r, cx, y, 8, buf, st);
 		}
 		cx += 8 + 2;
 		if (bw > 0 && mx > 0)
-			bar(c, r, cx, y, bw, loss[i] / mx, on ? cur.fg : ac.fg,
+			draw_bar(c, r, cx, y, bw, loss[i] / mx, on ? cur.fg : ac.fg,
 			    on ? cur.bg : COLOR_DEFAULT, on ? cur.attr : 0);
 	}
 	v->geom = (struct grid_geom){ 1, r.x, y0, r.w, 1, v->top, 0, nvis, 1, 0 };
 	if (r.h >= 8 && y0 + nvis < r.y + r.h)
-		text(c, r, r.x, r.y + r.h - 1, r.w,
+		clip_text(c, r, r.x, r.y + r.h - 1, r.w,
 		     "↑↓ position · p = the label's probability (probs stage)", &mu);
 }
 
@@ -479,7 +409,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 		 s->shape[0] > 0 && (s->ndim == 1 || s->shape[1] > 0);
 	if (!ok) {
 		const struct style mu = role_style(R_MUTED, c->depth);
-		text(c, r, r.x, r.y, r.w, "not an output stage", &mu);
+		clip_text(c, r, r.x, r.y, r.w, "not an output stage", &mu);
 		return;
 	}
 	if (s->kind == SK_LOSS)

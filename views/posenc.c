@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "model.h"
+#include "draw.h"
 #include "palette.h"
 #include "view.h"
 
@@ -20,32 +21,6 @@ static const uint32_t CURVE_FG[NCURVES] = {
 };
 /* without colour: one marker glyph per curve */
 static const char *const CURVE_MARK[NCURVES] = { "*", "o", "+", "x" };
-
-/* --- drawing clipped to the view's rectangle --- */
-
-static int inside(struct rect r, int x, int y)
-{
-	return x >= r.x && y >= r.y && x < r.x + r.w && y < r.y + r.h;
-}
-
-static void put(struct canvas *c, struct rect r, int x, int y, const char *g,
-		uint32_t fg, uint32_t bg, uint8_t attr)
-{
-	if (inside(r, x, y))
-		canvas_put(c, x, y, g, fg, bg, attr);
-}
-
-static int text(struct canvas *c, struct rect r, int x, int y, int maxw,
-		const char *s, const struct style *st)
-{
-	if (y < r.y || y >= r.y + r.h || x < r.x)
-		return 0;
-	if (maxw > r.x + r.w - x)
-		maxw = r.x + r.w - x;
-	if (maxw <= 0)
-		return 0;
-	return canvas_text(c, x, y, maxw, s, st->fg, st->bg, st->attr);
-}
 
 /* --- which dimensions --- */
 
@@ -173,7 +148,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	if (r.w < 1 || r.h < 1)
 		return;
 	if (s->ndim != 2 || s->dtype != DT_F32 || s->shape[0] < 1 || s->shape[1] < 1) {
-		text(c, r, r.x, r.y, r.w, "not a [positions, d] stage", &mu);
+		clip_text(c, r, r.x, r.y, r.w, "not a [positions, d] stage", &mu);
 		return;
 	}
 	const int n = s->shape[0], d = s->shape[1];
@@ -200,20 +175,20 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	trace_axis_label(v->tr, s->axes[0], row, tok, sizeof tok);
 	text_fit(tok, 16, fit, sizeof fit);
 	snprintf(buf, sizeof buf, "positional encoding over positions 0–%d", n - 1);
-	int x = r.x + text(c, r, r.x, r.y, r.w, buf, &hd) + 2;
+	int x = r.x + clip_text(c, r, r.x, r.y, r.w, buf, &hd) + 2;
 	if (maxabs == 0)
-		text(c, r, x, r.y, r.x + r.w - x, "all zero (model has no PE)", &wa);
+		clip_text(c, r, x, r.y, r.x + r.w - x, "all zero (model has no PE)", &wa);
 	else if (!sinusoidal)
-		text(c, r, x, r.y, r.x + r.w - x, "learned PE", &mu);
+		clip_text(c, r, x, r.y, r.x + r.w - x, "learned PE", &mu);
 	else
-		text(c, r, x, r.y, r.x + r.w - x, "sinusoidal", &mu);
+		clip_text(c, r, x, r.y, r.x + r.w - x, "sinusoidal", &mu);
 	if (r.h < 2)
 		return;
 
 	/* legend: marker, name and the value at the cursor's position */
 	int lx = r.x, ly = r.y + 1;
 	snprintf(buf, sizeof buf, "at %d “%s”:", row, fit);
-	lx += text(c, r, lx, ly, r.w, buf, &mu) + 1;
+	lx += clip_text(c, r, lx, ly, r.w, buf, &mu) + 1;
 	int legend_lines = 1;
 	for (int k = 0; k < nc; k++) {
 		char name[48];
@@ -226,8 +201,8 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 			lx = r.x + 4;
 		}
 		struct style sw = { color ? CURVE_FG[k] : COLOR_DEFAULT, COLOR_DEFAULT, ATTR_BOLD };
-		lx += text(c, r, lx, ly, r.x + r.w - lx, color ? "━━" : CURVE_MARK[k], &sw);
-		lx += text(c, r, lx, ly, r.x + r.w - lx, buf, &lab) + 2;
+		lx += clip_text(c, r, lx, ly, r.x + r.w - lx, color ? "━━" : CURVE_MARK[k], &sw);
+		lx += clip_text(c, r, lx, ly, r.x + r.w - lx, buf, &lab) + 2;
 	}
 
 	/* plot area: y labels and axis on the left, x axis and ticks below */
@@ -245,7 +220,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	/* the curves */
 	uint8_t *mask = calloc((size_t)NCURVES * pw * ph, 1);   /* [NCURVES, ph, pw] */
 	if (!mask) {
-		text(c, r, r.x, py0, r.w, "out of memory for the plot", &wa);
+		clip_text(c, r, r.x, py0, r.w, "out of memory for the plot", &wa);
 		return;
 	}
 	const int zero_y = (int)lround(ymax / (2 * ymax) * (4 * ph - 1)) / 4;
@@ -282,7 +257,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 				if (bits) {
 					char g[4];
 					braille(bits, g);
-					put(c, r, X, Y, g, CURVE_FG[best], COLOR_DEFAULT, 0);
+					clip_put(c, r, X, Y, g, CURVE_FG[best], COLOR_DEFAULT, 0);
 					continue;
 				}
 			} else {
@@ -291,49 +266,49 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 					if (mask[(size_t)k * pw * ph + at])
 						hit = k;   /* the cursor's pair on top */
 				if (hit >= 0) {
-					put(c, r, X, Y, CURVE_MARK[hit], COLOR_DEFAULT,
+					clip_put(c, r, X, Y, CURVE_MARK[hit], COLOR_DEFAULT,
 					    COLOR_DEFAULT, hit < 2 ? ATTR_BOLD : 0);
 					continue;
 				}
 			}
 			if (xx == cur_x)
-				put(c, r, X, Y, "╎", bo.fg, bo.bg, bo.attr);
+				clip_put(c, r, X, Y, "╎", bo.fg, bo.bg, bo.attr);
 			else if (yy == zero_y)
-				put(c, r, X, Y, "┈", bo.fg, bo.bg, bo.attr);
+				clip_put(c, r, X, Y, "┈", bo.fg, bo.bg, bo.attr);
 		}
 	free(mask);
 
 	/* y axis */
 	for (int yy = 0; yy < ph; yy++) {
 		int tick = yy == 0 || yy == ph - 1 || yy == zero_y;
-		put(c, r, px0 - 1, py0 + yy, tick ? "┤" : "│", bo.fg, bo.bg, bo.attr);
+		clip_put(c, r, px0 - 1, py0 + yy, tick ? "┤" : "│", bo.fg, bo.bg, bo.attr);
 	}
-	text(c, r, px0 - 1 - text_width(ytop), py0, ylw, ytop, &mu);
-	text(c, r, px0 - 2, py0 + zero_y, 1, "0", &mu);
-	text(c, r, px0 - 1 - text_width(ybot), py0 + ph - 1, ylw, ybot, &mu);
+	clip_text(c, r, px0 - 1 - text_width(ytop), py0, ylw, ytop, &mu);
+	clip_text(c, r, px0 - 2, py0 + zero_y, 1, "0", &mu);
+	clip_text(c, r, px0 - 1 - text_width(ybot), py0 + ph - 1, ylw, ybot, &mu);
 
 	/* x axis: ticks every 1-2-5 positions, the cursor's position marked */
 	const int ay = py0 + ph;
-	put(c, r, px0 - 1, ay, "└", bo.fg, bo.bg, bo.attr);
+	clip_put(c, r, px0 - 1, ay, "└", bo.fg, bo.bg, bo.attr);
 	for (int xx = 0; xx < pw; xx++)
-		put(c, r, px0 + xx, ay, "─", bo.fg, bo.bg, bo.attr);
+		clip_put(c, r, px0 + xx, ay, "─", bo.fg, bo.bg, bo.attr);
 	/* the cursor's label first, then the word, then the ticks that fit */
 	const char *word = "position";
 	const int cx = px0 + cur_x;
 	snprintf(buf, sizeof buf, "%d", row);
 	const int cw = text_width(buf);
-	text(c, r, cx, ay + 1, cw, buf, &cur);
+	clip_text(c, r, cx, ay + 1, cw, buf, &cur);
 	int wx = px0 + pw - text_width(word);
 	int word_on = wx > px0 + 2 && (wx > cx + cw || wx + text_width(word) < cx);
 	if (word_on)
-		text(c, r, wx, ay + 1, r.x + r.w - wx, word, &mu);
+		clip_text(c, r, wx, ay + 1, r.x + r.w - wx, word, &mu);
 	int step = tick_step(n, pw, 5);
 	for (int p = 0; p < n; p++) {
 		int on = p == row;
 		if (p % step && !on)
 			continue;
 		int tx = px0 + (n > 1 ? (int)lround((double)p * (2 * pw - 1) / (n - 1)) / 2 : 0);
-		put(c, r, tx, ay, "┴", on ? cur.fg : bo.fg, on ? cur.bg : bo.bg,
+		clip_put(c, r, tx, ay, "┴", on ? cur.fg : bo.fg, on ? cur.bg : bo.bg,
 		    on ? cur.attr : bo.attr);
 		if (on)
 			continue;
@@ -343,7 +318,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 			continue;
 		if (tx + w >= cx && tx <= cx + cw)
 			continue;   /* would touch the cursor's label */
-		text(c, r, tx, ay + 1, w, buf, &mu);
+		clip_text(c, r, tx, ay + 1, w, buf, &mu);
 	}
 }
 

@@ -1,0 +1,109 @@
+/* draw.c - drawing pieces the views share. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "draw.h"
+
+int rect_has(struct rect r, int x, int y)
+{
+	return x >= r.x && y >= r.y && x < r.x + r.w && y < r.y + r.h;
+}
+
+struct rect rect_sub(struct rect r, int x, int y, int w, int h)
+{
+	struct rect o = { x, y, w, h };
+	if (o.x < r.x) { o.w -= r.x - o.x; o.x = r.x; }
+	if (o.y < r.y) { o.h -= r.y - o.y; o.y = r.y; }
+	if (o.x + o.w > r.x + r.w) o.w = r.x + r.w - o.x;
+	if (o.y + o.h > r.y + r.h) o.h = r.y + r.h - o.y;
+	if (o.w < 0) o.w = 0;
+	if (o.h < 0) o.h = 0;
+	return o;
+}
+
+void clip_put(struct canvas *c, struct rect r, int x, int y, const char *g,
+	      uint32_t fg, uint32_t bg, uint8_t attr)
+{
+	if (rect_has(r, x, y))
+		canvas_put(c, x, y, g, fg, bg, attr);
+}
+
+void clip_puts(struct canvas *c, struct rect r, int x, int y, const char *g,
+	       const struct style *st)
+{
+	clip_put(c, r, x, y, g, st->fg, st->bg, st->attr);
+}
+
+int clip_text(struct canvas *c, struct rect r, int x, int y, int maxw,
+	      const char *s, const struct style *st)
+{
+	if (!rect_has(r, x, y))
+		return 0;
+	if (maxw > r.x + r.w - x)
+		maxw = r.x + r.w - x;
+	if (maxw <= 0)
+		return 0;
+	return canvas_text(c, x, y, maxw, s, st->fg, st->bg, st->attr);
+}
+
+void clip_rtext(struct canvas *c, struct rect r, int x, int y, int w,
+		const char *s, const struct style *st)
+{
+	int tw = text_width(s);
+	clip_text(c, r, x + (tw < w ? w - tw : 0), y, w, s, st);
+}
+
+void view_follow(int *first, int cur, int vis, int total)
+{
+	if (vis < 1)
+		vis = 1;
+	if (cur >= 0 && cur < *first)
+		*first = cur;
+	if (cur >= 0 && cur >= *first + vis)
+		*first = cur - vis + 1;
+	*first = clampi(*first, 0, total > vis ? total - vis : 0);
+}
+
+void draw_bar(struct canvas *c, struct rect r, int x, int y, int w,
+	      double frac, uint32_t fg, uint32_t bg, uint8_t attr)
+{
+	static const char *const part[] = { "", "▏", "▎", "▍", "▌", "▋", "▊", "▉" };
+	if (!(frac > 0) || w < 1)
+		return;
+	if (frac > 1)
+		frac = 1;
+	int eighths = (int)lround(frac * w * 8), k = 0;
+	for (; k < eighths / 8; k++)
+		clip_put(c, r, x + k, y, "█", fg, bg, attr);
+	if (eighths % 8 && k < w)
+		clip_put(c, r, x + k, y, part[eighths % 8], fg, bg, attr);
+	else if (eighths == 0)
+		clip_put(c, r, x, y, "▏", fg, bg, attr);   /* not zero */
+}
+
+const char *fmt_num(char *buf, size_t n, double x, int prec)
+{
+	size_t k = 0;
+	if (isnan(x) || isinf(x)) {
+		snprintf(buf, n, "%s", isnan(x) ? "nan" : x < 0 ? "−∞" : "∞");
+		return buf;
+	}
+	/* the sign only when the rounded value is not zero */
+	if (x < 0 && -x >= 0.5 * pow(10.0, -prec) && n > 4) {
+		memcpy(buf, "−", 3);
+		k = 3;
+	}
+	snprintf(buf + k, n - k, "%.*f", prec, fabs(x));
+	return buf;
+}
+
+void fmt_pct(char *buf, size_t n, double p)
+{
+	if (p >= 0.0005)
+		snprintf(buf, n, "%.1f%%", p * 100);
+	else if (p > 0)
+		snprintf(buf, n, "<0.1%%");
+	else
+		snprintf(buf, n, "0%%");
+}
