@@ -19,28 +19,10 @@ static int snap(struct view_state *v, const char *name, int flags)
 	return ok;
 }
 
-/* Draws into r inside a larger canvas pre-filled with '#', and checks no
- * cell outside r changed. */
+/* Draws into a w×h rect of a larger canvas; no cell outside may change. */
 static int draws_inside(struct view_state *v, int w, int h, enum depth d)
 {
-	const int pad = 3;
-	struct canvas *c = canvas_new(w + 2 * pad, h + 2 * pad, d);
-	if (!c)
-		return 0;
-	struct rect all = { 0, 0, c->w, c->h };
-	canvas_fill(c, all, "#", COLOR_DEFAULT, COLOR_DEFAULT, 0);
-	struct rect r = { pad, pad, w, h };
-	view_clamp(v);
-	view_for(v)->draw(v, c, r);
-	int ok = 1;
-	for (int y = 0; y < c->h; y++)
-		for (int x = 0; x < c->w; x++) {
-			int in = x >= r.x && y >= r.y && x < r.x + r.w && y < r.y + r.h;
-			if (!in && strcmp(c->cells[(size_t)y * c->w + x].glyph, "#"))
-				ok = 0;
-		}
-	canvas_free(c);
-	return ok;
+	return vt_outside(v, w, h, d) == 0;
 }
 
 static const struct {

@@ -133,20 +133,7 @@ static void check_argmax(struct view_state *v, const struct model *m)
  * nothing outside the rect changed; then straight into a w×h canvas. */
 static int draws_inside(struct view_state *v, int w, int h)
 {
-	const int m = 3;
-	struct canvas *c = canvas_new(w + 2 * m, h + 2 * m, DEPTH_TRUE);
-	struct rect all = { 0, 0, c->w, c->h }, r = { m, m, w, h };
-	canvas_fill(c, all, "#", COLOR_DEFAULT, COLOR_DEFAULT, 0);
-	view_clamp(v);
-	view_for(v)->draw(v, c, r);
-	int out = 0;
-	for (int y = 0; y < c->h; y++)
-		for (int x = 0; x < c->w; x++) {
-			int in = x >= r.x && x < r.x + r.w && y >= r.y && y < r.y + r.h;
-			if (!in && strcmp(c->cells[(size_t)y * c->w + x].glyph, "#"))
-				out++;
-		}
-	canvas_free(c);
+	int out = vt_outside(v, w, h, DEPTH_TRUE);
 	free(vt_render(v, w, h, DEPTH_NONE));
 	if (out)
 		printf("# %d×%d step %d: %d cells written outside\n", w, h,

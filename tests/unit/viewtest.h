@@ -88,6 +88,31 @@ static inline char *vt_render(struct view_state *v, int w, int h, enum depth d)
 	return buf;
 }
 
+/* Draws the view into a w×h rect inside a larger canvas pre-filled with
+ * '#' (3 cells of margin) at depth d, and returns how many cells outside
+ * the rect changed (−1 when out of memory).  The view leaves its geometry
+ * in v->geom, relative to the rect at (3, 3). */
+static inline int vt_outside(struct view_state *v, int w, int h, enum depth d)
+{
+	const int pad = 3;
+	struct canvas *c = canvas_new(w + 2 * pad, h + 2 * pad, d);
+	if (!c)
+		return -1;
+	struct rect all = { 0, 0, c->w, c->h }, r = { pad, pad, w, h };
+	canvas_fill(c, all, "#", COLOR_DEFAULT, COLOR_DEFAULT, 0);
+	view_clamp(v);
+	view_for(v)->draw(v, c, r);
+	int out = 0;
+	for (int y = 0; y < c->h; y++)
+		for (int x = 0; x < c->w; x++) {
+			int in = x >= r.x && y >= r.y && x < r.x + r.w && y < r.y + r.h;
+			if (!in && strcmp(c->cells[(size_t)y * c->w + x].glyph, "#"))
+				out++;
+		}
+	canvas_free(c);
+	return out;
+}
+
 static inline int vt_snapshot(const char *name, const char *text)
 {
 	char path[4096];
