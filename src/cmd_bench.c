@@ -174,8 +174,9 @@ int cmd_bench(struct cli *c)
 	int S = g->arch == ARCH_DEC_ONLY ? 0 : c->src_len ? c->src_len : dflt;
 	int T = g->arch == ARCH_ENC_ONLY ? 0 : c->tgt_len ? c->tgt_len : dflt;
 	if (S > g->max_len || T > g->max_len) {
-		model_free(m);
-		return cli_fail("lengths exceed the model's max_len %d", g->max_len);
+		cli_fail("lengths exceed the model's max_len %d", g->max_len);
+		model_free(m);   /* g points into m */
+		return 1;
 	}
 	struct pass_input in;
 	memset(&in, 0, sizeof in);

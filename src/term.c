@@ -5,6 +5,7 @@
 #include <locale.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,18 +15,61 @@
 #include "err.h"
 #include "term.h"
 
-static int active;
+static volatile sig_atomic_t active;
 static enum depth depth;
 static int mouse_x, mouse_y;
 
-static void on_signal(int sig)
+/* Signals after which the terminal must be given back: the ones that end
+ * the program on request, and crashes.  SIGTSTP/SIGCONT (Ctrl-Z, fg) and
+ * SIGWINCH are ncurses' own. */
+static const int END_SIGNALS[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+static const int CRASH_SIGNALS[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+#define NSIGS (sizeof END_SIGNALS / sizeof *END_SIGNALS + \
+	       sizeof CRASH_SIGNALS / sizeof *CRASH_SIGNALS)
+static struct { int sig; struct sigaction old; } saved[NSIGS];
+
+/* Restores the terminal, puts back the handler that was there before
+ * (the default one, or a sanitizer's) and lets it act: a signal sent to
+ * the program is raised again; a fault (SIGSEGV from a bad access)
+ * recurs when the instruction is retried on return.  endwin is not
+ * async-signal-safe, but the program is ending: a clean terminal is worth
+ * that (htop does the same). */
+static void on_signal(int sig, siginfo_t *si, void *ctx)
 {
-	/* restore the terminal, then die of the same signal */
-	if (active)
+	(void)ctx;
+	if (active) {
+		active = 0;
 		endwin();
-	active = 0;
-	signal(sig, SIG_DFL);
+	}
+	for (size_t i = 0; i < NSIGS; i++)
+		if (saved[i].sig == sig)
+			sigaction(sig, &saved[i].old, NULL);
+	if (si && si->si_code > 0 && sig != SIGINT && sig != SIGTERM &&
+	    sig != SIGHUP && sig != SIGQUIT && sig != SIGABRT)
+		return;   /* a real fault: retried, it reaches the old handler */
 	raise(sig);
+}
+
+static void catch_signals(void)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < NSIGS; i++) {
+		int sig = i < sizeof END_SIGNALS / sizeof *END_SIGNALS ? END_SIGNALS[i] :
+			  CRASH_SIGNALS[i - sizeof END_SIGNALS / sizeof *END_SIGNALS];
+		struct sigaction sa, old;
+		if (sigaction(sig, NULL, &old) || old.sa_handler == SIG_IGN)
+			continue;   /* ignored (nohup, a background job): leave it so */
+		memset(&sa, 0, sizeof sa);
+		sa.sa_sigaction = on_signal;
+		sa.sa_flags = SA_SIGINFO;
+		sigemptyset(&sa.sa_mask);
+		for (size_t j = 0; j < sizeof END_SIGNALS / sizeof *END_SIGNALS; j++)
+			sigaddset(&sa.sa_mask, END_SIGNALS[j]);
+		if (sigaction(sig, &sa, NULL) == 0) {
+			saved[k].sig = sig;
+			saved[k++].old = old;
+		}
+	}
 }
 
 static enum depth pick_depth(void)
@@ -73,9 +117,7 @@ int term_init(struct err *e)
 	mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED, NULL);
 	mouseinterval(0);
 	depth = pick_depth();
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGHUP, on_signal);
+	catch_signals();
 	return 0;
 }
 
@@ -162,15 +204,48 @@ void term_mouse(int *x, int *y)
 	*y = mouse_y;
 }
 
+/* The rest of a UTF-8 character whose lead byte c0 was read: its
+ * continuation bytes, each waited for briefly.  Anything invalid gives
+ * U+FFFD at once, and a byte that does not continue the character is
+ * pushed back to be read as the next key.  (ncurses' get_wch instead keeps
+ * reading after an invalid byte until its buffer fills: one stray byte ate
+ * the next ~144 keys, found by tests/keystorm.test.) */
+static void read_utf8(int c0, char utf8[8])
+{
+	static const char FFFD[] = "\xEF\xBF\xBD";
+	int need = c0 >= 0xC2 && c0 <= 0xDF ? 1 : c0 >= 0xE0 && c0 <= 0xEF ? 2 :
+		   c0 >= 0xF0 && c0 <= 0xF4 ? 3 : -1;
+	uint32_t cp = need == 1 ? c0 & 0x1Fu : need == 2 ? c0 & 0x0Fu : c0 & 0x07u;
+	int n = 1;
+	utf8[0] = (char)c0;
+	for (int i = 0; i < need; i++) {
+		timeout(50);
+		int c = getch();
+		if (c == ERR || (c & ~0xFF) || (c & 0xC0) != 0x80) {
+			if (c != ERR)
+				ungetch(c);
+			need = -1;
+			break;
+		}
+		utf8[n++] = (char)c;
+		cp = cp << 6 | ((unsigned)c & 0x3Fu);
+	}
+	if (need < 0 || (need == 2 && cp < 0x800) || (cp >= 0xD800 && cp <= 0xDFFF) ||
+	    (need == 3 && (cp < 0x10000 || cp > 0x10FFFF))) {
+		memcpy(utf8, FFFD, sizeof FFFD);
+		return;
+	}
+	utf8[n] = 0;
+}
+
 int term_key(int timeout_ms, char utf8[8])
 {
-	wint_t ch;
 	utf8[0] = 0;
 	timeout(timeout_ms);
-	int r = get_wch(&ch);
-	if (r == ERR)
+	int ch = getch();   /* bytes, or KEY_ codes: UTF-8 is assembled below */
+	if (ch == ERR)
 		return TK_NONE;
-	if (r == KEY_CODE_YES) {
+	if (ch >= KEY_MIN) {
 		switch (ch) {
 		case KEY_RESIZE: return TK_RESIZE;
 		case KEY_UP: return TK_UP;
@@ -211,17 +286,14 @@ int term_key(int timeout_ms, char utf8[8])
 	case '\t': return TK_TAB;
 	}
 	if (ch < 32)
-		return (int)ch;   /* other control keys: Ctrl-letter */
-	/* a character: hand over its UTF-8 */
-	mbstate_t st;
-	memset(&st, 0, sizeof st);
-	size_t n = wcrtomb(utf8, (wchar_t)ch, &st);
-	if (n == (size_t)-1) {
-		strcpy(utf8, "\xEF\xBF\xBD");   /* U+FFFD */
-		n = 3;
+		return ch;   /* other control keys: Ctrl-letter */
+	if (ch < 128) {
+		utf8[0] = (char)ch;
+		utf8[1] = 0;
+		return ch;
 	}
-	utf8[n] = 0;
-	return ch < 128 ? (int)ch : 0;
+	read_utf8(ch, utf8);   /* a character: hand over its UTF-8 */
+	return 0;
 }
 
 void term_fatal(const char *fmt, ...)

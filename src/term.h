@@ -3,7 +3,11 @@
  * term_init sets up curses, colours (truecolor → 256 → 8 → none; NO_COLOR
  * or a terminal without colours gives none), mouse and signal handling;
  * term_show draws a canvas; term_end restores the terminal, and so does
- * every fatal path (SIGINT, SIGTERM, SIGHUP, term_fatal). */
+ * every fatal path: SIGINT, SIGTERM, SIGHUP, SIGQUIT, a crash (SIGSEGV,
+ * SIGBUS, SIGFPE, SIGILL, SIGABRT: restored, then the previous handler,
+ * e.g. a sanitizer's, reports it) and term_fatal.  Ctrl-Z (SIGTSTP) and fg
+ * (SIGCONT) are ncurses': the terminal is given back while stopped and the
+ * screen redrawn on return (tests/hygiene.test). */
 #ifndef ATTNSCOPE_TERM_H
 #define ATTNSCOPE_TERM_H
 

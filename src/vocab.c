@@ -3,10 +3,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "vocab.h"
 
-#define VOCAB_MAX_TOKENS (1 << 22)
+/* The largest real vocabularies have about 2.6e5 tokens; the limit keeps
+ * a hostile file's cost bounded (about 50 MB, a fraction of a second). */
+#define VOCAB_MAX_TOKENS (1 << 20)
 #define TOKEN_MAX_BYTES 256
 
 static uint64_t hash_str(const char *s)
@@ -67,34 +70,60 @@ int vocab_init(struct vocab *v, const char *const *toks, int n,
 	return 0;
 }
 
+/* Reads one line into buf[cap] without its newline.  Returns its length,
+ * -1 at the end of the file, -2 when the line does not fit (the rest is
+ * not read: a hostile file's one endless line costs nothing), -3 for a NUL
+ * byte. */
+static int read_line(FILE *fp, char *buf, int cap)
+{
+	int n = 0, c;
+	while ((c = getc(fp)) != EOF && c != '\n') {
+		if (c == 0)
+			return -3;
+		if (n == cap - 1)
+			return -2;
+		buf[n++] = (char)c;
+	}
+	if (c == EOF && n == 0)
+		return -1;
+	buf[n] = 0;
+	return n;
+}
+
 int vocab_load(struct vocab *v, const char *path, struct err *e)
 {
 	memset(v, 0, sizeof *v);
 	FILE *fp = fopen(path, "r");
+	struct stat sb;
 	if (!fp)
 		return err_set(e, "%s: %s", path, strerror(errno));
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
+	int er = fstat(fileno(fp), &sb) ? errno : 0;
+	if (er || !S_ISREG(sb.st_mode)) {   /* not /dev/zero, a pipe, ... */
+		fclose(fp);
+		return err_set(e, "%s: %s", path, er ? strerror(er) : "not a regular file");
+	}
+	char line[TOKEN_MAX_BYTES + 8];
+	int len;
 	int n = 0, ncap = 0, lineno = 0, rc = -1;
 	char **toks = NULL;
-	while ((len = getline(&line, &cap, fp)) >= 0) {
+	while ((len = read_line(fp, line, (int)sizeof line)) != -1) {
 		lineno++;
-		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+		while (len > 0 && line[len - 1] == '\r')
 			line[--len] = 0;
-		if (len == 0 || (size_t)len != strlen(line)) {
+		if (len == 0 || len == -3) {
 			err_set(e, "%s:%d: %s", path, lineno,
 				len == 0 ? "empty line (every line is one token)"
 					 : "NUL byte in token");
 			goto out;
 		}
-		if (len > TOKEN_MAX_BYTES) {
+		if (len == -2 || len > TOKEN_MAX_BYTES) {
 			err_set(e, "%s:%d: token longer than %d bytes", path,
 				lineno, TOKEN_MAX_BYTES);
 			goto out;
 		}
 		if (n >= VOCAB_MAX_TOKENS) {
-			err_set(e, "%s: more than %d tokens", path, VOCAB_MAX_TOKENS);
+			err_set(e, "%s: more than %d tokens (the limit)", path,
+				VOCAB_MAX_TOKENS);
 			goto out;
 		}
 		if (n == ncap) {
@@ -119,7 +148,6 @@ int vocab_load(struct vocab *v, const char *path, struct err *e)
 	rc = vocab_init(v, (const char *const *)toks, n, path, e);
 out:
 	tokens_free(toks, n);
-	free(line);
 	fclose(fp);
 	return rc;
 }

@@ -205,9 +205,22 @@ static uint64_t splitmix64(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
+/* Seeded random weights cost memory and time in proportion to the
+ * configuration alone, so a few lines of YAML could ask for terabytes: the
+ * total is capped (2^28 parameters, 1 GiB of F32; the paper's big model
+ * has 2.1e8). */
+#define RANDOM_MAX_PARAMS ((size_t)1 << 28)
+
 static int bind_random(struct model *m, struct wants *ws, struct err *e)
 {
 	uint64_t state = m->cfg.seed;
+	size_t total = 0;
+	for (int i = 0; i < ws->n; i++)
+		if (ws->w[i].in_random)
+			total += want_numel(&ws->w[i]);   /* each < 2^37: no overflow */
+	if (total > RANDOM_MAX_PARAMS)
+		return err_set(e, "%s: init: random would make %zu parameters, more than the "
+			       "limit of %zu (1 GiB)", m->path, total, RANDOM_MAX_PARAMS);
 	for (int i = 0; i < ws->n; i++) {
 		struct want *w = &ws->w[i];
 		if (!w->in_random)
@@ -263,16 +276,18 @@ static int parse_inline(struct model *m, const struct ydoc *d,
 			return err_set(e, "%s:%d: tensor %s must be %s, found %s of %zu",
 				       d->file, v->line, w->name, want_s,
 				       ynode_kind_name(v->kind), v->kind == Y_SEQ ? v->n : 0);
+		/* every row first: the size to allocate is then backed by nodes */
+		for (size_t r = 0; r < rows; r++) {
+			const struct ynode *row = w->ndim == 2 ? v->items[r] : v;
+			if (row->kind != Y_SEQ || row->n != cols)
+				return err_set(e, "%s:%d: tensor %s row %zu must have %zu numbers",
+					       d->file, row->line, w->name, r, cols);
+		}
 		float *p = malloc(rows * cols * sizeof *p);
 		if (!p)
 			return err_set(e, "out of memory");
 		for (size_t r = 0; r < rows; r++) {
 			const struct ynode *row = w->ndim == 2 ? v->items[r] : v;
-			if (row->kind != Y_SEQ || row->n != cols) {
-				free(p);
-				return err_set(e, "%s:%d: tensor %s row %zu must have %zu numbers",
-					       d->file, row->line, w->name, r, cols);
-			}
 			for (size_t c = 0; c < cols; c++) {
 				double x;
 				if (ynode_float(d, row->items[c], &x, e)) {

@@ -6,13 +6,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <yaml.h>
 
 #include "ydoc.h"
 
+/* Limits that keep an untrusted document's cost bounded (about 100 MB and
+ * a second at most).  Inline tensors and vocabularies are for hand-written
+ * models; big vocabularies go in a file (vocab.c) and big weights in
+ * safetensors, whose JSON header (up to 100 MB) is parsed here too. */
 #define YDOC_MAX_DEPTH 64
-#define YDOC_MAX_NODES (4u << 20)     /* 4 Mi nodes: a 10^6-token vocab fits */
-#define YDOC_MAX_BYTES (512u << 20)   /* a YAML file larger than this is refused */
+#define YDOC_MAX_NODES (1u << 19)     /* 512 Ki nodes, about 40 MB of tree */
+#define YDOC_MAX_BYTES (128u << 20)   /* text given to ydoc_parse */
+#define YDOC_MAX_FILE (16u << 20)     /* a YAML file larger than this is refused */
 
 /* All nodes and strings of a document live in one chunked pool. */
 struct chunk {
@@ -230,15 +236,28 @@ out:
 int ydoc_load(struct ydoc *doc, const char *path, struct err *e)
 {
 	FILE *fp = fopen(path, "rb");
+	struct stat sb;
 	memset(doc, 0, sizeof *doc);
 	if (!fp)
 		return err_set(e, "%s: %s", path, strerror(errno));
+	/* not /dev/zero or a pipe: those would be read until memory runs out */
+	int er = fstat(fileno(fp), &sb) ? errno : 0;
+	if (er || !S_ISREG(sb.st_mode) || (uintmax_t)sb.st_size > YDOC_MAX_FILE) {
+		fclose(fp);
+		if (er)
+			return err_set(e, "%s: %s", path, strerror(er));
+		if (!S_ISREG(sb.st_mode))
+			return err_set(e, "%s: not a regular file", path);
+		return err_set(e, "%s: file too large (%jd bytes; YAML files are limited to "
+			       "%u MB: big weights go in safetensors)", path,
+			       (intmax_t)sb.st_size, YDOC_MAX_FILE >> 20);
+	}
 	char *buf = NULL;
 	size_t len = 0, cap = 0;
 	for (;;) {
 		if (cap - len < 65536) {
 			cap = cap ? cap * 2 : 65536;
-			if (cap > (size_t)YDOC_MAX_BYTES + 65536) {
+			if (cap > (size_t)YDOC_MAX_FILE + 65536) {
 				free(buf);
 				fclose(fp);
 				return err_set(e, "%s: file too large", path);

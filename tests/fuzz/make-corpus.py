@@ -1,0 +1,254 @@
+#!/usr/bin/env python3
+"""Writes the fuzz seed corpora: tests/fuzz/corpus/<target>/.
+
+    python3 tests/fuzz/make-corpus.py        (from the source tree)
+
+Seeds are the shipped models (models/*.yaml, tests/data/*.yaml) plus
+hand-made edge cases.  The model seeds may name the files fuzz_model keeps
+in its temporary directory: v.txt (7 tokens), w.safetensors (the weights of
+an encoder-only d_model 2 model) and base.vocab.txt.  Set ATTNSCOPE=path/to/attnscope
+to include a trace written by `attnscope dump`.  Re-run after adding a
+model; libFuzzer's own finds go elsewhere (tests/fuzz/run-long's work dir).
+"""
+import glob
+import json
+import os
+import shutil
+import struct
+import sys
+
+top = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+out = os.path.join(top, "tests", "fuzz", "corpus")
+
+
+def put(target, name, data):
+    d = os.path.join(out, target)
+    os.makedirs(d, exist_ok=True)
+    if isinstance(data, str):
+        data = data.encode()
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data)
+
+
+# ---- model (YAML) ----------------------------------------------------
+shutil.rmtree(os.path.join(out, "model"), ignore_errors=True)
+for p in sorted(glob.glob(os.path.join(top, "models", "*.yaml")) +
+                glob.glob(os.path.join(top, "tests", "data", "*.yaml"))):
+    put("model", "shipped-" + os.path.basename(p), open(p, "rb").read())
+
+FILE_MODEL = """name: st
+architecture: encoder-only
+d_model: 2
+heads: 1
+encoder_layers: 1
+d_ff: 2
+max_len: 8
+norm: post
+positional_encoding: sinusoidal
+tokenizer:
+  type: word
+  wrap_source: true
+  source_vocab: v.txt
+weights: w.safetensors
+examples: ["a b c"]
+"""
+put("model", "file-weights.yaml", FILE_MODEL)
+put("model", "file-weights-char.yaml",
+    FILE_MODEL.replace("type: word", "type: char").replace("a b c", "abc"))
+put("model", "file-weights-learned.yaml",
+    FILE_MODEL.replace("sinusoidal", "learned"))
+put("model", "file-weights-nobias.yaml", FILE_MODEL + "bias: false\n")
+
+SMALL = """name: small
+architecture: {arch}
+d_model: 4
+heads: 2
+encoder_layers: 1
+decoder_layers: 1
+d_ff: 4
+max_len: 16
+norm: {norm}
+norm_eps: 1.0e-6
+activation: {act}
+positional_encoding: {pe}
+scale_embedding: {scale}
+tokenizer:
+  type: {tok}
+  lowercase: {lower}
+  wrap_source: {wrap}
+  source_vocab: ["<pad>", "<s>", "</s>", "<unk>", "a", "b", "c", "d", "e"]
+  specials: {{pad: "<pad>", sos: "<s>", eos: "</s>", unk: "<unk>"}}
+init: {{random: 3}}
+examples: ["a b c", "d e"]
+training: {{steps: 10, corpus: none}}
+"""
+i = 0
+for arch in ("encoder-decoder", "decoder-only", "encoder-only"):
+    for norm, act, pe, tok in (("post", "relu", "sinusoidal", "word"),
+                               ("pre", "gelu", "learned", "char"),
+                               ("none", "relu", "none", "word")):
+        y = SMALL.format(arch=arch, norm=norm, act=act, pe=pe, tok=tok,
+                         lower="true" if i % 2 else "false",
+                         wrap="false" if i % 3 else "true",
+                         scale="yes" if i % 2 else "off")
+        if arch != "encoder-decoder":
+            y = y.replace("decoder_layers: 1\n" if arch == "encoder-only"
+                          else "encoder_layers: 1\n", "")
+        put("model", "small-%s-%s.yaml" % (arch, norm), y)
+        i += 1
+
+put("model", "empty.yaml", "")
+put("model", "null.yaml", "~\n")
+put("model", "scalar.yaml", "just a string\n")
+put("model", "list.yaml", "- a\n- b\n")
+put("model", "alias.yaml", "name: &a x\ndescription: *a\n")
+put("model", "laughs.yaml", "a: &a [x, x, x, x, x, x, x, x, x]\n"
+    "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+    "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n")
+put("model", "deep.yaml", "name: " + "[" * 100 + "]" * 100 + "\n")
+put("model", "two-docs.yaml", "name: a\n---\nname: b\n")
+put("model", "unknown-key.yaml", "name: x\ndmodel: 4\n")
+put("model", "dup-key.yaml", "name: x\nname: y\n")
+put("model", "bad-utf8.yaml", b"name: \xff\xfe\n")
+put("model", "tabs.yaml", "name:\tx\n\td_model: 4\n")
+put("model", "numbers.yaml", "name: x\nd_model: 99999999999999999999\nheads: -1\n"
+    "norm_eps: .nan\nmax_len: 0x10\n")
+put("model", "inline-bad.yaml", """name: t
+architecture: encoder-only
+d_model: 2
+heads: 1
+encoder_layers: 1
+d_ff: 2
+max_len: 4
+tokenizer: {source_vocab: ["<pad>", "<s>", "</s>", "<unk>"]}
+tensors:
+  src_embed.weight: [[1, 0], [0, 1], [.inf, -.inf], [1e40, .nan]]
+  encoder.layers.0.self_attn.in_proj_weight: [[1, 0], [0, 1]]
+""")
+put("model", "vocab-file-missing.yaml", FILE_MODEL.replace("v.txt", "nope.txt"))
+put("model", "vocab-dup.yaml", FILE_MODEL.replace(
+    "source_vocab: v.txt", 'source_vocab: ["<pad>", "<s>", "</s>", "<unk>", "a", "a"]'))
+put("model", "specials-order.yaml", FILE_MODEL.replace(
+    "source_vocab: v.txt", 'source_vocab: ["<s>", "<pad>", "</s>", "<unk>", "a"]'))
+
+# ---- safetensors -----------------------------------------------------
+shutil.rmtree(os.path.join(out, "safetensors"), ignore_errors=True)
+
+
+def st(tensors, meta=None, pad=True, hlen=None, tail=b""):
+    """tensors: list of (name, dtype, shape, raw bytes)."""
+    hdr, data = {}, b""
+    if meta is not None:
+        hdr["__metadata__"] = meta
+    for name, dt, shape, raw in tensors:
+        hdr[name] = {"dtype": dt, "shape": shape,
+                     "data_offsets": [len(data), len(data) + len(raw)]}
+        data += raw
+    h = json.dumps(hdr).encode()
+    if pad:
+        h += b" " * ((8 - len(h) % 8) % 8)
+    return struct.pack("<Q", len(h) if hlen is None else hlen) + h + data + tail
+
+
+f32 = lambda *v: struct.pack("<%df" % len(v), *v)
+put("safetensors", "f32.safetensors",
+    st([("a", "F32", [2, 2], f32(1, 2, 3, 4)), ("b", "F32", [3], f32(-1, 0, .5))],
+       {"format": "pt", "src.tokens": "<s> a </s>"}))
+put("safetensors", "dtypes.safetensors", st([
+    ("f16", "F16", [4], struct.pack("<4H", 0x3c00, 0x8001, 0x7c00, 0x7e01)),
+    ("bf16", "BF16", [2], struct.pack("<2H", 0x3f80, 0xff81)),
+    ("f64", "F64", [2], struct.pack("<2d", 1e300, -1e-300)),
+    ("i32", "I32", [2], struct.pack("<2i", 7, -7)),
+    ("i64", "I64", [1], struct.pack("<q", 1 << 40)),
+    ("u8", "U8", [3], b"abc"),
+    ("bool", "BOOL", [1], b"\x01"),
+]))
+put("safetensors", "scalar-empty.safetensors", st([
+    ("scalar", "F32", [], f32(3.5)), ("empty", "F32", [0, 4], b""),
+    ("empty2", "F16", [4, 0], b"")]))
+put("safetensors", "meta-only.safetensors", st([], {"k": "v", "unicode": "é→∞"}))
+put("safetensors", "no-pad.safetensors", st([("x", "F32", [1], f32(1))], pad=False))
+put("safetensors", "unaligned.safetensors",
+    st([("b", "U8", [1], b"z"), ("x", "F32", [2], f32(1, 2))], pad=False))
+put("safetensors", "hlen-huge.safetensors", st([("x", "F32", [1], f32(1))], hlen=1 << 63))
+put("safetensors", "hlen-zero.safetensors", st([], hlen=0))
+put("safetensors", "short.safetensors", b"\x10\x00\x00")
+put("safetensors", "overlap.safetensors",
+    struct.pack("<Q", 96) + json.dumps({
+        "a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]},
+        "b": {"dtype": "F32", "shape": [2], "data_offsets": [4, 12]}}).encode().ljust(96)
+    + f32(1, 2, 3))
+put("safetensors", "past-end.safetensors",
+    struct.pack("<Q", 64) + json.dumps({
+        "a": {"dtype": "F32", "shape": [268435456],
+              "data_offsets": [0, 1073741824]}}).encode().ljust(64) + f32(1))
+put("safetensors", "overflow.safetensors",
+    struct.pack("<Q", 104) + json.dumps({
+        "a": {"dtype": "F64", "shape": [4294967296, 4294967296, 2],
+              "data_offsets": [0, 0]}}).encode().ljust(104))
+put("safetensors", "dup-name.safetensors",
+    struct.pack("<Q", 120) + b'{"a": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]},'
+    b' "a": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]}}'.ljust(120) + f32(1, 2))
+put("safetensors", "not-json.safetensors", struct.pack("<Q", 8) + b"[1, 2, 3")
+put("safetensors", "escapes.safetensors",
+    st([("na\u00efve\u2028name\"\\", "F32", [1], f32(0))],
+       {"\u0085": "\t\u00a0\ufeff", "nul": "a\u0000b"}))
+# the trace of a real pass, as `attnscope dump` writes it
+exe = os.environ.get("ATTNSCOPE")
+if exe:
+    import subprocess
+    subprocess.check_call([exe, "dump", "--model", os.path.join(top, "models", "seed-toy.yaml"),
+                           "--out", os.path.join(out, "safetensors", "dump-seed-toy.safetensors"),
+                           "your cat is"])
+else:
+    print("ATTNSCOPE not set: no dump-seed-toy.safetensors seed", file=sys.stderr)
+
+# ---- tokenize: flags byte, then sentence [TAB target] -----------------
+shutil.rmtree(os.path.join(out, "tokenize"), ignore_errors=True)
+sentences = [
+    "your cat is a lovely cat", "i love you very much", "Your CAT, is... a lovely cat!",
+    "você é adorável ção", "ÀÉÎÕÜ ĀĂĄĆ Ÿ ß", "«hello» ¿qué? ¡sí! — “quoted” ‘x’ …",
+    "tab\tseparated\ttarget", "your cat\tseu gato é um gato adorável",
+    "a" * 300, "x " * 200, "日本語のテキスト 😀👍🏽", "e\u0301 combining",
+    "\u00a0nbsp\u00a0and\u2028line sep", "   ", "",
+]
+for i, s in enumerate(sentences):
+    for flags in (0, 1, 2, 3, 4, 7, 0x1e, 0x7f):
+        put("tokenize", "s%02d-f%02x" % (i, flags), bytes([flags]) + s.encode())
+bad = [b"\xff\xfe", b"\xc0\xaf overlong", b"\xed\xa0\x80 surrogate", b"\xf4\x90\x80\x80 big",
+       b"trunc \xe2\x82", b"\x80\x80\x80", b"ok \xefbroken", b"\xef\xbf\xbd real fffd",
+       b"mixed \xc3\xa9\xc3 end"]
+for i, s in enumerate(bad):
+    for flags in (0, 1, 3):
+        put("tokenize", "bad%02d-f%02x" % (i, flags), bytes([flags]) + s)
+
+# ---- lineedit: key events (see fuzz_lineedit.c) ----------------------
+shutil.rmtree(os.path.join(out, "lineedit"), ignore_errors=True)
+K = {"left": 0, "right": 1, "home": 2, "end": 3, "bs": 4, "del": 5, "enter": 6,
+     "esc": 7, "ca": 8, "ce": 9, "cu": 10, "up": 11, "mouse": 17, "resize": 18}
+k = lambda *names: bytes(K[n] for n in names)
+put("lineedit", "type", "hello world".encode() + b"\x1d")
+put("lineedit", "edit", k("cu") + "i love you".encode() + k("left", "left", "bs", "del")
+    + "ção".encode() + k("home", "right") + b"\x1d" + k("enter"))
+put("lineedit", "utf8", k("cu") + "日本語 😀 é".encode() + k("left") * 3 + k("bs") * 2 + b"\x1d")
+put("lineedit", "invalid", k("cu") + b"\x1f\x03\xff\xfe\x80\x1f\x01\xc3" + k("left", "bs")
+    + b"\xf0\x9f" + b"\x1d")
+put("lineedit", "long", b"x" * 1100 + b"\x1d" + k("home") + b"y" * 10 + b"\x1d")
+put("lineedit", "sizes", b"\x1c\x00\x00\x1d\x1c\x3c\x12\x1d\x1c\xff\x7f\x1d\x1c\x01\x01\x1d"
+    b"\x1c\x28\x0c\x1d")
+put("lineedit", "stages", b"".join(b"\x1e" + bytes([i, f]) + b"\x1d"
+                                   for i, f in ((0, 0), (10, 1), (20, 2), (30, 4), (40, 8),
+                                                (50, 16), (60, 3), (70, 31))))
+put("lineedit", "cancel", "abc".encode() + k("esc", "ca", "ce", "cu", "up", "mouse", "resize")
+    + b"\x1d")
+# ---- lecture scripts -------------------------------------------------
+shutil.rmtree(os.path.join(out, "lecture"), ignore_errors=True)
+for p in sorted(glob.glob(os.path.join(top, "examples", "lectures", "*.yaml"))):
+    put("lecture", "shipped-" + os.path.basename(p), open(p, "rb").read())
+put("lecture", "minimal.yaml", "title: t\nmodel: m.yaml\nsteps:\n  - sentence: a b\n")
+put("lecture", "empty.yaml", "")
+put("lecture", "alias.yaml", "title: &t x\nmodel: *t\n")
+put("lecture", "steps-kinds.yaml", "title: t\nmodel: m.yaml\nsteps: [{stage: src.ids, head: -1,"
+    " view: heads, row: 99999999999, col: -5, beam: 0, alpha: .nan, step: 3, explain: yes,"
+    " caption: \"\\u0000\"}, 7, [1], {}]\n")
+print("corpora written to", out)
