@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "canvas.h"
+#include "utf8.h"
 
 struct canvas *canvas_new(int w, int h, enum depth depth)
 {
@@ -78,31 +79,6 @@ void canvas_put(struct canvas *c, int x, int y, const char *glyph, uint32_t fg,
 		set(p, glyph, strlen(glyph), fg, bg, attr);
 }
 
-/* Decodes one UTF-8 code point; invalid input gives U+FFFD and length 1. */
-static int decode(const unsigned char *s, uint32_t *cp)
-{
-	unsigned c = s[0];
-	int n;
-	uint32_t v, min;
-	if (c < 0x80) { *cp = c; return 1; }
-	if ((c & 0xE0) == 0xC0) { n = 2; v = c & 0x1F; min = 0x80; }
-	else if ((c & 0xF0) == 0xE0) { n = 3; v = c & 0x0F; min = 0x800; }
-	else if ((c & 0xF8) == 0xF0) { n = 4; v = c & 0x07; min = 0x10000; }
-	else goto bad;
-	for (int i = 1; i < n; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			goto bad;
-		v = (v << 6) | (s[i] & 0x3F);
-	}
-	if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
-		goto bad;
-	*cp = v;
-	return n;
-bad:
-	*cp = 0xFFFD;
-	return 1;
-}
-
 static int cp_width(uint32_t c)
 {
 	if (c == 0)
@@ -127,31 +103,10 @@ int text_width(const char *s)
 	const unsigned char *p = (const unsigned char *)s;
 	while (*p) {
 		uint32_t cp;
-		p += decode(p, &cp);
+		p += utf8_decode(p, 4, &cp);
 		w += cp_width(cp);
 	}
 	return w;
-}
-
-static int encode(uint32_t cp, char *out)
-{
-	if (cp < 0x80) { out[0] = (char)cp; return 1; }
-	if (cp < 0x800) {
-		out[0] = (char)(0xC0 | (cp >> 6));
-		out[1] = (char)(0x80 | (cp & 0x3F));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		out[0] = (char)(0xE0 | (cp >> 12));
-		out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		out[2] = (char)(0x80 | (cp & 0x3F));
-		return 3;
-	}
-	out[0] = (char)(0xF0 | (cp >> 18));
-	out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-	out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-	out[3] = (char)(0x80 | (cp & 0x3F));
-	return 4;
 }
 
 int canvas_text(struct canvas *c, int x, int y, int maxw, const char *s,
@@ -164,14 +119,14 @@ int canvas_text(struct canvas *c, int x, int y, int maxw, const char *s,
 	while (*p && used < maxw) {
 		uint32_t cp;
 		char g[4];
-		p += decode(p, &cp);
+		p += utf8_decode(p, 4, &cp);
 		if (cp < 32 || (cp >= 0x7F && cp < 0xA0))
 			cp = 0xFFFD;
 		int w = cp_width(cp);
 		if (w == 0) {
 			/* combining mark: append to the previous cell's glyph */
 			struct cell *prev = at(c, x + used - 1, y);
-			int gl = encode(cp, g);
+			int gl = utf8_encode(cp, g);
 			if (prev && strlen(prev->glyph) + (size_t)gl < GLYPH_MAX)
 				strncat(prev->glyph, g, (size_t)gl);
 			continue;
@@ -180,7 +135,7 @@ int canvas_text(struct canvas *c, int x, int y, int maxw, const char *s,
 			break;
 		struct cell *cell = at(c, x + used, y);
 		if (cell)
-			set(cell, g, (size_t)encode(cp, g), fg, bg, attr);
+			set(cell, g, (size_t)utf8_encode(cp, g), fg, bg, attr);
 		if (w == 2) {
 			struct cell *cont = at(c, x + used + 1, y);
 			if (cont)
@@ -302,11 +257,11 @@ const char *text_fit(const char *s, int maxw, char *buf, size_t bufsz)
 	while (*p) {
 		uint32_t cp;
 		char g[4];
-		p += decode(p, &cp);
+		p += utf8_decode(p, 4, &cp);
 		int cw = cp_width(cp);
 		if (w + cw > limit)
 			break;
-		int gl = encode(cp, g);
+		int gl = utf8_encode(cp, g);
 		if (out + (size_t)gl + 4 >= bufsz)
 			break;
 		memcpy(buf + out, g, (size_t)gl);

@@ -1,0 +1,58 @@
+/* utf8.c - decoding and encoding one UTF-8 code point. */
+#include "utf8.h"
+
+int utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
+{
+	unsigned c = s[0];
+	int len;
+	uint32_t v, min;
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	} else if ((c & 0xE0) == 0xC0) {
+		len = 2; v = c & 0x1F; min = 0x80;
+	} else if ((c & 0xF0) == 0xE0) {
+		len = 3; v = c & 0x0F; min = 0x800;
+	} else if ((c & 0xF8) == 0xF0) {
+		len = 4; v = c & 0x07; min = 0x10000;
+	} else {
+		goto bad;
+	}
+	if ((size_t)len > n)
+		goto bad;
+	for (int i = 1; i < len; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			goto bad;
+		v = (v << 6) | (s[i] & 0x3F);
+	}
+	if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
+		goto bad;
+	*cp = v;
+	return len;
+bad:
+	*cp = 0xFFFD;
+	return 1;
+}
+
+int utf8_encode(uint32_t cp, char *out)
+{
+	if (cp < 0x80) {
+		out[0] = (char)cp;
+		return 1;
+	} else if (cp < 0x800) {
+		out[0] = (char)(0xC0 | (cp >> 6));
+		out[1] = (char)(0x80 | (cp & 0x3F));
+		return 2;
+	} else if (cp < 0x10000) {
+		out[0] = (char)(0xE0 | (cp >> 12));
+		out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		out[2] = (char)(0x80 | (cp & 0x3F));
+		return 3;
+	}
+	out[0] = (char)(0xF0 | (cp >> 18));
+	out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+	out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+	out[3] = (char)(0x80 | (cp & 0x3F));
+	return 4;
+}
+

@@ -1,0 +1,15 @@
+/* utf8.h - one UTF-8 code point at a time. */
+#ifndef ATTNSCOPE_UTF8_H
+#define ATTNSCOPE_UTF8_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Decodes the code point at s (at most n bytes; for a NUL-terminated
+ * string n may be 4, as a NUL ends any sequence).  Returns its length, or
+ * 1 with *cp = U+FFFD for an invalid, overlong or surrogate sequence. */
+int utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
+/* Writes cp (at most 4 bytes, no NUL) to out; returns the length. */
+int utf8_encode(uint32_t cp, char *out);
+
+#endif
