@@ -26,27 +26,8 @@
 #include "input.h"
 #include "model.h"
 #include "../tap.h"   /* tests/tap.h, without an -I for tests/ */
+#include "../tmpfiles.h"
 #include "trace.h"
-
-static char tmpdir[64];
-
-static const char *tpath(const char *name)
-{
-	static char buf[4][256];
-	static int k;
-	char *p = buf[k++ % 4];
-	snprintf(p, sizeof buf[0], "%s/%s", tmpdir, name);
-	return p;
-}
-
-static void write_file(const char *path, const char *text)
-{
-	FILE *fp = fopen(path, "w");
-	if (!fp || fputs(text, fp) < 0 || fclose(fp)) {
-		printf("Bail out! cannot write %s\n", path);
-		exit(1);
-	}
-}
 
 static const char HAND_HEAD[] =
 	"name: hand\n"

@@ -18,18 +18,7 @@
 
 #include "safetensors.h"
 #include "../tap.h"   /* tests/tap.h, without an -I for tests/ */
-
-static char tmpdir[64];
-
-/* DIR/name in one of a few rotating buffers. */
-static const char *tpath(const char *name)
-{
-	static char buf[4][256];
-	static int k;
-	char *p = buf[k++ % 4];
-	snprintf(p, sizeof buf[0], "%s/%s", tmpdir, name);
-	return p;
-}
+#include "../tmpfiles.h"
 
 static void die(const char *what, const char *path)
 {
