@@ -20,6 +20,7 @@ struct cli {
 	const char *lecture;          /* --lecture FILE */
 	int play_ms;                  /* --play SECONDS, in ms */
 	int check;                    /* --check: validate the lecture, exit */
+	int pot;                      /* --pot: print its captions as PO, exit */
 	const char *scheme;           /* --scheme NAME */
 	int presenter;                /* --presenter */
 	struct pass_opts pass;

@@ -4,13 +4,14 @@
 #include <string.h>
 
 #include "err.h"
+#include "i18n.h"
 
 int err_set(struct err *e, const char *fmt, ...)
 {
 	if (e) {
 		va_list ap;
 		va_start(ap, fmt);
-		vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+		vsnprintf(e->msg, sizeof e->msg, _(fmt), ap);
 		va_end(ap);
 	}
 	return -1;
@@ -23,7 +24,7 @@ int err_prefix(struct err *e, const char *fmt, ...)
 		int n;
 		va_list ap;
 		va_start(ap, fmt);
-		vsnprintf(prefix, sizeof prefix, fmt, ap);
+		vsnprintf(prefix, sizeof prefix, _(fmt), ap);
 		va_end(ap);
 		memcpy(old, e->msg, sizeof old);
 		n = snprintf(e->msg, sizeof e->msg, "%s: ", prefix);
@@ -36,9 +37,9 @@ int err_prefix(struct err *e, const char *fmt, ...)
 void warn_msg(const char *fmt, ...)
 {
 	va_list ap;
-	fputs("attnscope: warning: ", stderr);
+	fputs(_("attnscope: warning: "), stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vfprintf(stderr, _(fmt), ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }

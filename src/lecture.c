@@ -211,6 +211,7 @@ int lecture_load(struct lecture *l, const char *path, struct err *e)
 		const char *t = ynode_str(d, v, e);
 		if (!t || !(l->title = strdup(t)))
 			return -1;
+		l->title_line = v->line;
 	}
 	struct lstep cur = { .head = 0, .row = -1, .col = -1, .causal = 1, .beam = 1,
 			     .alpha = 0.6, .target = "" };
@@ -326,6 +327,42 @@ static int check_step(struct lecture *l, const struct lstep *s, struct err *e)
 	}
 	trace_free(t);
 	return rc;
+}
+
+/* s as a PO string: quoted, escaped, one line per source line. */
+static void po_string(FILE *f, const char *s)
+{
+	if (strchr(s, '\n') && s[strcspn(s, "\n") + 1])
+		fputs("\"\"\n", f);
+	fputc('"', f);
+	for (; *s; s++) {
+		switch (*s) {
+		case '"': fputs("\\\"", f); break;
+		case '\\': fputs("\\\\", f); break;
+		case '\t': fputs("\\t", f); break;
+		case '\n': fputs(s[1] ? "\\n\"\n\"" : "\\n", f); break;
+		default: fputc(*s, f);
+		}
+	}
+	fputs("\"\n", f);
+}
+
+static void po_entry(FILE *f, const char *comment, const char *path, int line,
+		     const char *msgid)
+{
+	fprintf(f, "\n#. %s\n#: %s:%d\nmsgid ", comment, path, line);
+	po_string(f, msgid);
+	fputs("msgstr \"\"\n", f);
+}
+
+void lecture_write_pot(const struct lecture *l, FILE *f)
+{
+	if (l->title)
+		po_entry(f, "TRANSLATORS: the title of a lecture script", l->path, l->title_line, l->title);
+	for (int i = 0; i < l->n; i++)
+		if (l->steps[i].caption)
+			po_entry(f, "TRANSLATORS: a lecture caption, shown under the view",
+				 l->path, l->steps[i].line, l->steps[i].caption);
 }
 
 int lecture_check(struct lecture *l, struct err *e)

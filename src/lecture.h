@@ -12,6 +12,8 @@
 #ifndef ATTNSCOPE_LECTURE_H
 #define ATTNSCOPE_LECTURE_H
 
+#include <stdio.h>
+
 #include "err.h"
 #include "model.h"
 
@@ -39,6 +41,7 @@ struct lstep {
 struct lecture {
 	char *path;
 	char *title;
+	int title_line;
 	struct lstep *steps;
 	int n;
 	/* models, loaded by lecture_check, one per distinct path */
@@ -51,6 +54,10 @@ struct lecture {
 int lecture_load(struct lecture *l, const char *path, struct err *e);
 int lecture_check(struct lecture *l, struct err *e);
 void lecture_free(struct lecture *l);
+/* Writes the script's title and captions to f as gettext PO entries (with
+ * file:line references), for po/lecture-captions.pot: the TUI shows them
+ * through gettext, so the msgids must be exactly what the loader reads. */
+void lecture_write_pot(const struct lecture *l, FILE *f);
 /* The model of step i (after lecture_check). */
 struct model *lecture_model(const struct lecture *l, int i);
 

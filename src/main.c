@@ -10,6 +10,7 @@
 #include "config.h"
 #include "decode.h"
 #include "forward.h"
+#include "i18n.h"
 #include "tui.h"
 
 static const char USAGE[] =
@@ -68,7 +69,7 @@ int cli_fail(const char *fmt, ...)
 	va_list ap;
 	fputs("attnscope: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vfprintf(stderr, _(fmt), ap);
 	va_end(ap);
 	fputc('\n', stderr);
 	return 1;
@@ -77,7 +78,7 @@ int cli_fail(const char *fmt, ...)
 enum {
 	O_MODEL = 256, O_TARGET, O_OUT, O_STAGE, O_FORMAT, O_HEAD, O_WIDTH,
 	O_NOCAUSAL, O_ENCCAUSAL, O_PADTO, O_PADTGT, O_SRCLEN, O_TGTLEN, O_ITERS,
-	O_LECTURE, O_PLAY, O_CHECK, O_SCHEME, O_PRESENTER, O_DECODE, O_BEAM, O_ALPHA, O_MAXOUT, O_STEPS, O_JSON, O_FRAMES, O_HEIGHT, O_HELP, O_VERSION,
+	O_LECTURE, O_PLAY, O_CHECK, O_POT, O_LANG, O_SCHEME, O_PRESENTER, O_DECODE, O_BEAM, O_ALPHA, O_MAXOUT, O_STEPS, O_JSON, O_FRAMES, O_HEIGHT, O_HELP, O_VERSION,
 };
 
 static const struct option LONGOPTS[] = {
@@ -99,6 +100,8 @@ static const struct option LONGOPTS[] = {
 	{ "lecture", required_argument, 0, O_LECTURE },
 	{ "play", required_argument, 0, O_PLAY },
 	{ "check", no_argument, 0, O_CHECK },
+	{ "pot", no_argument, 0, O_POT },
+	{ "lang", required_argument, 0, O_LANG },
 	{ "scheme", required_argument, 0, O_SCHEME },
 	{ "presenter", no_argument, 0, O_PRESENTER },
 	{ "beam", required_argument, 0, O_BEAM },
@@ -175,6 +178,8 @@ int cli_parse(struct cli *c, const char *cmd, int argc, char **argv)
 		case O_DECODE: c->decode = optarg; break;
 		case O_LECTURE: c->lecture = optarg; break;
 		case O_CHECK: c->check = 1; break;
+		case O_POT: c->pot = 1; break;
+		case O_LANG: break;   /* read by i18n_init before parsing */
 		case O_SCHEME: c->scheme = optarg; break;
 		case O_PRESENTER: c->presenter = 1; break;
 		case O_PLAY: {
@@ -312,6 +317,7 @@ int main(int argc, char **argv)
 {
 	const char *cmd = "";
 	int (*run)(struct cli *) = NULL;
+	i18n_init(i18n_lang_arg(argc, argv));
 	for (size_t i = 0; argc > 1 && i < sizeof OWN_COMMANDS / sizeof *OWN_COMMANDS; i++)
 		if (strcmp(argv[1], OWN_COMMANDS[i].name) == 0)
 			return OWN_COMMANDS[i].run(argc - 1, argv + 1);

@@ -99,8 +99,7 @@ int term_init(struct err *e)
 		return err_set(e, "TERM is %s: the stepper needs a real terminal "
 			       "(try TERM=xterm-256color), or use `attnscope render`",
 			       term && *term ? term : "unset");
-	/* wide characters need a UTF-8 locale */
-	setlocale(LC_ALL, "");
+	/* wide characters need a UTF-8 locale (i18n_init set the rest) */
 	if (strcmp(nl_langinfo(CODESET), "UTF-8") != 0)
 		setlocale(LC_CTYPE, "C.UTF-8");
 	SCREEN *s = newterm(NULL, stdout, stdin);

@@ -982,6 +982,13 @@ static int lecture_run(struct app *a, struct cli *c)
 {
 	struct lecture l;
 	struct err e;
+	if (c->pot) {
+		int r = lecture_load(&l, c->lecture, &e);
+		if (!r)
+			lecture_write_pot(&l, stdout);
+		lecture_free(&l);
+		return r ? cli_fail("%s", e.msg) : 0;
+	}
 	if (lecture_load(&l, c->lecture, &e) || lecture_check(&l, &e)) {
 		lecture_free(&l);
 		return cli_fail("%s", e.msg);

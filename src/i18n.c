@@ -1,0 +1,118 @@
+/* i18n.c - the message language: --lang, else the locale, else English.
+ *
+ * The catalogs are looked for where `make install` puts them, else in the
+ * build tree (so ./attnscope speaks Portuguese before it is installed).
+ * A locale that names a language the machine has no locale data for
+ * (LANG=pt_BR.UTF-8 on a machine without it generated) still selects the
+ * language: gettext ignores languages under the "C" locale, so we run under
+ * C.UTF-8 and pass the language through LANGUAGE. */
+#include <dirent.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "i18n.h"
+
+const char *i18n_lang_arg(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			break;
+		if (strcmp(argv[i], "--lang") == 0)
+			return i + 1 < argc ? argv[i + 1] : NULL;
+		if (strncmp(argv[i], "--lang=", 7) == 0)
+			return argv[i] + 7;
+	}
+	return NULL;
+}
+
+#if ENABLE_NLS
+/* Whether dir holds the catalog for lang (dir/lang/LC_MESSAGES/PACKAGE.mo). */
+static int has_catalog(const char *dir, const char *lang)
+{
+	char path[4096];
+	int n = snprintf(path, sizeof path, "%s/%s/LC_MESSAGES/" PACKAGE ".mo", dir, lang);
+	return n > 0 && (size_t)n < sizeof path && access(path, R_OK) == 0;
+}
+
+/* The first of dir's catalogs whose language starts with prefix ("pt" ->
+ * "pt_BR"), copied into out; 0 when there is none. */
+static int find_catalog(const char *dir, const char *prefix, char *out, size_t n)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	size_t len = strlen(prefix);
+	struct dirent *de;
+	int found = 0;
+	while (!found && (de = readdir(d)))
+		if (de->d_name[0] != '.' && strncmp(de->d_name, prefix, len) == 0 &&
+		    (de->d_name[len] == 0 || de->d_name[len] == '_') &&
+		    strlen(de->d_name) < n && has_catalog(dir, de->d_name)) {
+			strcpy(out, de->d_name);
+			found = 1;
+		}
+	closedir(d);
+	return found;
+}
+
+/* "pt_BR.UTF-8@x" -> "pt_BR" in out. */
+static void bare_language(const char *s, char *out, size_t n)
+{
+	size_t len = strcspn(s, ".@:");
+	if (len >= n)
+		len = n - 1;
+	memcpy(out, s, len);
+	out[len] = 0;
+}
+
+/* The language the environment asks for, as gettext reads it. */
+static const char *env_language(void)
+{
+	static const char *const VARS[] = { "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG" };
+	for (size_t i = 0; i < sizeof VARS / sizeof *VARS; i++) {
+		const char *v = getenv(VARS[i]);
+		if (v && *v)
+			return v;
+	}
+	return NULL;
+}
+#endif
+
+void i18n_init(const char *lang)
+{
+	int have_locale = setlocale(LC_ALL, "") != NULL;
+	if (!have_locale)
+		setlocale(LC_ALL, "C.UTF-8");
+	setlocale(LC_NUMERIC, "C");
+#if ENABLE_NLS
+	const char *dir = ATTNSCOPE_LOCALEDIR;
+	char any[64];
+	if (!find_catalog(dir, "", any, sizeof any))
+		dir = ATTNSCOPE_BUILD_LOCALEDIR;
+	bindtextdomain(PACKAGE, dir);
+	bind_textdomain_codeset(PACKAGE, "UTF-8");
+	textdomain(PACKAGE);
+
+	const char *want = lang ? lang : have_locale ? NULL : env_language();
+	if (!want)
+		return;             /* gettext reads the locale itself */
+	char bare[64], pick[64];
+	bare_language(want, bare, sizeof bare);
+	if (!bare[0] || strcmp(bare, "C") == 0 || strcmp(bare, "POSIX") == 0)
+		bare[0] = 0;
+	/* a language with a catalog, or its country variant we ship ("pt"),
+	 * else English: an unknown name is not an error */
+	if (bare[0] && !has_catalog(dir, bare) && find_catalog(dir, bare, pick, sizeof pick))
+		strcpy(bare, pick);
+	setenv("LANGUAGE", bare[0] && has_catalog(dir, bare) ? bare : "en", 1);
+	/* LANGUAGE is ignored under the C locale */
+	const char *msgs = setlocale(LC_MESSAGES, NULL);
+	if (!msgs || strcmp(msgs, "C") == 0 || strcmp(msgs, "POSIX") == 0)
+		setlocale(LC_MESSAGES, "C.UTF-8");
+#else
+	(void)lang;
+#endif
+}

@@ -1,0 +1,33 @@
+/* i18n.h - translated messages (GNU gettext).
+ *
+ * Every user-visible literal is marked: _("...") where it is used, N_("...")
+ * in static tables that are translated later with _(). The error helpers
+ * (err_set, err_prefix, warn_msg, cli_fail) translate their format
+ * themselves, so their literals need no mark; xgettext knows them as
+ * keywords (po/Makevars). Identifiers that are part of a file format or of
+ * the trace contract (stage names, YAML keys, JSON fields) stay English. */
+#ifndef ATTNSCOPE_I18N_H
+#define ATTNSCOPE_I18N_H
+
+#include "config.h"
+
+#if ENABLE_NLS
+#include <libintl.h>
+#define _(s) gettext(s)
+#define P_(one, many, n) ngettext(one, many, (unsigned long)(n))
+#else
+#define _(s) (s)
+#define P_(one, many, n) ((n) == 1 ? (one) : (many))
+#endif
+#define N_(s) (s)
+
+/* Sets the locale (numbers always print and parse with a dot) and the
+ * message language: lang ("pt_BR", "pt", "en", ...) when given, else the
+ * locale's. A language without a catalog falls back to English silently. */
+void i18n_init(const char *lang);
+
+/* The value of --lang or --lang=X in argv, else NULL (read before the
+ * options are parsed, so that even their errors are translated). */
+const char *i18n_lang_arg(int argc, char **argv);
+
+#endif
