@@ -34,7 +34,7 @@ static void fmt_value(char *buf, size_t n, float x)
 /* Pads s on the left to w columns. */
 static void put_right(const char *s, int w)
 {
-	for (int k = text_width(s); k < w; k++)
+	for (int k = utf8_width(s); k < w; k++)
 		putchar(' ');
 	fputs(s, stdout);
 }
@@ -50,7 +50,7 @@ static void print_matrix(const struct trace *t, const struct stage *s,
 	int lw = 4;
 	for (int i = 0; i < rows; i++) {
 		trace_axis_label(t, ra, i, lab, sizeof lab);
-		int w = text_width(text_fit(lab, 16, fit, sizeof fit));
+		int w = utf8_width(text_fit(lab, 16, fit, sizeof fit));
 		lw = w > lw ? w : lw;
 	}
 	const int cw = 11;

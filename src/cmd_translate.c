@@ -58,7 +58,7 @@ static void print_steps(const struct model *m, const struct decode_result *r, in
 					continue;
 				const char *t = vocab_str(&m->tgt_vocab, c->token);
 				printf("      %s", t);
-				for (int w = text_width(t); w < 16; w++)
+				for (int w = utf8_width(t); w < 16; w++)
 					putchar(' ');
 				printf(" p=%.4f  log p %.3f  score %.3f  %s\n", c->prob, c->logp,
 				       c->score, c->finished ? "finished" : c->kept ? "kept" : "pruned");

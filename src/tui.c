@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "decode.h"
 #include "forward.h"
+#include "i18n.h"
 #include "lecture.h"
 #include "lineedit.h"
 #include "palette.h"
@@ -506,10 +507,10 @@ static void lecture_go(struct app *a, int i)
 	if (s->view == LV_MASKDIFF)
 		recompute(a, a->sentence, a->target);   /* the other pass, too */
 	view_clamp(v);
-	a->scr.caption = s->caption;
+	a->scr.caption = s->caption ? _(s->caption) : NULL;   /* po/lecture-captions.pot */
 	a->scr.show_explain = s->explain;
 	snprintf(a->scr.caption_title, sizeof a->scr.caption_title, "%d / %d%s%s",
-		 i + 1, l->n, l->title ? " · " : "", l->title ? l->title : "");
+		 i + 1, l->n, l->title ? " · " : "", l->title ? _(l->title) : "");
 	a->scr.message = NULL;
 }
 

@@ -56,3 +56,32 @@ int utf8_encode(uint32_t cp, char *out)
 	return 4;
 }
 
+int utf8_cp_width(uint32_t c)
+{
+	if (c == 0)
+		return 0;
+	if (c < 32 || (c >= 0x7F && c < 0xA0))
+		return 1;   /* control characters are shown as U+FFFD */
+	if ((c >= 0x300 && c <= 0x36F) || (c >= 0x200B && c <= 0x200F) ||
+	    (c >= 0xFE00 && c <= 0xFE0F))
+		return 0;
+	if ((c >= 0x1100 && c <= 0x115F) || (c >= 0x2E80 && c <= 0xA4CF) ||
+	    (c >= 0xAC00 && c <= 0xD7A3) || (c >= 0xF900 && c <= 0xFAFF) ||
+	    (c >= 0xFE30 && c <= 0xFE4F) || (c >= 0xFF00 && c <= 0xFF60) ||
+	    (c >= 0xFFE0 && c <= 0xFFE6) || (c >= 0x1F300 && c <= 0x1F64F) ||
+	    (c >= 0x1F900 && c <= 0x1F9FF) || (c >= 0x20000 && c <= 0x3FFFD))
+		return 2;
+	return 1;
+}
+
+int utf8_width(const char *s)
+{
+	int w = 0;
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		uint32_t cp;
+		p += utf8_decode(p, 4, &cp);
+		w += utf8_cp_width(cp);
+	}
+	return w;
+}

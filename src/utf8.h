@@ -12,4 +12,9 @@ int utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
 /* Writes cp (at most 4 bytes, no NUL) to out; returns the length. */
 int utf8_encode(uint32_t cp, char *out);
 
+/* Terminal columns of cp (0 for combining marks, 2 for wide CJK and
+ * emoji), and of a NUL-terminated string (invalid bytes count as U+FFFD). */
+int utf8_cp_width(uint32_t cp);
+int utf8_width(const char *s);
+
 #endif

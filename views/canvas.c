@@ -79,36 +79,6 @@ void canvas_put(struct canvas *c, int x, int y, const char *glyph, uint32_t fg,
 		set(p, glyph, strlen(glyph), fg, bg, attr);
 }
 
-static int cp_width(uint32_t c)
-{
-	if (c == 0)
-		return 0;
-	if (c < 32 || (c >= 0x7F && c < 0xA0))
-		return 1;   /* control characters are shown as U+FFFD */
-	if ((c >= 0x300 && c <= 0x36F) || (c >= 0x200B && c <= 0x200F) ||
-	    (c >= 0xFE00 && c <= 0xFE0F))
-		return 0;
-	if ((c >= 0x1100 && c <= 0x115F) || (c >= 0x2E80 && c <= 0xA4CF) ||
-	    (c >= 0xAC00 && c <= 0xD7A3) || (c >= 0xF900 && c <= 0xFAFF) ||
-	    (c >= 0xFE30 && c <= 0xFE4F) || (c >= 0xFF00 && c <= 0xFF60) ||
-	    (c >= 0xFFE0 && c <= 0xFFE6) || (c >= 0x1F300 && c <= 0x1F64F) ||
-	    (c >= 0x1F900 && c <= 0x1F9FF) || (c >= 0x20000 && c <= 0x3FFFD))
-		return 2;
-	return 1;
-}
-
-int text_width(const char *s)
-{
-	int w = 0;
-	const unsigned char *p = (const unsigned char *)s;
-	while (*p) {
-		uint32_t cp;
-		p += utf8_decode(p, 4, &cp);
-		w += cp_width(cp);
-	}
-	return w;
-}
-
 int canvas_text(struct canvas *c, int x, int y, int maxw, const char *s,
 		uint32_t fg, uint32_t bg, uint8_t attr)
 {
@@ -122,7 +92,7 @@ int canvas_text(struct canvas *c, int x, int y, int maxw, const char *s,
 		p += utf8_decode(p, 4, &cp);
 		if (cp < 32 || (cp >= 0x7F && cp < 0xA0))
 			cp = 0xFFFD;
-		int w = cp_width(cp);
+		int w = utf8_cp_width(cp);
 		if (w == 0) {
 			/* combining mark: append to the previous cell's glyph */
 			struct cell *prev = at(c, x + used - 1, y);
@@ -191,7 +161,7 @@ int canvas_wrap(struct canvas *c, struct rect r, const char *s, uint32_t fg,
 			size_t wl = (size_t)(q - p);
 			char word[512];
 			snprintf(word, sizeof word, "%.*s", (int)(wl < sizeof word ? wl : sizeof word - 1), p);
-			int ww = text_width(word);
+			int ww = utf8_width(word);
 			if (w + (len ? 1 : 0) + ww > r.w || len + wl + 2 >= sizeof line)
 				break;
 			if (len)
@@ -247,7 +217,7 @@ const char *text_fit(const char *s, int maxw, char *buf, size_t bufsz)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t out = 0;
-	int w = 0, total = text_width(s);
+	int w = 0, total = utf8_width(s);
 	if (maxw <= 0 || bufsz < 8) {
 		if (bufsz)
 			buf[0] = 0;
@@ -258,7 +228,7 @@ const char *text_fit(const char *s, int maxw, char *buf, size_t bufsz)
 		uint32_t cp;
 		char g[4];
 		p += utf8_decode(p, 4, &cp);
-		int cw = cp_width(cp);
+		int cw = utf8_cp_width(cp);
 		if (w + cw > limit)
 			break;
 		int gl = utf8_encode(cp, g);

@@ -10,6 +10,8 @@
 #define ATTNSCOPE_CANVAS_H
 
 #include <stdint.h>
+
+#include "utf8.h"
 #include <stdio.h>
 
 #define COLOR_DEFAULT 0xFF000000u
@@ -70,8 +72,6 @@ int canvas_wrap(struct canvas *c, struct rect r, const char *s, uint32_t fg,
 void canvas_frame(struct canvas *c, struct rect r, const char *title,
 		  uint32_t fg, uint32_t bg, uint8_t attr);
 
-/* Terminal columns of a UTF-8 string (East Asian wide = 2, combining = 0). */
-int text_width(const char *s);
 /* Copies s into buf cut to at most maxw columns, ending in "…" when cut. */
 const char *text_fit(const char *s, int maxw, char *buf, size_t bufsz);
 

@@ -108,7 +108,7 @@ static int sentence(struct canvas *c, struct rect r, int x, int y, int w, int nl
 	char fit[96];
 	for (int i = 0; i < s->d->nbest && line < nl; i++) {
 		const char *t = tok_of(voc, s->d->best[i]);
-		int tw = text_width(t), sp = used ? 1 : 0;
+		int tw = utf8_width(t), sp = used ? 1 : 0;
 		int last_line = line == nl - 1, more = i < s->d->nbest - 1;
 		/* on the last line keep room for "…" when more follow */
 		int need = used + sp + tw + (last_line && more ? 2 : 0);
@@ -133,7 +133,7 @@ static int sentence_lines(const struct side *s, const struct vocab *voc, int w)
 		return 1;
 	int lines = 1, used = 0;
 	for (int i = 0; i < s->d->nbest; i++) {
-		int tw = text_width(tok_of(voc, s->d->best[i]));
+		int tw = utf8_width(tok_of(voc, s->d->best[i]));
 		if (used && used + 1 + tw > w) {
 			lines++;
 			used = tw;
@@ -283,7 +283,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	for (int i = 0; i < 2; i++)
 		for (int k = 0; k < S[i].len; k++) {
 			const char *t = tok_at(&S[i], voc, k);
-			int w = t ? text_width(t) : 0;
+			int w = t ? utf8_width(t) : 0;
 			tw = w > tw ? w : tw;
 		}
 	tw = tw > TOKEN_MAX ? TOKEN_MAX : tw;

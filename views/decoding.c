@@ -166,7 +166,7 @@ static int toks_width(const char **t, int n)
 {
 	int w = 0;
 	for (int i = 0; i < n; i++)
-		w += text_width(t[i]) + (i > 0);
+		w += utf8_width(t[i]) + (i > 0);
 	return w;
 }
 
@@ -202,14 +202,14 @@ static int input_width(const struct page *P, int lw)
 	char b[32];
 	int w = 0;
 	for (int i = 0; i < P->np; i++)
-		w += text_width(P->prompt[i]) + (i > 0);
+		w += utf8_width(P->prompt[i]) + (i > 0);
 	int tmax = 1;
 	for (int k = 0; k < P->N; k++) {
 		const struct decode_step *st = &P->d->steps[k];
 		int kw = 1;
 		for (int i = 0; i < st->ncands; i++)
 			if (st->cands[i].kept && !st->cands[i].finished) {
-				int x = text_width(tok(P, st->cands[i].token, b, sizeof b));
+				int x = utf8_width(tok(P, st->cands[i].token, b, sizeof b));
 				kw = x > kw ? x : kw;
 			}
 		tmax = kw > tmax ? kw : tmax;
@@ -236,7 +236,7 @@ static void draw_input(const struct page *P, struct canvas *c, struct rect r)
 			 P->hyp);
 	else
 		snprintf(buf, sizeof buf, "decoder input at each step (it grows by the chosen token)");
-	if (text_width(buf) > r.w)
+	if (utf8_width(buf) > r.w)
 		snprintf(buf, sizeof buf, P->beam > 1 ? "decoder input · #%d" : "decoder input",
 			 P->hyp);
 	clip_text(c, r, r.x, r.y, r.w, buf, &hd);
@@ -249,7 +249,7 @@ static void draw_input(const struct page *P, struct canvas *c, struct rect r)
 	int tx = r.x + 2 + lw + 2;
 	int tarea = r.x + r.w - tx;
 	next_text(P, P->s, nx, sizeof nx);
-	int nxw = text_width(nx);
+	int nxw = utf8_width(nx);
 	if (tarea - tw_nat - 2 < (nxw < 12 ? nxw : 12))
 		tw_nat = tarea - 2 - (nxw < 12 ? nxw : 12);
 	if (tw_nat < 4)
@@ -277,13 +277,13 @@ static void draw_input(const struct page *P, struct canvas *c, struct rect r)
 		/* the newest tokens matter: cut from the left */
 		int lo = 0, w = toks_width(t, n), cut = skipped;
 		while (lo < n - 1 && w > tw_nat) {
-			w -= text_width(t[lo]) + 1;
+			w -= utf8_width(t[lo]) + 1;
 			lo++;
 			cut = 1;
 		}
 		if (cut)
 			while (lo < n - 1 && w + 2 > tw_nat) {
-				w -= text_width(t[lo]) + 1;
+				w -= utf8_width(t[lo]) + 1;
 				lo++;
 			}
 		if (on)
@@ -349,7 +349,7 @@ static void draw_cands(const struct page *P, struct canvas *c, struct rect r)
 	int tw = 5;
 	for (int i = 0; i < st->ncands; i++)
 		if (st->cands[i].parent == P->hyp) {
-			int w = text_width(tok(P, st->cands[i].token, b, sizeof b));
+			int w = utf8_width(tok(P, st->cands[i].token, b, sizeof b));
 			tw = w > tw ? w : tw;
 		}
 	tw = tw > TOKEN_MAX ? TOKEN_MAX : tw;
@@ -629,9 +629,9 @@ static int lat_build(const struct page *P, int ncol, struct lat *L)
 		L->maxfin = C->nfin > L->maxfin ? C->nfin : L->maxfin;
 		for (int i = 0; j && i < C->nlive; i++) {
 			const struct cand *cd = C->live[i].cd;
-			int w = text_width(tok(P, cd->token, b, sizeof b));
+			int w = utf8_width(tok(P, cd->token, b, sizeof b));
 			L->tw = w > L->tw ? w : L->tw;
-			w = text_width(fmt_num(n1, sizeof n1, cd->score, 2));
+			w = utf8_width(fmt_num(n1, sizeof n1, cd->score, 2));
 			L->sw = w > L->sw ? w : L->sw;
 		}
 	}
@@ -730,7 +730,7 @@ static void draw_lattice(const struct page *P, struct canvas *c, struct rect r,
 	const struct lcol *col = La.col;
 	const int *nl = La.nl;
 	int (*lanes)[SLOTS_MAX] = La.lanes;
-	const int rootw = text_width(P->prompt[P->np - 1]);
+	const int rootw = utf8_width(P->prompt[P->np - 1]);
 
 	/* the ranking beside the lattice takes the right of r */
 	struct rect lr = r;
@@ -817,7 +817,7 @@ static void draw_lattice(const struct page *P, struct canvas *c, struct rect r,
 		const struct decode_step *st = &P->d->steps[P->s];
 		snprintf(buf, sizeof buf, "✗ pruned at step %d: %d", P->s + 1, np);
 		int need = 2 + tw + 1 + sw + 8, px = colx_new;
-		need = text_width(buf) > need ? text_width(buf) : need;
+		need = utf8_width(buf) > need ? utf8_width(buf) : need;
 		if (lr.x + lr.w - px < need)
 			px = lr.x + lr.w - need > lr.x ? lr.x + lr.w - need : lr.x;
 		int pw = lr.x + lr.w - px;
@@ -861,7 +861,7 @@ static int lattice_width(const struct page *P)
 	if (lat_build(P, P->N + 1, &L))
 		return 1 << 20;
 	int w = 2 + (L.nslots > 10 ? 2 : 1) + 1;
-	const int rootw = text_width(P->prompt[P->np - 1]);
+	const int rootw = utf8_width(P->prompt[P->np - 1]);
 	for (int j = 0; j < L.ncol; j++)
 		w += (j ? gap_w(L.nl[j]) : 0) + cell_w(j, L.tw, L.sw, rootw);
 	w += 2 + 8;   /* "✗ " and " from #k" of the pruned list */
@@ -909,7 +909,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	const int last = P.s == P.N - 1;
 	if (last && P.d->hit_max_len) {
 		const char *w = "stopped at the length limit without </s>";
-		if (r.x + r.w - x - 2 >= text_width(w))
+		if (r.x + r.w - x - 2 >= utf8_width(w))
 			clip_text(c, r, x + 2, r.y, r.x + r.w - x - 2, w, &wa);
 		else
 			clip_text(c, r, r.x, y++, r.w, w, &wa);

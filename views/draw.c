@@ -50,7 +50,7 @@ int clip_text(struct canvas *c, struct rect r, int x, int y, int maxw,
 void clip_rtext(struct canvas *c, struct rect r, int x, int y, int w,
 		const char *s, const struct style *st)
 {
-	int tw = text_width(s);
+	int tw = utf8_width(s);
 	clip_text(c, r, x + (tw < w ? w - tw : 0), y, w, s, st);
 }
 

@@ -345,7 +345,7 @@ static int span_width(const char *p, size_t n)
 		n = sizeof buf - 1;
 	memcpy(buf, p, n);
 	buf[n] = 0;
-	return text_width(buf);
+	return utf8_width(buf);
 }
 
 /* Takes the next line of at most w columns from *p into line, breaking at

@@ -33,7 +33,7 @@ static const char *short_tag(const char *tag, int room)
 		{ "previous token", "previous" },
 		{ "first token", "first" },
 	};
-	if (text_width(tag) <= room)
+	if (utf8_width(tag) <= room)
 		return tag;
 	for (size_t i = 0; i < sizeof T / sizeof T[0]; i++)
 		if (strcmp(tag, T[i].full) == 0)

@@ -72,7 +72,7 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 	int lw = 1;
 	for (int i = 0; i < rows && i < 4096; i++) {
 		label(t, ra, i, buf, sizeof buf);
-		int w = text_width(buf);
+		int w = utf8_width(buf);
 		lw = w > lw ? w : lw;
 	}
 	lw += 1;
@@ -84,7 +84,7 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 	int clw = 1;
 	for (int j = 0; j < cols && j < 4096; j++) {
 		label(t, ca, j, buf, sizeof buf);
-		int w = text_width(buf);
+		int w = utf8_width(buf);
 		clw = w > clw ? w : clw;
 	}
 
@@ -145,7 +145,7 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 				snprintf(raw, sizeof raw, "%d", col);
 			text_fit(raw, cw - 1, buf, sizeof buf);
 			const struct style *st = col == ccol ? &cur : &lab;
-			int w = text_width(buf);
+			int w = utf8_width(buf);
 			canvas_text(c, x0 + j * cw + (cw - 1 - w), r.y, cw - 1, buf,
 				    st->fg, st->bg, st->attr);
 		}
@@ -172,7 +172,7 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 		label(t, ra, i0, buf, sizeof buf);
 		int on = i0 == crow || i1 == crow;
 		const struct style *st = on ? &cur : &lab;
-		canvas_text(c, r.x + lw - 1 - text_width(buf), y, lw - 1, buf,
+		canvas_text(c, r.x + lw - 1 - utf8_width(buf), y, lw - 1, buf,
 			    st->fg, st->bg, st->attr);
 		for (int j = 0; j < nc; j++) {
 			int col = *left + j, x = x0 + j * cw;

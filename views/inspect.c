@@ -158,7 +158,7 @@ static void cell(struct canvas *c, struct rect r, int x, int y, float val,
 		return;
 	if (cw >= 7) {
 		num_fit(num, sizeof num, val, 5);
-		int w = text_width(num);
+		int w = utf8_width(num);
 		snprintf(buf, sizeof buf, "%*s%s ", 6 - w, "", num);
 		canvas_text(c, x, y, cw, buf, fg, bg, 0);
 		if (masked)
@@ -213,7 +213,7 @@ static int cell_row(struct canvas *c, struct rect r, int y, const char *label,
 		/* the rest does not fit: say how much is hidden */
 		char buf[48];
 		snprintf(buf, sizeof buf, "…+%d", n - lines * per);
-		put(c, r, r.x + r.w - text_width(buf), y + lines - 1, buf,
+		put(c, r, r.x + r.w - utf8_width(buf), y + lines - 1, buf,
 		    role_style(R_MUTED, c->depth));
 	}
 	return lines;
@@ -288,7 +288,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	/* title and the two tokens */
 	snprintf(buf, sizeof buf, "cell inspector · head %d of %d · %s (%s)", hh,
 		 a.h, a.prefix, a.cross ? "cross-attention" : "self-attention");
-	if (text_width(buf) > r.w)
+	if (utf8_width(buf) > r.w)
 		snprintf(buf, sizeof buf, "inspector · head %d of %d · %s", hh,
 			 a.h, a.prefix);
 	put(c, r, r.x, y++, buf, hd);
@@ -387,7 +387,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 				for (int j = 0; j < nc; j++) {
 					trace_axis_label(t, ka, v->left + j, tok, sizeof tok);
 					text_fit(tok, 6, fit, sizeof fit);
-					int fw = text_width(fit);
+					int fw = utf8_width(fit);
 					const struct style *st = v->left + j == kj ? &ac : &mu;
 					put(c, r, r.x + LABEL_W + j * scw + (6 - fw), y, fit, *st);
 				}

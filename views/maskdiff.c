@@ -277,7 +277,7 @@ static void next_token(struct canvas *c, struct rect r, int y, int nl,
 			double d = 100.0 * ((double)q[id] - p[id]);
 			trace_axis_label(lt, AX_VOCAB, id, tok, sizeof tok);
 			text_fit(tok, tw, fit, sizeof fit);
-			int fw = text_width(fit);
+			int fw = utf8_width(fit);
 			snprintf(buf, sizeof buf, "%d. %s%*s %5.1f%% Δ %+5.1f", i + 1,
 				 fit, tw - fw, "", 100.0 * mine[id], d);
 			int x = side ? r.x + lw + 1 : r.x;

@@ -177,7 +177,7 @@ static void draw_dist(struct view_state *v, struct canvas *c, struct rect r)
 		const struct style *st = lrank == 1 ? &gd : &lab;
 		int lx = pr.x;
 		for (int i = 0; i < np; i++) {
-			int w = text_width(part[i]) + (lx > pr.x ? 3 : 0);
+			int w = utf8_width(part[i]) + (lx > pr.x ? 3 : 0);
 			if (lx > pr.x && lx + w > pr.x + pr.w && y == pr.y + 1) {
 				y++;
 				lx = pr.x;
@@ -209,12 +209,12 @@ static void draw_dist(struct view_state *v, struct canvas *c, struct rect r)
 	int tw = 5;
 	for (int i = 0; i < k; i++) {
 		trace_axis_label(t, AX_VOCAB, idx[i], tok, sizeof tok);
-		int w = text_width(tok);
+		int w = utf8_width(tok);
 		tw = w > tw ? w : tw;
 	}
 	if (show_label) {
 		trace_axis_label(t, AX_VOCAB, lid, tok, sizeof tok);
-		int w = text_width(tok);
+		int w = utf8_width(tok);
 		tw = w > tw ? w : tw;
 	}
 	tw = tw > TOKEN_MAX ? TOKEN_MAX : tw;

@@ -285,7 +285,7 @@ void draw_legend(struct canvas *c, int x, int y, int w, const struct scale *sc,
 		snprintf(hi, sizeof hi, "%.3g", sc->hi);
 	}
 	const char *inf = show_neginf ? "  × −∞ masked" : "";
-	int bar = w - text_width(lo) - text_width(hi) - text_width(inf) - 2;
+	int bar = w - utf8_width(lo) - utf8_width(hi) - utf8_width(inf) - 2;
 	if (bar > 24)
 		bar = 24;
 	if (bar < 4)

@@ -194,7 +194,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 		char name[48];
 		dim_label(name, sizeof name, dims[k], sinusoidal);
 		snprintf(buf, sizeof buf, " %s %+.3f", name, pe[(size_t)row * d + dims[k]]);
-		int need = 2 + text_width(buf) + 2;
+		int need = 2 + utf8_width(buf) + 2;
 		if (lx + need > r.x + r.w && lx > r.x + 14 && r.h >= 12 && legend_lines < 2) {
 			ly++;
 			legend_lines++;
@@ -209,7 +209,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	char ytop[16], ybot[16];
 	snprintf(ytop, sizeof ytop, "+%.2g", ymax);
 	snprintf(ybot, sizeof ybot, "−%.2g", ymax);
-	const int ylw = text_width(ytop) > text_width(ybot) ? text_width(ytop) : text_width(ybot);
+	const int ylw = utf8_width(ytop) > utf8_width(ybot) ? utf8_width(ytop) : utf8_width(ybot);
 	const int px0 = r.x + ylw + 1;         /* first plot column */
 	const int py0 = r.y + 1 + legend_lines + 1;
 	const int pw = r.x + r.w - px0;
@@ -283,9 +283,9 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 		int tick = yy == 0 || yy == ph - 1 || yy == zero_y;
 		clip_put(c, r, px0 - 1, py0 + yy, tick ? "┤" : "│", bo.fg, bo.bg, bo.attr);
 	}
-	clip_text(c, r, px0 - 1 - text_width(ytop), py0, ylw, ytop, &mu);
+	clip_text(c, r, px0 - 1 - utf8_width(ytop), py0, ylw, ytop, &mu);
 	clip_text(c, r, px0 - 2, py0 + zero_y, 1, "0", &mu);
-	clip_text(c, r, px0 - 1 - text_width(ybot), py0 + ph - 1, ylw, ybot, &mu);
+	clip_text(c, r, px0 - 1 - utf8_width(ybot), py0 + ph - 1, ylw, ybot, &mu);
 
 	/* x axis: ticks every 1-2-5 positions, the cursor's position marked */
 	const int ay = py0 + ph;
@@ -296,10 +296,10 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	const char *word = "position";
 	const int cx = px0 + cur_x;
 	snprintf(buf, sizeof buf, "%d", row);
-	const int cw = text_width(buf);
+	const int cw = utf8_width(buf);
 	clip_text(c, r, cx, ay + 1, cw, buf, &cur);
-	int wx = px0 + pw - text_width(word);
-	int word_on = wx > px0 + 2 && (wx > cx + cw || wx + text_width(word) < cx);
+	int wx = px0 + pw - utf8_width(word);
+	int word_on = wx > px0 + 2 && (wx > cx + cw || wx + utf8_width(word) < cx);
 	if (word_on)
 		clip_text(c, r, wx, ay + 1, r.x + r.w - wx, word, &mu);
 	int step = tick_step(n, pw, 5);
@@ -313,7 +313,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 		if (on)
 			continue;
 		snprintf(buf, sizeof buf, "%d", p);
-		int w = text_width(buf);
+		int w = utf8_width(buf);
 		if (word_on && tx + w >= wx)
 			continue;
 		if (tx + w >= cx && tx <= cx + cw)

@@ -46,7 +46,7 @@ static void draw_header(struct screen *s, struct canvas *c)
 			 o->encoder_causal ? "causal" : "off");
 	snprintf(buf, sizeof buf, "%s%s%s ", dm, em,
 		 o->ablate_head >= 0 ? " · head ablated" : "");
-	int w = text_width(buf);
+	int w = utf8_width(buf);
 	if (c->w - w > x + 2)
 		put(c, c->w - w, 0, w, R_TITLE, buf);
 }
@@ -174,7 +174,7 @@ static void draw_status(struct screen *s, struct canvas *c)
 		char before[1024];
 		int n = s->edit_cursor < (int)sizeof before - 1 ? s->edit_cursor : (int)sizeof before - 1;
 		snprintf(before, sizeof before, "%.*s", n, s->edit_text);
-		int bw = text_width(before);
+		int bw = utf8_width(before);
 		int room = c->w - x - 1;
 		const char *shown = s->edit_text;
 		/* scroll long text so the cursor stays visible */
@@ -184,7 +184,7 @@ static void draw_status(struct screen *s, struct canvas *c)
 				shown++;
 			n = s->edit_cursor - (int)(shown - s->edit_text);
 			snprintf(before, sizeof before, "%.*s", n > 0 ? n : 0, shown);
-			bw = text_width(before);
+			bw = utf8_width(before);
 		}
 		put(c, x, y, room, R_TEXT, shown);
 		struct style cur = role_style(R_CURSOR, c->depth);

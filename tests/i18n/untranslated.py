@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Lists user-visible string literals in src/ and views/ that are outside
+gettext: what xgettext finds in the sources (all literals) minus what it
+extracts with the project's keywords (po/Makevars) and minus literals that
+are not messages:
+
+  - literals without a word of two letters ("%s: %d", "│", "−∞");
+  - markup and identifiers: no space and a '.', '_', '<', '&', '=' or '/'
+    inside (stage names "cross.k", keys "d_model", "<pad>", SVG);
+  - arguments of functions that take names, not messages (strcmp,
+    ynode_get, getenv, fopen, ...: NAME_FUNCS below, found by xgettext too);
+  - the msgids listed in tests/i18n/not-messages.txt (YAML keys, format
+    names, trace families, ... each group with its reason).
+
+Prints "file:line: literal" for each one left and exits 1 if any is.
+usage: untranslated.py SRCDIR"""
+import os, re, subprocess, sys, tempfile
+
+NAME_FUNCS = ["strcmp:2", "strcmp:1", "strncmp:2", "strncmp:1", "ynode_get:2",
+              "getenv:1", "fopen:2", "fopen:1", "strstr:2", "strchr:2", "fputs_json:2",
+              "json_key:2", "trace_find:2", "trace_get:2", "stage_find:2", "setlocale:2",
+              "newterm:1", "tigetstr:1", "tigetnum:1", "setenv:1", "strspn:2",
+              "strcspn:2", "known_key:2", "ystr:2", "has_prefix:2", "ends_with:2",
+              "str_eq:2", "name_is:2", "same:2", "starts:2"]
+
+
+def entries(pot):
+    """(msgid, [locations]) for each entry of a PO/POT text."""
+    out, locs, cur, in_id = [], [], None, False
+    for line in pot.splitlines() + [""]:
+        if line.startswith("#:"):
+            locs += line[2:].split()
+        elif line.startswith("msgid "):
+            cur, in_id = line[6:], True
+        elif line.startswith('"') and in_id:
+            cur += line
+        else:
+            if cur is not None and line.startswith(("msgstr", "msgid_plural")) or (cur is not None and not line):
+                if cur is not None:
+                    text = "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', cur))
+                    if text:
+                        out.append((text, locs))
+                cur, locs, in_id = None, [], False
+    return out
+
+
+def xgettext(srcdir, files, args):
+    with tempfile.NamedTemporaryFile(suffix=".pot") as f:
+        subprocess.run(["xgettext", "--from-code=UTF-8", "--no-wrap", "--omit-header",
+                        "--force-po", "-o", f.name, "-D", srcdir] + args + files,
+                       check=True, stderr=subprocess.DEVNULL)
+        return entries(open(f.name, encoding="utf-8").read())
+
+
+def makevars_keywords(srcdir):
+    text = open(os.path.join(srcdir, "po/Makevars")).read().replace("\\\n", " ")
+    opts = re.search(r"^XGETTEXT_OPTIONS\s*=(.*)$", text, re.M).group(1).split()
+    return [o for o in opts if o.startswith(("--keyword", "--flag"))]
+
+
+def main():
+    srcdir = sys.argv[1] if len(sys.argv) > 1 else "."
+    files = sorted("src/" + f for f in os.listdir(os.path.join(srcdir, "src")) if f.endswith(".c")) + \
+        sorted("views/" + f for f in os.listdir(os.path.join(srcdir, "views")) if f.endswith(".c"))
+    marked = {m for m, _ in xgettext(srcdir, files, makevars_keywords(srcdir))}
+    names = {m for m, _ in xgettext(srcdir, files, ["-k"] + ["--keyword=" + k for k in NAME_FUNCS])}
+    allowed = set()
+    for line in open(os.path.join(srcdir, "tests/i18n/not-messages.txt"), encoding="utf-8"):
+        line = line.rstrip("\n")
+        if line and not line.startswith("#"):
+            allowed.add(line)
+    left = []
+    for text, locs in xgettext(srcdir, files, ["-a"]):
+        if text in marked or text in names or text in allowed:
+            continue
+        plain = re.sub(r"%[-+ #0-9.*]*[a-zA-Z]+|\\[ntr\"\\]", " ", text)
+        if not re.search(r"[A-Za-z]{2}", plain):
+            continue
+        if " " not in text.strip() and re.search(r"[._<&=/]", text):
+            continue
+        # a literal marked somewhere but also used unmarked: report the unmarked uses
+        left.append((locs, text))
+    for locs, text in left:
+        print("%s: %s" % (locs[0] if locs else "?", text))
+    if left:
+        print("%d literal(s) outside gettext: mark them with _() / N_(), or list them "
+              "in tests/i18n/not-messages.txt with the reason" % len(left), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
