@@ -9,7 +9,7 @@ are not messages:
     inside (stage names "cross.k", keys "d_model", "<pad>", SVG);
   - arguments of functions that take names, not messages (strcmp,
     ynode_get, getenv, fopen, ...: NAME_FUNCS below, found by xgettext too);
-  - the msgids listed in tests/i18n/not-messages.txt (YAML keys, format
+  - the msgids listed in tests/i18n/not-messages/*.txt (YAML keys, format
     names, trace families, ... each group with its reason).
 
 Prints "file:line: literal" for each one left and exits 1 if any is.
@@ -65,10 +65,12 @@ def main():
     marked = {m for m, _ in xgettext(srcdir, files, makevars_keywords(srcdir))}
     names = {m for m, _ in xgettext(srcdir, files, ["-k"] + ["--keyword=" + k for k in NAME_FUNCS])}
     allowed = set()
-    for line in open(os.path.join(srcdir, "tests/i18n/not-messages.txt"), encoding="utf-8"):
-        line = line.rstrip("\n")
-        if line and not line.startswith("#"):
-            allowed.add(line)
+    d = os.path.join(srcdir, "tests/i18n/not-messages")
+    for name in sorted(os.listdir(d)):
+        for line in open(os.path.join(d, name), encoding="utf-8"):
+            line = line.rstrip("\n")
+            if line and not line.startswith("#"):
+                allowed.add(line)
     left = []
     for text, locs in xgettext(srcdir, files, ["-a"]):
         if text in marked or text in names or text in allowed:
@@ -84,7 +86,7 @@ def main():
         print("%s: %s" % (locs[0] if locs else "?", text))
     if left:
         print("%d literal(s) outside gettext: mark them with _() / N_(), or list them "
-              "in tests/i18n/not-messages.txt with the reason" % len(left), file=sys.stderr)
+              "in tests/i18n/not-messages/*.txt with the reason" % len(left), file=sys.stderr)
         return 1
     return 0
 
