@@ -21,10 +21,14 @@
 #include "cli.h"
 #include "corpus.h"
 #include "forward.h"
+#include "i18n.h"
 #include "input.h"
 #include "model.h"
+#include "utf8.h"
 
-static const char ALIGN_USAGE[] =
+/* TRANSLATORS: keep the option names; "generating" and "reading" are the
+ * headings of the last two columns of align-eval's table. */
+static const char *const ALIGN_USAGE = N_(
 	"usage: attnscope align-eval --model FILE.yaml --corpus FILE.tsv [--max N]\n"
 	"\n"
 	"For each cross-attention head, the share of target words whose arg-max\n"
@@ -35,7 +39,7 @@ static const char ALIGN_USAGE[] =
 	"options:\n"
 	"  --model FILE    the model (default: as for the other commands)\n"
 	"  --corpus FILE   english<TAB>portuguese<TAB>alignment lines (held-out)\n"
-	"  --max N         use the first N pairs only\n";
+	"  --max N         use the first N pairs only\n");
 
 /* hits[layer][head][0 generating, 1 reading] */
 struct tally {
@@ -122,6 +126,21 @@ static int score_pair(const struct model *m, const struct corpus_pair *p,
 	return 0;
 }
 
+/* Columns of the table: at least min, or the heading's terminal width. */
+static int col_width(const char *heading, int min)
+{
+	int w = utf8_width(heading);
+	return w > min ? w : min;
+}
+
+/* The heading right-aligned in width columns (UTF-8: columns, not bytes). */
+static void print_right(const char *heading, int width)
+{
+	for (int i = utf8_width(heading); i < width; i++)
+		putchar(' ');
+	fputs(heading, stdout);
+}
+
 int cmd_align_eval(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -150,7 +169,7 @@ int cmd_align_eval(int argc, char **argv)
 			}
 			break;
 		case 'h':
-			fputs(ALIGN_USAGE, stdout);
+			fputs(_(ALIGN_USAGE), stdout);
 			return 0;
 		case ':':
 			cli_fail("%s needs a value (try attnscope align-eval --help)",
@@ -197,23 +216,48 @@ int cmd_align_eval(int argc, char **argv)
 	if (!t.hit)
 		rc = cli_fail("out of memory");
 	if (!rc) {
-		printf("cross-attention arg-max vs gold alignment: %s, %d pairs, %ld aligned "
-		       "target words%s\n", path, t.pairs, t.words,
-		       t.skipped ? " (pairs without alignment or with other tokens skipped)" : "");
-		printf("layer  head   generating   reading\n");
+		if (t.skipped)
+			printf(_("cross-attention arg-max vs gold alignment: %s, %d pairs, "
+				 "%ld aligned target words (pairs without alignment or with "
+				 "other tokens skipped)\n"), path, t.pairs, t.words);
+		else
+			printf(_("cross-attention arg-max vs gold alignment: %s, %d pairs, "
+				 "%ld aligned target words\n"), path, t.pairs, t.words);
+		/* the columns are as wide as their translated headings (at least
+		 * "layer", "head", "generating" and " reading" in English) */
+		/* TRANSLATORS: align-eval's table: the decoder layer's number */
+		const char *hl = _("layer");
+		/* TRANSLATORS: align-eval's table: the attention head's number */
+		const char *hh = _("head");
+		/* TRANSLATORS: a heading of align-eval's table, as "generating" in
+		 * align-eval --help: the step that outputs the word */
+		const char *hg = _("generating");
+		/* TRANSLATORS: a heading of align-eval's table, as "reading" in
+		 * align-eval --help: the step that reads the word */
+		const char *hr = _("reading");
+		int cl = col_width(hl, 5), chd = col_width(hh, 4), cg = col_width(hg, 10),
+		    cr = col_width(hr, 8);
+		print_right(hl, cl);
+		fputs("  ", stdout);
+		print_right(hh, chd);
+		fputs("   ", stdout);
+		print_right(hg, cg);
+		fputs("  ", stdout);
+		print_right(hr, cr);
+		putchar('\n');
 		int best = 0;
 		for (int l = 0; l < L; l++)
 			for (int h = 0; h < H; h++) {
 				const long *x = t.hit + ((size_t)l * H + h) * 2;
-				printf("%5d  %4d   %9.1f%%  %7.1f%%\n", l, h,
-				       t.words ? 100.0 * x[0] / t.words : 0,
-				       t.words ? 100.0 * x[1] / t.words : 0);
+				printf("%*d  %*d   %*.1f%%  %*.1f%%\n", cl, l, chd, h,
+				       cg - 1, t.words ? 100.0 * x[0] / t.words : 0,
+				       cr - 1, t.words ? 100.0 * x[1] / t.words : 0);
 				if (l == L - 1 && x[0] > t.hit[((size_t)l * H + best) * 2])
 					best = h;
 			}
 		long bh = t.hit[((size_t)(L - 1) * H + best) * 2];
-		printf("best head of the last decoder layer (%d): head %d, %.1f%% (generating)\n",
-		       L - 1, best, t.words ? 100.0 * bh / t.words : 0);
+		printf(_("best head of the last decoder layer (%d): head %d, %.1f%% "
+			 "(generating)\n"), L - 1, best, t.words ? 100.0 * bh / t.words : 0);
 	}
 	free(t.hit);
 	corpus_free(&c);

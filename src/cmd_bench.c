@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "decode.h"
 #include "forward.h"
+#include "i18n.h"
 #include "screen.h"
 
 static double now_ms(void)
@@ -105,7 +106,9 @@ static void bench_frames(const struct cli *c, const struct model *m,
 	s.v.tr = tr;
 	s.v.m = m;
 	s.model_name = m->cfg.name;
-	s.sentence = "(synthetic ids)";
+	/* TRANSLATORS: shown as the sentence in the screen that `attnscope
+	   bench` draws off screen: token ids made up for timing */
+	s.sentence = _("(synthetic ids)");
 	int idx = trace_index(tr, "decoder.0.self_attn.weights");
 	s.v.stage = idx >= 0 ? idx : trace_index(tr, "encoder.0.self_attn.weights");
 	if (s.v.stage < 0)
@@ -211,6 +214,8 @@ int cmd_bench(struct cli *c)
 		double med = median(t, c->iters);
 		double gf = flops / (med * 1e6);
 		double peak = sgemm_gflops(1024, 9);
+		/* key=value records: tests/bench/forward.sh and tests/cli.test
+		   read them, so they are the same in every language */
 		printf("model=%s S=%d T=%d iters=%d\n", g->name, S, T, c->iters);
 		printf("median_ms=%.3f min_ms=%.3f max_ms=%.3f\n", med, t[0], t[c->iters - 1]);
 		printf("flops=%.4g gflops=%.2f\n", flops, gf);

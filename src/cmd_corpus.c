@@ -12,9 +12,11 @@
 #include "cli.h"
 #include "corpus.h"
 #include "grammar.h"
+#include "i18n.h"
 #include "strtab.h"
 
-static const char CORPUS_USAGE[] =
+/* TRANSLATORS: keep the option names, PREFIX and the file names. */
+static const char *const CORPUS_USAGE = N_(
 	"usage: attnscope corpus --grammar FILE --out PREFIX [--pairs N] [--heldout N]\n"
 	"                        [--seed S]\n"
 	"\n"
@@ -30,7 +32,7 @@ static const char CORPUS_USAGE[] =
 	"  --pairs N        distinct training pairs (default 20000)\n"
 	"  --heldout N      distinct held-out pairs, no sentence shared with\n"
 	"                   training (default 1000)\n"
-	"  --seed S         random seed (default 1)\n";
+	"  --seed S         random seed (default 1)\n");
 
 static int parse_num(const char *opt, const char *s, unsigned long long lo,
 		     unsigned long long hi, unsigned long long *out)
@@ -117,24 +119,31 @@ static void summary(const struct grammar *g, const char *prefix, uint64_t seed,
 		if (hi < 0 || st->used[t] > st->used[hi])
 			hi = t;
 	}
-	fprintf(stderr, "corpus: %s (seed %llu) -> %s.{train,heldout}.tsv, %s.{src,tgt}.txt\n",
+	fprintf(stderr, _("corpus: %s (seed %llu) -> %s.{train,heldout}.tsv, %s.{src,tgt}.txt\n"),
 		grammar_file(g), (unsigned long long)seed, prefix, prefix);
-	fprintf(stderr, "  pairs: %d training (%d required), %d held-out; %ld derivations%s\n",
-		train->n, st->nrequired, held->n, st->derivations,
-		st->exhaustive ? " (grammar enumerated)" : "");
-	fprintf(stderr, "  distinct sentences: training %ld English, %ld Portuguese; "
-		"held-out %ld English, %ld Portuguese\n", dt[0], dt[1], dh[0], dh[1]);
-	fprintf(stderr, "  longest sentence: %d English, %d Portuguese words\n",
+	if (st->exhaustive)
+		fprintf(stderr, _("  pairs: %d training (%d required), %d held-out; %ld "
+				  "derivations (grammar enumerated)\n"),
+			train->n, st->nrequired, held->n, st->derivations);
+	else
+		fprintf(stderr, _("  pairs: %d training (%d required), %d held-out; %ld "
+				  "derivations\n"),
+			train->n, st->nrequired, held->n, st->derivations);
+	fprintf(stderr, _("  distinct sentences: training %ld English, %ld Portuguese; "
+			  "held-out %ld English, %ld Portuguese\n"), dt[0], dt[1], dh[0], dh[1]);
+	fprintf(stderr, _("  longest sentence: %d English, %d Portuguese words\n"),
 		len[0][0] > len[1][0] ? len[0][0] : len[1][0],
 		len[0][1] > len[1][1] ? len[0][1] : len[1][1]);
-	fprintf(stderr, "  vocabulary (from training, 4 specials included): %d source, "
-		"%d target tokens; held-out words outside it: %ld English, %ld Portuguese\n",
+	fprintf(stderr, _("  vocabulary (from training, 4 specials included): %d source, "
+			  "%d target tokens; held-out words outside it: %ld English, %ld "
+			  "Portuguese\n"),
 		nvocab[0], nvocab[1], unseen_words(train, held, 0), unseen_words(train, held, 1));
-	fprintf(stderr, "  templates used: %d of %d", used, st->ntemplates);
 	if (used)
-		fprintf(stderr, " (fewest pairs: %s %d, most: %s %d)",
-			grammar_template_id(g, lo), st->used[lo], grammar_template_id(g, hi),
-			st->used[hi]);
+		fprintf(stderr, _("  templates used: %d of %d (fewest pairs: %s %d, most: %s %d)"),
+			used, st->ntemplates, grammar_template_id(g, lo), st->used[lo],
+			grammar_template_id(g, hi), st->used[hi]);
+	else
+		fprintf(stderr, _("  templates used: %d of %d"), used, st->ntemplates);
 	fputc('\n', stderr);
 	for (int t = 0; t < st->ntemplates; t++)
 		if (!st->used[t])
@@ -167,7 +176,7 @@ int cmd_corpus(int argc, char **argv)
 		case 'H': r = parse_num("--heldout", optarg, 0, 10000000, &heldout); break;
 		case 's': r = parse_num("--seed", optarg, 0, UINT64_MAX, &seed); break;
 		case 'h':
-			fputs(CORPUS_USAGE, stdout);
+			fputs(_(CORPUS_USAGE), stdout);
 			return 0;
 		case ':':
 			cli_fail("%s needs a value (try attnscope corpus --help)", argv[optind - 1]);

@@ -4,10 +4,39 @@
 #include <string.h>
 
 #include "cli.h"
+#include "i18n.h"
+#include "utf8.h"
 
 static void count_line(const char *what, size_t n)
 {
-	printf("  %-22s %12zu\n", what, n);
+	int w = utf8_width(what);
+	printf("  %s%*s %12zu\n", what, w < 22 ? 22 - w : 0, "", n);
+}
+
+/* The labels of the first lines, as wide as the widest of them. */
+static const char *const LABELS[] = {
+	/* TRANSLATORS: labels of `attnscope info`, one per line before the
+	   value ("model        en-pt-tiny"); the values line up after the
+	   widest label.  "generator" is the output layer. */
+	N_("model"), N_("description"), N_("file"), N_("architecture"),
+	N_("weights"), N_("seed"), N_("generator"), N_("training"), N_("example"),
+};
+
+static int label_width(void)
+{
+	int w = 12;
+	for (size_t i = 0; i < sizeof LABELS / sizeof *LABELS; i++) {
+		int k = utf8_width(_(LABELS[i]));
+		w = k > w ? k : w;
+	}
+	return w;
+}
+
+/* "label" padded to the label column, a space, then the value. */
+static void field(int lw, const char *label, const char *value)
+{
+	int w = utf8_width(label);
+	printf("%s%*s %s\n", label, w < lw ? lw - w : 0, "", value);
 }
 
 int cmd_info(struct cli *c)
@@ -17,34 +46,51 @@ int cmd_info(struct cli *c)
 		return 1;
 	const struct config *g = &m->cfg;
 	char p[64];
-	printf("model        %s\n", g->name);
+	const int lw = label_width();
+	field(lw, _("model"), g->name);
 	if (g->description)
-		printf("description  %s\n", g->description);
-	printf("file         %s\n", m->path);
-	printf("architecture %s\n", arch_name(g->arch));
-	printf("d_model %d, heads %d (dk %d), d_ff %d, encoder layers %d, decoder layers %d\n",
+		field(lw, _("description"), g->description);
+	field(lw, _("file"), m->path);
+	field(lw, _("architecture"), arch_name(g->arch));
+	printf(_("d_model %d, heads %d (dk %d), d_ff %d, encoder layers %d, decoder layers %d\n"),
 	       g->d_model, g->heads, g->d_model / g->heads, g->d_ff, g->enc_layers,
 	       g->dec_layers);
-	printf("norm %s (eps %g), activation %s, positional encoding %s, max_len %d%s\n",
+	/* TRANSLATORS: the values after norm, activation and positional
+	   encoding are the YAML values (post, pre, relu, sinusoidal, ...) and
+	   stay as they are; the last %s is empty or ", embeddings scaled by
+	   √d_model". */
+	printf(_("norm %s (eps %g), activation %s, positional encoding %s, max_len %d%s\n"),
 	       norm_name(g->norm), g->norm_eps, act_name(g->act), pe_name(g->pe),
-	       g->max_len, g->scale_embedding ? ", embeddings scaled by √d_model" : "");
-	printf("tokenizer %s%s%s; source vocab %d, target vocab %d%s\n",
+	       g->max_len, g->scale_embedding ? _(", embeddings scaled by √d_model") : "");
+	/* TRANSLATORS: the first %s is the YAML value word or char; the next
+	   two are empty or ", lowercase" and ", source wrapped in <s> … </s>";
+	   the last is empty or " (shared)". */
+	printf(_("tokenizer %s%s%s; source vocab %d, target vocab %d%s\n"),
 	       g->tok.type == TOKENIZE_WORD ? "word" : "char",
-	       g->tok.lowercase ? ", lowercase" : "",
-	       g->tok.wrap_source ? ", source wrapped in <s> … </s>" : "",
-	       m->src_vocab.n, m->tgt_vocab.n, m->shared_vocab ? " (shared)" : "");
-	printf("weights      %s\n", g->wsrc == W_FILE ? g->weights_path :
-	       g->wsrc == W_INLINE ? "inline in the YAML" : "seeded random (Xavier-uniform)");
-	if (g->wsrc == W_RANDOM)
-		printf("seed         %llu\n", g->seed);
+	       g->tok.lowercase ? _(", lowercase") : "",
+	       g->tok.wrap_source ? _(", source wrapped in <s> … </s>") : "",
+	       /* TRANSLATORS: the vocabulary is shared by source and target */
+	       m->src_vocab.n, m->tgt_vocab.n, m->shared_vocab ? _(" (shared)") : "");
+	field(lw, _("weights"), g->wsrc == W_FILE ? g->weights_path :
+	      /* TRANSLATORS: values of the "weights" line of `attnscope
+		 info` (where the weights come from) */
+	      g->wsrc == W_INLINE ? _("inline in the YAML") : _("seeded random (Xavier-uniform)"));
+	if (g->wsrc == W_RANDOM) {
+		char seed[32];
+		snprintf(seed, sizeof seed, "%llu", g->seed);
+		field(lw, _("seed"), seed);
+	}
 	if (m->gen_tied)
-		printf("generator    tied to the target embedding\n");
+		field(lw, _("generator"),
+		      /* TRANSLATORS: the generator's weights are the target
+			 embedding's (weight tying) */
+		      _("tied to the target embedding"));
 	for (int i = 0; i < g->ninfo; i++)
-		printf("training     %s\n", g->info[i]);
+		field(lw, _("training"), g->info[i]);
 	for (int i = 0; i < g->nexamples; i++)
-		printf("example      %s\n", g->examples[i]);
+		field(lw, _("example"), g->examples[i]);
 
-	printf("\nparameters\n");
+	fputs(_("\nparameters\n"), stdout);
 	count_line("src_embed", model_params(m, "src_embed."));
 	if (model_tensor(m, "tgt_embed.weight"))
 		count_line("tgt_embed", model_params(m, "tgt_embed."));
@@ -64,9 +110,9 @@ int cmd_info(struct cli *c)
 		count_line("decoder.norm", model_params(m, "decoder.norm."));
 	if (model_tensor(m, "generator.weight"))
 		count_line("generator", model_params(m, "generator."));
-	count_line("total", model_params(m, ""));
+	count_line(_("total"), model_params(m, ""));
 
-	printf("\ntensors\n");
+	fputs(_("\ntensors\n"), stdout);
 	for (int i = 0; i < m->ntensors; i++) {
 		const struct wtensor *t = &m->tensors[i];
 		if (t->ndim == 1)

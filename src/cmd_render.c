@@ -9,6 +9,7 @@
 
 #include "canvas.h"
 #include "cli.h"
+#include "i18n.h"
 #include "view.h"
 
 static int out_width(const struct cli *c)
@@ -214,14 +215,18 @@ int cmd_render(struct cli *c)
 	}
 	const struct stage *s = &t->stages[idx];
 	if (c->head >= view_heads(s)) {
-		cli_fail("--head %d: %s has %d head%s", c->head, s->name, view_heads(s),
-			 view_heads(s) == 1 ? "" : "s");
+		char msg[256];
+		snprintf(msg, sizeof msg, P_("--head %d: %s has %d head",
+					     "--head %d: %s has %d heads", view_heads(s)),
+			 c->head, s->name, view_heads(s));
+		cli_fail("%s", msg);
 		goto out;
 	}
 	if (svg || ansi) {
 		status = print_picture(t, m, idx, c->head, out_width(c), svg);
 		goto out;
 	}
+	i18n_english();   /* the tables are data: the same in every language */
 	if (!strcmp(fmt, "csv")) {
 		print_csv(t, s, c->head);
 		status = 0;

@@ -9,9 +9,12 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "i18n.h"
 #include "train.h"
 
-static const char TRAIN_USAGE[] =
+/* TRANSLATORS: keep the option names, the formula and `weights:`/training:
+ * (keys of the model's YAML); align the descriptions in one column. */
+static const char *const TRAIN_USAGE = N_(
 	"usage: attnscope train --model FILE.yaml --corpus FILE.tsv --out FILE.safetensors\n"
 	"                       [--steps N] [--batch-tokens N] [--lr-scale X] [--warmup N]\n"
 	"                       [--label-smoothing X] [--clip X] [--seed S]\n"
@@ -44,7 +47,7 @@ static const char TRAIN_USAGE[] =
 	"\n"
 	"Ctrl-C saves a checkpoint and stops (exit 130; a second Ctrl-C quits at\n"
 	"once); a NaN loss stops with the step named and keeps the last good\n"
-	"checkpoint (exit 3).\n";
+	"checkpoint (exit 3).\n");
 
 static volatile sig_atomic_t stop_flag;
 
@@ -135,7 +138,7 @@ int cmd_train(int argc, char **argv)
 		case T_CLIP: r = cli_double("--clip", optarg, 0, 1e300, 0, &o.clip); break;
 		case 'h':
 		case T_HELP:
-			fputs(TRAIN_USAGE, stdout);
+			fputs(_(TRAIN_USAGE), stdout);
 			return 0;
 		case ':':
 			cli_fail("%s needs a value (try attnscope train --help)", argv[optind - 1]);

@@ -6,6 +6,7 @@
 #include "canvas.h"
 #include "cli.h"
 #include "decode.h"
+#include "i18n.h"
 
 static void print_ids(const struct model *m, const int32_t *ids, int n)
 {
@@ -39,11 +40,21 @@ static void json_ids(const struct model *m, const int32_t *ids, int n)
 	putchar(']');
 }
 
+/* The status of a candidate in the --steps table (translated; the JSON
+ * output keeps the English words). */
+static const char *cand_status(const struct cand *c)
+{
+	/* TRANSLATORS: status of a beam-search candidate (o candidato): it
+	   ended with </s>, it stays in the beam, or it was dropped */
+	return c->finished ? _("finished") : c->kept ? _("kept") : _("pruned");
+}
+
 static void print_steps(const struct model *m, const struct decode_result *r, int topk)
 {
 	for (int s = 0; s < r->nsteps; s++) {
 		const struct decode_step *st = &r->steps[s];
-		printf("step %d\n", s + 1);
+		/* TRANSLATORS: `attnscope translate --steps`: one decoding step */
+		printf(_("step %d\n"), s + 1);
 		for (int b = 0; b < st->nhyps; b++) {
 			const struct hyp *h = &st->hyps[b];
 			printf("  [%d] <s> ", b);
@@ -60,8 +71,11 @@ static void print_steps(const struct model *m, const struct decode_result *r, in
 				printf("      %s", t);
 				for (int w = utf8_width(t); w < 16; w++)
 					putchar(' ');
-				printf(" p=%.4f  log p %.3f  score %.3f  %s\n", c->prob, c->logp,
-				       c->score, c->finished ? "finished" : c->kept ? "kept" : "pruned");
+				/* TRANSLATORS: one candidate of a beam-search step: its
+				   probability, log-probability, score (the length-normalized
+				   log p) and status; keep "p=" and "log p" */
+				printf(_(" p=%.4f  log p %.3f  score %.3f  %s\n"), c->prob, c->logp,
+				       c->score, cand_status(c));
 				shown++;
 			}
 		}
@@ -153,7 +167,7 @@ int cmd_translate(struct cli *c)
 			if (c->steps)
 				print_steps(m, &r, 5);
 			print_ids(m, r.best, r.nbest);
-			printf("%s\n", r.hit_max_len ? "   [no </s>: stopped at the length limit]" : "");
+			printf("%s\n", r.hit_max_len ? _("   [no </s>: stopped at the length limit]") : "");
 		}
 		decode_result_free(&r);
 		input_free(&in);

@@ -6,14 +6,9 @@
 #include <string.h>
 
 #include "corpus.h"
+#include "i18n.h"
 #include "strtab.h"
 #include "vocab.h"
-
-static const char *const BAD_WHAT[CORPUS_NBAD] = {
-	"without a tab",
-	"with an empty side",
-	"with a malformed alignment",
-};
 
 static int count_words(const char *s)
 {
@@ -158,7 +153,8 @@ int corpus_add(struct corpus *c, const char *src, const char *tgt,
 		return err_set(e, "out of memory");
 	if (r > 0)
 		return err_set(e, "pair \"%s\" / \"%s\": %s", src, tgt,
-			       r - 1 == CORPUS_EMPTY_SIDE ? "empty side" : "malformed alignment");
+			       r - 1 == CORPUS_EMPTY_SIDE ? _("empty side") :
+							    _("malformed alignment"));
 	return 0;
 }
 
@@ -223,19 +219,32 @@ int corpus_read(const char *path, struct corpus *c, struct err *e)
 	for (int k = 0; k < CORPUS_NBAD; k++) {
 		if (!c->nbad[k])
 			continue;
-		char lines[128];
+		char lines[128], which[160];
 		size_t at = 0;
-		int shown = c->nbad[k] < CORPUS_FIRST_BAD ? c->nbad[k] : CORPUS_FIRST_BAD;
+		int n = c->nbad[k];
+		int shown = n < CORPUS_FIRST_BAD ? n : CORPUS_FIRST_BAD;
 		for (int i = 0; i < shown; i++)
 			at += (size_t)snprintf(lines + at, sizeof lines - at, "%s%d",
 					       i ? ", " : "", c->bad_line[k][i]);
-		warn_msg("%s: skipped %d line%s %s (line%s %s%s)", path, c->nbad[k],
-			 c->nbad[k] == 1 ? "" : "s", BAD_WHAT[k], shown == 1 ? "" : "s",
-			 lines, c->nbad[k] > shown ? ", ..." : "");
+		if (n > shown)
+			snprintf(lines + at, sizeof lines - at, ", ...");
+		/* TRANSLATORS: %s is a list of line numbers, such as "3, 8, ..." */
+		snprintf(which, sizeof which, P_("line %s", "lines %s", shown), lines);
+		if (k == CORPUS_NO_TAB)
+			warn_msg(P_("%s: skipped %d line without a tab (%s)",
+				    "%s: skipped %d lines without a tab (%s)", n), path, n, which);
+		else if (k == CORPUS_EMPTY_SIDE)
+			warn_msg(P_("%s: skipped %d line with an empty side (%s)",
+				    "%s: skipped %d lines with an empty side (%s)", n),
+				 path, n, which);
+		else
+			warn_msg(P_("%s: skipped %d line with a malformed alignment (%s)",
+				    "%s: skipped %d lines with a malformed alignment (%s)", n),
+				 path, n, which);
 	}
 	if (!c->n)
-		return err_set(e, "%s: no sentence pairs (%d line%s read)", path, line,
-			       line == 1 ? "" : "s");
+		return err_set(e, P_("%s: no sentence pairs (%d line read)",
+				     "%s: no sentence pairs (%d lines read)", line), path, line);
 	return 0;
 }
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "forward.h"
+#include "i18n.h"
 #include "ops.h"
 
 struct ctx {
@@ -26,20 +27,32 @@ struct ctx {
 	int failed;
 };
 
+/* The formulas shown with each stage.  Those with words are marked N_():
+ * the trace keeps the English text (views match "sin(", "GELU", "√" in it,
+ * and `render --format text` prints it as it is), and the screen shows it
+ * through gettext.  The rest is notation, the same in every language. */
 static const char F_EMBED[] = "E[ids]";
 static const char F_EMBED_SCALED[] = "E[ids]·√d_model";
 static const char F_SINUSOID[] = "PE(pos,2i)=sin(pos/10000^(2i/d)), PE(pos,2i+1)=cos(…)";
-static const char F_LEARNED[] = "P[pos] (learned)";
-static const char F_NOPE[] = "0 (no positional encoding)";
+/* TRANSLATORS: formula of a stage (status line, explanation panel):
+   keep the notation, translate the words */
+static const char *const F_LEARNED = N_("P[pos] (learned)");
+/* TRANSLATORS: formula of a stage (status line, explanation panel):
+   keep the notation, translate the words */
+static const char *const F_NOPE = N_("0 (no positional encoding)");
 static const char F_INPUT[] = "embed + pos";
 static const char F_Q[] = "Q = X·W_Qᵀ + b_Q";
 static const char F_K[] = "K = X·W_Kᵀ + b_K";
 static const char F_V[] = "V = X·W_Vᵀ + b_V";
-static const char F_Q_CROSS[] = "Q = Y·W_Qᵀ + b_Q  (Y: decoder)";
+/* TRANSLATORS: formula of a stage (status line, explanation panel):
+   keep the notation, translate the words */
+static const char *const F_Q_CROSS = N_("Q = Y·W_Qᵀ + b_Q  (Y: decoder)");
 static const char F_K_CROSS[] = "K = memory·W_Kᵀ + b_K";
 static const char F_V_CROSS[] = "V = memory·W_Vᵀ + b_V";
 static const char F_SCORES[] = "QKᵀ/√dk";
-static const char F_MASKED[] = "QKᵀ/√dk + M  (M = −∞ where masked)";
+/* TRANSLATORS: formula of a stage (status line, explanation panel):
+   keep the notation, translate the words */
+static const char *const F_MASKED = N_("QKᵀ/√dk + M  (M = −∞ where masked)");
 static const char F_WEIGHTS[] = "softmax(QKᵀ/√dk + M)";
 static const char F_HEADS[] = "head_i = softmax(QKᵀ/√dk + M)·V";
 static const char F_CONCAT[] = "Concat(head_1, …, head_h)";
@@ -51,11 +64,19 @@ static const char F_NORM_PRE[] = "LayerNorm(x)";
 static const char F_HIDDEN_RELU[] = "max(0, x·W₁ᵀ + b₁)";
 static const char F_HIDDEN_GELU[] = "GELU(x·W₁ᵀ + b₁)";
 static const char F_FFN_OUT[] = "hidden·W₂ᵀ + b₂";
-static const char F_FINAL_NORM[] = "LayerNorm(x)  (final)";
-static const char F_MEMORY[] = "encoder output, read by cross-attention";
-static const char F_IDS[] = "token ids";
+/* TRANSLATORS: formula of a stage (status line, explanation panel):
+   keep the notation, translate the words */
+static const char *const F_FINAL_NORM = N_("LayerNorm(x)  (final)");
+/* TRANSLATORS: formula of a stage (status line, explanation panel):
+   keep the notation, translate the words */
+static const char *const F_MEMORY = N_("encoder output, read by cross-attention");
+/* TRANSLATORS: formula of a stage (status line, explanation panel):
+   keep the notation, translate the words */
+static const char *const F_IDS = N_("token ids");
 static const char F_LOGITS[] = "x·W_genᵀ + b";
-static const char F_LOGITS_TIED[] = "x·E_tgtᵀ  (tied to the embedding)";
+/* TRANSLATORS: formula of a stage (status line, explanation panel):
+   keep the notation, translate the words */
+static const char *const F_LOGITS_TIED = N_("x·E_tgtᵀ  (tied to the embedding)");
 static const char F_PROBS[] = "softmax(logits)";
 static const char F_LOSS[] = "−log p(label)";
 

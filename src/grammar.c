@@ -12,9 +12,12 @@
 #include <string.h>
 
 #include "grammar_int.h"
+#include "i18n.h"
 
 static const char *const SIDE[NSIDE] = { "en", "pt" };
-static const char *const SIDE_NAME[NSIDE] = { "English", "Portuguese" };
+/* TRANSLATORS: the languages of a grammar's two sides, in messages such as
+ * "the %s side" and "(the %s word order)". */
+static const char *const SIDE_NAME[NSIDE] = { N_("English"), N_("Portuguese") };
 
 #define OOM(g, e) err_set(e, "%s: out of memory", (g)->file)
 
@@ -68,7 +71,7 @@ static int parse_fspec_key(const struct grammar *g, const struct ynode *k,
 static int parse_slot(struct grammar *g, struct gr_rule *r, const struct ynode *k,
 		      const struct ynode *v, struct gr_slot *s, struct err *e)
 {
-	if (gr_need(g, k, Y_SCALAR, "a slot name", e))
+	if (gr_need(g, k, Y_SCALAR, _("a slot name"), e))
 		return -1;
 	if (!gr_is_ident(k->str, 1))
 		return err_set(e, "%s:%d: %s: slot name \"%s\" must start with an "
@@ -85,7 +88,7 @@ static int parse_slot(struct grammar *g, struct gr_rule *r, const struct ynode *
 		for (size_t i = 0; i < v->n; i++) {
 			const struct ynode *kk = v->items[2 * i];
 			int matched;
-			if (gr_need(g, kk, Y_SCALAR, "a key", e))
+			if (gr_need(g, kk, Y_SCALAR, _("a key"), e))
 				return -1;
 			if (strcmp(kk->str, "sym") == 0) {
 				sym = v->items[2 * i + 1];
@@ -144,7 +147,7 @@ static int slot_links(struct grammar *g, struct gr_rule *r, const struct ynode *
 			if (fi < 0)
 				return err_set(e, "%s:%d: agree_on: \"%s\" is not a feature",
 					       g->file, f->line,
-					       f->kind == Y_SCALAR ? f->str : "(list)");
+					       f->kind == Y_SCALAR ? f->str : _("(list)"));
 			s->agree_mask |= 1u << fi;
 		}
 	}
@@ -172,8 +175,8 @@ static int parse_tokens(struct grammar *g, struct gr_rule *r, int side,
 {
 	if (!v)
 		return err_set(e, "%s:%d: %s has no %s: (the %s word order)", g->file,
-			       r->line, r->id, SIDE[side], SIDE_NAME[side]);
-	if (gr_need(g, v, Y_SCALAR, "a word order", e))
+			       r->line, r->id, SIDE[side], _(SIDE_NAME[side]));
+	if (gr_need(g, v, Y_SCALAR, _("a word order"), e))
 		return -1;
 	const char **w;
 	int n;
@@ -181,7 +184,7 @@ static int parse_tokens(struct grammar *g, struct gr_rule *r, int side,
 		return -1;
 	if (n == 0 || n > 64)
 		return err_set(e, "%s:%d: %s: the %s side needs 1 to 64 words and slots",
-			       g->file, v->line, r->id, SIDE_NAME[side]);
+			       g->file, v->line, r->id, _(SIDE_NAME[side]));
 	r->toks[side] = gr_alloc(g, (size_t)n * sizeof *r->toks[side]);
 	if (!r->toks[side])
 		return OOM(g, e);
@@ -195,7 +198,7 @@ static int parse_tokens(struct grammar *g, struct gr_rule *r, int side,
 			if (t->slot < 0)
 				return err_set(e, "%s:%d: %s: \"%s\" in the %s side refers to "
 					       "an undefined slot (declare it under slots:)",
-					       g->file, v->line, r->id, w[i], SIDE_NAME[side]);
+					       g->file, v->line, r->id, w[i], _(SIDE_NAME[side]));
 			struct gr_slot *s = &r->slots[t->slot];
 			if (++s->count[side] > GR_MAXOCC)
 				return err_set(e, "%s:%d: %s: slot %s used more than %d times",
@@ -238,7 +241,7 @@ static int literal_links(struct grammar *g, struct gr_rule *r,
 				if (!r->slots[t->link_slot].count[other])
 					return err_set(e, "%s:%d: %s: \"%s=%s\": slot %s is not "
 						       "in the %s side", g->file, line, r->id,
-						       t->word, x, x, SIDE_NAME[other]);
+						       t->word, x, x, _(SIDE_NAME[other]));
 				continue;
 			}
 			for (int k = 0; k < r->ntoks[other]; k++) {
@@ -249,13 +252,13 @@ static int literal_links(struct grammar *g, struct gr_rule *r,
 					return err_set(e, "%s:%d: %s: \"%s=%s\": \"%s\" occurs "
 						       "more than once in the %s side", g->file,
 						       line, r->id, t->word, x, x,
-						       SIDE_NAME[other]);
+						       _(SIDE_NAME[other]));
 				t->link_tok = k;
 			}
 			if (t->link_tok < 0)
 				return err_set(e, "%s:%d: %s: \"%s=%s\": no word \"%s\" in the "
 					       "%s side", g->file, line, r->id, t->word, x, x,
-					       SIDE_NAME[other]);
+					       _(SIDE_NAME[other]));
 		}
 	}
 	return 0;
@@ -271,10 +274,11 @@ static int check_slots(struct grammar *g, struct gr_rule *r, struct err *e)
 				       "neither side", g->file, s->line, r->id, s->name);
 		if (ce && cp) {
 			if (ce != cp)
-				return err_set(e, "%s:%d: %s: slot %s appears %d time%s in the "
-					       "English side and %d in the Portuguese side",
-					       g->file, s->line, r->id, s->name, ce,
-					       ce == 1 ? "" : "s", cp);
+				return err_set(e, P_("%s:%d: %s: slot %s appears %d time in the "
+						     "English side and %d in the Portuguese side",
+						     "%s:%d: %s: slot %s appears %d times in the "
+						     "English side and %d in the Portuguese side", ce),
+					       g->file, s->line, r->id, s->name, ce, cp);
 			if (s->link != GR_NOLINK)
 				return err_set(e, "%s:%d: %s: slot %s is on both sides; link: "
 					       "is only for a slot used on one side", g->file,
@@ -286,12 +290,12 @@ static int check_slots(struct grammar *g, struct gr_rule *r, struct err *e)
 			return err_set(e, "%s:%d: %s: slot %s appears in the %s side but not "
 				       "in the %s side (the sides must use the same slots; "
 				       "give link: SLOT or link: none for a one-sided word)",
-				       g->file, s->line, r->id, s->name, SIDE_NAME[side],
-				       SIDE_NAME[1 - side]);
+				       g->file, s->line, r->id, s->name, _(SIDE_NAME[side]),
+				       _(SIDE_NAME[1 - side]));
 		if (s->link >= 0 && !r->slots[s->link].count[1 - side])
 			return err_set(e, "%s:%d: %s: slot %s links to %s, which is not in "
 				       "the %s side", g->file, s->line, r->id, s->name,
-				       r->slots[s->link].name, SIDE_NAME[1 - side]);
+				       r->slots[s->link].name, _(SIDE_NAME[1 - side]));
 	}
 	return 0;
 }
@@ -338,12 +342,12 @@ static int parse_require(struct grammar *g, struct gr_rule *r,
 			q->en = x->str;
 			continue;
 		}
-		if (gr_need(g, x, Y_MAP, "a required sentence", e))
+		if (gr_need(g, x, Y_MAP, _("a required sentence"), e))
 			return -1;
 		for (size_t k = 0; k < x->n; k++) {
 			const struct ynode *kk = x->items[2 * k], *vv = x->items[2 * k + 1];
-			if (gr_need(g, kk, Y_SCALAR, "a key", e) ||
-			    gr_need(g, vv, Y_SCALAR, "a sentence", e))
+			if (gr_need(g, kk, Y_SCALAR, _("a key"), e) ||
+			    gr_need(g, vv, Y_SCALAR, _("a sentence"), e))
 				return -1;
 			if (strcmp(kk->str, "en") == 0)
 				q->en = vv->str;
@@ -363,21 +367,24 @@ static int parse_require(struct grammar *g, struct gr_rule *r,
 static int parse_rule(struct grammar *g, const struct ynode *n, int is_template,
 		      const char *phrase, int index, struct gr_rule *r, struct err *e)
 {
-	char idbuf[160];
-	if (gr_need(g, n, Y_MAP, is_template ? "a template" : "a phrase rule", e))
+	char idbuf[160], num[16];
+	if (gr_need(g, n, Y_MAP, is_template ? _("a template") : _("a phrase rule"), e))
 		return -1;
 	r->line = n->line;
 	r->weight = 1;
 	r->head = -1;
+	/* the id names the rule in messages; a template's name (its id:, else
+	 * its number) is the same in every language */
+	snprintf(num, sizeof num, "%d", index + 1);
 	if (is_template)
-		snprintf(idbuf, sizeof idbuf, "template %d", index + 1);
+		snprintf(idbuf, sizeof idbuf, _("template %d"), index + 1);
 	else
-		snprintf(idbuf, sizeof idbuf, "phrase %s rule %d", phrase, index + 1);
+		snprintf(idbuf, sizeof idbuf, _("phrase %s rule %d"), phrase, index + 1);
 	const struct ynode *slots = NULL, *side[NSIDE] = { NULL, NULL }, *req = NULL;
 	for (size_t i = 0; i < n->n; i++) {
 		const struct ynode *k = n->items[2 * i], *v = n->items[2 * i + 1];
 		int matched;
-		if (gr_need(g, k, Y_SCALAR, "a key", e))
+		if (gr_need(g, k, Y_SCALAR, _("a key"), e))
 			return -1;
 		if (strcmp(k->str, "slots") == 0) {
 			slots = v;
@@ -393,7 +400,7 @@ static int parse_rule(struct grammar *g, const struct ynode *n, int is_template,
 		} else if (is_template && strcmp(k->str, "id") == 0) {
 			if (gr_need(g, v, Y_SCALAR, "id", e))
 				return -1;
-			snprintf(idbuf, sizeof idbuf, "template %s", v->str);
+			snprintf(idbuf, sizeof idbuf, _("template %s"), v->str);
 			r->name = v->str;
 		} else if (is_template && strcmp(k->str, "require") == 0) {
 			req = v;
@@ -402,7 +409,7 @@ static int parse_rule(struct grammar *g, const struct ynode *n, int is_template,
 				return -1;
 			for (size_t q = 0; q < v->n; q++) {
 				const struct ynode *fk = v->items[2 * q];
-				if (gr_need(g, fk, Y_SCALAR, "a feature", e) ||
+				if (gr_need(g, fk, Y_SCALAR, _("a feature"), e) ||
 				    parse_fspec_key(g, fk, v->items[2 * q + 1], &r->spec,
 						    &matched, e))
 					return -1;
@@ -411,17 +418,19 @@ static int parse_rule(struct grammar *g, const struct ynode *n, int is_template,
 						       g->file, fk->line, fk->str);
 			}
 		} else {
-			return err_set(e, "%s:%d: unknown key \"%s\" in a %s (expected %s)",
-				       g->file, k->line, k->str,
-				       is_template ? "template" : "phrase rule",
-				       is_template ? "id, weight, f, slots, en, pt, require" :
-						     "weight, f, slots, en, pt");
+			if (is_template)
+				return err_set(e, "%s:%d: unknown key \"%s\" in a template "
+					       "(expected id, weight, f, slots, en, pt, require)",
+					       g->file, k->line, k->str);
+			return err_set(e, "%s:%d: unknown key \"%s\" in a phrase rule "
+				       "(expected weight, f, slots, en, pt)", g->file, k->line,
+				       k->str);
 		}
 	}
 	if (!(r->id = gr_strndup(g, idbuf, strlen(idbuf))))
 		return OOM(g, e);
-	if (!r->name)
-		r->name = r->id + (is_template ? 9 : 0);
+	if (!r->name && !(r->name = is_template ? gr_strndup(g, num, strlen(num)) : r->id))
+		return OOM(g, e);
 	if (!slots)
 		return err_set(e, "%s:%d: %s has no slots:", g->file, n->line, r->id);
 	if (gr_need(g, slots, Y_MAP, "slots", e))
@@ -458,12 +467,12 @@ static int parse_rule(struct grammar *g, const struct ynode *n, int is_template,
 static int parse_phrase(struct grammar *g, struct gr_phrase *p,
 			const struct ynode *n, struct err *e)
 {
-	if (gr_need(g, n, Y_MAP, "a phrase", e))
+	if (gr_need(g, n, Y_MAP, _("a phrase"), e))
 		return -1;
 	const struct ynode *head = NULL, *rules = NULL;
 	for (size_t i = 0; i < n->n; i++) {
 		const struct ynode *k = n->items[2 * i];
-		if (gr_need(g, k, Y_SCALAR, "a key", e))
+		if (gr_need(g, k, Y_SCALAR, _("a key"), e))
 			return -1;
 		if (strcmp(k->str, "head") == 0)
 			head = n->items[2 * i + 1];
@@ -525,7 +534,7 @@ static int parse_rewrite(struct grammar *g, const struct ynode *n, struct err *e
 		return -1;
 	for (size_t i = 0; i < n->n; i++) {
 		const struct ynode *k = n->items[2 * i], *v = n->items[2 * i + 1];
-		if (gr_need(g, k, Y_SCALAR, "a key", e))
+		if (gr_need(g, k, Y_SCALAR, _("a key"), e))
 			return -1;
 		if (strcmp(k->str, "en_before_vowel") == 0) {
 			if (gr_need(g, v, Y_MAP, "en_before_vowel", e))
@@ -535,8 +544,8 @@ static int parse_rewrite(struct grammar *g, const struct ynode *n, struct err *e
 				return OOM(g, e);
 			for (size_t q = 0; q < v->n; q++) {
 				const struct ynode *a = v->items[2 * q], *b = v->items[2 * q + 1];
-				if (gr_need(g, a, Y_SCALAR, "a word", e) ||
-				    gr_need(g, b, Y_SCALAR, "a word", e) ||
+				if (gr_need(g, a, Y_SCALAR, _("a word"), e) ||
+				    gr_need(g, b, Y_SCALAR, _("a word"), e) ||
 				    gr_check_word(g, a->line, a->str, e) ||
 				    gr_check_word(g, b->line, b->str, e))
 					return -1;
@@ -549,7 +558,7 @@ static int parse_rewrite(struct grammar *g, const struct ynode *n, struct err *e
 				return -1;
 			for (size_t q = 0; q < v->n; q++) {
 				const struct ynode *kk = v->items[2 * q];
-				if (gr_need(g, kk, Y_SCALAR, "a key", e))
+				if (gr_need(g, kk, Y_SCALAR, _("a key"), e))
 					return -1;
 				if (strcmp(kk->str, "after") == 0)
 					after = v->items[2 * q + 1];
@@ -581,8 +590,8 @@ static int parse_rewrite(struct grammar *g, const struct ynode *n, struct err *e
 						   *b = pairs->items[2 * q + 1];
 				const char **w;
 				int nw;
-				if (gr_need(g, a, Y_SCALAR, "two words", e) ||
-				    gr_need(g, b, Y_SCALAR, "a word", e) ||
+				if (gr_need(g, a, Y_SCALAR, _("two words"), e) ||
+				    gr_need(g, b, Y_SCALAR, _("a word"), e) ||
 				    gr_split_words(g, a->str, a->len, &w, &nw, e))
 					return -1;
 				if (nw != 2)
@@ -614,7 +623,7 @@ static int add_symbols(struct grammar *g, const struct ynode *map, int kind,
 {
 	for (size_t i = 0; i < map->n; i++) {
 		const struct ynode *k = map->items[2 * i];
-		if (gr_need(g, k, Y_SCALAR, "a symbol name", e))
+		if (gr_need(g, k, Y_SCALAR, _("a symbol name"), e))
 			return -1;
 		if (!gr_is_ident(k->str, 0))
 			return err_set(e, "%s:%d: symbol name \"%s\" must be a lower-case "
@@ -652,11 +661,11 @@ static int parse_grammar(struct grammar *g, struct err *e)
 			   *rew = NULL;
 	if (!root)
 		return err_set(e, "%s: empty grammar", g->file);
-	if (gr_need(g, root, Y_MAP, "the grammar", e))
+	if (gr_need(g, root, Y_MAP, _("the grammar"), e))
 		return -1;
 	for (size_t i = 0; i < root->n; i++) {
 		const struct ynode *k = root->items[2 * i], *v = root->items[2 * i + 1];
-		if (gr_need(g, k, Y_SCALAR, "a key", e))
+		if (gr_need(g, k, Y_SCALAR, _("a key"), e))
 			return -1;
 		if (strcmp(k->str, "features") == 0)
 			feat = v;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "grammar_int.h"
+#include "i18n.h"
 
 /* ---- the random number generator ---- */
 
@@ -244,7 +245,7 @@ static void env_text(const struct grammar *g, const int8_t *env, char *buf, size
 	buf[0] = 0;
 	for (int f = 0; f < g->nfeat && at + 1 < n; f++) {
 		int r = snprintf(buf + at, n - at, "%s%s=%s", at ? " " : "", g->feat[f].name,
-				 env[f] >= 0 ? g->feat[f].val[env[f]] : "(unset)");
+				 env[f] >= 0 ? g->feat[f].val[env[f]] : _("(unset)"));
 		if (r < 0)
 			break;
 		at += (size_t)r;
@@ -369,7 +370,7 @@ static int expand_class(struct ctx *x, const struct gr_rule *r,
 			return err_set(x->e, "%s:%d: %s, slot %s: entry \"%s\" (line %d, class "
 				       "%s) has no %s form for %s", g->file, s->line, r->id,
 				       s->name, en->label, en->line, en->home->name,
-				       side == EN ? "English" : "Portuguese", feats);
+				       side == EN ? _("English") : _("Portuguese"), feats);
 		}
 		const struct gr_form *fm = &en->forms[side][form];
 		out->ws[side] = x->nw[side];

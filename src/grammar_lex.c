@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "grammar_int.h"
+#include "i18n.h"
 
 /* ---- a bump allocator that owns everything the grammar allocates ---- */
 
@@ -59,7 +60,9 @@ char *gr_strndup(struct grammar *g, const char *s, size_t n)
 /* ---- small helpers ---- */
 
 static const char *const SIDE[NSIDE] = { "en", "pt" };
-static const char *const SIDE_NAME[NSIDE] = { "English", "Portuguese" };
+/* TRANSLATORS: the languages of a grammar's two sides, in messages such as
+ * "the %s side" and "(the %s word order)". */
+static const char *const SIDE_NAME[NSIDE] = { N_("English"), N_("Portuguese") };
 
 int gr_need(const struct grammar *g, const struct ynode *n,
 		enum ynode_kind k, const char *what, struct err *e)
@@ -82,30 +85,36 @@ int gr_is_ident(const char *s, int upper)
 }
 
 /* A word must come out of the word tokenizer unchanged: lower case, no
- * punctuation, no spaces or control characters. */
+ * punctuation, no spaces or control characters.  The reason completes
+ * "word \"...\" " (translated where it is used). */
 static const char *word_problem(const char *w)
 {
 	const unsigned char *p = (const unsigned char *)w;
 	if (!*p)
-		return "is empty";
+		/* TRANSLATORS: completes "word \"%s\" ..." */
+		return N_("is empty");
 	for (; *p; p++) {
 		unsigned c = *p;
 		if (c >= 'A' && c <= 'Z')
-			return "has an upper-case letter (the tokenizer lowercases)";
+			/* TRANSLATORS: completes "word \"%s\" ..." */
+			return N_("has an upper-case letter (the tokenizer lowercases)");
 		if (c < 0x20 || c == 0x7f)
-			return "has a control character";
+			/* TRANSLATORS: completes "word \"%s\" ..." */
+			return N_("has a control character");
 		if (c < 0x80 && ((c >= '!' && c <= '/') || (c >= ':' && c <= '@') ||
 				 (c >= '[' && c <= '`') || (c >= '{' && c <= '~')))
-			return "has punctuation (the tokenizer splits it off)";
+			/* TRANSLATORS: completes "word \"%s\" ..." */
+			return N_("has punctuation (the tokenizer splits it off)");
 		if (c == 0xc3 && p[1] >= 0x80 && p[1] <= 0x9e && p[1] != 0x97)
-			return "has an upper-case letter (the tokenizer lowercases)";
+			return N_("has an upper-case letter (the tokenizer lowercases)");
 		if (c == 0xc2 && (p[1] == 0xa0 || p[1] == 0xa1 || p[1] == 0xab ||
 				  p[1] == 0xbb || p[1] == 0xbf))
-			return "has punctuation or a no-break space";
+			/* TRANSLATORS: completes "word \"%s\" ..." */
+			return N_("has punctuation or a no-break space");
 		if (c == 0xe2 && p[1] == 0x80 &&
 		    (p[2] == 0x93 || p[2] == 0x94 || p[2] == 0xa6 || p[2] == 0x98 ||
 		     p[2] == 0x99 || p[2] == 0x9c || p[2] == 0x9d))
-			return "has punctuation (the tokenizer splits it off)";
+			return N_("has punctuation (the tokenizer splits it off)");
 	}
 	return NULL;
 }
@@ -115,7 +124,9 @@ int gr_check_word(const struct grammar *g, int line, const char *w,
 {
 	const char *why = word_problem(w);
 	if (why)
-		return err_set(e, "%s:%d: word \"%s\" %s", g->file, line, w, why);
+		/* TRANSLATORS: the last %s says what is wrong with the word, e.g.
+		 * "is empty" or "has a control character". */
+		return err_set(e, "%s:%d: word \"%s\" %s", g->file, line, w, _(why));
 	return 0;
 }
 
@@ -224,8 +235,11 @@ int gr_feature_values(const struct grammar *g, const struct ynode *v, int f,
 				       g->file, v->line, g->feat[f].name);
 		n = v->n;
 	} else if (v->kind != Y_SCALAR) {
-		return err_set(e, "%s:%d: feature %s needs a value%s, found a mapping",
-			       g->file, v->line, g->feat[f].name, choices ? " or a list" : "");
+		if (choices)
+			return err_set(e, "%s:%d: feature %s needs a value or a list, found a "
+				       "mapping", g->file, v->line, g->feat[f].name);
+		return err_set(e, "%s:%d: feature %s needs a value, found a mapping",
+			       g->file, v->line, g->feat[f].name);
 	}
 	*mask = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -256,7 +270,7 @@ int gr_parse_features(struct grammar *g, const struct ynode *n, struct err *e)
 		return err_set(e, "%s:%d: at most %d features", g->file, n->line, GR_MAXFEAT);
 	for (size_t i = 0; i < n->n; i++) {
 		const struct ynode *k = n->items[2 * i], *v = n->items[2 * i + 1];
-		if (gr_need(g, k, Y_SCALAR, "a feature name", e))
+		if (gr_need(g, k, Y_SCALAR, _("a feature name"), e))
 			return -1;
 		if (!gr_is_ident(k->str, 0) || strncmp(k->str, "en_", 3) == 0 ||
 		    strncmp(k->str, "pt_", 3) == 0)
@@ -266,7 +280,7 @@ int gr_parse_features(struct grammar *g, const struct ynode *n, struct err *e)
 		if (gr_find_feature(g, k->str) >= 0)
 			return err_set(e, "%s:%d: feature %s defined twice", g->file,
 				       k->line, k->str);
-		if (gr_need(g, v, Y_SEQ, "the values of a feature", e))
+		if (gr_need(g, v, Y_SEQ, _("the values of a feature"), e))
 			return -1;
 		if (v->n < 1 || v->n > GR_MAXVAL)
 			return err_set(e, "%s:%d: feature %s needs 1 to %d values", g->file,
@@ -276,7 +290,7 @@ int gr_parse_features(struct grammar *g, const struct ynode *n, struct err *e)
 		for (size_t j = 0; j < v->n; j++) {
 			const struct ynode *x = v->items[j];
 			int ff;
-			if (gr_need(g, x, Y_SCALAR, "a feature value", e))
+			if (gr_need(g, x, Y_SCALAR, _("a feature value"), e))
 				return -1;
 			if (!gr_is_ident(x->str, 0) || strcmp(x->str, "any") == 0)
 				return err_set(e, "%s:%d: feature value \"%s\" must be a "
@@ -322,11 +336,11 @@ static int inherent_features(const struct grammar *g, const struct ynode *k,
 static int parse_fkeys(struct grammar *g, const struct ynode *n, int side,
 		       struct gr_class *c, struct err *e)
 {
-	if (gr_need(g, n, Y_SEQ, "a list of form keys", e))
+	if (gr_need(g, n, Y_SEQ, _("a list of form keys"), e))
 		return -1;
 	if (n->n == 0)
 		return err_set(e, "%s:%d: class %s: no %s form keys", g->file, n->line,
-			       c->name, SIDE_NAME[side]);
+			       c->name, _(SIDE_NAME[side]));
 	c->keys[side] = gr_alloc(g, n->n * sizeof *c->keys[side]);
 	if (!c->keys[side])
 		return OOM(g, e);
@@ -334,7 +348,7 @@ static int parse_fkeys(struct grammar *g, const struct ynode *n, int side,
 	for (size_t i = 0; i < n->n; i++) {
 		const struct ynode *k = n->items[i];
 		struct gr_fkey *fk = &c->keys[side][i];
-		if (gr_need(g, k, Y_SCALAR, "a form key", e))
+		if (gr_need(g, k, Y_SCALAR, _("a form key"), e))
 			return -1;
 		if (strcmp(k->str, "any") == 0)
 			continue;
@@ -385,16 +399,18 @@ static int parse_fkeys(struct grammar *g, const struct ynode *n, int side,
 static int parse_forms(struct grammar *g, const struct gr_class *c, int side,
 		       const struct ynode *v, struct gr_form **out, struct err *e)
 {
-	if (gr_need(g, v, Y_SCALAR, "the forms of an entry", e))
+	if (gr_need(g, v, Y_SCALAR, _("the forms of an entry"), e))
 		return -1;
 	int want = c->nkeys[side], n = 1;
 	for (const char *p = v->str; *p; p++)
 		n += *p == '/';
 	if (n != want && n != 1)
-		return err_set(e, "%s:%d: \"%s\" has %d %s form%s, class %s has %d "
-			       "form keys (give %d forms separated by /, or one)",
-			       g->file, v->line, v->str, n, SIDE_NAME[side], n == 1 ? "" : "s",
-			       c->name, want, want);
+		return err_set(e, P_("%s:%d: \"%s\" has %d %s form, class %s has %d "
+				     "form keys (give %d forms separated by /, or one)",
+				     "%s:%d: \"%s\" has %d %s forms, class %s has %d "
+				     "form keys (give %d forms separated by /, or one)", n),
+			       g->file, v->line, v->str, n, _(SIDE_NAME[side]), c->name, want,
+			       want);
 	struct gr_form *f = gr_alloc(g, (size_t)want * sizeof *f);
 	if (!f)
 		return OOM(g, e);
@@ -431,7 +447,7 @@ static int parse_forms(struct grammar *g, const struct gr_class *c, int side,
 static int parse_entry(struct grammar *g, struct gr_class *c,
 		       const struct ynode *n, struct gr_entry *en, struct err *e)
 {
-	if (gr_need(g, n, Y_MAP, "a word entry ({en: ..., pt: ...})", e))
+	if (gr_need(g, n, Y_MAP, _("a word entry ({en: ..., pt: ...})"), e))
 		return -1;
 	en->line = n->line;
 	en->weight = 1;
@@ -441,7 +457,7 @@ static int parse_entry(struct grammar *g, struct gr_class *c,
 	for (size_t i = 0; i < n->n; i++) {
 		const struct ynode *k = n->items[2 * i], *v = n->items[2 * i + 1];
 		int matched;
-		if (gr_need(g, k, Y_SCALAR, "a key", e))
+		if (gr_need(g, k, Y_SCALAR, _("a key"), e))
 			return -1;
 		if (strcmp(k->str, "en") == 0) {
 			forms[EN] = v;
@@ -468,7 +484,7 @@ static int parse_entry(struct grammar *g, struct gr_class *c,
 	for (int s = 0; s < NSIDE; s++) {
 		if (!forms[s])
 			return err_set(e, "%s:%d: entry of class %s has no %s: (%s forms)",
-				       g->file, n->line, c->name, SIDE[s], SIDE_NAME[s]);
+				       g->file, n->line, c->name, SIDE[s], _(SIDE_NAME[s]));
 		if (parse_forms(g, c, s, forms[s], &en->forms[s], e))
 			return -1;
 	}
@@ -504,11 +520,11 @@ int gr_resolve_class(struct grammar *g, struct gr_class *c, struct err *e)
 	c->state = 1;
 	const struct ynode *n = c->node, *like = NULL, *uni = NULL, *words = NULL;
 	const struct ynode *fk[NSIDE] = { NULL, NULL }, *fmap = NULL;
-	if (gr_need(g, n, Y_MAP, "a word class", e))
+	if (gr_need(g, n, Y_MAP, _("a word class"), e))
 		return -1;
 	for (size_t i = 0; i < n->n; i++) {
 		const struct ynode *k = n->items[2 * i], *v = n->items[2 * i + 1];
-		if (gr_need(g, k, Y_SCALAR, "a key", e))
+		if (gr_need(g, k, Y_SCALAR, _("a key"), e))
 			return -1;
 		if (strcmp(k->str, "en") == 0)
 			fk[EN] = v;
@@ -572,7 +588,7 @@ int gr_resolve_class(struct grammar *g, struct gr_class *c, struct err *e)
 			if (!c->nkeys[s])
 				return err_set(e, "%s:%d: class %s has no %s form keys (%s: "
 					       "[...] or like: CLASS)", g->file, c->line, c->name,
-					       SIDE_NAME[s], SIDE[s]);
+					       _(SIDE_NAME[s]), SIDE[s]);
 		}
 		if (fmap) {
 			if (gr_need(g, fmap, Y_MAP, "f", e))
@@ -580,7 +596,7 @@ int gr_resolve_class(struct grammar *g, struct gr_class *c, struct err *e)
 			for (size_t i = 0; i < fmap->n; i++) {
 				int matched;
 				const struct ynode *k = fmap->items[2 * i];
-				if (gr_need(g, k, Y_SCALAR, "a feature name", e) ||
+				if (gr_need(g, k, Y_SCALAR, _("a feature name"), e) ||
 				    inherent_features(g, k, fmap->items[2 * i + 1], c->f,
 						      &matched, e))
 					return -1;

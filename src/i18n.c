@@ -116,3 +116,11 @@ void i18n_init(const char *lang)
 	(void)lang;
 #endif
 }
+
+void i18n_english(void)
+{
+#if ENABLE_NLS
+	setenv("LANGUAGE", "en", 1);
+	textdomain(PACKAGE);   /* gettext looks at LANGUAGE again */
+#endif
+}

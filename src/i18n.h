@@ -26,6 +26,10 @@
  * locale's. A language without a catalog falls back to English silently. */
 void i18n_init(const char *lang);
 
+/* From here on, messages in English: for output that programs read
+ * (render's text and CSV tables), which must not change with the locale. */
+void i18n_english(void);
+
 /* The value of --lang or --lang=X in argv, else NULL (read before the
  * options are parsed, so that even their errors are translated). */
 const char *i18n_lang_arg(int argc, char **argv);

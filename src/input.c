@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "i18n.h"
 #include "input.h"
 
 /* A token sequence under construction. */
@@ -93,14 +94,19 @@ static int push_special(struct seq *s, const struct vocab *v, int id,
 	return 0;
 }
 
+/* Pads s with <pad> to `to` tokens (--pad-to or --pad-target: flag); s is
+ * the sentence, or the target when is_target. */
 static int pad(struct seq *s, const struct vocab *v, int to, const char *flag,
-	       const char *what, const struct model *m, struct err *e)
+	       int is_target, const struct model *m, struct err *e)
 {
 	if (!to)
 		return 0;
+	/* (to >= 1, so the sequence has 2 tokens or more here) */
 	if (to < s->n)
-		return err_set(e, "%s %d is shorter than the %s (%d tokens)", flag,
-			       to, what, s->n);
+		return is_target ?
+		       err_set(e, "%s %d is shorter than the target (%d tokens)", flag, to, s->n) :
+		       err_set(e, "%s %d is shorter than the sentence (%d tokens)", flag, to,
+			       s->n);
 	if (to > m->cfg.max_len)
 		return err_set(e, "%s %d exceeds the model's max_len %d", flag, to,
 			       m->cfg.max_len);
@@ -110,12 +116,16 @@ static int pad(struct seq *s, const struct vocab *v, int to, const char *flag,
 	return 0;
 }
 
-static int check_len(const struct model *m, int n, const char *what,
-		     struct err *e)
+/* n tokens (of the sentence, or of the target when is_target) fit the model. */
+static int check_len(const struct model *m, int n, int is_target, struct err *e)
 {
+	/* (max_len >= 1, so n is 2 or more here) */
 	if (n > m->cfg.max_len)
-		return err_set(e, "the %s has %d tokens; the model's max_len is %d",
-			       what, n, m->cfg.max_len);
+		return is_target ?
+		       err_set(e, "the target has %d tokens; the model's max_len is %d", n,
+			       m->cfg.max_len) :
+		       err_set(e, "the sentence has %d tokens; the model's max_len is %d", n,
+			       m->cfg.max_len);
 	return 0;
 }
 
@@ -149,8 +159,8 @@ int input_build(const struct model *m, const char *sentence,
 		if (c->tok.wrap_source && push_special(&src, &m->src_vocab, TOK_EOS, e))
 			goto fail;
 		in->src_len = src.n;
-		if (check_len(m, src.n, "sentence", e) ||
-		    pad(&src, &m->src_vocab, o->pad_to, "--pad-to", "sentence", m, e))
+		if (check_len(m, src.n, 0, e) ||
+		    pad(&src, &m->src_vocab, o->pad_to, "--pad-to", 0, m, e))
 			goto fail;
 	}
 	if (c->arch != ARCH_ENC_ONLY) {
@@ -173,9 +183,9 @@ int input_build(const struct model *m, const char *sentence,
 			goto fail;
 		in->tgt_len = tgt.n;
 		in->prompt = c->arch == ARCH_DEC_ONLY ? tgt.n : 1;
-		if (check_len(m, tgt.n, c->arch == ARCH_DEC_ONLY ? "sentence" : "target", e) ||
-		    pad(&tgt, v, o->pad_target, "--pad-target", "target", m, e) ||
-		    (have_labels && pad(&lab, v, tgt.n, "--pad-target", "target", m, e)))
+		if (check_len(m, tgt.n, c->arch != ARCH_DEC_ONLY, e) ||
+		    pad(&tgt, v, o->pad_target, "--pad-target", 1, m, e) ||
+		    (have_labels && pad(&lab, v, tgt.n, "--pad-target", 1, m, e)))
 			goto fail;
 		if (have_labels) {
 			in->label_tok = lab.tok;
@@ -215,8 +225,8 @@ const char *input_unknown_summary(const struct pass_input *in, char *buf,
 	buf[0] = 0;
 	if (!in->nunknown)
 		return buf;
-	snprintf(buf, bufsz, "%d unknown word%s shown as <unk>:", in->nunknown,
-		 in->nunknown == 1 ? "" : "s");
+	snprintf(buf, bufsz, P_("%d unknown word shown as <unk>:",
+				"%d unknown words shown as <unk>:", in->nunknown), in->nunknown);
 	for (int i = 0; i < in->nunknown; i++) {
 		size_t l = strlen(buf);
 		snprintf(buf + l, bufsz - l, "%s \"%s\"", i ? "," : "", in->unknown[i]);

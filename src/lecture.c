@@ -7,6 +7,7 @@
 
 #include "decode.h"
 #include "forward.h"
+#include "i18n.h"
 #include "input.h"
 #include "lecture.h"
 #include "path.h"
@@ -23,19 +24,39 @@ static const char *const STEP_KEYS[] = {
 static const char *const MASK_KEYS[] = { "decoder", "encoder", NULL };
 static const char *const DECODE_KEYS[] = { "search", "beam", "alpha", "step", NULL };
 
+/* Where a mapping is: the whole script, a step, or the value of a key. */
+enum where { IN_LECTURE, IN_STEP, IN_KEY };
+
+/* Checks that map is a mapping with no keys but keys; key names the
+ * mapping when where is IN_KEY. */
 static int known(const struct ydoc *d, const struct ynode *map,
-		 const char *const *keys, const char *where, struct err *e)
+		 const char *const *keys, enum where where, const char *key,
+		 struct err *e)
 {
-	if (map->kind != Y_MAP)
-		return err_set(e, "%s:%d: %s must be a mapping", d->file, map->line, where);
+	if (map->kind != Y_MAP) {
+		if (where == IN_LECTURE)
+			return err_set(e, "%s:%d: the lecture must be a mapping", d->file, map->line);
+		if (where == IN_STEP)
+			return err_set(e, "%s:%d: a lecture step must be a mapping", d->file,
+				       map->line);
+		return err_set(e, "%s:%d: %s must be a mapping", d->file, map->line, key);
+	}
 	for (size_t i = 0; i < map->n; i++) {
 		const struct ynode *k = map->items[2 * i];
 		int ok = 0;
 		for (const char *const *p = keys; *p && k->kind == Y_SCALAR; p++)
 			ok |= strcmp(*p, k->str) == 0;
-		if (!ok)
-			return err_set(e, "%s:%d: unknown key \"%.40s\" in %s", d->file, k->line,
-				       k->kind == Y_SCALAR ? k->str : "?", where);
+		if (ok)
+			continue;
+		const char *name = k->kind == Y_SCALAR ? k->str : "?";
+		if (where == IN_LECTURE)
+			return err_set(e, "%s:%d: unknown key \"%.40s\" in the lecture", d->file,
+				       k->line, name);
+		if (where == IN_STEP)
+			return err_set(e, "%s:%d: unknown key \"%.40s\" in a lecture step",
+				       d->file, k->line, name);
+		return err_set(e, "%s:%d: unknown key \"%.40s\" in %s", d->file, k->line,
+			       name, key);
 	}
 	return 0;
 }
@@ -95,7 +116,7 @@ static int parse_step(struct lecture *l, const struct ydoc *d, const struct ynod
 {
 	const struct ynode *v;
 	long long x;
-	if (known(d, n, STEP_KEYS, "a lecture step", e))
+	if (known(d, n, STEP_KEYS, IN_STEP, NULL, e))
 		return -1;
 	s->line = n->line;
 	s->caption = NULL;
@@ -145,7 +166,7 @@ static int parse_step(struct lecture *l, const struct ydoc *d, const struct ynod
 	}
 	if ((v = ynode_get(n, "masks"))) {
 		const struct ynode *m;
-		if (known(d, v, MASK_KEYS, "masks", e))
+		if (known(d, v, MASK_KEYS, IN_KEY, "masks", e))
 			return -1;
 		if ((m = ynode_get(v, "decoder"))) {
 			const char *t = ynode_str(d, m, e);
@@ -164,7 +185,7 @@ static int parse_step(struct lecture *l, const struct ydoc *d, const struct ynod
 	}
 	if ((v = ynode_get(n, "decode"))) {
 		const struct ynode *m;
-		if (known(d, v, DECODE_KEYS, "decode", e))
+		if (known(d, v, DECODE_KEYS, IN_KEY, "decode", e))
 			return -1;
 		if ((m = ynode_get(v, "search"))) {
 			const char *t = ynode_str(d, m, e);
@@ -205,7 +226,7 @@ int lecture_load(struct lecture *l, const char *path, struct err *e)
 	const struct ynode *r = d->root, *v;
 	if (!r)
 		return err_set(e, "%s: the lecture is empty", path);
-	if (known(d, r, TOP_KEYS, "the lecture", e))
+	if (known(d, r, TOP_KEYS, IN_LECTURE, NULL, e))
 		return -1;
 	if ((v = ynode_get(r, "title"))) {
 		const char *t = ynode_str(d, v, e);
@@ -295,8 +316,10 @@ static int check_step(struct lecture *l, const struct lstep *s, struct err *e)
 		decode_result_free(&r);
 		if (s->dec_step >= n) {
 			input_free(&in);
-			return err_set(e, "%s:%d: decode step %d, but this search ends after %d "
-				       "step%s", l->path, s->line, s->dec_step + 1, n, n == 1 ? "" : "s");
+			return err_set(e, P_("%s:%d: decode step %d, but this search ends after %d "
+					     "step", "%s:%d: decode step %d, but this search ends "
+					     "after %d steps", n), l->path, s->line,
+				       s->dec_step + 1, n);
 		}
 	}
 	struct trace *t = forward_run(m, &in, &o, NULL, e);
@@ -314,9 +337,9 @@ static int check_step(struct lecture *l, const struct lstep *s, struct err *e)
 			int rows = st->ndim == 3 ? st->shape[1] : st->shape[0];
 			int cols = st->ndim == 1 ? 1 : st->shape[st->ndim - 1];
 			if (s->head >= heads)
-				rc = err_set(e, "%s:%d: head %d does not exist: %s has %d head%s",
-					     l->path, s->line, s->head, s->stage, heads,
-					     heads == 1 ? "" : "s");
+				rc = err_set(e, P_("%s:%d: head %d does not exist: %s has %d head",
+						   "%s:%d: head %d does not exist: %s has %d heads",
+						   heads), l->path, s->line, s->head, s->stage, heads);
 			else if (s->row >= rows || s->col >= cols)
 				rc = err_set(e, "%s:%d: cursor [%d, %d] is outside %s [%d × %d]",
 					     l->path, s->line, s->row, s->col, s->stage, rows, cols);

@@ -13,7 +13,13 @@
 #include "i18n.h"
 #include "tui.h"
 
-static const char USAGE[] =
+/* attnscope --help (translated where it is printed). */
+static const char *const USAGE = N_(
+	/* TRANSLATORS: attnscope --help.  Keep the commands, the option names
+	   and the option values (text|ansi|svg|csv, greedy|beam, ...) as they
+	   are; the placeholders (FILE, SENTENCE, TEXT, ...) may be translated.
+	   Keep the descriptions aligned: the commands' in one column, the
+	   options' at column 23 (a longer option pushes its own on). */
 	"usage: attnscope [--model FILE] [SENTENCE]        open the stepper (TUI)\n"
 	"       attnscope --lecture FILE [--play SECONDS]  play a lecture script\n"
 	"       attnscope --lecture FILE --check           check a script and exit\n"
@@ -62,7 +68,7 @@ static const char USAGE[] =
 	"  --beam K [--max-len N]                 bench: also beam search N tokens,\n"
 	"                                         cached vs recomputed\n"
 	"\n"
-	"A fully masked attention row (every key masked) gives all-zero weights.\n";
+	"A fully masked attention row (every key masked) gives all-zero weights.\n");
 
 int cli_fail(const char *fmt, ...)
 {
@@ -136,8 +142,11 @@ int cli_double(const char *opt, const char *s, double lo, double hi, int open_hi
 	errno = 0;
 	double v = strtod(s, &end);
 	if (errno || end == s || *end || !(v >= lo) || (open_hi ? !(v < hi) : !(v <= hi))) {
-		cli_fail("%s needs a number from %g to %g%s, got \"%s\"", opt, lo, hi,
-			 open_hi ? " (exclusive)" : "", s);
+		if (open_hi)
+			cli_fail("%s needs a number from %g to %g (exclusive), got \"%s\"",
+				 opt, lo, hi, s);
+		else
+			cli_fail("%s needs a number from %g to %g, got \"%s\"", opt, lo, hi, s);
 		return -1;
 	}
 	*out = v;
@@ -206,7 +215,7 @@ int cli_parse(struct cli *c, const char *cmd, int argc, char **argv)
 		case O_ITERS: r = parse_count("--iters", optarg, 1, 100000, &c->iters); break;
 		case 'h':
 		case O_HELP:
-			fputs(USAGE, stdout);
+			fputs(_(USAGE), stdout);
 			return 1;
 		case 'V':
 		case O_VERSION:
@@ -283,8 +292,9 @@ struct trace *cli_run_pass(struct cli *c, const struct model *m)
 	if (in.nunknown)
 		warn_msg("%s", input_unknown_summary(&in, buf, sizeof buf));
 	if (in.invalid_utf8)
-		warn_msg("%d invalid UTF-8 byte%s replaced by U+FFFD", in.invalid_utf8,
-			 in.invalid_utf8 == 1 ? "" : "s");
+		warn_msg(P_("%d invalid UTF-8 byte replaced by U+FFFD",
+			    "%d invalid UTF-8 bytes replaced by U+FFFD", in.invalid_utf8),
+			 in.invalid_utf8);
 	struct trace *t = forward_run(m, &in, &c->pass, NULL, &e);
 	input_free(&in);
 	if (!t)
@@ -318,6 +328,14 @@ int main(int argc, char **argv)
 	const char *cmd = "";
 	int (*run)(struct cli *) = NULL;
 	i18n_init(i18n_lang_arg(argc, argv));
+	/* --lang may come before the subcommand: attnscope --lang pt_BR info */
+	while (argc > 1 && strncmp(argv[1], "--lang", 6) == 0 &&
+	       (argv[1][6] == '=' || (argv[1][6] == 0 && argc > 2))) {
+		int k = argv[1][6] == '=' ? 1 : 2;
+		argv[k] = argv[0];
+		argv += k;
+		argc -= k;
+	}
 	for (size_t i = 0; argc > 1 && i < sizeof OWN_COMMANDS / sizeof *OWN_COMMANDS; i++)
 		if (strcmp(argv[1], OWN_COMMANDS[i].name) == 0)
 			return OWN_COMMANDS[i].run(argc - 1, argv + 1);

@@ -32,24 +32,32 @@ static const char *const SPECIAL_DEFAULT[] = { "<pad>", "<s>", "</s>", "<unk>" }
 #define MODEL_MAX_LAYERS 256
 #define MODEL_MAX_LEN 65536
 
+/* where: the key of the mapping ("tokenizer", ...), NULL for the file's
+ * top level (the messages then say "the model file"). */
 static int check_keys(const struct ydoc *d, const struct ynode *map,
 		      const char *const *known, const char *where,
 		      struct err *e)
 {
 	if (map->kind != Y_MAP)
-		return err_set(e, "%s:%d: %s must be a mapping, found a %s",
-			       d->file, map->line, where, ynode_kind_name(map->kind));
+		return where ? err_set(e, "%s:%d: %s must be a mapping, found a %s",
+				       d->file, map->line, where, ynode_kind_name(map->kind))
+			     : err_set(e, "%s:%d: the model file must be a mapping, found a %s",
+				       d->file, map->line, ynode_kind_name(map->kind));
 	for (size_t i = 0; i < map->n; i++) {
 		const struct ynode *k = map->items[2 * i];
 		if (k->kind != Y_SCALAR)
-			return err_set(e, "%s:%d: keys in %s must be plain words",
-				       d->file, k->line, where);
+			return where ? err_set(e, "%s:%d: keys in %s must be plain words",
+					       d->file, k->line, where)
+				     : err_set(e, "%s:%d: keys in the model file must be plain words",
+					       d->file, k->line);
 		int found = 0;
 		for (const char *const *p = known; *p; p++)
 			found |= strcmp(*p, k->str) == 0;
 		if (!found)
-			return err_set(e, "%s:%d: unknown key \"%.60s\" in %s",
-				       d->file, k->line, k->str, where);
+			return where ? err_set(e, "%s:%d: unknown key \"%.60s\" in %s",
+					       d->file, k->line, k->str, where)
+				     : err_set(e, "%s:%d: unknown key \"%.60s\" in the model file",
+					       d->file, k->line, k->str);
 		for (size_t j = 0; j < i; j++)
 			if (map->items[2 * j]->kind == Y_SCALAR &&
 			    strcmp(map->items[2 * j]->str, k->str) == 0)
@@ -191,20 +199,29 @@ static int load_vocab(const struct ydoc *d, const struct ynode *n,
 	return rc;
 }
 
+/* target: the target vocabulary, else the source one. */
 static int check_specials(const struct model *m, const struct vocab *v,
-			  const char *which, struct err *e)
+			  int target, struct err *e)
 {
+	/* the keys under tokenizer.specials */
 	static const char *role[] = { "pad", "sos", "eos", "unk" };
 	for (int i = 0; i < TOK_NSPECIAL; i++) {
 		const char *sp = m->cfg.tok.specials[i];
 		int id = vocab_id(v, sp);
 		if (id < 0)
-			return err_set(e, "%s: %s vocabulary lacks the special token %s (%s)",
-				       m->path, which, sp, role[i]);
+			return target ?
+				err_set(e, "%s: target vocabulary lacks the special token %s (%s)",
+					m->path, sp, role[i]) :
+				err_set(e, "%s: source vocabulary lacks the special token %s (%s)",
+					m->path, sp, role[i]);
 		if (id != i)
-			return err_set(e, "%s: %s vocabulary has %s at id %d; the specials must "
-				       "come first: <pad> 0, <s> 1, </s> 2, <unk> 3",
-				       m->path, which, sp, id);
+			return target ?
+				err_set(e, "%s: target vocabulary has %s at id %d; the specials must "
+					"come first: <pad> 0, <s> 1, </s> 2, <unk> 3",
+					m->path, sp, id) :
+				err_set(e, "%s: source vocabulary has %s at id %d; the specials must "
+					"come first: <pad> 0, <s> 1, </s> 2, <unk> 3",
+					m->path, sp, id);
 	}
 	return 0;
 }
@@ -234,11 +251,11 @@ static int parse_tokenizer(struct model *m, const struct ydoc *d,
 		return err_set(e, "%s:%d: tokenizer: missing required key source_vocab",
 			       d->file, tk->line);
 	if (load_vocab(d, sv, m->path, "source_vocab", &m->src_vocab, e) ||
-	    check_specials(m, &m->src_vocab, "source", e))
+	    check_specials(m, &m->src_vocab, 0, e))
 		return -1;
 	if (tv) {
 		if (load_vocab(d, tv, m->path, "target_vocab", &m->tgt_vocab, e) ||
-		    check_specials(m, &m->tgt_vocab, "target", e))
+		    check_specials(m, &m->tgt_vocab, 1, e))
 			return -1;
 	} else {
 		m->shared_vocab = 1;
@@ -303,7 +320,7 @@ static int parse_config(struct model *m, const struct ydoc *d, struct err *e)
 
 	if (!r)
 		return err_set(e, "%s: the file is empty", d->file);
-	if (check_keys(d, r, TOP_KEYS, "the model file", e))
+	if (check_keys(d, r, TOP_KEYS, NULL, e))
 		return -1;
 	if (!ynode_get(r, "name"))
 		return err_set(e, "%s:%d: missing required key \"name\"", d->file, r->line);
@@ -366,10 +383,11 @@ static int parse_config(struct model *m, const struct ydoc *d, struct err *e)
 	const struct ynode *wf = ynode_get(r, "weights"), *ti = ynode_get(r, "tensors"),
 			   *in = ynode_get(r, "init");
 	int nsrc = !!wf + !!ti + !!in;
-	if (nsrc != 1)
-		return err_set(e, "%s: %s", d->file, nsrc ? "give only one of weights, tensors and init"
-					       : "missing required key: one of weights (file), "
-						 "tensors (inline) or init: {random: SEED}");
+	if (nsrc > 1)
+		return err_set(e, "%s: give only one of weights, tensors and init", d->file);
+	if (!nsrc)
+		return err_set(e, "%s: missing required key: one of weights (file), "
+			       "tensors (inline) or init: {random: SEED}", d->file);
 	if (wf) {
 		const char *s = ynode_str(d, wf, e);
 		if (!s)

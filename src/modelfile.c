@@ -42,7 +42,8 @@ static int read_lines(const char *path, struct lines *L, struct err *e)
 	fclose(fp);
 	if (!L->text || bad) {
 		free(L->text);
-		return err_set(e, "%s: %s", path, bad ? "read error" : "out of memory");
+		return bad ? err_set(e, "%s: read error", path)
+			   : err_set(e, "%s: out of memory", path);
 	}
 	L->text[len] = 0;
 	int n = 1;

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "i18n.h"
 #include "safetensors.h"
 #include "ydoc.h"
 
@@ -170,7 +171,7 @@ static void st_fmt_shape(const uint64_t *shape, size_t ndim, char *buf, size_t c
 		snprintf(buf + len, cap - len, "]");
 }
 
-/* "PATH: tensor "NAME": what"; returns -1. */
+/* "PATH: tensor "NAME": what"; returns -1.  fmt comes translated. */
 static int st_terr(struct err *e, const char *path, const char *name,
 		   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 static int st_terr(struct err *e, const char *path, const char *name,
@@ -195,58 +196,59 @@ static int st_parse_tensor(struct st_file *f, const struct ydoc *d,
 	uint64_t b, en, need;
 
 	if (v->kind != Y_MAP)
-		return st_terr(e, p, nm, "entry is a %s, expected a JSON object",
+		return st_terr(e, p, nm, _("entry is a %s, expected a JSON object"),
 			       ynode_kind_name(v->kind));
 	const struct ynode *dt = ynode_get(v, "dtype"), *sh = ynode_get(v, "shape"),
 			   *off = ynode_get(v, "data_offsets");
 	const char *missing = !dt ? "dtype" : !sh ? "shape" : !off ? "data_offsets" : NULL;
 	if (missing)
-		return st_terr(e, p, nm, "missing \"%s\"", missing);
+		return st_terr(e, p, nm, _("missing \"%s\""), missing);
 
 	if (dt->kind != Y_SCALAR)
-		return st_terr(e, p, nm, "dtype is a %s, expected a string",
+		return st_terr(e, p, nm, _("dtype is a %s, expected a string"),
 			       ynode_kind_name(dt->kind));
 	size_t k = 0;
 	while (k < ST_NDTYPES && strcmp(dt->str, st_dtypes[k].name))
 		k++;
 	if (k == ST_NDTYPES)
-		return st_terr(e, p, nm, "unknown dtype \"%s\"", st_show(dt->str, sb, sizeof sb));
+		return st_terr(e, p, nm, _("unknown dtype \"%s\""), st_show(dt->str, sb, sizeof sb));
 	t->dtype = st_dtypes[k].dt;
 	snprintf(t->dtype_str, sizeof t->dtype_str, "%s", st_dtypes[k].name);
 
 	if (sh->kind != Y_SEQ)
-		return st_terr(e, p, nm, "shape is a %s, expected a list",
+		return st_terr(e, p, nm, _("shape is a %s, expected a list"),
 			       ynode_kind_name(sh->kind));
 	if (sh->n > ST_MAXDIM)
-		return st_terr(e, p, nm, "shape has %zu dimensions, at most %d supported",
+		return st_terr(e, p, nm, _("shape has %zu dimensions, at most %d supported"),
 			       sh->n, ST_MAXDIM);
 	t->ndim = (int)sh->n;
 	t->numel = 1;
 	for (size_t i = 0; i < sh->n; i++) {
 		if (ynode_u64(d, sh->items[i], &t->shape[i], NULL))
-			return st_terr(e, p, nm, "shape[%zu] is not an unsigned integer", i);
+			return st_terr(e, p, nm, _("shape[%zu] is not an unsigned integer"), i);
 		if (__builtin_mul_overflow(t->numel, t->shape[i], &t->numel)) {
 			st_fmt_shape(t->shape, i + 1, sb, sizeof sb);
-			return st_terr(e, p, nm, "element count overflows 64 bits at shape %s", sb);
+			return st_terr(e, p, nm, _("element count overflows 64 bits at shape %s"), sb);
 		}
 	}
 	st_fmt_shape(t->shape, sh->n, sb, sizeof sb);
 
 	if (off->kind != Y_SEQ || off->n != 2 || ynode_u64(d, off->items[0], &b, NULL) ||
 	    ynode_u64(d, off->items[1], &en, NULL))
-		return st_terr(e, p, nm, "data_offsets must be a list of two unsigned integers");
+		return st_terr(e, p, nm, _("data_offsets must be a list of two unsigned integers"));
 	if (b > en)
-		return st_terr(e, p, nm, "data_offsets [%" PRIu64 ", %" PRIu64
-			       "]: begin is after end", b, en);
+		return st_terr(e, p, nm, _("data_offsets [%" PRIu64 ", %" PRIu64
+				 "]: begin is after end"), b, en);
 	if (en > dlen)
-		return st_terr(e, p, nm, "data_offsets end %" PRIu64 " is past the end "
-			       "of the data (%" PRIu64 " bytes)", en, dlen);
+		return st_terr(e, p, nm, _("data_offsets end %" PRIu64 " is past the end "
+				 "of the data (%" PRIu64 " bytes)"), en, dlen);
 	if (__builtin_mul_overflow(t->numel, (uint64_t)st_dtypes[k].size, &need))
-		return st_terr(e, p, nm, "byte size of %s %s overflows 64 bits",
+		return st_terr(e, p, nm, _("byte size of %s %s overflows 64 bits"),
 			       t->dtype_str, sb);
 	if (need != en - b)
-		return st_terr(e, p, nm, "%s %s needs %" PRIu64 " bytes but data_offsets "
-			       "span %" PRIu64, t->dtype_str, sb, need, en - b);
+		/* TRANSLATORS: "F32 [2, 3] needs 24 bytes but data_offsets span 20" */
+		return st_terr(e, p, nm, _("%s %s needs %" PRIu64 " bytes but data_offsets "
+				 "span %" PRIu64), t->dtype_str, sb, need, en - b);
 	t->bytes = data + b;
 	t->nbytes = en - b;
 	if (!(t->name = strdup(nm)))
@@ -286,7 +288,7 @@ static int st_check_layout(struct st_file *f, const unsigned char *data,
 	for (int i = 1; i < f->n && !rc; i++)
 		if (!strcmp(s[i - 1]->name, s[i]->name))
 			rc = err_set(e, "%s: duplicate tensor name \"%s\"", f->path,
-				     st_show(s[i]->name, nb, sizeof nb));
+			      st_show(s[i]->name, nb, sizeof nb));
 	qsort(s, (size_t)f->n, sizeof *s, st_cmp_range);
 	const struct st_tensor *last = NULL;   /* non-empty range ending last */
 	for (int i = 0; i < f->n && !rc; i++) {
@@ -296,7 +298,7 @@ static int st_check_layout(struct st_file *f, const unsigned char *data,
 			rc = err_set(e, "%s: tensors \"%s\" [%td, %td) and \"%s\" [%td, %td) overlap",
 				     f->path, st_show(last->name, nb, sizeof nb),
 				     last->bytes - data, last->bytes + last->nbytes - data,
-				     st_show(s[i]->name, nb2, sizeof nb2),
+			      st_show(s[i]->name, nb2, sizeof nb2),
 				     s[i]->bytes - data, s[i]->bytes + s[i]->nbytes - data);
 		if (!last || s[i]->bytes + s[i]->nbytes > last->bytes + last->nbytes)
 			last = s[i];
@@ -323,14 +325,18 @@ static int st_parse(struct st_file *f, struct err *e)
 	/* ydoc's messages read "PATH: header:LINE: problem" */
 	char what[sizeof e->msg];
 	struct ydoc doc;
-	snprintf(what, sizeof what, "%s: header", p);
+	/* TRANSLATORS: the JSON header of a safetensors file, named like a
+	   file in messages: "model.safetensors: header:1: problem" */
+	snprintf(what, sizeof what, _("%s: header"), p);
 	if (ydoc_parse(&doc, what, base + 8, (size_t)n, e))
 		return -1;
 	const struct ynode *root = doc.root;
 	int rc = 0;
 	if (!root || root->kind != Y_MAP)
 		rc = err_set(e, "%s: header is not a JSON object (found %s)", p,
-			     root ? ynode_kind_name(root->kind) : "nothing");
+			     /* TRANSLATORS: "header is not a JSON object (found
+				nothing)": the header holds no JSON value at all */
+			     root ? ynode_kind_name(root->kind) : _("nothing"));
 	else if (!(f->t = calloc(root->n ? root->n : 1, sizeof *f->t)))
 		rc = err_set(e, "%s: out of memory", p);
 	for (size_t i = 0; !rc && i < root->n; i++) {
@@ -362,11 +368,11 @@ int st_open(struct st_file *f, const char *path, struct err *e)
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 || fstat(fd, &sb))
 		er = errno;
 	else if (!S_ISREG(sb.st_mode))
-		why = "not a regular file";
+		why = _("not a regular file");
 	else if (sb.st_size < 8)
-		why = "file is too short for safetensors (need at least 8 bytes)";
+		why = _("file is too short for safetensors (need at least 8 bytes)");
 	else if ((uint64_t)sb.st_size > SIZE_MAX)
-		why = "file too large to map";
+		why = _("file too large to map");
 	else if ((map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE,
 			     fd, 0)) == MAP_FAILED)
 		er = errno;
@@ -518,12 +524,18 @@ static int st_valid_utf8(const char *s)
 	return 1;
 }
 
-/* Remembers the first failure for st_writer_write; returns -1. */
-static int st_bad(struct st_writer *w, const char *what, const char *s)
+/* Remembers the first failure for st_writer_write; returns -1.  fmt comes
+ * translated; names are passed through st_show. */
+static int st_bad(struct st_writer *w, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int st_bad(struct st_writer *w, const char *fmt, ...)
 {
-	char nb[ST_SHOW];
-	if (!w->bad[0])
-		snprintf(w->bad, sizeof w->bad, "%s \"%s\"", what, st_show(s, nb, sizeof nb));
+	if (!w->bad[0]) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(w->bad, sizeof w->bad, fmt, ap);
+		va_end(ap);
+	}
 	return -1;
 }
 
@@ -532,30 +544,40 @@ int st_writer_add(struct st_writer *w, const char *name, enum st_dtype dt,
 {
 	struct st_wtensor t = { .dt = dt, .ndim = ndim, .data = data };
 	uint64_t numel = 1;
+	char nb[ST_SHOW];
 	if (!name || !st_valid_utf8(name))
-		return st_bad(w, "tensor name is not valid UTF-8:", name ? name : "");
+		return st_bad(w, _("tensor name is not valid UTF-8: \"%s\""),
+			      st_show(name ? name : "", nb, sizeof nb));
 	if (!strcmp(name, "__metadata__"))
-		return st_bad(w, "reserved tensor name", name);
+		return st_bad(w, _("reserved tensor name \"%s\""),
+			      st_show(name, nb, sizeof nb));
 	if (!st_dtype_size(dt))
-		return st_bad(w, "unsupported dtype for tensor", name);
+		return st_bad(w, _("unsupported dtype for tensor \"%s\""),
+			      st_show(name, nb, sizeof nb));
 	if (ndim < 0 || ndim > ST_MAXDIM || (ndim && !shape))
-		return st_bad(w, "bad number of dimensions for tensor", name);
+		return st_bad(w, _("bad number of dimensions for tensor \"%s\""),
+			      st_show(name, nb, sizeof nb));
 	for (int i = 0; i < ndim; i++)
 		if (__builtin_mul_overflow(numel, t.shape[i] = shape[i], &numel))
-			return st_bad(w, "shape overflows for tensor", name);
+			return st_bad(w, _("shape overflows for tensor \"%s\""),
+				      st_show(name, nb, sizeof nb));
 	if (__builtin_mul_overflow(numel, (uint64_t)st_dtype_size(dt), &t.nbytes) ||
 	    t.nbytes > SIZE_MAX || w->total + t.nbytes < w->total)
-		return st_bad(w, "size overflows for tensor", name);
+		return st_bad(w, _("size overflows for tensor \"%s\""),
+			      st_show(name, nb, sizeof nb));
 	if (t.nbytes && !data)
-		return st_bad(w, "no data for tensor", name);
+		return st_bad(w, _("no data for tensor \"%s\""),
+			      st_show(name, nb, sizeof nb));
 	for (int i = 0; i < w->n; i++)
 		if (!strcmp(w->t[i].name, name))
-			return st_bad(w, "duplicate tensor name", name);
+			return st_bad(w, _("duplicate tensor name \"%s\""),
+				      st_show(name, nb, sizeof nb));
 	struct st_wtensor *nt = realloc(w->t, (size_t)(w->n + 1) * sizeof *nt);
 	if (nt)
 		w->t = nt;
 	if (!nt || !(t.name = strdup(name)))
-		return st_bad(w, "out of memory adding tensor", name);
+		return st_bad(w, _("out of memory adding tensor \"%s\""),
+			      st_show(name, nb, sizeof nb));
 	w->t[w->n++] = t;
 	w->total += t.nbytes;
 	return 0;
@@ -563,15 +585,18 @@ int st_writer_add(struct st_writer *w, const char *name, enum st_dtype dt,
 
 int st_writer_meta(struct st_writer *w, const char *key, const char *val)
 {
+	char nb[ST_SHOW];
 	if (!key || !val || !st_valid_utf8(key) || !st_valid_utf8(val))
-		return st_bad(w, "metadata is not valid UTF-8 for key", key ? key : "");
+		return st_bad(w, _("metadata is not valid UTF-8 for key \"%s\""),
+			      st_show(key ? key : "", nb, sizeof nb));
 	char **nm = realloc(w->meta, (size_t)(w->nmeta + 1) * 2 * sizeof *nm);
 	if (nm)
 		w->meta = nm;
 	char *k = nm ? strdup(key) : NULL, *v = k ? strdup(val) : NULL;
 	if (!v) {
 		free(k);
-		return st_bad(w, "out of memory adding metadata", key);
+		return st_bad(w, _("out of memory adding metadata \"%s\""),
+			      st_show(key, nb, sizeof nb));
 	}
 	w->meta[2 * w->nmeta] = k;
 	w->meta[2 * w->nmeta++ + 1] = v;
@@ -674,8 +699,10 @@ int st_writer_write(struct st_writer *w, const char *path, struct err *e)
 		er = errno;
 	}
 	if (!ok || rename(tmp, path)) {
-		err_set(e, "%s: %s %s: %s", path, ok ? "cannot rename" : "writing",
-			tmp, strerror(ok ? errno : er));
+		if (ok)
+			err_set(e, "%s: cannot rename %s: %s", path, tmp, strerror(errno));
+		else
+			err_set(e, "%s: writing %s: %s", path, tmp, strerror(er));
 		unlink(tmp);
 		goto out;
 	}

@@ -95,10 +95,12 @@ int term_init(struct err *e)
 		return err_set(e, "not a terminal: use `attnscope render` or `attnscope dump` "
 			       "for output to a file or pipe");
 	const char *term = getenv("TERM");
-	if (!term || !*term || strcmp(term, "dumb") == 0)
+	if (!term || !*term)
+		return err_set(e, "TERM is unset: the stepper needs a real terminal "
+			       "(try TERM=xterm-256color), or use `attnscope render`");
+	if (strcmp(term, "dumb") == 0)
 		return err_set(e, "TERM is %s: the stepper needs a real terminal "
-			       "(try TERM=xterm-256color), or use `attnscope render`",
-			       term && *term ? term : "unset");
+			       "(try TERM=xterm-256color), or use `attnscope render`", term);
 	/* wide characters need a UTF-8 locale (i18n_init set the rest) */
 	if (strcmp(nl_langinfo(CODESET), "UTF-8") != 0)
 		setlocale(LC_CTYPE, "C.UTF-8");

@@ -13,6 +13,7 @@
 #include "backprop.h"
 #include "checkpoint.h"
 #include "decode.h"
+#include "i18n.h"
 #include "input.h"
 #include "modelfile.h"
 #include "train.h"
@@ -151,8 +152,10 @@ static void progress(struct run *r, int force)
 		bar[i] = i < fill ? '=' : i == fill ? '>' : ' ';
 	bar[20] = 0;
 	char line[256];
+	/* TRANSLATORS: the progress line, redrawn in place on a terminal: keep it
+	 * about as long as the English (at most 80 columns); ETA: time left. */
 	snprintf(line, sizeof line,
-		 "step %ld/%ld [%s] loss %.3f  lr %.2e  %.1fk tok/s  ETA %s",
+		 _("step %ld/%ld [%s] loss %.3f  lr %.2e  %.1fk tok/s  ETA %s"),
 		 done, o->steps, bar, r->last_loss,
 		 train_lr(r->m->cfg.d_model, o->lr_scale, o->warmup, done ? done : 1),
 		 tps / 1000, hms(per_step * todo, eta, sizeof eta));
@@ -332,21 +335,25 @@ static int load_data(struct run *r, struct err *e)
 	int skipped = 0;
 	for (int k = 0; k < CORPUS_NBAD; k++)
 		skipped += r->train.corpus.nbad[k];
-	say(r, "corpus %s: %d pairs, %ld source and %ld target words%s", o->corpus,
-	    r->train.n, r->train.src_tokens, r->train.tgt_tokens,
-	    skipped ? " (bad lines skipped, see above)" : "");
+	if (skipped)
+		say(r, _("corpus %s: %d pairs, %ld source and %ld target words (bad lines "
+			 "skipped, see above)"), o->corpus, r->train.n, r->train.src_tokens,
+		    r->train.tgt_tokens);
+	else
+		say(r, _("corpus %s: %d pairs, %ld source and %ld target words"), o->corpus,
+		    r->train.n, r->train.src_tokens, r->train.tgt_tokens);
 	if (r->train.unknown)
-		say(r, "attnscope: warning: %s: %s", o->corpus,
+		say(r, _("attnscope: warning: %s: %s"), o->corpus,
 		    trainset_unknown_summary(&r->train, buf, sizeof buf));
 	if (o->heldout && r->m->cfg.arch != ARCH_ENC_DEC) {
-		say(r, "attnscope: warning: %s: held-out translation accuracy needs an "
-		    "encoder-decoder model; not measured", o->heldout);
+		say(r, _("attnscope: warning: %s: held-out translation accuracy needs an "
+			 "encoder-decoder model; not measured"), o->heldout);
 	} else if (o->heldout) {
 		if (trainset_load(&r->held, r->m, o->heldout, e))
 			return -1;
-		say(r, "held-out %s: %d pairs", o->heldout, r->held.n);
+		say(r, _("held-out %s: %d pairs"), o->heldout, r->held.n);
 		if (r->held.unknown)
-			say(r, "attnscope: warning: %s: %s", o->heldout,
+			say(r, _("attnscope: warning: %s: %s"), o->heldout,
 			    trainset_unknown_summary(&r->held, buf, sizeof buf));
 	}
 	return 0;
@@ -364,8 +371,8 @@ static int resume(struct run *r, struct err *e)
 		return -1;
 	}
 	if (access(sp, F_OK) != 0) {
-		say(r, "attnscope: warning: %s: no optimizer state (%s); Adam and the "
-		    "schedule start afresh from these weights", o->resume, sp);
+		say(r, _("attnscope: warning: %s: no optimizer state (%s); Adam and the "
+			 "schedule start afresh from these weights"), o->resume, sp);
 		free(sp);
 		return 0;
 	}
@@ -374,11 +381,11 @@ static int resume(struct run *r, struct err *e)
 		rc = err_set(e, "%s holds step %ld but %s holds step %ld; they do not belong "
 			     "together", o->resume, wstep, sp, r->st.step);
 	if (!rc && r->st.seed != o->seed)
-		say(r, "attnscope: warning: resuming with the checkpoint's seed %llu "
-		    "(not %llu) to keep its batch order", (unsigned long long)r->st.seed,
+		say(r, _("attnscope: warning: resuming with the checkpoint's seed %llu "
+			 "(not %llu) to keep its batch order"), (unsigned long long)r->st.seed,
 		    (unsigned long long)o->seed);
 	if (!rc)
-		say(r, "resumed from %s at step %ld (epoch %d, batch %d)", o->resume,
+		say(r, _("resumed from %s at step %ld (epoch %d, batch %d)"), o->resume,
 		    r->st.step, r->st.epoch, r->st.batch);
 	if (!rc && strcmp(o->resume, o->out) == 0)
 		r->saved_step = r->st.step;   /* the good checkpoint on disk */
@@ -400,6 +407,7 @@ static void record(struct run *r, double minutes, double tps)
 	snprintf(v[7], sizeof v[7], "%llu", (unsigned long long)o->seed);
 	snprintf(v[8], sizeof v[8], "%d", r->nw);
 	snprintf(v[9], sizeof v[9], "%.4f", r->last_loss);
+	/* the record is data in the model's YAML: English whatever the language */
 	snprintf(v[10], sizeof v[10], "%.2f%% of %d (greedy)", 100 * r->acc, r->acc_n);
 	snprintf(v[11], sizeof v[11], "%.0f", tps);
 	snprintf(v[12], sizeof v[12], "%.1f", minutes);
@@ -412,9 +420,9 @@ static void record(struct run *r, double minutes, double tps)
 			       r->acc >= 0 ? v[10] : "not measured", v[11], v[12] };
 	struct err e;
 	if (modelfile_set_training(o->model, keys, vals, 15, &e))
-		say(r, "attnscope: warning: the training record was not written: %s", e.msg);
+		say(r, _("attnscope: warning: the training record was not written: %s"), e.msg);
 	else
-		say(r, "training record written into %s", o->model);
+		say(r, _("training record written into %s"), o->model);
 }
 
 static void run_free(struct run *r)
@@ -446,8 +454,10 @@ static enum train_status loop(struct run *r, struct err *e)
 			return TRAIN_FAILED;
 		double loss = l.ntok ? l.nll / l.ntok : 0;
 		if (!isfinite(loss) || !isfinite(l.smoothed)) {
-			err_set(e, "the loss became %s at step %ld", isnan(loss) ? "NaN" : "infinite",
-				r->st.step + 1);
+			if (isnan(loss))
+				err_set(e, "the loss became NaN at step %ld", r->st.step + 1);
+			else
+				err_set(e, "the loss became infinite at step %ld", r->st.step + 1);
 			return TRAIN_NAN;
 		}
 		const float *g = backprop_grads(r->w[0].bp);
@@ -478,7 +488,7 @@ static enum train_status loop(struct run *r, struct err *e)
 			if (r->held.n) {
 				if (evaluate(r, o->eval_size, e))
 					return TRAIN_FAILED;
-				say(r, "step %ld: held-out exact match %.1f%% (%d pairs, greedy)",
+				say(r, _("step %ld: held-out exact match %.1f%% (%d pairs, greedy)"),
 				    r->st.step, 100 * r->acc, r->acc_n);
 			}
 			save_due = 1;
@@ -520,9 +530,11 @@ enum train_status train_run(const struct train_opts *o, struct err *e)
 	r.o = &o2;
 	if (trainset_epoch(&r.train, o2.seed, r.st.epoch, o->batch_tokens, &r.ep, e))
 		goto out;
-	say(&r, "model %s: %zu parameters; %ld steps of ≤ %d tokens, %d batches an epoch, "
-	    "%d thread%s", o->model, r.np, o->steps, o->batch_tokens, r.ep.nbatches,
-	    r.nw, r.nw == 1 ? "" : "s");
+	say(&r, P_("model %s: %zu parameters; %ld steps of ≤ %d tokens, %d batches an epoch, "
+		   "%d thread",
+		   "model %s: %zu parameters; %ld steps of ≤ %d tokens, %d batches an epoch, "
+		   "%d threads", r.nw),
+	    o->model, r.np, o->steps, o->batch_tokens, r.ep.nbatches, r.nw);
 	double t0 = now_s();
 	r.last_draw = t0;
 	status = loop(&r, e);
@@ -551,20 +563,20 @@ enum train_status train_run(const struct train_opts *o, struct err *e)
 		goto out;
 	}
 	if (status == TRAIN_STOPPED) {
-		say(&r, "interrupted at step %ld: checkpoint saved to %s (continue with "
-		    "--resume %s)", r.st.step, o->out, o->out);
+		say(&r, _("interrupted at step %ld: checkpoint saved to %s (continue with "
+			  "--resume %s)"), r.st.step, o->out, o->out);
 		goto out;
 	}
-	say(&r, "trained %ld steps in %.1f min: %.0f tokens/s (source + target), "
-	    "final loss %.4f", r.st.step, minutes, tps, r.last_loss);
+	say(&r, _("trained %ld steps in %.1f min: %.0f tokens/s (source + target), "
+		  "final loss %.4f"), r.st.step, minutes, tps, r.last_loss);
 	if (r.held.n) {
 		if (evaluate(&r, 0, e)) {
 			status = TRAIN_FAILED;
 			goto out;
 		}
-		say(&r, "held-out exact match %.2f%% (%d pairs, greedy)", 100 * r.acc, r.acc_n);
+		say(&r, _("held-out exact match %.2f%% (%d pairs, greedy)"), 100 * r.acc, r.acc_n);
 	}
-	say(&r, "checkpoint %s (optimizer state %s)", o->out, r.state_path);
+	say(&r, _("checkpoint %s (optimizer state %s)"), o->out, r.state_path);
 	if (o->record)
 		record(&r, minutes, tps);
 out:

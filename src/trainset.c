@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "i18n.h"
 #include "input.h"
 #include "trainset.h"
 
@@ -134,8 +135,12 @@ const char *trainset_unknown_summary(const struct trainset *ts, char *buf,
 	buf[0] = 0;
 	if (!ts->unknown)
 		return buf;
-	int k = snprintf(buf, bufsz, "%ld word%s outside the vocabulary (%d distinct:",
-			 ts->unknown, ts->unknown == 1 ? "" : "s", ts->nunknown_words);
+	/* TRANSLATORS: followed by the distinct words, quoted, then ")":
+	   12 words outside the vocabulary (3 distinct: "a", "b", "c") */
+	int k = snprintf(buf, bufsz, P_("%ld word outside the vocabulary (%d distinct:",
+					"%ld words outside the vocabulary (%d distinct:",
+					ts->unknown),
+			 ts->unknown, ts->nunknown_words);
 	for (int i = 0; i < ts->nunknown_words && k > 0 && (size_t)k < bufsz; i++) {
 		if (i == 8) {
 			k += snprintf(buf + k, bufsz - (size_t)k, " …");

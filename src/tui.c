@@ -58,58 +58,62 @@ enum action {
 	A_ZOOM, A_HELP, A_ESCAPE, A_QUIT, A_COUNT
 };
 
-/* What each action does: the help screen's text. */
+/* What each action does: the help screen's text (translated in build_help). */
 static const char *const ACTION_HELP[A_COUNT] = {
-	[A_NEXT] = "next stage",
-	[A_PREV] = "previous stage",
-	[A_UP] = "cursor up: row (query / token; candidate on the decoding page)",
-	[A_DOWN] = "cursor down",
-	[A_LEFT] = "cursor left: column (key / dimension)",
-	[A_RIGHT] = "cursor right",
-	[A_PGUP] = "cursor 10 rows up",
-	[A_PGDN] = "cursor 10 rows down",
-	[A_HEAD_NEXT] = "next head (decoding page: next hypothesis)",
-	[A_HEAD_PREV] = "previous head (decoding page: previous hypothesis)",
-	[A_LAYER_NEXT] = "same stage in the next layer",
-	[A_LAYER_PREV] = "same stage in the previous layer",
-	[A_FIRST] = "first stage",
-	[A_LAST] = "last stage",
-	[A_ENCODER] = "jump to the encoder",
-	[A_DECODER] = "jump to the decoder",
-	[A_OUTPUT] = "jump to the output",
-	[A_HEADS] = "all heads at once (Enter opens the selected head)",
-	[A_OPEN] = "open the selected head",
-	[A_INSPECT] = "cell inspector: q·k term by term, ÷√dk, mask, softmax, ·V",
-	[A_DIFF] = "mask diff: this head with and without the causal mask",
-	[A_CURVES] = "positional encoding: sin/cos curves",
-	[A_MEAN] = "mean over heads (long sequences)",
-	[A_MASK_DEC] = "decoder causal mask on/off (recomputes)",
-	[A_MASK_ENC] = "encoder causal mask on/off (recomputes)",
-	[A_ABLATE] = "what-if: zero the selected head and recompute (again: restore)",
-	[A_EDIT] = "edit the sentence",
-	[A_EDIT_TARGET] = "edit the target (teacher forcing); empty: none",
-	[A_DECODE] = "decoding page on/off (starts decoding the sentence)",
-	[A_DECODE_OFF] = "stop decoding: back to the teacher-forced pass",
-	[A_STEP_NEXT] = "decoding: next step",
-	[A_STEP_PREV] = "decoding: previous step",
-	[A_STEP_LAST] = "decoding: run to the end",
-	[A_BEAM_TOGGLE] = "decoding: greedy ↔ beam search",
-	[A_BEAM_MORE] = "decoding: beam width +1",
-	[A_BEAM_LESS] = "decoding: beam width −1",
-	[A_ALPHA_UP] = "decoding: length penalty α +0.1",
-	[A_ALPHA_DOWN] = "decoding: length penalty α −0.1",
-	[A_COMPARE] = "decoding: greedy and beam side by side",
-	[A_FORCE] = "what-if: force the selected candidate at this step",
-	[A_UNFORCE] = "what-if: undo the forced token",
-	[A_CROSS] = "cross-attention of the last decoder layer, newest token's row",
-	[A_EXPLAIN] = "what this stage does: the explanation panel",
-	[A_SCHEME] = "colours: default / high contrast / colour-blind safe",
-	[A_SVG] = "save the view as SVG (the path is shown)",
-	[A_PRESENTER] = "presenter mode for projectors: big cells, no stage list",
-	[A_ZOOM] = "zoom: auto / numbers / cells / fit / big",
-	[A_HELP] = "this help (Esc closes)",
-	[A_ESCAPE] = "close help and overlays",
-	[A_QUIT] = "quit",
+	/* TRANSLATORS: the help screen (? key): what a key does, beside the key
+	   names in a column; keep each one short. */
+	[A_NEXT] = N_("next stage"),
+	[A_PREV] = N_("previous stage"),
+	[A_UP] = N_("cursor up: row (query / token; candidate on the decoding page)"),
+	[A_DOWN] = N_("cursor down"),
+	[A_LEFT] = N_("cursor left: column (key / dimension)"),
+	[A_RIGHT] = N_("cursor right"),
+	[A_PGUP] = N_("cursor 10 rows up"),
+	[A_PGDN] = N_("cursor 10 rows down"),
+	[A_HEAD_NEXT] = N_("next head (decoding page: next hypothesis)"),
+	[A_HEAD_PREV] = N_("previous head (decoding page: previous hypothesis)"),
+	[A_LAYER_NEXT] = N_("same stage in the next layer"),
+	[A_LAYER_PREV] = N_("same stage in the previous layer"),
+	[A_FIRST] = N_("first stage"),
+	[A_LAST] = N_("last stage"),
+	[A_ENCODER] = N_("jump to the encoder"),
+	[A_DECODER] = N_("jump to the decoder"),
+	[A_OUTPUT] = N_("jump to the output"),
+	[A_HEADS] = N_("all heads at once (Enter opens the selected head)"),
+	[A_OPEN] = N_("open the selected head"),
+	[A_INSPECT] = N_("cell inspector: q·k term by term, ÷√dk, mask, softmax, ·V"),
+	[A_DIFF] = N_("mask diff: this head with and without the causal mask"),
+	[A_CURVES] = N_("positional encoding: sin/cos curves"),
+	[A_MEAN] = N_("mean over heads (long sequences)"),
+	[A_MASK_DEC] = N_("decoder causal mask on/off (recomputes)"),
+	[A_MASK_ENC] = N_("encoder causal mask on/off (recomputes)"),
+	[A_ABLATE] = N_("what-if: zero the selected head and recompute (again: restore)"),
+	[A_EDIT] = N_("edit the sentence"),
+	[A_EDIT_TARGET] = N_("edit the target (teacher forcing); empty: none"),
+	[A_DECODE] = N_("decoding page on/off (starts decoding the sentence)"),
+	[A_DECODE_OFF] = N_("stop decoding: back to the teacher-forced pass"),
+	[A_STEP_NEXT] = N_("decoding: next step"),
+	[A_STEP_PREV] = N_("decoding: previous step"),
+	[A_STEP_LAST] = N_("decoding: run to the end"),
+	[A_BEAM_TOGGLE] = N_("decoding: greedy ↔ beam search"),
+	[A_BEAM_MORE] = N_("decoding: beam width +1"),
+	[A_BEAM_LESS] = N_("decoding: beam width −1"),
+	[A_ALPHA_UP] = N_("decoding: length penalty α +0.1"),
+	[A_ALPHA_DOWN] = N_("decoding: length penalty α −0.1"),
+	[A_COMPARE] = N_("decoding: greedy and beam side by side"),
+	[A_FORCE] = N_("what-if: force the selected candidate at this step"),
+	[A_UNFORCE] = N_("what-if: undo the forced token"),
+	[A_CROSS] = N_("cross-attention of the last decoder layer, newest token's row"),
+	[A_EXPLAIN] = N_("what this stage does: the explanation panel"),
+	/* TRANSLATORS: the three colour schemes, in the order S cycles them */
+	[A_SCHEME] = N_("colours: default / high contrast / colour-blind safe"),
+	[A_SVG] = N_("save the view as SVG (the path is shown)"),
+	[A_PRESENTER] = N_("presenter mode for projectors: big cells, no stage list"),
+	/* TRANSLATORS: the zoom levels, as the "zoom: %s" message names them */
+	[A_ZOOM] = N_("zoom: auto / numbers / cells / fit / big"),
+	[A_HELP] = N_("this help (Esc closes)"),
+	[A_ESCAPE] = N_("close help and overlays"),
+	[A_QUIT] = N_("quit"),
 };
 
 struct binding {
@@ -167,7 +171,7 @@ static int build_help(void)
 		if (!help_keys[n][0])
 			continue;
 		help_lines[n].keys = help_keys[n];
-		help_lines[n].what = ACTION_HELP[act];
+		help_lines[n].what = _(ACTION_HELP[act]);
 		n++;
 	}
 	return n;
@@ -180,8 +184,9 @@ static void set_msg(struct app *a, int is_err, const char *fmt, ...)
 static void set_msg(struct app *a, int is_err, const char *fmt, ...)
 {
 	va_list ap;
+	a->msg[0] = ' ';   /* the message line starts one column in */
 	va_start(ap, fmt);
-	vsnprintf(a->msg, sizeof a->msg, fmt, ap);
+	vsnprintf(a->msg + 1, sizeof a->msg - 1, fmt, ap);
 	va_end(ap);
 	a->scr.message = a->msg;
 	a->scr.message_is_error = is_err;
@@ -195,19 +200,20 @@ static int run_into(struct app *a, const char *sentence, const char *target,
 	struct pass_input in;
 	struct err e;
 	if (input_build(a->m, sentence, *target ? target : NULL, o, &in, &e)) {
-		set_msg(a, 1, " %s", e.msg);
+		set_msg(a, 1, "%s", e.msg);
 		return -1;
 	}
 	if (report) {
 		char buf[600];
 		if (in.nunknown)
-			set_msg(a, 1, " %s", input_unknown_summary(&in, buf, sizeof buf));
+			set_msg(a, 1, "%s", input_unknown_summary(&in, buf, sizeof buf));
 		if (in.invalid_utf8)
-			set_msg(a, 1, " %d invalid UTF-8 byte%s replaced by U+FFFD",
-				in.invalid_utf8, in.invalid_utf8 == 1 ? "" : "s");
+			set_msg(a, 1, P_("%d invalid UTF-8 byte replaced by U+FFFD",
+					 "%d invalid UTF-8 bytes replaced by U+FFFD", in.invalid_utf8),
+				in.invalid_utf8);
 	}
 	if (!*into && !(*into = trace_new()))
-		term_fatal("out of memory");
+		term_fatal("%s", _("out of memory"));
 	if (!forward_run(a->m, &in, o, *into, &e))
 		term_fatal("%s", e.msg);
 	input_free(&in);
@@ -262,11 +268,11 @@ static int decode_all(struct app *a, const char *sentence)
 	struct decode_result r[2];
 	struct err e;
 	if (a->m->cfg.arch == ARCH_ENC_ONLY) {
-		set_msg(a, 0, " an encoder-only model has no decoder: there is nothing to decode");
+		set_msg(a, 0, _("an encoder-only model has no decoder: there is nothing to decode"));
 		return -1;
 	}
 	if (input_build(a->m, sentence, NULL, &a->opts, &in, &e)) {
-		set_msg(a, 1, " %s", e.msg);
+		set_msg(a, 1, "%s", e.msg);
 		return -1;
 	}
 	for (int k = 0; k < 2; k++) {
@@ -279,7 +285,7 @@ static int decode_all(struct app *a, const char *sentence)
 			if (k)
 				decode_result_free(&r[0]);
 			input_free(&in);
-			set_msg(a, 1, " %s", e.msg);
+			set_msg(a, 1, "%s", e.msg);
 			return -1;
 		}
 	}
@@ -309,13 +315,13 @@ static int step_pass(struct app *a)
 	if (v->dec_hyp < 0) v->dec_hyp = 0;
 	const struct hyp *h = &st->hyps[v->dec_hyp];
 	if (input_build(a->m, a->sentence, NULL, &a->opts, &in, &e)) {
-		set_msg(a, 1, " %s", e.msg);
+		set_msg(a, 1, "%s", e.msg);
 		return -1;
 	}
 	if (decode_set_target(a->m, &in, h->ids, h->n, a->opts.pad_target))
-		term_fatal("out of memory");
+		term_fatal("%s", _("out of memory"));
 	if (!a->tr && !(a->tr = trace_new()))
-		term_fatal("out of memory");
+		term_fatal("%s", _("out of memory"));
 	if (!forward_run(a->m, &in, &a->opts, a->tr, &e))
 		term_fatal("%s", e.msg);
 	int in_len = in.tgt_len;
@@ -377,8 +383,9 @@ static void decode_action(struct app *a, enum action act)
 		if (v->dec_step + 1 < r->nsteps)
 			v->dec_step++;
 		else
-			set_msg(a, 0, " the last step: %s", r->hit_max_len ?
-				"the length limit was reached without </s>" : "the best hypothesis ended with </s>");
+			set_msg(a, 0, r->hit_max_len ?
+				_("the last step: the length limit was reached without </s>") :
+				_("the last step: the best hypothesis ended with </s>"));
 		break;
 	case A_STEP_PREV: if (v->dec_step > 0) v->dec_step--; break;
 	case A_STEP_LAST: v->dec_step = r->nsteps - 1; break;
@@ -387,27 +394,27 @@ static void decode_action(struct app *a, enum action act)
 	case A_BEAM_LESS: {
 		int w = a->beam_w + (act == A_BEAM_MORE ? 1 : -1);
 		if (w < 2 || w > 16) {
-			set_msg(a, 0, " beam width stays within 2…16 here (b switches to greedy)");
+			set_msg(a, 0, _("beam width stays within 2…16 here (b switches to greedy)"));
 			return;
 		}
 		a->beam_w = w;
 		a->which = 1;
 		if (decode_all(a, a->sentence))
 			return;
-		set_msg(a, 0, " beam width %d", w);
+		set_msg(a, 0, _("beam width %d"), w);
 		break;
 	}
 	case A_ALPHA_UP:
 	case A_ALPHA_DOWN: {
 		double al = a->alpha + (act == A_ALPHA_UP ? 0.1 : -0.1);
 		if (al < -1e-9 || al > 2.0 + 1e-9) {
-			set_msg(a, 0, " α stays within 0…2");
+			set_msg(a, 0, _("α stays within 0…2"));
 			return;
 		}
 		a->alpha = al < 1e-9 ? 0 : al;
 		if (decode_all(a, a->sentence))
 			return;
-		set_msg(a, 0, " length penalty α = %.1f", a->alpha);
+		set_msg(a, 0, _("length penalty α = %.1f"), a->alpha);
 		break;
 	}
 	case A_COMPARE: v->flags ^= VF_COMPARE; break;
@@ -418,7 +425,7 @@ static void decode_action(struct app *a, enum action act)
 			if (st->cands[i].parent == v->dec_hyp && k++ == v->dec_cand)
 				tok = st->cands[i].token;
 		if (tok < 0) {
-			set_msg(a, 0, " select a candidate with ↑/↓ first");
+			set_msg(a, 0, _("select a candidate with ↑/↓ first"));
 			return;
 		}
 		/* the forced token continues the followed hypothesis: follow it */
@@ -427,8 +434,8 @@ static void decode_action(struct app *a, enum action act)
 		if (decode_all(a, a->sentence))
 			return;
 		v->dec_hyp = 0;
-		set_msg(a, 0, " what-if: step %d forced to “%s”; decoding continues from there "
-			"(F undoes)", v->dec_step + 1, vocab_str(&a->m->tgt_vocab, tok));
+		set_msg(a, 0, _("what-if: step %d forced to “%s”; decoding continues from there "
+				"(F undoes)"), v->dec_step + 1, vocab_str(&a->m->tgt_vocab, tok));
 		break;
 	}
 	case A_UNFORCE:
@@ -449,8 +456,8 @@ static void lecture_go(struct app *a, int i)
 	const struct lecture *l = a->lec;
 	struct view_state *v = &a->scr.v;
 	if (i < 0 || i >= l->n) {
-		set_msg(a, 0, i < 0 ? " the first step of the lecture" :
-			" the end of the lecture (← goes back, q quits)");
+		set_msg(a, 0, i < 0 ? _("the first step of the lecture") :
+			_("the end of the lecture (← goes back, q quits)"));
 		return;
 	}
 	const struct lstep *s = &l->steps[i];
@@ -537,7 +544,7 @@ static void go_layer(struct app *a, int delta)
 {
 	const struct stage *s = cur_stage(a);
 	if (s->layer < 0) {
-		set_msg(a, 0, " this stage is not inside a layer");
+		set_msg(a, 0, _("this stage is not inside a layer"));
 		return;
 	}
 	const char *rest = strchr(s->name, '.');
@@ -549,7 +556,8 @@ static void go_layer(struct app *a, int delta)
 	if (i >= 0)
 		go_stage(a, i);
 	else
-		set_msg(a, 0, " no %s layer %d", stack, s->layer + delta);
+		set_msg(a, 0, s->block == BLK_ENCODER ? _("no encoder layer %d") :
+			_("no decoder layer %d"), s->layer + delta);
 }
 
 static void go_block(struct app *a, enum block b)
@@ -559,8 +567,9 @@ static void go_block(struct app *a, enum block b)
 			go_stage(a, i);
 			return;
 		}
-	set_msg(a, 0, " this model has no %s", b == BLK_ENCODER ? "encoder" :
-		b == BLK_DECODER ? "decoder" : "output stage");
+	set_msg(a, 0, b == BLK_ENCODER ? _("this model has no encoder") :
+		b == BLK_DECODER ? _("this model has no decoder") :
+		_("this model has no output stage"));
 }
 
 static int is_attention_stage(const struct stage *s)
@@ -574,7 +583,7 @@ static void toggle_flag(struct app *a, int flag, int need_attention,
 	const struct stage *s = cur_stage(a);
 	if (!(a->scr.v.flags & flag) && need_attention &&
 	    !(s->kind == SK_SCORES || s->kind == SK_WEIGHTS)) {
-		set_msg(a, 0, " %s", why);
+		set_msg(a, 0, "%s", why);
 		return;
 	}
 	a->scr.v.flags ^= flag;
@@ -587,11 +596,11 @@ static void ablate(struct app *a)
 	if (o->ablate_head >= 0) {
 		o->ablate_head = -1;
 		recompute(a, a->sentence, a->target);
-		set_msg(a, 0, " head restored");
+		set_msg(a, 0, _("head restored"));
 		return;
 	}
 	if (!is_attention_stage(s)) {
-		set_msg(a, 0, " select an attention stage to ablate one of its heads");
+		set_msg(a, 0, _("select an attention stage to ablate one of its heads"));
 		return;
 	}
 	o->ablate_block = s->block;
@@ -599,9 +608,14 @@ static void ablate(struct app *a)
 	o->ablate_attn = strstr(s->name, "cross_attn") != NULL;
 	o->ablate_head = a->scr.v.head;
 	recompute(a, a->sentence, a->target);
-	set_msg(a, 0, " what-if: %s layer %d %s head %d zeroed — step on to see the "
-		"effect; x restores", s->block == BLK_ENCODER ? "encoder" : "decoder",
-		s->layer, o->ablate_attn ? "cross-attention" : "self-attention", o->ablate_head);
+	/* (the encoder has self-attention only) */
+	set_msg(a, 0, s->block == BLK_ENCODER ?
+		_("what-if: encoder layer %d self-attention head %d zeroed — step on to see "
+		  "the effect; x restores") : o->ablate_attn ?
+		_("what-if: decoder layer %d cross-attention head %d zeroed — step on to see "
+		  "the effect; x restores") :
+		_("what-if: decoder layer %d self-attention head %d zeroed — step on to see "
+		  "the effect; x restores"), s->layer, o->ablate_head);
 }
 
 /* ---- the line editor ---- */
@@ -609,7 +623,7 @@ static void ablate(struct app *a)
 static void edit_open(struct app *a, int which)
 {
 	if (which == 2 && a->m->cfg.arch == ARCH_ENC_ONLY) {
-		set_msg(a, 0, " an encoder-only model has no decoder: no target to edit");
+		set_msg(a, 0, _("an encoder-only model has no decoder: no target to edit"));
 		return;
 	}
 	a->editing = which;
@@ -633,7 +647,7 @@ static void edit_key(struct app *a, int key, const char *utf8)
 		break;
 	}
 	case LE_FULL:
-		set_msg(a, 1, " the text is limited to %d bytes", EDIT_MAX - 2);
+		set_msg(a, 1, _("the text is limited to %d bytes"), EDIT_MAX - 2);
 		break;
 	case LE_NONE:
 		break;
@@ -653,7 +667,7 @@ static void save_svg(struct app *a)
 		fp = fopen(path, "wx");   /* x: never overwrite */
 	}
 	if (!fp) {
-		set_msg(a, 1, " cannot write an SVG file in this directory");
+		set_msg(a, 1, _("cannot write an SVG file in this directory"));
 		return;
 	}
 	int w, h;
@@ -661,7 +675,7 @@ static void save_svg(struct app *a)
 	struct canvas *cv = canvas_new(w, h, DEPTH_TRUE);
 	if (!cv) {
 		fclose(fp);
-		set_msg(a, 1, " out of memory");
+		set_msg(a, 1, _("out of memory"));
 		return;
 	}
 	a->scr.message = NULL;
@@ -669,9 +683,9 @@ static void save_svg(struct app *a)
 	canvas_write_svg(cv, fp);
 	canvas_free(cv);
 	if (fclose(fp))
-		set_msg(a, 1, " writing %s failed", path);
+		set_msg(a, 1, _("writing %s failed"), path);
 	else
-		set_msg(a, 0, " saved %s", path);
+		set_msg(a, 0, _("saved %s"), path);
 }
 
 /* ---- keys ---- */
@@ -720,6 +734,13 @@ static int decoding_page_key(struct app *a, enum action act)
 	}
 }
 
+/* The zoom levels in enum zoom order, for the message of z. */
+static const char *const ZOOM_NAMES[ZOOM_COUNT] = {
+	/* TRANSLATORS: zoom levels (z key), shown as "zoom: %s" and listed in
+	   the help line "zoom: auto / numbers / cells / fit / big" */
+	N_("auto"), N_("numbers"), N_("cells"), N_("fit"), N_("big")
+};
+
 static void do_action(struct app *a, enum action act)
 {
 	struct view_state *v = &a->scr.v;
@@ -752,7 +773,7 @@ static void do_action(struct app *a, enum action act)
 		if (view_heads(cur_stage(a)) > 1)
 			v->flags ^= VF_ALL_HEADS;
 		else
-			set_msg(a, 0, " this stage has no heads to show side by side");
+			set_msg(a, 0, _("this stage has no heads to show side by side"));
 		break;
 	case A_MEAN:
 		if (view_heads(cur_stage(a)) > 1)
@@ -760,10 +781,10 @@ static void do_action(struct app *a, enum action act)
 		break;
 	case A_OPEN: v->flags &= ~(VF_ALL_HEADS | VF_MEAN_HEADS); break;
 	case A_INSPECT:
-		toggle_flag(a, VF_INSPECT, 1, "the inspector works on attention scores and weights");
+		toggle_flag(a, VF_INSPECT, 1, _("the inspector works on attention scores and weights"));
 		break;
 	case A_DIFF:
-		toggle_flag(a, VF_MASK_DIFF, 1, "the mask diff works on attention scores and weights");
+		toggle_flag(a, VF_MASK_DIFF, 1, _("the mask diff works on attention scores and weights"));
 		if (v->flags & VF_MASK_DIFF)
 			recompute(a, a->sentence, a->target);
 		else
@@ -773,34 +794,34 @@ static void do_action(struct app *a, enum action act)
 		if (strstr(cur_stage(a)->name, ".pos"))
 			v->flags ^= VF_PE_CURVES;
 		else
-			set_msg(a, 0, " curves are for the positional encoding stages (src.pos, tgt.pos)");
+			set_msg(a, 0, _("curves are for the positional encoding stages (src.pos, tgt.pos)"));
 		break;
 	case A_MASK_DEC:
 		if (a->m->cfg.arch == ARCH_ENC_ONLY) {
-			set_msg(a, 0, " an encoder-only model has no decoder mask (M: encoder mask)");
+			set_msg(a, 0, _("an encoder-only model has no decoder mask (M: encoder mask)"));
 			break;
 		}
 		a->opts.causal = !a->opts.causal;
 		recompute(a, a->sentence, a->target);
-		set_msg(a, 0, " decoder causal mask %s", a->opts.causal ? "ON: a token sees only the past" :
-			"OFF: every decoder token sees the future");
+		set_msg(a, 0, a->opts.causal ? _("decoder causal mask ON: a token sees only the past") :
+			_("decoder causal mask OFF: every decoder token sees the future"));
 		break;
 	case A_MASK_ENC:
 		if (a->m->cfg.arch == ARCH_DEC_ONLY) {
-			set_msg(a, 0, " a decoder-only model has no encoder");
+			set_msg(a, 0, _("a decoder-only model has no encoder"));
 			break;
 		}
 		a->opts.encoder_causal = !a->opts.encoder_causal;
 		recompute(a, a->sentence, a->target);
-		set_msg(a, 0, " encoder causal mask %s", a->opts.encoder_causal ? "ON" : "OFF");
+		set_msg(a, 0, a->opts.encoder_causal ? _("encoder causal mask ON") :
+			_("encoder causal mask OFF"));
 		break;
 	case A_ABLATE: ablate(a); break;
 	case A_EDIT: edit_open(a, 1); break;
 	case A_EDIT_TARGET: edit_open(a, 2); break;
 	case A_ZOOM:
 		v->zoom = (v->zoom + 1) % ZOOM_COUNT;
-		set_msg(a, 0, " zoom: %s",
-			(const char *[]){ "auto", "numbers", "cells", "fit", "big" }[v->zoom]);
+		set_msg(a, 0, _("zoom: %s"), _(ZOOM_NAMES[v->zoom]));
 		break;
 	case A_DECODE:
 		if (a->decoding && (v->flags & VF_DECODE))
@@ -820,7 +841,7 @@ static void do_action(struct app *a, enum action act)
 			 a->m->cfg.dec_layers - 1);
 		int i = trace_index(a->tr, name);
 		if (i < 0) {
-			set_msg(a, 0, " this model has no cross-attention");
+			set_msg(a, 0, _("this model has no cross-attention"));
 			break;
 		}
 		v->flags &= ~(VF_DECODE | VF_COMPARE);
@@ -835,7 +856,7 @@ static void do_action(struct app *a, enum action act)
 	case A_SCHEME: {
 		enum scheme sch = (enum scheme)((palette_scheme() + 1) % SCHEME_COUNT);
 		palette_set_scheme(sch);
-		set_msg(a, 0, " colours: %s", palette_scheme_name(sch));
+		set_msg(a, 0, _("colours: %s"), palette_scheme_name(sch));
 		break;
 	}
 	case A_SVG: save_svg(a); break;
@@ -877,12 +898,14 @@ static void on_key(struct app *a, int key, const char *utf8)
 
 static void draw(struct app *a, struct canvas *c)
 {
-	static const char *const prompt[] = { "", " sentence: ", " target: " };
+	/* TRANSLATORS: the prompts of the line editor (e and t keys); keep the
+	   space at each end */
+	static const char *const prompt[] = { "", N_(" sentence: "), N_(" target: ") };
 	struct screen *s = &a->scr;
 	s->model_name = a->m->cfg.name;
 	s->sentence = a->sentence;
 	s->target = *a->target ? a->target : NULL;
-	s->edit_prompt = a->editing ? prompt[a->editing] : NULL;
+	s->edit_prompt = a->editing ? _(prompt[a->editing]) : NULL;
 	s->edit_text = a->edit.text;
 	s->edit_cursor = a->edit.cur;
 	screen_draw(s, c);
@@ -948,7 +971,7 @@ static int loop(struct app *a)
 	term_size(&w, &h);
 	struct canvas *cv = canvas_new(w, h, term_depth());
 	if (!cv)
-		term_fatal("out of memory");
+		term_fatal("%s", _("out of memory"));
 	while (!a->quit) {
 		draw(a, cv);
 		term_show(cv);
@@ -963,7 +986,7 @@ static int loop(struct app *a)
 		if (key == TK_RESIZE || key == TK_NONE) {
 			term_size(&w, &h);
 			if ((w != cv->w || h != cv->h) && canvas_resize(cv, w, h))
-				term_fatal("out of memory");
+				term_fatal("%s", _("out of memory"));
 			if (key == TK_NONE)
 				continue;
 		}
@@ -995,7 +1018,10 @@ static int lecture_run(struct app *a, struct cli *c)
 		return cli_fail("%s", e.msg);
 	}
 	if (c->check) {
-		printf("%s: %d steps, every stage, head and cursor exists\n", c->lecture, l.n);
+		/* (the English says "steps" for one step too) */
+		printf(P_("%s: %d steps, every stage, head and cursor exists\n",
+			  "%s: %d steps, every stage, head and cursor exists\n", l.n),
+		       c->lecture, l.n);
 		lecture_free(&l);
 		return 0;
 	}

@@ -101,7 +101,8 @@ int vocab_load(struct vocab *v, const char *path, struct err *e)
 	int er = fstat(fileno(fp), &sb) ? errno : 0;
 	if (er || !S_ISREG(sb.st_mode)) {   /* not /dev/zero, a pipe, ... */
 		fclose(fp);
-		return err_set(e, "%s: %s", path, er ? strerror(er) : "not a regular file");
+		return er ? err_set(e, "%s: %s", path, strerror(er))
+			  : err_set(e, "%s: not a regular file", path);
 	}
 	char line[TOKEN_MAX_BYTES + 8];
 	int len;
@@ -111,10 +112,12 @@ int vocab_load(struct vocab *v, const char *path, struct err *e)
 		lineno++;
 		while (len > 0 && line[len - 1] == '\r')
 			line[--len] = 0;
-		if (len == 0 || len == -3) {
-			err_set(e, "%s:%d: %s", path, lineno,
-				len == 0 ? "empty line (every line is one token)"
-					 : "NUL byte in token");
+		if (len == 0) {
+			err_set(e, "%s:%d: empty line (every line is one token)", path, lineno);
+			goto out;
+		}
+		if (len == -3) {
+			err_set(e, "%s:%d: NUL byte in token", path, lineno);
 			goto out;
 		}
 		if (len == -2 || len > TOKEN_MAX_BYTES) {

@@ -261,11 +261,14 @@ static int parse_inline(struct model *m, const struct ydoc *d,
 	for (size_t i = 0; i < tensors->n; i++) {
 		const struct ynode *k = tensors->items[2 * i], *v = tensors->items[2 * i + 1];
 		struct want *w = k->kind == Y_SCALAR ? want_find(ws, k->str) : NULL;
-		if (!w)
-			return err_set(e, "%s:%d: unexpected tensor \"%.80s\" (not part of %s %s model "
+		if (!w && m->cfg.arch == ARCH_ENC_ONLY)
+			return err_set(e, "%s:%d: unexpected tensor \"%.80s\" (not part of an %s model "
 				       "with this configuration)", d->file, k->line,
-				       k->kind == Y_SCALAR ? k->str : "?",
-				       m->cfg.arch == ARCH_ENC_ONLY ? "an" : "a", arch_name(m->cfg.arch));
+				       k->kind == Y_SCALAR ? k->str : "?", arch_name(m->cfg.arch));
+		if (!w)
+			return err_set(e, "%s:%d: unexpected tensor \"%.80s\" (not part of a %s model "
+				       "with this configuration)", d->file, k->line,
+				       k->kind == Y_SCALAR ? k->str : "?", arch_name(m->cfg.arch));
 		if (w->found >= 0)
 			return err_set(e, "%s:%d: tensor %s given twice", d->file, k->line, w->name);
 		size_t rows = w->ndim == 2 ? (size_t)w->shape[0] : 1;
@@ -319,9 +322,12 @@ static int bind_file(struct model *m, struct wants *ws, struct err *e)
 		struct want *w = want_find(ws, t->name);
 		char want_s[48];
 		if (!w) {
-			err_set(e, "%s: unexpected tensor \"%.80s\" (not part of %s %s model with "
-				"this configuration)", path, t->name,
-				m->cfg.arch == ARCH_ENC_ONLY ? "an" : "a", arch_name(m->cfg.arch));
+			if (m->cfg.arch == ARCH_ENC_ONLY)
+				err_set(e, "%s: unexpected tensor \"%.80s\" (not part of an %s model "
+					"with this configuration)", path, t->name, arch_name(m->cfg.arch));
+			else
+				err_set(e, "%s: unexpected tensor \"%.80s\" (not part of a %s model "
+					"with this configuration)", path, t->name, arch_name(m->cfg.arch));
 			goto out;
 		}
 		shape_str(want_s, sizeof want_s, w->ndim, w->shape);

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <yaml.h>
 
+#include "i18n.h"
 #include "ydoc.h"
 
 /* Limits that keep an untrusted document's cost bounded (about 100 MB and
@@ -116,7 +117,7 @@ int ydoc_parse(struct ydoc *doc, const char *file, const void *buf, size_t len,
 					line += b[i] == '\n';
 			}
 			err_set(e, "%s:%zu: %s%s%s", file, line,
-				parser.problem ? parser.problem : "malformed YAML",
+				parser.problem ? parser.problem : _("malformed YAML"),
 				parser.context ? " " : "",
 				parser.context ? parser.context : "");
 			goto out;
@@ -307,23 +308,18 @@ const struct ynode *ynode_get(const struct ynode *map, const char *key)
 
 const char *ynode_kind_name(enum ynode_kind k)
 {
-	return k == Y_SCALAR ? "scalar" : k == Y_SEQ ? "sequence" : "mapping";
-}
-
-static int need_scalar(const struct ydoc *d, const struct ynode *n,
-		       const char *want, struct err *e)
-{
-	if (n->kind != Y_SCALAR)
-		return err_set(e, "%s:%d: expected %s, found a %s", d->file,
-			       n->line, want, ynode_kind_name(n->kind));
-	return 0;
+	/* TRANSLATORS: kinds of YAML node, put in messages such as "found a
+	   %s" and "entry is a %s": translate without an article (the
+	   messages are translated so as to read well without one) */
+	return k == Y_SCALAR ? _("scalar") : k == Y_SEQ ? _("sequence") : _("mapping");
 }
 
 int ynode_int(const struct ydoc *d, const struct ynode *n, long long lo,
 	      long long hi, long long *out, struct err *e)
 {
-	if (need_scalar(d, n, "an integer", e))
-		return -1;
+	if (n->kind != Y_SCALAR)
+		return err_set(e, "%s:%d: expected an integer, found a %s", d->file,
+			       n->line, ynode_kind_name(n->kind));
 	char *end;
 	errno = 0;
 	long long v = strtoll(n->str, &end, 10);
@@ -340,8 +336,9 @@ int ynode_int(const struct ydoc *d, const struct ynode *n, long long lo,
 int ynode_u64(const struct ydoc *d, const struct ynode *n, uint64_t *out,
 	      struct err *e)
 {
-	if (need_scalar(d, n, "an unsigned integer", e))
-		return -1;
+	if (n->kind != Y_SCALAR)
+		return err_set(e, "%s:%d: expected an unsigned integer, found a %s", d->file,
+			       n->line, ynode_kind_name(n->kind));
 	const char *s = n->str;
 	if (*s < '0' || *s > '9' || n->quoted)
 		return err_set(e, "%s:%d: expected an unsigned integer, found \"%.40s\"",
@@ -364,8 +361,9 @@ int ynode_u64(const struct ydoc *d, const struct ynode *n, uint64_t *out,
 int ynode_float(const struct ydoc *d, const struct ynode *n, double *out,
 		struct err *e)
 {
-	if (need_scalar(d, n, "a number", e))
-		return -1;
+	if (n->kind != Y_SCALAR)
+		return err_set(e, "%s:%d: expected a number, found a %s", d->file,
+			       n->line, ynode_kind_name(n->kind));
 	const char *s = n->str;
 	char *end;
 	double v;
@@ -389,8 +387,9 @@ int ynode_float(const struct ydoc *d, const struct ynode *n, double *out,
 int ynode_bool(const struct ydoc *d, const struct ynode *n, int *out,
 	       struct err *e)
 {
-	if (need_scalar(d, n, "true or false", e))
-		return -1;
+	if (n->kind != Y_SCALAR)
+		return err_set(e, "%s:%d: expected true or false, found a %s", d->file,
+			       n->line, ynode_kind_name(n->kind));
 	static const char *yes[] = { "true", "yes", "on" };
 	static const char *no[] = { "false", "no", "off" };
 	for (int i = 0; i < 3; i++) {
@@ -404,7 +403,10 @@ int ynode_bool(const struct ydoc *d, const struct ynode *n, int *out,
 const char *ynode_str(const struct ydoc *d, const struct ynode *n,
 		      struct err *e)
 {
-	if (need_scalar(d, n, "a string", e))
+	if (n->kind != Y_SCALAR) {
+		err_set(e, "%s:%d: expected a string, found a %s", d->file,
+			n->line, ynode_kind_name(n->kind));
 		return NULL;
+	}
 	return n->str;
 }

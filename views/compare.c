@@ -20,6 +20,7 @@
 #include "decode.h"
 #include "model.h"
 #include "draw.h"
+#include "i18n.h"
 #include "palette.h"
 #include "view.h"
 #include "vocab.h"
@@ -101,7 +102,8 @@ static int sentence(struct canvas *c, struct rect r, int x, int y, int w, int nl
 	if (!s->d)
 		return 0;
 	if (s->d->nbest == 0) {
-		clip_text(c, r, x, y, w, "(empty: </s> first)", st);
+		/* TRANSLATORS: the output sentence is empty: </s> came first. */
+		clip_text(c, r, x, y, w, _("(empty: </s> first)"), st);
 		return 1;
 	}
 	int line = 0, used = 0;
@@ -162,7 +164,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	char buf[512], n1[32], n2[32];
 
 	if (!v->dec) {
-		clip_text(c, r, r.x, r.y, r.w, "no decoding to compare", &mu);
+		clip_text(c, r, r.x, r.y, r.w, _("no decoding to compare"), &mu);
 		return;
 	}
 	/* which is greedy */
@@ -172,15 +174,17 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	S[1].d = dec_is_beam ? v->dec : v->dec_other;
 	int B = dec_is_beam ? (v->dec_beam > 1 ? v->dec_beam : widest(v->dec)) :
 		widest(v->dec_other);
-	S[0].name = "greedy";
-	snprintf(S[1].namebuf, sizeof S[1].namebuf, "beam %d", B);
+	/* TRANSLATORS: the two searches compared: greedy decoding, and beam
+	 * search of width %d (column headings, at most 14 columns). */
+	S[0].name = _("greedy");
+	snprintf(S[1].namebuf, sizeof S[1].namebuf, _("beam %d"), B);
 	S[1].name = S[1].namebuf;
 	for (int i = 0; i < 2; i++)
 		S[i].len = S[i].d ? S[i].d->nbest + !S[i].d->hit_max_len : 0;
 
 	/* title: what is compared */
 	int y = r.y;
-	size_t used = (size_t)snprintf(buf, sizeof buf, " greedy vs beam %d (α=%g)", B,
+	size_t used = (size_t)snprintf(buf, sizeof buf, _(" greedy vs beam %d (α=%g)"), B,
 				       v->dec_alpha);
 	if (v->tr && v->tr->src_tokens && v->tr->S > 0) {
 		int k = 0;
@@ -226,17 +230,25 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	for (int i = 0; i < 2; i++)
 		clip_text(c, r, cx[i], y, colw, S[i].name, &hd);
 	y++;
-	clip_text(c, r, r.x + 1, y, lw - 1, "output", &lab);
+	/* TRANSLATORS: row labels of the summary, at most 12 columns. */
+	clip_text(c, r, r.x + 1, y, lw - 1, _("output"), &lab);
 	for (int i = 0; i < 2; i++) {
 		if (S[i].d)
 			sentence(c, r, cx[i], y, colw, out_lines, &S[i], voc, &tx);
 		else
-			clip_text(c, r, cx[i], y, colw, "(not run)", &mu);
+			/* TRANSLATORS: this search was not run. */
+			clip_text(c, r, cx[i], y, colw, _("(not run)"), &mu);
 	}
 	y += out_lines;
-	static const char *const rows[] = { "total log p", "score", "steps", "ended" };
+	/* TRANSLATORS: row labels of the summary, at most 12 columns: the
+	 * output's total log p, its score, the number of steps, how it ended. */
+	static const char *const rows[] = { N_("total log p"), N_("score"), N_("steps"),
+					    N_("ended") };
+	/* TRANSLATORS: how a search ended, when it hit the length limit; the
+	 * short form is used when this does not fit. */
+	const char *lim = _("at the length limit, no </s>");
 	for (int k = 0; k < 4; k++, y++) {
-		clip_text(c, r, r.x + 1, y, lw - 1, rows[k], &lab);
+		clip_text(c, r, r.x + 1, y, lw - 1, _(rows[k]), &lab);
 		for (int i = 0; i < 2; i++) {
 			const struct decode_result *d = S[i].d;
 			if (!d)
@@ -247,9 +259,9 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 			case 1: fmt_num(buf, sizeof buf, d->best_score, 3); break;
 			case 2: snprintf(buf, sizeof buf, "%d", d->nsteps); break;
 			default:
-				snprintf(buf, sizeof buf, "%s", !d->hit_max_len ? "with </s>" :
-					 colw >= 28 ? "at the length limit, no </s>" :
-					 "length limit, no </s>");
+				snprintf(buf, sizeof buf, "%s", !d->hit_max_len ? _("with </s>") :
+					 colw >= utf8_width(lim) ? lim :
+					 _("length limit, no </s>"));
 				st = d->hit_max_len ? &wa : &gd;
 			}
 			clip_text(c, r, cx[i], y, colw, buf, st);
@@ -261,17 +273,17 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	const struct decode_result *g = S[0].d, *b = S[1].d;
 	const struct style *vs = &ac;
 	if (!g || !b)
-		snprintf(buf, sizeof buf, "run the %s search too to compare",
-			 g ? "beam" : "greedy");
+		snprintf(buf, sizeof buf, "%s", g ? _("run the beam search too to compare") :
+			 _("run the greedy search too to compare"));
 	else if (same_output(g, b))
-		snprintf(buf, sizeof buf, "same output: beam search agrees with greedy "
-			 "(score %s)", fmt_num(n1, sizeof n1, g->best_score, 2));
+		snprintf(buf, sizeof buf, _("same output: beam search agrees with greedy "
+			 "(score %s)"), fmt_num(n1, sizeof n1, g->best_score, 2));
 	else if (b->best_score > g->best_score) {
-		snprintf(buf, sizeof buf, "beam found a sentence greedy missed: score %s vs %s",
+		snprintf(buf, sizeof buf, _("beam found a sentence greedy missed: score %s vs %s"),
 			 fmt_num(n1, sizeof n1, b->best_score, 2), fmt_num(n2, sizeof n2, g->best_score, 2));
 		vs = &gd;
 	} else
-		snprintf(buf, sizeof buf, "different outputs: greedy scores %s, beam %s",
+		snprintf(buf, sizeof buf, _("different outputs: greedy scores %s, beam %s"),
 			 fmt_num(n1, sizeof n1, g->best_score, 2), fmt_num(n2, sizeof n2, b->best_score, 2));
 	clip_text(c, r, r.x + 1, y++, r.w - 1, buf, vs);
 	y += roomy;
@@ -279,7 +291,14 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 		return;
 
 	/* the step table */
-	int tw = 9;   /* "beam best" */
+	/* TRANSLATORS: headings of the step table: the step number (at most
+	 * 5 columns), greedy's token, the token of beam search's best
+	 * hypothesis (at most 14 columns). */
+	const char *hs = _("step"), *hg = _("greedy");
+	/* TRANSLATORS: heading: the best hypothesis of beam search, at most 14
+	 * columns. */
+	const char *hb = _("beam best");
+	int tw = utf8_width(hg) > utf8_width(hb) ? utf8_width(hg) : utf8_width(hb);
 	for (int i = 0; i < 2; i++)
 		for (int k = 0; k < S[i].len; k++) {
 			const char *t = tok_at(&S[i], voc, k);
@@ -296,11 +315,11 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 		if (!a || !bt || strcmp(a, bt))
 			diverge = k;
 	}
-	clip_text(c, r, xs, y, 4, "step", &mu);
-	clip_text(c, r, xg, y, tw, "greedy", &hd);
+	clip_text(c, r, xs, y, 5, hs, &mu);
+	clip_text(c, r, xg, y, tw, hg, &hd);
 	if (lpw)
 		clip_rtext(c, r, xgl, y, lpw, "log p", &mu);
-	clip_text(c, r, xb, y, tw, "beam best", &hd);
+	clip_text(c, r, xb, y, tw, hb, &hd);
 	if (lpw)
 		clip_rtext(c, r, xbl, y, lpw, "log p", &mu);
 	y++;
@@ -342,7 +361,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 		if (differ)
 			clip_text(c, r, xm, y, 1, "≠", on ? st : &ac);
 		if (k == diverge)
-			clip_text(c, r, xn, y, r.x + r.w - xn, "◀ first difference", &ac);
+			clip_text(c, r, xn, y, r.x + r.w - xn, _("◀ first difference"), &ac);
 	}
 }
 

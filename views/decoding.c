@@ -28,6 +28,7 @@
 #include "decode.h"
 #include "model.h"
 #include "draw.h"
+#include "i18n.h"
 #include "palette.h"
 #include "view.h"
 #include "vocab.h"
@@ -192,7 +193,7 @@ static void next_text(const struct page *P, int k, char *buf, size_t n)
 		kept++;
 	}
 	if (!kept)
-		snprintf(buf, n, "→ ✗ every continuation pruned");
+		snprintf(buf, n, "%s", _("→ ✗ every continuation pruned"));
 }
 
 /* Width of section (a) at the last step for any hypothesis (the widest
@@ -232,13 +233,17 @@ static void draw_input(const struct page *P, struct canvas *c, struct rect r)
 	if (r.h < 1 || r.w < 1)
 		return;
 	if (P->beam > 1)
-		snprintf(buf, sizeof buf, "decoder input at each step · hypothesis #%d and its ancestors",
+		snprintf(buf, sizeof buf, _("decoder input at each step · hypothesis #%d and its ancestors"),
 			 P->hyp);
 	else
-		snprintf(buf, sizeof buf, "decoder input at each step (it grows by the chosen token)");
-	if (utf8_width(buf) > r.w)
-		snprintf(buf, sizeof buf, P->beam > 1 ? "decoder input · #%d" : "decoder input",
-			 P->hyp);
+		snprintf(buf, sizeof buf, "%s", _("decoder input at each step (it grows by the chosen token)"));
+	if (utf8_width(buf) > r.w) {
+		/* TRANSLATORS: short forms of the title above. */
+		if (P->beam > 1)
+			snprintf(buf, sizeof buf, _("decoder input · #%d"), P->hyp);
+		else
+			snprintf(buf, sizeof buf, "%s", _("decoder input"));
+	}
 	clip_text(c, r, r.x, r.y, r.w, buf, &hd);
 
 	int lw = snprintf(buf, sizeof buf, "%d", P->N);
@@ -263,9 +268,12 @@ static void draw_input(const struct page *P, struct canvas *c, struct rect r)
 	if (first > 0) {
 		first++;   /* this line says what is above */
 		if (first == 1)
-			snprintf(buf, sizeof buf, "%*s  ⋮ step 1 above", lw, "");
-		else
-			snprintf(buf, sizeof buf, "%*s  ⋮ steps 1–%d above", lw, "", first);
+			snprintf(buf, sizeof buf, "%*s  %s", lw, "", _("⋮ step 1 above"));
+		else {
+			char more[96];
+			snprintf(more, sizeof more, _("⋮ steps 1–%d above"), first);
+			snprintf(buf, sizeof buf, "%*s  %s", lw, "", more);
+		}
 		clip_text(c, r, r.x + 2, y++, r.w - 2, buf, &mu);
 	} else {
 		first = 0;
@@ -334,14 +342,14 @@ static void draw_cands(const struct page *P, struct canvas *c, struct rect r)
 		return;
 	int nc = cands_of(P);
 	if (P->beam > 1)
-		snprintf(buf, sizeof buf, "next token at step %d for #%d (log p %s so far)",
+		snprintf(buf, sizeof buf, _("next token at step %d for #%d (log p %s so far)"),
 			 P->s + 1, P->hyp, fmt_num(n1, sizeof n1, h ? h->logp : 0, 3));
 	else
-		snprintf(buf, sizeof buf, "next token at step %d: top %d of the distribution",
+		snprintf(buf, sizeof buf, _("next token at step %d: top %d of the distribution"),
 			 P->s + 1, nc);
 	clip_text(c, r, r.x, r.y, r.w, buf, &hd);
 	if (nc == 0) {
-		clip_text(c, r, r.x, r.y + 1, r.w, "no candidates recorded for this hypothesis", &mu);
+		clip_text(c, r, r.x, r.y + 1, r.w, _("no candidates recorded for this hypothesis"), &mu);
 		return;
 	}
 
@@ -353,23 +361,29 @@ static void draw_cands(const struct page *P, struct canvas *c, struct rect r)
 			tw = w > tw ? w : tw;
 		}
 	tw = tw > TOKEN_MAX ? TOKEN_MAX : tw;
+	/* the score column: 9 wide, or the heading and a space */
+	const char *sch = _("score");
+	const int scw0 = utf8_width(sch) + 1 > 9 ? utf8_width(sch) + 1 : 9;
 	const int fixed = 2 + tw + 1 + 7;
 	int lpw = r.w >= fixed + 9 ? 9 : 0;
-	int scw = r.w >= fixed + 18 ? 9 : 0;
-	int notew = r.w >= fixed + 18 + 13 + 8 ? 13 : 0;
+	int scw = r.w >= fixed + 9 + scw0 ? scw0 : 0;
+	int notew = r.w >= fixed + 9 + scw0 + 13 + 8 ? 13 : 0;
 	int bw = r.w - fixed - lpw - scw - notew - 1;
 	bw = bw > 30 ? 30 : bw < 4 ? 0 : bw;
 	const int bx = r.x + 2 + tw + 1, px = bx + bw + (bw ? 1 : 0);
 	int y = r.y + 1;
 	if (r.h >= 3) {
-		clip_text(c, r, r.x, y, 2 + tw, "  token", &mu);
-		if (bw >= 14)
-			clip_text(c, r, bx, y, bw, "p (bar 0–100%)", &mu);
+		snprintf(buf, sizeof buf, "  %s", _("token"));
+		clip_text(c, r, r.x, y, 2 + tw, buf, &mu);
+		/* TRANSLATORS: heading of the column of probability bars. */
+		const char *bh = _("p (bar 0–100%)");
+		if (bw >= utf8_width(bh))
+			clip_text(c, r, bx, y, bw, bh, &mu);
 		clip_rtext(c, r, px, y, 7, "p", &mu);
 		if (lpw)
 			clip_rtext(c, r, px + 7, y, lpw, "log p", &mu);
 		if (scw)
-			clip_rtext(c, r, px + 7 + lpw, y, scw, "score", &mu);
+			clip_rtext(c, r, px + 7 + lpw, y, scw, sch, &mu);
 		y++;
 	}
 	int rank = 0, shown = 0, room = r.y + r.h - y - (r.h >= nc + 4 ? 1 : 0);
@@ -397,11 +411,14 @@ static void draw_cands(const struct page *P, struct canvas *c, struct rect r)
 			clip_rtext(c, r, px + 7 + lpw, y, scw, fmt_num(n1, sizeof n1, cd->score, 3), &tx);
 		int nx = px + 7 + lpw + scw + 2;
 		if (cd->finished)
-			snprintf(buf, sizeof buf, "ends (</s>)");
+			snprintf(buf, sizeof buf, "%s", _("ends (</s>)"));
 		else if (cd->kept && P->beam <= 1)
-			snprintf(buf, sizeof buf, rank == 1 ? "arg-max" : "forced");
+			/* TRANSLATORS: the greedy choice: the most probable token
+			 * ("arg-max"), or one the user forced. */
+			snprintf(buf, sizeof buf, "%s", rank == 1 ? _("arg-max") : _("forced"));
 		else if (cd->kept)
-			snprintf(buf, sizeof buf, "→ slot #%d", next_slot(st, i));
+			/* TRANSLATORS: the beam slot a kept candidate went to. */
+			snprintf(buf, sizeof buf, _("→ slot #%d"), next_slot(st, i));
 		else
 			buf[0] = 0;
 		clip_text(c, r, nx, y, r.x + r.w - nx, buf, cd->kept ? &ac : &mu);
@@ -411,15 +428,15 @@ static void draw_cands(const struct page *P, struct canvas *c, struct rect r)
 		/* the last line says how many did not fit */
 		struct rect line = rect_sub(r, r.x, y - 1, r.w, 1);
 		canvas_fill(c, line, " ", COLOR_DEFAULT, COLOR_DEFAULT, 0);
-		snprintf(buf, sizeof buf, "  ⋮ %d more", rank - shown + 1);
+		snprintf(buf, sizeof buf, _("  ⋮ %d more"), rank - shown + 1);
 		clip_text(c, r, r.x, y - 1, r.w, buf, &mu);
 	}
 	if (r.h >= nc + 4 && y < r.y + r.h) {
 		int x = r.x;
-		x += clip_text(c, r, x, y, r.w, "✓ kept  ● </s>  ✗ pruned", &mu);
+		x += clip_text(c, r, x, y, r.w, _("✓ kept  ● </s>  ✗ pruned"), &mu);
 		if (scw)
-			clip_text(c, r, x, y, r.x + r.w - x, "  · log p cumulative · "
-			     "score = log p ÷ ((5+n)/6)^α", &mu);
+			clip_text(c, r, x, y, r.x + r.w - x, _("  · log p cumulative · "
+			     "score = log p ÷ ((5+n)/6)^α"), &mu);
 	}
 }
 
@@ -659,8 +676,8 @@ static void draw_ranking(const struct page *P, struct canvas *c, struct rect r)
 	if (r.h < 1 || r.w < 1)
 		return;
 	const int last = P->s == P->N - 1;
-	clip_text(c, r, r.x, r.y, r.w, last ? "final ranking, best first: score · log p · output" :
-	     "finished so far (</s>)", &hd);
+	clip_text(c, r, r.x, r.y, r.w, last ? _("final ranking, best first: score · log p · output") :
+	     _("finished so far (</s>)"), &hd);
 	int y = r.y + 1, shown = 0, rank = 0;
 	const int sw = 7;
 	for (int f = 0; f < d->nfinished && y < r.y + r.h; f++) {
@@ -685,7 +702,7 @@ static void draw_ranking(const struct page *P, struct canvas *c, struct rect r)
 			used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s",
 						 i ? " " : "", tok(P, h->ids[i], b, sizeof b));
 		snprintf(buf + used, sizeof buf - used, "%s",
-			 d->hit_max_len ? " (no </s>)" : " </s>");
+			 d->hit_max_len ? _(" (no </s>)") : " </s>");
 		char fit[512];
 		text_fit(buf, r.x + r.w - x, fit, sizeof fit);
 		clip_text(c, r, x, y, r.x + r.w - x, fit, st);
@@ -693,7 +710,8 @@ static void draw_ranking(const struct page *P, struct canvas *c, struct rect r)
 		shown++;
 	}
 	if (!shown && y < r.y + r.h)
-		clip_text(c, r, r.x, y, r.w, "none yet", &mu);
+		/* TRANSLATORS: no finished hypothesis yet. */
+		clip_text(c, r, r.x, y, r.w, _("none yet"), &mu);
 }
 
 /* Pruned candidates of step s: how many. */
@@ -742,8 +760,10 @@ static void draw_lattice(const struct page *P, struct canvas *c, struct rect r,
 		draw_ranking(P, c, rr);
 	}
 
-	snprintf(buf, sizeof buf, "beam: %d slot%s · cell = token and score "
-		 "(log p ÷ ((5+n)/6)^α) · ▸ followed", P->beam, P->beam == 1 ? "" : "s");
+	snprintf(buf, sizeof buf, P_("beam: %d slot · cell = token and score "
+				     "(log p ÷ ((5+n)/6)^α) · ▸ followed",
+				     "beam: %d slots · cell = token and score "
+				     "(log p ÷ ((5+n)/6)^α) · ▸ followed", P->beam), P->beam);
 	clip_text(c, lr, lr.x, lr.y, lr.w, buf, &hd);
 
 	/* which columns fit: the newest always, then back to the oldest */
@@ -774,7 +794,9 @@ static void draw_lattice(const struct page *P, struct canvas *c, struct rect r,
 			colx_new = x;
 		/* header: the step that produced the column */
 		if (j > 0) {
-			snprintf(buf, sizeof buf, "step %d", j);
+			/* TRANSLATORS: heading of a lattice column, at most 8
+			 * columns. */
+			snprintf(buf, sizeof buf, _("step %d"), j);
 			clip_text(c, lr, x + 1, yh, cell_w(j, tw, sw, rootw) - 1, buf,
 			     j == ncol - 1 ? &hd : &mu);
 		}
@@ -797,7 +819,9 @@ static void draw_lattice(const struct page *P, struct canvas *c, struct rect r,
 		/* hypotheses that ended here, under the slots */
 		for (int i = 0; i < col[j].nfin; i++) {
 			const struct cand *cd = col[j].fin[i];
-			snprintf(buf, sizeof buf, "● </s> %s from #%d",
+			/* TRANSLATORS: a hypothesis that ended: its score and the
+			 * slot it came from. */
+			snprintf(buf, sizeof buf, _("● </s> %s from #%d"),
 				 fmt_num(n1, sizeof n1, cd->score, 2), cd->parent);
 			int fw = cell_w(j, tw, sw, rootw) +
 				 (j + 1 < ncol ? gap_w(nl[j + 1]) : 12);
@@ -815,7 +839,7 @@ static void draw_lattice(const struct page *P, struct canvas *c, struct rect r,
 	int np = npruned(P);
 	if (np && yp < bottom) {
 		const struct decode_step *st = &P->d->steps[P->s];
-		snprintf(buf, sizeof buf, "✗ pruned at step %d: %d", P->s + 1, np);
+		snprintf(buf, sizeof buf, _("✗ pruned at step %d: %d"), P->s + 1, np);
 		int need = 2 + tw + 1 + sw + 8, px = colx_new;
 		need = utf8_width(buf) > need ? utf8_width(buf) : need;
 		if (lr.x + lr.w - px < need)
@@ -835,13 +859,13 @@ static void draw_lattice(const struct page *P, struct canvas *c, struct rect r,
 			xx += tw + 1;
 			clip_rtext(c, lr, xx, yp, sw, fmt_num(n1, sizeof n1, cd->score, 2), &mu);
 			xx += sw + 1;
-			snprintf(buf, sizeof buf, "from #%d", cd->parent);
+			snprintf(buf, sizeof buf, _("from #%d"), cd->parent);
 			clip_text(c, lr, xx, yp, lr.x + lr.w - xx, buf, &mu);
 			yp++;
 			shown++;
 		}
 		if (shown < np && show > 0) {
-			snprintf(buf, sizeof buf, "  ⋮ %d more", np - shown);
+			snprintf(buf, sizeof buf, _("  ⋮ %d more"), np - shown);
 			clip_text(c, lr, px, yp++, pw, buf, &mu);
 		}
 	}
@@ -884,12 +908,12 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 		return;
 	if (!v->dec || v->dec->nsteps < 1 || !v->dec->steps ||
 	    v->dec->steps[0].nhyps < 1) {
-		message(c, r, v->dec ? "nothing was decoded" : "no decoding to show");
+		message(c, r, v->dec ? _("nothing was decoded") : _("no decoding to show"));
 		return;
 	}
 	struct page P;
 	if (page_init(&P, v)) {
-		message(c, r, "out of memory");
+		message(c, r, _("out of memory"));
 		return;
 	}
 	const struct style ti = role_style(R_TITLE, c->depth);
@@ -899,22 +923,22 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 
 	/* (d) status */
 	if (P.beam > 1)
-		snprintf(buf, sizeof buf, " step %d of %d · beam %d, α=%g · following #%d of %d ",
+		snprintf(buf, sizeof buf, _(" step %d of %d · beam %d, α=%g · following #%d of %d "),
 			     P.s + 1, P.N, P.beam, P.alpha,
 			     P.hyp, P.d->steps[P.s].nhyps);
 	else
-		snprintf(buf, sizeof buf, " step %d of %d · greedy ", P.s + 1, P.N);
+		snprintf(buf, sizeof buf, _(" step %d of %d · greedy "), P.s + 1, P.N);
 	int x = r.x + clip_text(c, r, r.x, r.y, r.w, buf, &ti);
 	int y = r.y + 1;
 	const int last = P.s == P.N - 1;
 	if (last && P.d->hit_max_len) {
-		const char *w = "stopped at the length limit without </s>";
+		const char *w = _("stopped at the length limit without </s>");
 		if (r.x + r.w - x - 2 >= utf8_width(w))
 			clip_text(c, r, x + 2, r.y, r.x + r.w - x - 2, w, &wa);
 		else
 			clip_text(c, r, r.x, y++, r.w, w, &wa);
 	} else if (last) {
-		clip_text(c, r, x + 2, r.y, r.x + r.w - x - 2, "search finished", &mu);
+		clip_text(c, r, x + 2, r.y, r.x + r.w - x - 2, _("search finished"), &mu);
 	}
 	int H = r.y + r.h - y;
 	if (H < 1) {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "explain.h"
+#include "i18n.h"
 #include "palette.h"
 
 struct explanation {
@@ -18,214 +19,218 @@ struct explanation {
 static const struct explanation TEXTS[] = {
 	/* ---- input ---- */
 	{ "src.ids",
-	  "The sentence is split into tokens, and each token becomes its line "
-	  "number in the vocabulary. The source is wrapped as <s> … </s> so the "
-	  "model sees where it starts and ends. These ids never change; only "
-	  "the vectors they point to are learned." },
+	  /* TRANSLATORS: this and the texts below explain a stage of the
+	     forward pass in a small panel under the view: keep each about as
+	     long as the English, and keep formulas, symbols and tokens (<s>,
+	     </s>, <pad>) as they are. */
+	  N_("The sentence is split into tokens, and each token becomes its line "
+	     "number in the vocabulary. The source is wrapped as <s> … </s> so the "
+	     "model sees where it starts and ends. These ids never change; only "
+	     "the vectors they point to are learned.") },
 	{ "tgt.ids",
-	  "The decoder's input is the target shifted right: <s> followed by the "
-	  "words so far (the correct ones in training, its own in decoding). "
-	  "Shifting by one is what makes position i predict word i+1." },
+	  N_("The decoder's input is the target shifted right: <s> followed by the "
+	     "words so far (the correct ones in training, its own in decoding). "
+	     "Shifting by one is what makes position i predict word i+1.") },
 	{ "embed",
-	  "Each id picks its row of the embedding table: a learned vector of "
-	  "d_model numbers, the same every time the word appears. Training moves "
-	  "these vectors so that words used in similar ways end up close "
-	  "together." },
+	  N_("Each id picks its row of the embedding table: a learned vector of "
+	     "d_model numbers, the same every time the word appears. Training moves "
+	     "these vectors so that words used in similar ways end up close "
+	     "together.") },
 	{ "embed.scaled",
-	  "Each id picks its row of the embedding table: a learned vector of "
-	  "d_model numbers, the same every time the word appears. As in the "
-	  "paper it is multiplied by √d_model, so that the word's vector is not "
-	  "drowned by the positional encoding added next." },
+	  N_("Each id picks its row of the embedding table: a learned vector of "
+	     "d_model numbers, the same every time the word appears. As in the "
+	     "paper it is multiplied by √d_model, so that the word's vector is not "
+	     "drowned by the positional encoding added next.") },
 	{ "pos",
-	  "Attention alone does not know word order: shuffle the tokens and each "
-	  "gets the same result. So every position gets a fixed vector of sines "
-	  "(even dimensions) and cosines (odd) of different wavelengths, "
-	  "computed once, not learned. Near positions get similar vectors, and "
-	  "a shift by k is the same linear map everywhere, so relative positions "
-	  "are easy to learn." },
+	  N_("Attention alone does not know word order: shuffle the tokens and each "
+	     "gets the same result. So every position gets a fixed vector of sines "
+	     "(even dimensions) and cosines (odd) of different wavelengths, "
+	     "computed once, not learned. Near positions get similar vectors, and "
+	     "a shift by k is the same linear map everywhere, so relative positions "
+	     "are easy to learn.") },
 	{ "pos.learned",
-	  "Attention alone does not know word order, so each position gets a "
-	  "vector of its own. Here it is a learned table, one row per position "
-	  "up to max_len, trained like the embeddings (the paper found this "
-	  "works about as well as fixed sines and cosines)." },
+	  N_("Attention alone does not know word order, so each position gets a "
+	     "vector of its own. Here it is a learned table, one row per position "
+	     "up to max_len, trained like the embeddings (the paper found this "
+	     "works about as well as fixed sines and cosines).") },
 	{ "pos.none",
-	  "This model adds no positional encoding: the input is the embedding "
-	  "alone. Without it self-attention sees the sentence as a bag of words "
-	  "(a causal mask still lets a decoder count positions)." },
+	  N_("This model adds no positional encoding: the input is the embedding "
+	     "alone. Without it self-attention sees the sentence as a bag of words "
+	     "(a causal mask still lets a decoder count positions).") },
 	{ "input",
-	  "The layer's input is embedding + position: one vector of d_model "
-	  "numbers per token that says both what the word is and where it is. "
-	  "Adding instead of concatenating keeps the size at d_model; the model "
-	  "learns to keep the two signals apart." },
+	  N_("The layer's input is embedding + position: one vector of d_model "
+	     "numbers per token that says both what the word is and where it is. "
+	     "Adding instead of concatenating keeps the size at d_model; the model "
+	     "learns to keep the two signals apart.") },
 
 	/* ---- self-attention ---- */
 	{ "q",
-	  "Each token's vector times the learned matrix W_Q is its query: what "
-	  "this token is looking for. The d_model numbers are cut into h heads "
-	  "of dk = d_model/h, so every head sees the whole sentence but only a "
-	  "slice of each vector." },
+	  N_("Each token's vector times the learned matrix W_Q is its query: what "
+	     "this token is looking for. The d_model numbers are cut into h heads "
+	     "of dk = d_model/h, so every head sees the whole sentence but only a "
+	     "slice of each vector.") },
 	{ "k",
-	  "Each token's key (times W_K) is what it can be found by: a query "
-	  "matches a key when their dot product is large. It is a dictionary "
-	  "lookup made soft, where every key matches a little." },
+	  N_("Each token's key (times W_K) is what it can be found by: a query "
+	     "matches a key when their dot product is large. It is a dictionary "
+	     "lookup made soft, where every key matches a little.") },
 	{ "v",
-	  "Each token's value (times W_V) is what it passes on when it is "
-	  "attended to. The keys decide how much each token counts; the values "
-	  "are what gets mixed." },
+	  N_("Each token's value (times W_V) is what it passes on when it is "
+	     "attended to. The keys decide how much each token counts; the values "
+	     "are what gets mixed.") },
 	{ "scores",
-	  "Each entry is the dot product of a query with a key: how well that "
-	  "token matches that one. It is divided by √dk because dot products "
-	  "grow with dk; large scores would saturate the softmax (one weight "
-	  "near 1, the rest near 0) and its gradients would vanish." },
+	  N_("Each entry is the dot product of a query with a key: how well that "
+	     "token matches that one. It is divided by √dk because dot products "
+	     "grow with dk; large scores would saturate the softmax (one weight "
+	     "near 1, the rest near 0) and its gradients would vanish.") },
 	{ "masked.enc",
-	  "The mask puts −∞ on the scores a query must not use. In the encoder "
-	  "only padding keys (<pad>) are masked, so every word sees the whole "
-	  "sentence; without padding this equals the scores. (--encoder-causal, "
-	  "or the key M, hides the future here too.)" },
+	  N_("The mask puts −∞ on the scores a query must not use. In the encoder "
+	     "only padding keys (<pad>) are masked, so every word sees the whole "
+	     "sentence; without padding this equals the scores. (--encoder-causal, "
+	     "or the key M, hides the future here too.)") },
 	{ "masked",
-	  "Scores of keys after the query are set to −∞: the causal mask. Since "
-	  "exp(−∞) = 0, softmax gives those keys exactly zero weight, so "
-	  "position i sees only positions up to i and the decoder cannot peek "
-	  "at the word it has to predict. Padding keys are masked the same "
-	  "way." },
+	  N_("Scores of keys after the query are set to −∞: the causal mask. Since "
+	     "exp(−∞) = 0, softmax gives those keys exactly zero weight, so "
+	     "position i sees only positions up to i and the decoder cannot peek "
+	     "at the word it has to predict. Padding keys are masked the same "
+	     "way.") },
 	{ "weights",
-	  "Softmax turns each row of scores into weights that are at least 0 "
-	  "and sum to 1: exponentiate, then divide by the row's sum. Row i says "
-	  "how much token i takes from each token; masked keys get exactly 0. "
-	  "This is the picture of attention: bright cells are where a word "
-	  "looks." },
+	  N_("Softmax turns each row of scores into weights that are at least 0 "
+	     "and sum to 1: exponentiate, then divide by the row's sum. Row i says "
+	     "how much token i takes from each token; masked keys get exactly 0. "
+	     "This is the picture of attention: bright cells are where a word "
+	     "looks.") },
 	{ "heads",
-	  "Each head multiplies its weights by V: every token gets a weighted "
-	  "average of the value rows. The result is a new vector per token that "
-	  "mixes in what it attended to; all heads do this in parallel." },
+	  N_("Each head multiplies its weights by V: every token gets a weighted "
+	     "average of the value rows. The result is a new vector per token that "
+	     "mixes in what it attended to; all heads do this in parallel.") },
 	{ "concat",
-	  "The h head outputs, dk numbers each, are put side by side: d_model "
-	  "numbers per token again (h·dk = d_model). Several heads let the model "
-	  "look in several ways at once (one head may follow the previous word, "
-	  "another the subject) for the cost of one full-width head." },
+	  N_("The h head outputs, dk numbers each, are put side by side: d_model "
+	     "numbers per token again (h·dk = d_model). Several heads let the model "
+	     "look in several ways at once (one head may follow the previous word, "
+	     "another the subject) for the cost of one full-width head.") },
 	{ "out",
-	  "W_O mixes what the heads found into one vector of d_model numbers "
-	  "per token. This is the attention sublayer's output; it goes to the "
-	  "residual sum (add & norm)." },
+	  N_("W_O mixes what the heads found into one vector of d_model numbers "
+	     "per token. This is the attention sublayer's output; it goes to the "
+	     "residual sum (add & norm).") },
 
 	/* ---- cross-attention ---- */
 	{ "cross.q",
-	  "Cross-attention is how the decoder reads the source sentence: the "
-	  "queries come from the decoder (what each target position needs), "
-	  "while the keys and values come from the encoder's output, the "
-	  "memory. These are the decoder's queries, times W_Q." },
+	  N_("Cross-attention is how the decoder reads the source sentence: the "
+	     "queries come from the decoder (what each target position needs), "
+	     "while the keys and values come from the encoder's output, the "
+	     "memory. These are the decoder's queries, times W_Q.") },
 	{ "cross.k",
-	  "In cross-attention the keys come from the encoder's memory, one per "
-	  "source token, while the queries come from the decoder. They depend "
-	  "only on the source, so they stay the same at every decoding step." },
+	  N_("In cross-attention the keys come from the encoder's memory, one per "
+	     "source token, while the queries come from the decoder. They depend "
+	     "only on the source, so they stay the same at every decoding step.") },
 	{ "cross.v",
-	  "In cross-attention the values come from the encoder's memory: what "
-	  "each source token hands to the decoder when it is looked at. Like "
-	  "the keys they depend only on the source sentence." },
+	  N_("In cross-attention the values come from the encoder's memory: what "
+	     "each source token hands to the decoder when it is looked at. Like "
+	     "the keys they depend only on the source sentence.") },
 	{ "cross.scores",
-	  "Cross-attention scores: each decoder query (rows, target tokens) "
-	  "against each encoder key (columns, source tokens), divided by √dk "
-	  "so the softmax does not saturate. The matrix is target × source, two "
-	  "sentences rather than one sentence with itself." },
+	  N_("Cross-attention scores: each decoder query (rows, target tokens) "
+	     "against each encoder key (columns, source tokens), divided by √dk "
+	     "so the softmax does not saturate. The matrix is target × source, two "
+	     "sentences rather than one sentence with itself.") },
 	{ "cross.masked",
-	  "Cross-attention has no causal mask: the source sentence is known in "
-	  "full, so every target position may look at all of it. Only source "
-	  "padding keys (<pad>) get −∞; without padding this equals the "
-	  "scores." },
+	  N_("Cross-attention has no causal mask: the source sentence is known in "
+	     "full, so every target position may look at all of it. Only source "
+	     "padding keys (<pad>) get −∞; without padding this equals the "
+	     "scores.") },
 	{ "cross.weights",
-	  "For each target token, softmax over the source tokens: where the "
-	  "decoder looks in the source while producing that word. Queries come "
-	  "from the decoder, keys from the encoder's memory; in a trained "
-	  "translator this is often a soft word alignment (\"amo\" looks at "
-	  "\"love\")." },
+	  N_("For each target token, softmax over the source tokens: where the "
+	     "decoder looks in the source while producing that word. Queries come "
+	     "from the decoder, keys from the encoder's memory; in a trained "
+	     "translator this is often a soft word alignment (\"amo\" looks at "
+	     "\"love\").") },
 	{ "cross.heads",
-	  "Each head's weights times the encoder's values: for every target "
-	  "token, a mix of source information. This is the only place where "
-	  "the source sentence enters the decoder." },
+	  N_("Each head's weights times the encoder's values: for every target "
+	     "token, a mix of source information. This is the only place where "
+	     "the source sentence enters the decoder.") },
 	{ "cross.concat",
-	  "The cross-attention heads side by side: d_model numbers per target "
-	  "token again, each head's slice carrying what it read from the "
-	  "source." },
+	  N_("The cross-attention heads side by side: d_model numbers per target "
+	     "token again, each head's slice carrying what it read from the "
+	     "source.") },
 	{ "cross.out",
-	  "W_O mixes the heads into one vector per target token: what this "
-	  "layer takes from the source sentence. It is added to the decoder's "
-	  "own vectors in the next add & norm." },
+	  N_("W_O mixes the heads into one vector per target token: what this "
+	     "layer takes from the source sentence. It is added to the decoder's "
+	     "own vectors in the next add & norm.") },
 
 	/* ---- add & norm ---- */
 	{ "add",
-	  "The residual connection adds the sublayer's output to its input: "
-	  "x + Sublayer(x). The sublayer only has to learn a change to x, and "
-	  "the straight path keeps the signal and its gradient alive through "
-	  "many layers." },
+	  N_("The residual connection adds the sublayer's output to its input: "
+	     "x + Sublayer(x). The sublayer only has to learn a change to x, and "
+	     "the straight path keeps the signal and its gradient alive through "
+	     "many layers.") },
 	{ "add.pre",
-	  "Pre-norm residual: x + Sublayer(LayerNorm(x)). The sum is not "
-	  "normalised, so an untouched identity path runs through the whole "
-	  "stack, keeping the signal and the gradient; deep models train more "
-	  "stably this way." },
+	  N_("Pre-norm residual: x + Sublayer(LayerNorm(x)). The sum is not "
+	     "normalised, so an untouched identity path runs through the whole "
+	     "stack, keeping the signal and the gradient; deep models train more "
+	     "stably this way.") },
 	{ "norm",
-	  "Layer normalisation rescales each token's vector over its d_model "
-	  "features to mean 0 and variance 1, then applies a learned gain γ and "
-	  "bias β. Unlike batch norm, which normalises each feature across the "
-	  "examples of a batch, it looks at one token at a time, so it is "
-	  "independent of the batch. Here it follows the residual sum "
-	  "(post-norm, as in the paper)." },
+	  N_("Layer normalisation rescales each token's vector over its d_model "
+	     "features to mean 0 and variance 1, then applies a learned gain γ and "
+	     "bias β. Unlike batch norm, which normalises each feature across the "
+	     "examples of a batch, it looks at one token at a time, so it is "
+	     "independent of the batch. Here it follows the residual sum "
+	     "(post-norm, as in the paper).") },
 	{ "norm.pre",
-	  "Layer normalisation of the sublayer's input (pre-norm): each token's "
-	  "vector is rescaled over its d_model features to mean 0 and variance "
-	  "1, then by a learned γ and β. Unlike batch norm it never mixes tokens "
-	  "or examples of a batch. The residual path goes around it, keeping "
-	  "the raw signal." },
+	  N_("Layer normalisation of the sublayer's input (pre-norm): each token's "
+	     "vector is rescaled over its d_model features to mean 0 and variance "
+	     "1, then by a learned γ and β. Unlike batch norm it never mixes tokens "
+	     "or examples of a batch. The residual path goes around it, keeping "
+	     "the raw signal.") },
 	{ "norm.final",
-	  "A last layer normalisation of the stack's output, each token's "
-	  "vector over its d_model features (mean 0, variance 1, then γ and β). "
-	  "Pre-norm models need it, since their residual sums are never "
-	  "normalised inside the layers." },
+	  N_("A last layer normalisation of the stack's output, each token's "
+	     "vector over its d_model features (mean 0, variance 1, then γ and β). "
+	     "Pre-norm models need it, since their residual sums are never "
+	     "normalised inside the layers.") },
 
 	/* ---- feed-forward ---- */
 	{ "ffn.hidden",
-	  "The feed-forward network works on each token on its own, with the "
-	  "same weights for all: a linear layer widens the vector from d_model "
-	  "to d_ff numbers, and ReLU sets the negatives to 0. Attention mixes "
-	  "information between tokens; this is where each token's vector is "
-	  "transformed." },
+	  N_("The feed-forward network works on each token on its own, with the "
+	     "same weights for all: a linear layer widens the vector from d_model "
+	     "to d_ff numbers, and ReLU sets the negatives to 0. Attention mixes "
+	     "information between tokens; this is where each token's vector is "
+	     "transformed.") },
 	{ "ffn.hidden.gelu",
-	  "The feed-forward network works on each token on its own, with the "
-	  "same weights for all: a linear layer widens the vector from d_model "
-	  "to d_ff numbers, then GELU (a smooth ReLU, x·Φ(x)) damps the "
-	  "negatives. Attention mixes information between tokens; this is where "
-	  "each token's vector is transformed." },
+	  N_("The feed-forward network works on each token on its own, with the "
+	     "same weights for all: a linear layer widens the vector from d_model "
+	     "to d_ff numbers, then GELU (a smooth ReLU, x·Φ(x)) damps the "
+	     "negatives. Attention mixes information between tokens; this is where "
+	     "each token's vector is transformed.") },
 	{ "ffn.out",
-	  "A second linear layer brings the d_ff hidden numbers back to d_model "
-	  "per token. Like the attention output, the result goes to the "
-	  "residual sum." },
+	  N_("A second linear layer brings the d_ff hidden numbers back to d_model "
+	     "per token. Like the attention output, the result goes to the "
+	     "residual sum.") },
 
 	/* ---- encoder output and the output layer ---- */
 	{ "memory",
-	  "The encoder's output: one vector per source token that carries its "
-	  "meaning, its position and its relations to the other words. Every "
-	  "decoder layer reads it in cross-attention as keys and values; it is "
-	  "computed once per sentence, however many steps decoding takes." },
+	  N_("The encoder's output: one vector per source token that carries its "
+	     "meaning, its position and its relations to the other words. Every "
+	     "decoder layer reads it in cross-attention as keys and values; it is "
+	     "computed once per sentence, however many steps decoding takes.") },
 	{ "logits",
-	  "A linear layer projects each output vector from d_model numbers to "
-	  "one score per word of the target vocabulary: the higher, the likelier "
-	  "that word comes next. When the weights are tied, the target embedding "
-	  "table is reused for this." },
+	  N_("A linear layer projects each output vector from d_model numbers to "
+	     "one score per word of the target vocabulary: the higher, the likelier "
+	     "that word comes next. When the weights are tied, the target embedding "
+	     "table is reused for this.") },
 	{ "probs",
-	  "Softmax turns each row of logits into probabilities over the "
-	  "vocabulary that sum to 1. Row i is the guess for the word after "
-	  "position i; greedy decoding takes the largest, beam search keeps the "
-	  "k best sequences." },
+	  N_("Softmax turns each row of logits into probabilities over the "
+	     "vocabulary that sum to 1. Row i is the guess for the word after "
+	     "position i; greedy decoding takes the largest, beam search keeps the "
+	     "k best sequences.") },
 	{ "loss",
-	  "In training the decoder is teacher forced: its input is <s> plus the "
-	  "correct target, not its own guesses, so every position learns in one "
-	  "parallel pass. The loss at position i is −log p(correct next word), "
-	  "the cross-entropy: 0 when the model is sure and right, large when it "
-	  "is sure and wrong." },
+	  N_("In training the decoder is teacher forced: its input is <s> plus the "
+	     "correct target, not its own guesses, so every position learns in one "
+	     "parallel pass. The loss at position i is −log p(correct next word), "
+	     "the cross-entropy: 0 when the model is sure and right, large when it "
+	     "is sure and wrong.") },
 
 	/* ---- anything else ---- */
 	{ "other",
-	  "An intermediate result of the forward pass, kept so that it can be "
-	  "looked at. The formula above says how it is computed." },
+	  N_("An intermediate result of the forward pass, kept so that it can be "
+	     "looked at. The formula above says how it is computed.") },
 };
 
 #define NTEXTS (sizeof TEXTS / sizeof *TEXTS)
@@ -318,8 +323,8 @@ const char *explain_text(const struct stage *s)
 	const char *fam = explain_family(s);
 	for (size_t i = 0; i < NTEXTS; i++)
 		if (strcmp(TEXTS[i].family, fam) == 0)
-			return TEXTS[i].text;
-	return TEXTS[NTEXTS - 1].text;
+			return _(TEXTS[i].text);
+	return _(TEXTS[NTEXTS - 1].text);
 }
 
 /* ---- the panel ---- */
@@ -435,7 +440,9 @@ static void frame(struct canvas *c, struct rect r)
 	canvas_put(c, r.x, r.y + r.h - 1, "└", b.fg, b.bg, b.attr);
 	canvas_put(c, r.x + r.w - 1, r.y + r.h - 1, "┘", b.fg, b.bg, b.attr);
 	/* " what this stage does " on the top edge, cut to fit */
-	put(c, r.x + 2, r.y, r.w - 4, R_HEADER, " what this stage does ");
+	/* TRANSLATORS: the title on the top edge of the explanation panel;
+	   keep the spaces around it and keep it short */
+	put(c, r.x + 2, r.y, r.w - 4, R_HEADER, _(" what this stage does "));
 }
 
 /* Draws the wrapped lines of s from row *y of the inner rectangle in;
@@ -472,7 +479,7 @@ void explain_draw(struct canvas *c, struct rect r, const struct stage *s)
 		int pad = r.w >= 10 ? 2 : 1;
 		in = (struct rect){ r.x + pad, r.y + 1, r.w - 2 * pad, r.h - 2 };
 	}
-	const char *formula = s->formula && *s->formula ? s->formula : s->name;
+	const char *formula = s->formula && *s->formula ? _(s->formula) : s->name;
 	const char *text = explain_text(s);
 	int y = 0;
 	if (!draw_wrapped(c, in, &y, formula, R_ACCENT))

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "draw.h"
+#include "i18n.h"
 #include "palette.h"
 #include "view.h"
 
@@ -28,16 +29,18 @@ static int has_neginf(const float *m, size_t n)
 /* A pattern tag short enough for a tile's bottom border. */
 static const char *short_tag(const char *tag, int room)
 {
+	/* TRANSLATORS: short forms of "attends to itself", "previous token"
+	 * and "first token" for the border of a small tile (a few columns). */
 	static const struct { const char *full, *brief; } T[] = {
-		{ "attends to itself", "self" },
-		{ "previous token", "previous" },
-		{ "first token", "first" },
+		{ N_("attends to itself"), N_("self") },
+		{ N_("previous token"), N_("previous") },
+		{ N_("first token"), N_("first") },
 	};
 	if (utf8_width(tag) <= room)
 		return tag;
 	for (size_t i = 0; i < sizeof T / sizeof T[0]; i++)
-		if (strcmp(tag, T[i].full) == 0)
-			return T[i].brief;
+		if (strcmp(tag, _(T[i].full)) == 0)
+			return _(T[i].brief);
 	return tag;
 }
 
@@ -56,7 +59,7 @@ static void draw_mean(struct view_state *v, struct canvas *c, struct rect r)
 
 	float *mean = malloc(per * sizeof *mean);   /* [n, m] */
 	if (!mean) {
-		clip_text(c, r, r.x, r.y, r.w, "out of memory for the mean over heads", &wa);
+		clip_text(c, r, r.x, r.y, r.w, _("out of memory for the mean over heads"), &wa);
 		return;
 	}
 	for (size_t i = 0; i < per; i++) {
@@ -68,14 +71,17 @@ static void draw_mean(struct view_state *v, struct canvas *c, struct rect r)
 	struct scale sc = scale_for(s, mean, per);
 
 	int x = r.x;
-	snprintf(buf, sizeof buf, "mean over %d heads", H);
+	/* (the English says "heads" for one head too) */
+	snprintf(buf, sizeof buf, P_("mean over %d heads", "mean over %d heads", H), H);
 	x += clip_text(c, r, x, r.y, r.w, buf, &hd) + 2;
-	snprintf(buf, sizeof buf, "rows: %s · columns: %s", view_row_title(s),
+	snprintf(buf, sizeof buf, _("rows: %s · columns: %s"), view_row_title(s),
 		 view_col_title(s));
 	x += clip_text(c, r, x, r.y, r.x + r.w - x, buf, &mu) + 2;
 	if (s->kind == SK_WEIGHTS) {
 		const char *pat = attn_pattern(mean, n, m);
-		snprintf(buf, sizeof buf, "entropy %.2f bits%s%s",
+		/* TRANSLATORS: the last two %s are " · " and a pattern such
+		 * as "previous token", or two empty strings. */
+		snprintf(buf, sizeof buf, _("entropy %.2f bits%s%s"),
 			 attn_entropy(mean, n, m), *pat ? " · " : "", pat);
 		clip_text(c, r, x, r.y, r.x + r.w - x, buf, &mu);
 	}
@@ -107,9 +113,12 @@ struct grid {
 static void head_title(char *buf, size_t n, int level, int h, double ent)
 {
 	if (level == 0)
-		snprintf(buf, n, "h%d %.2f bits", h, ent);
+		/* TRANSLATORS: a tile's title: head h, mean row entropy in bits;
+		 * at most 13 columns. */
+		snprintf(buf, n, _("h%d %.2f bits"), h, ent);
 	else if (level == 1)
-		snprintf(buf, n, "h%d %.2fb", h, ent);
+		/* TRANSLATORS: the same in at most 9 columns ("b" for bits). */
+		snprintf(buf, n, _("h%d %.2fb"), h, ent);
 	else
 		snprintf(buf, n, "h%d", h);
 }
@@ -320,20 +329,20 @@ static void draw_grid(struct view_state *v, struct canvas *c, struct rect r)
 		/* what is shown first (it changes with the cursor), then axes */
 		int x = r.x, n0 = 0;
 		char fit[200];
-		snprintf(buf, sizeof buf, "all %d heads", H);
+		snprintf(buf, sizeof buf, P_("all %d heads", "all %d heads", H), H);
 		x += clip_text(c, r, x, r.y, r.w, buf, &hd) + 2;
 		buf[0] = 0;
 		if (g.vgr < g.gr) {
 			int last = (gfirst + g.vgr) * g.gc - 1;
-			n0 += snprintf(buf + n0, sizeof buf - n0, "heads %d–%d · ",
+			n0 += snprintf(buf + n0, sizeof buf - n0, _("heads %d–%d · "),
 				       gfirst * g.gc, last < H - 1 ? last : H - 1);
 		}
 		if (nrv < n || g.ncv < m)
 			n0 += snprintf(buf + n0, sizeof buf - n0,
-				       "rows %d–%d of %d · cols %d–%d of %d · ",
+				       _("rows %d–%d of %d · cols %d–%d of %d · "),
 				       v->top, v->top + nrv - 1, n, v->left,
 				       v->left + g.ncv - 1, m);
-		snprintf(buf + n0, sizeof buf - n0, "rows: %s · columns: %s · one scale",
+		snprintf(buf + n0, sizeof buf - n0, _("rows: %s · columns: %s · one scale"),
 			 view_row_title(s), view_col_title(s));
 		if (r.x + r.w - x > 0) {
 			text_fit(buf, r.x + r.w - x, fit, sizeof fit);
@@ -359,18 +368,18 @@ static void draw_grid(struct view_state *v, struct canvas *c, struct rect r)
 		if (s->kind == SK_WEIGHTS) {
 			const char *pat = attn_pattern(w, n, m);
 			snprintf(buf, sizeof buf,
-				 "head %d: mean row entropy %.2f bits (max %.2f)%s%s",
+				 _("head %d: mean row entropy %.2f bits (max %.2f)%s%s"),
 				 v->head, attn_entropy(w, n, m), m > 1 ? log2(m) : 0.0,
 				 *pat ? " · " : "", pat);
 		} else {
-			snprintf(buf, sizeof buf, "head %d selected (framed)", v->head);
+			snprintf(buf, sizeof buf, _("head %d selected (framed)"), v->head);
 		}
 		clip_text(c, r, r.x, y++, r.w, buf, &mu);
 	}
 	if (nfoot >= 2 && y < r.y + r.h)
 		draw_legend(c, r.x, y++, r.w, &sc, has_neginf(all, numel));
 	if (nfoot >= 1) {
-		snprintf(buf, sizeof buf, "Enter: open head %d", v->head);
+		snprintf(buf, sizeof buf, _("Enter: open head %d"), v->head);
 		clip_text(c, r, r.x, y, r.w, buf, &ac);
 	}
 }
@@ -384,7 +393,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	if (s->ndim != 3 || s->dtype != DT_F32 || s->shape[0] < 1 ||
 	    s->shape[1] < 1 || s->shape[2] < 1) {
 		const struct style mu = role_style(R_MUTED, c->depth);
-		clip_text(c, r, r.x, r.y, r.w, "this stage has no heads", &mu);
+		clip_text(c, r, r.x, r.y, r.w, _("this stage has no heads"), &mu);
 		return;
 	}
 	if (v->flags & VF_MEAN_HEADS)

@@ -6,6 +6,7 @@
 
 #include "model.h"
 #include "draw.h"
+#include "i18n.h"
 #include "palette.h"
 #include "view.h"
 
@@ -234,7 +235,7 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 
 	/* what is out of sight */
 	if ((nr < rows || nc < cols) && used.h < r.h) {
-		snprintf(buf, sizeof buf, "rows %d–%d of %d · cols %d–%d of %d",
+		snprintf(buf, sizeof buf, _("rows %d–%d of %d · cols %d–%d of %d"),
 			 *top, *top + nr - 1, rows, *left, *left + nc - 1, cols);
 		canvas_text(c, r.x, r.y + used.h, r.w, buf, mut.fg, mut.bg, mut.attr);
 		used.h++;
@@ -256,15 +257,15 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 
 	/* title: head, axes, entropy and pattern */
 	if (view_heads(s) > 1) {
-		snprintf(buf, sizeof buf, "head %d of %d", v->head, view_heads(s));
+		snprintf(buf, sizeof buf, _("head %d of %d"), v->head, view_heads(s));
 		x += canvas_text(c, x, r.y, r.w, buf, ti.fg, ti.bg, ti.attr) + 2;
 	}
-	snprintf(buf, sizeof buf, "rows: %s · columns: %s", view_row_title(s),
+	snprintf(buf, sizeof buf, _("rows: %s · columns: %s"), view_row_title(s),
 		 view_col_title(s));
 	x += canvas_text(c, x, r.y, r.x + r.w - x, buf, mu.fg, mu.bg, mu.attr) + 2;
 	if (s->kind == SK_WEIGHTS) {
 		const char *pat = attn_pattern(m, rows, cols);
-		snprintf(buf, sizeof buf, "entropy %.2f bits%s%s",
+		snprintf(buf, sizeof buf, _("entropy %.2f bits%s%s"),
 			 attn_entropy(m, rows, cols), *pat ? " · " : "", pat);
 		canvas_text(c, x, r.y, r.x + r.w - x, buf, mu.fg, mu.bg, mu.attr);
 	}

@@ -1,6 +1,7 @@
 /* ids.c - token ids: position, token and id, one line each. */
 #include <stdio.h>
 
+#include "i18n.h"
 #include "palette.h"
 #include "view.h"
 
@@ -15,7 +16,15 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	char tok[96], buf[160];
 	int n = s->shape[0];
 
-	canvas_text(c, r.x, r.y, r.w, "position  token             id", hd.fg, hd.bg, hd.attr);
+	/* the headings over the columns at 0 ("%8d"), 10 (the token) and 28
+	 * (the id), counted in terminal columns */
+	/* TRANSLATORS: column headings of the token id list: position (at
+	 * most 9 columns), token (at most 17), id. */
+	const char *h1 = _("position"), *h2 = _("token"), *h3 = _("id");
+	int p1 = 10 - utf8_width(h1), p2 = 18 - utf8_width(h2);
+	snprintf(buf, sizeof buf, "%s%*s%s%*s%s", h1, p1 > 1 ? p1 : 1, "", h2,
+		 p2 > 1 ? p2 : 1, "", h3);
+	canvas_text(c, r.x, r.y, r.w, buf, hd.fg, hd.bg, hd.attr);
 	int vis = r.h - 3;
 	if (vis < 1)
 		return;
@@ -35,7 +44,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	v->geom = (struct grid_geom){ 1, r.x, r.y + 1, 34, 1, v->top, 0,
 				      n - v->top < vis ? n - v->top : vis, 1, 0 };
 	canvas_text(c, r.x, r.y + r.h - 1, r.w,
-		    "ids index the embedding table: row id of E is the token's vector",
+		    _("ids index the embedding table: row id of E is the token's vector"),
 		    mu.fg, mu.bg, mu.attr);
 }
 

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "i18n.h"
 #include "palette.h"
 #include "view.h"
 
@@ -69,13 +70,13 @@ static int attn_find(const struct trace *t, const struct stage *s,
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
 		*slot[i] = sibling(t, a->prefix, names[i]);
 		if (!*slot[i]) {
-			snprintf(why, n, "no stage %s.%s in this trace", a->prefix,
+			snprintf(why, n, _("no stage %s.%s in this trace"), a->prefix,
 				 names[i]);
 			return -1;
 		}
 	}
 	if (a->q->ndim != 3 || a->weights->ndim != 3) {
-		snprintf(why, n, "%s: not a per-head attention block", a->prefix);
+		snprintf(why, n, _("%s: not a per-head attention block"), a->prefix);
 		return -1;
 	}
 	a->h = a->q->shape[0];
@@ -90,7 +91,7 @@ static int attn_find(const struct trace *t, const struct stage *s,
 	    !shape_is(a->weights, a->h, a->nq, a->nk) ||
 	    !shape_is(a->heads, a->h, a->nq, a->dk) || a->dk < 1 || a->nk < 1 ||
 	    a->nq < 1 || a->h < 1) {
-		snprintf(why, n, "%s: the stages' shapes do not agree", a->prefix);
+		snprintf(why, n, _("%s: the stages' shapes do not agree"), a->prefix);
 		return -1;
 	}
 	return 0;
@@ -200,7 +201,8 @@ static int cell_row(struct canvas *c, struct rect r, int y, const char *label,
 	int lines = (n + per - 1) / per;
 	if (lines > maxl)
 		lines = maxl;
-	put(c, r, r.x, y, label, lab);
+	char fit[64];
+	put(c, r, r.x, y, text_fit(label, LABEL_W - 1, fit, sizeof fit), lab);
 	for (int l = 0; l < lines; l++) {
 		for (int k = 0; k < per; k++) {
 			int i = l * per + k;
@@ -233,18 +235,19 @@ static struct scale diverging(const float *a, int n, const float *b, int m)
 	return (struct scale){ 1, -mx, mx };
 }
 
-/* Why a key is masked: padding, a future key, or just "masked". */
-static const char *mask_reason(const struct trace *t, const struct attn *a,
-			       enum axis ka, int row, int col)
+/* The mask line of a key masked for padding, as a future key, or just
+ * "masked". */
+static const char *mask_line(const struct trace *t, const struct attn *a,
+			     enum axis ka, int row, int col)
 {
 	const struct stage *ids = trace_find(t, ka == AX_SRC ? "src.ids" :
 					     ka == AX_TGT ? "tgt.ids" : "");
 	if (ids && ids->dtype == DT_I32 && ids->ndim == 1 && col < ids->shape[0] &&
 	    ((const int32_t *)ids->data)[col] == 0)
-		return "padding key";
+		return _("+ mask −∞ (padding key) → −∞, so the weight is 0");
 	if (!a->cross && col > row)
-		return "future key: causal mask";
-	return "masked";
+		return _("+ mask −∞ (future key: causal mask) → −∞, so the weight is 0");
+	return _("+ mask −∞ (masked) → −∞, so the weight is 0");
 }
 
 static void draw(struct view_state *v, struct canvas *c, struct rect r)
@@ -264,7 +267,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	if (r.w < 1 || r.h < 1)
 		return;
 	if (attn_find(t, s, &a, buf, sizeof buf)) {
-		put(c, r, r.x, r.y, "cell inspector", hd);
+		put(c, r, r.x, r.y, _("cell inspector"), hd);
 		put(c, r, r.x, r.y + 1, buf, wn);
 		return;
 	}
@@ -286,23 +289,29 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	const int bottom = r.y + r.h;
 
 	/* title and the two tokens */
-	snprintf(buf, sizeof buf, "cell inspector · head %d of %d · %s (%s)", hh,
-		 a.h, a.prefix, a.cross ? "cross-attention" : "self-attention");
+	/* TRANSLATORS: %s is the attention block ("decoder.0.cross_attn"). */
+	snprintf(buf, sizeof buf, a.cross ?
+		 _("cell inspector · head %d of %d · %s (cross-attention)") :
+		 _("cell inspector · head %d of %d · %s (self-attention)"), hh,
+		 a.h, a.prefix);
 	if (utf8_width(buf) > r.w)
-		snprintf(buf, sizeof buf, "inspector · head %d of %d · %s", hh,
+		/* TRANSLATORS: the short form of the title above. */
+		snprintf(buf, sizeof buf, _("inspector · head %d of %d · %s"), hh,
 			 a.h, a.prefix);
 	put(c, r, r.x, y++, buf, hd);
 	trace_axis_label(t, qa, qi, tok, sizeof tok);
 	text_fit(tok, 24, fit, sizeof fit);
-	snprintf(buf, sizeof buf, "query: %s “%s” (position %d)",
-		 qa == AX_SRC ? "source token" : qa == AX_TGT ? "decoder token" : "token",
-		 fit, qi);
+	/* TRANSLATORS: %s is "source token", "decoder token" or "token",
+	 * then the token and its position. */
+	snprintf(buf, sizeof buf, _("query: %s “%s” (position %d)"),
+		 qa == AX_SRC ? _("source token") : qa == AX_TGT ? _("decoder token") :
+		 _("token"), fit, qi);
 	put(c, r, r.x, y++, buf, tx);
 	trace_axis_label(t, ka, kj, tok, sizeof tok);
 	text_fit(tok, 24, fit, sizeof fit);
-	snprintf(buf, sizeof buf, "key: %s “%s” (position %d)",
-		 ka == AX_SRC ? "source token" : ka == AX_TGT ? "decoder token" : "token",
-		 fit, kj);
+	snprintf(buf, sizeof buf, _("key: %s “%s” (position %d)"),
+		 ka == AX_SRC ? _("source token") : ka == AX_TGT ? _("decoder token") :
+		 _("token"), fit, kj);
 	put(c, r, r.x, y++, buf, tx);
 
 	/* 13 lines are the core; the rest comes as the height allows */
@@ -312,7 +321,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	const int blanks = r.h >= 19;      /* spacing between the three parts */
 	float *prod = malloc(2 * (size_t)dk * sizeof *prod);  /* [dk] × 2 */
 	if (!prod) {
-		put(c, r, r.x, y, "out of memory", wn);
+		put(c, r, r.x, y, _("out of memory"), wn);
 		return;
 	}
 	float *contrib = prod + dk;
@@ -320,7 +329,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	/* 1. q·k term by term */
 	if (blanks)
 		y++;
-	snprintf(buf, sizeof buf, "q·k term by term: q_a × k_a for a = 0…%d (dk = %d)",
+	snprintf(buf, sizeof buf, _("q·k term by term: q_a × k_a for a = 0…%d (dk = %d)"),
 		 dk - 1, dk);
 	put(c, r, r.x, y++, buf, hd);
 	int cw = pick_cw(dk, r.w - LABEL_W);
@@ -343,21 +352,22 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	snprintf(buf, sizeof buf, "Σ q_a×k_a = q·k = %.4f", sum);
 	put(c, r, r.x, y++, buf, tx);
 	const double rdk = sqrt((double)dk);
-	snprintf(buf, sizeof buf, "÷ √dk: %.4f ÷ %.4f = %.4f   stored score %.4f",
+	snprintf(buf, sizeof buf, _("÷ √dk: %.4f ÷ %.4f = %.4f   stored score %.4f"),
 		 sum, rdk, sum / rdk, score);
 	put(c, r, r.x, y++, buf, tx);
 	if (isinf(masked) && masked < 0)
-		snprintf(buf, sizeof buf, "+ mask −∞ (%s) → −∞, so the weight is 0",
-			 mask_reason(t, &a, ka, qi, kj));
+		snprintf(buf, sizeof buf, "%s", mask_line(t, &a, ka, qi, kj));
 	else
-		snprintf(buf, sizeof buf, "+ mask 0 (key visible) → %.4f", masked);
+		snprintf(buf, sizeof buf, _("+ mask 0 (key visible) → %.4f"), masked);
 	put(c, r, r.x, y++, buf, tx);
 	int rank = 1;
 	for (int j = 0; j < a.nk; j++)
 		rank += wrow[j] > w;
 	trace_axis_label(t, qa, qi, tok, sizeof tok);
 	text_fit(tok, 16, fit, sizeof fit);
-	snprintf(buf, sizeof buf, "softmax over “%s”'s row → weight %.4f (rank %d of %d)",
+	/* TRANSLATORS: the query token's row of weights; rank of the key's
+	 * weight among the nk keys. */
+	snprintf(buf, sizeof buf, _("softmax over “%s”'s row → weight %.4f (rank %d of %d)"),
 		 fit, w, rank, a.nk);
 	put(c, r, r.x, y++, buf, ac);
 
@@ -373,7 +383,10 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 			if (v->left > a.nk - vis) v->left = a.nk - vis;
 			if (v->left < 0) v->left = 0;
 			int nc = a.nk - v->left < vis ? a.nk - v->left : vis;
-			put(c, r, r.x, y, "weights", lb);
+			/* TRANSLATORS: labels left of rows of cells, at most 8
+			 * columns each. */
+			char lf[64];
+			put(c, r, r.x, y, text_fit(_("weights"), LABEL_W - 1, lf, sizeof lf), lb);
 			for (int j = 0; j < nc; j++)
 				cell(c, r, r.x + LABEL_W + j * scw, y, wrow[v->left + j],
 				     &sw, scw, v->left + j == kj,
@@ -383,7 +396,8 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 			y++;
 			/* key labels under the strip, when there is room */
 			if (scw >= 7 && show_keys && y < bottom) {
-				put(c, r, r.x, y, "keys", mu);
+				put(c, r, r.x, y, text_fit(_("keys"), LABEL_W - 1, lf,
+							   sizeof lf), mu);
 				for (int j = 0; j < nc; j++) {
 					trace_axis_label(t, ka, v->left + j, tok, sizeof tok);
 					text_fit(tok, 6, fit, sizeof fit);
@@ -393,7 +407,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 				}
 				y++;
 			} else if (nc < a.nk && y < bottom) {
-				snprintf(buf, sizeof buf, "keys %d–%d of %d", v->left,
+				snprintf(buf, sizeof buf, _("keys %d–%d of %d"), v->left,
 					 v->left + nc - 1, a.nk);
 				put(c, r, r.x + LABEL_W, y++, buf, mu);
 			}
@@ -412,18 +426,20 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	cn = sqrt(cn);
 	on = sqrt(on);
 	struct scale sc = diverging(contrib, dk, o, dk);
-	y += cell_row(c, r, y, "weight×v", contrib, dk, &sc, cw, 1, lb);
-	y += cell_row(c, r, y, "head out", o, dk, &sc, cw, 1, lb);
+	/* TRANSLATORS: labels left of rows of cells, at most 8 columns: the
+	 * key's weight × its value vector, and the head's output. */
+	y += cell_row(c, r, y, _("weight×v"), contrib, dk, &sc, cw, 1, lb);
+	y += cell_row(c, r, y, _("head out"), o, dk, &sc, cw, 1, lb);
 	if (on > 0)
-		snprintf(buf, sizeof buf, "‖weight × v_key‖ = %.4f = %.1f%% of ‖head output‖ = %.4f",
+		snprintf(buf, sizeof buf, _("‖weight × v_key‖ = %.4f = %.1f%% of ‖head output‖ = %.4f"),
 			 cn, 100.0 * cn / on, on);
 	else
-		snprintf(buf, sizeof buf, "‖weight × v_key‖ = %.4f; the head output is zero",
+		snprintf(buf, sizeof buf, _("‖weight × v_key‖ = %.4f; the head output is zero"),
 			 cn);
 	put(c, r, r.x, y++, buf, tx);
 	if (y < bottom && show_foot)
 		put(c, r, r.x, y++,
-		    "head output = Σ over all keys of weight × v_key", mu);
+		    _("head output = Σ over all keys of weight × v_key"), mu);
 	free(prod);
 }
 

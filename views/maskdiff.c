@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "i18n.h"
 #include "palette.h"
 #include "view.h"
 
@@ -50,11 +51,6 @@ static int has_neginf(const float *m, size_t n)
 		if (neginf(m[i]))
 			return 1;
 	return 0;
-}
-
-static const char *mask_word(const struct trace *t)
-{
-	return t->opts.causal ? "ON" : "OFF";
 }
 
 /* The k largest entries of p[n] (k <= TOPK_MAX), largest first. */
@@ -147,8 +143,12 @@ static void half_title(struct canvas *c, struct rect r, int x, int y, int w,
 {
 	char buf[96];
 	struct style st = role_style(current ? R_HEADER : R_LABEL, c->depth);
-	snprintf(buf, sizeof buf, "causal mask %s · %s", mask_word(t),
-		 current ? "this pass" : "other pass");
+	/* TRANSLATORS: the title over one of the two matrices: the state of
+	 * the decoder's causal mask, and whether this is the pass on screen
+	 * or the other one. */
+	snprintf(buf, sizeof buf, "%s", t->opts.causal ?
+		 (current ? _("causal mask ON · this pass") : _("causal mask ON · other pass")) :
+		 (current ? _("causal mask OFF · this pass") : _("causal mask OFF · other pass")));
 	struct rect h = { x, y, w, 1 };
 	if (h.x + h.w > r.x + r.w)
 		h.w = r.x + r.w - h.x;
@@ -182,27 +182,34 @@ static void diff_note(struct canvas *c, struct rect r, int y,
 	if (s->block == BLK_ENCODER || strncmp(s->name, "encoder.", 8) == 0) {
 		if (lt->opts.encoder_causal == rt->opts.encoder_causal)
 			snprintf(buf, sizeof buf,
-				 "the decoder's causal mask does not reach the encoder: "
-				 "both sides are equal (max |Δ| %.3g)", mx);
+				 _("the decoder's causal mask does not reach the encoder: "
+				   "both sides are equal (max |Δ| %.3g)"), mx);
 		else
-			snprintf(buf, sizeof buf,
-				 "encoder causal mask %s on the left, %s on the right: "
-				 "max |Δ| %.3g, %d entries masked on one side",
-				 lt->opts.encoder_causal ? "ON" : "OFF",
-				 rt->opts.encoder_causal ? "ON" : "OFF", mx, one_side);
+			/* (the English says "entries" for one too) */
+			snprintf(buf, sizeof buf, lt->opts.encoder_causal ?
+				 P_("encoder causal mask ON on the left, OFF on the right: "
+				    "max |Δ| %.3g, %d entries masked on one side",
+				    "encoder causal mask ON on the left, OFF on the right: "
+				    "max |Δ| %.3g, %d entries masked on one side", one_side) :
+				 P_("encoder causal mask OFF on the left, ON on the right: "
+				    "max |Δ| %.3g, %d entries masked on one side",
+				    "encoder causal mask OFF on the left, ON on the right: "
+				    "max |Δ| %.3g, %d entries masked on one side", one_side),
+				 mx, one_side);
 	} else if (s->kind == SK_SCORES && !ma && !has_neginf(a, n) &&
 		   !has_neginf(b, n)) {
 		snprintf(buf, sizeof buf,
-			 "the mask is applied after this stage (max |Δ| %.3g; "
-			 "any difference comes from earlier layers)", mx);
+			 _("the mask is applied after this stage (max |Δ| %.3g; "
+			   "any difference comes from earlier layers)"), mx);
 	} else if (strstr(s->name, "cross_attn")) {
 		snprintf(buf, sizeof buf,
-			 "cross-attention has no causal mask; it changes through "
-			 "the decoder states (max |Δ| %.3g)", mx);
+			 _("cross-attention has no causal mask; it changes through "
+			   "the decoder states (max |Δ| %.3g)"), mx);
 	} else {
 		snprintf(buf, sizeof buf,
-			 "%d entries masked on one side only; elsewhere max |Δ| %.3g",
-			 one_side, mx);
+			 P_("%d entries masked on one side only; elsewhere max |Δ| %.3g",
+			    "%d entries masked on one side only; elsewhere max |Δ| %.3g",
+			    one_side), one_side, mx);
 	}
 	put(c, r, r.x, y, buf, mu);
 }
@@ -225,7 +232,7 @@ static void next_token(struct canvas *c, struct rect r, int y, int nl,
 		return;
 	if (!same_shape(pl, pr) || pl->ndim != 2 || pl->dtype != DT_F32 ||
 	    pl->shape[0] < 1 || pl->shape[1] < 1) {
-		put(c, r, r.x, y, "no matching “probs” stage in the two passes", wn);
+		put(c, r, r.x, y, _("no matching “probs” stage in the two passes"), wn);
 		return;
 	}
 	const int T = pl->shape[0], V = pl->shape[1];
@@ -249,16 +256,24 @@ static void next_token(struct canvas *c, struct rect r, int y, int nl,
 	if (lt->label_tokens && pl->axes[0] == AX_TGT && pos < lt->T) {
 		char lf[48];
 		text_fit(lt->label_tokens[pos], 16, lf, sizeof lf);
-		snprintf(lab, sizeof lab, ", label “%s”", lf);
+		snprintf(lab, sizeof lab, _(", label “%s”"), lf);
 	}
-	snprintf(buf, sizeof buf, "next token after “%s” (position %d%s%s)", fit,
-		 pos, lab, at_cursor ? "" : ", the last");
+	/* TRANSLATORS: the last two %s are ", label “x”" (or empty) and
+	 * ", the last" (the last position, or empty). */
+	snprintf(buf, sizeof buf, _("next token after “%s” (position %d%s%s)"), fit,
+		 pos, lab, at_cursor ? "" : _(", the last"));
 	put(c, r, r.x, y++, buf, hd);
 	if (--nl < 1)
 		return;
-	snprintf(buf, sizeof buf,
-		 "total variation ½·Σ|p−q| = %.4f · Δ = %s − %s in points",
-		 tv, mask_word(rt), mask_word(lt));
+	/* TRANSLATORS: Δ is the change in percentage points from the pass
+	 * on the left to the one on the right, named by their causal mask. */
+	snprintf(buf, sizeof buf, rt->opts.causal ?
+		 (lt->opts.causal ?
+		  _("total variation ½·Σ|p−q| = %.4f · Δ = ON − ON in points") :
+		  _("total variation ½·Σ|p−q| = %.4f · Δ = ON − OFF in points")) :
+		 (lt->opts.causal ?
+		  _("total variation ½·Σ|p−q| = %.4f · Δ = OFF − ON in points") :
+		  _("total variation ½·Σ|p−q| = %.4f · Δ = OFF − OFF in points")), tv);
 	put(c, r, r.x, y++, buf, tx);
 	if (--nl < 1)
 		return;
@@ -306,15 +321,15 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	const size_t n = (size_t)rows * cols;
 	const float *m = view_slice(s, head);   /* [nq, nk] */
 
-	snprintf(buf, sizeof buf, "mask diff · head %d of %d · %s", head, H, s->name);
+	snprintf(buf, sizeof buf, _("mask diff · head %d of %d · %s"), head, H, s->name);
 	put(c, r, r.x, r.y, buf, hd);
 
 	const struct stage *as = v->alt ? trace_find(v->alt, s->name) : NULL;
 	if (!as || !same_shape(s, as) || s->dtype != DT_F32) {
 		/* only this pass: say why, and draw it alone */
 		put(c, r, r.x, r.y + 1, !v->alt ?
-		    "mask diff needs the other pass — press d again" :
-		    "the other pass does not match this stage — press d again", wn);
+		    _("mask diff needs the other pass — press d again") :
+		    _("the other pass does not match this stage — press d again"), wn);
 		struct scale sc = scale_for(s, m, n);
 		struct rect area = { r.x, r.y + 3, r.w, r.h - 5 };
 		half_title(c, r, r.x, r.y + 2, r.w, v->tr, 1);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "draw.h"
+#include "i18n.h"
 #include "palette.h"
 #include "view.h"
 #include "vocab.h"
@@ -19,6 +20,17 @@
 #define LIST_MAX 18           /* columns of the position list */
 
 /* --- labels --- */
+
+/* s padded with spaces to w terminal columns (cut with "…" when wider). */
+static const char *pad_cols(const char *s, int w, char *buf, size_t n)
+{
+	text_fit(s, w, buf, n);
+	size_t len = strlen(buf);
+	for (int k = utf8_width(buf); k < w && len + 1 < n; k++)
+		buf[len++] = ' ';
+	buf[len] = 0;
+	return buf;
+}
 
 static const char *row_label(const struct trace *t, const struct stage *s,
 			     int i, char *buf, size_t n)
@@ -89,7 +101,7 @@ static void draw_positions(struct view_state *v, struct canvas *c,
 	const struct style bo = role_style(R_BORDER, c->depth);
 	char tok[96], fit[64], buf[128];
 
-	clip_text(c, r, r.x, r.y, lw - 1, "position", &hd);
+	clip_text(c, r, r.x, r.y, lw - 1, _("position"), &hd);
 	int vis = r.h - 1;
 	view_follow(&v->top, v->row, vis, rows);
 	int nvis = 0;
@@ -149,30 +161,32 @@ static void draw_dist(struct view_state *v, struct canvas *c, struct rect r)
 	/* title: which position, and its label */
 	row_label(t, s, row, tok, sizeof tok);
 	text_fit(tok, 24, fit, sizeof fit);
-	snprintf(buf, sizeof buf, "next token after “%s” (position %d)", fit, row);
+	snprintf(buf, sizeof buf, _("next token after “%s” (position %d)"), fit, row);
 	int x = pr.x + clip_text(c, pr, pr.x, pr.y, pr.w, buf, &hd) + 2;
 	if (s->kind == SK_LOGITS)
 		clip_text(c, pr, x, pr.y, pr.x + pr.w - x,
-		     p ? "ranked by probability (probs stage)" : "ranked by logit", &mu);
+		     p ? _("ranked by probability (probs stage)") : _("ranked by logit"), &mu);
 
 	int lid = label_id(t, rows, row);
 	int lrank = lid >= 0 && lid < V && key ? rank_of(key, V, lid) : 0;
 	int y = pr.y + 1;
 	if (lid == TOK_PAD) {
-		clip_text(c, pr, pr.x, y, pr.w, "label <pad>: a padded position, no loss", &mu);
+		clip_text(c, pr, pr.x, y, pr.w, _("label <pad>: a padded position, no loss"), &mu);
 	} else if (lid >= 0 && lid < V) {
 		/* "label “x”: rank r of V · p … · loss …", the parts that do not
 		 * fit flowing onto the (otherwise blank) next line */
 		char part[3][160];
 		int np = 0;
 		text_fit(t->label_tokens[row], 24, fit, sizeof fit);
-		snprintf(part[np++], sizeof part[0], "label “%s”: rank %d of %d", fit, lrank, V);
+		/* TRANSLATORS: the teacher-forced label token and its rank among
+		 * the V tokens of the vocabulary. */
+		snprintf(part[np++], sizeof part[0], _("label “%s”: rank %d of %d"), fit, lrank, V);
 		if (p) {
 			fmt_pct(num, sizeof num, p[lid]);
 			snprintf(part[np++], sizeof part[0], "p %s", num);
 		}
 		if (loss)
-			snprintf(part[np++], sizeof part[0], "loss −log p = %.3f",
+			snprintf(part[np++], sizeof part[0], _("loss −log p = %.3f"),
 				 stage_f32(loss)[row]);
 		const struct style *st = lrank == 1 ? &gd : &lab;
 		int lx = pr.x;
@@ -188,9 +202,9 @@ static void draw_dist(struct view_state *v, struct canvas *c, struct rect r)
 			lx += clip_text(c, pr, lx, y, pr.x + pr.w - lx, part[i], st);
 		}
 	} else if (t->label_tokens && rows == t->T && lid < 0) {
-		clip_text(c, pr, pr.x, y, pr.w, "label not in the vocabulary", &wa);
+		clip_text(c, pr, pr.x, y, pr.w, _("label not in the vocabulary"), &wa);
 	} else {
-		clip_text(c, pr, pr.x, y, pr.w, "no label (no target given)", &mu);
+		clip_text(c, pr, pr.x, y, pr.w, _("no label (no target given)"), &mu);
 	}
 	if (!key)
 		return;
@@ -219,8 +233,10 @@ static void draw_dist(struct view_state *v, struct canvas *c, struct rect r)
 	}
 	tw = tw > TOKEN_MAX ? TOKEN_MAX : tw;
 	const int rw = 4, pw = 7, lgw = lg ? 9 : 0;
+	/* TRANSLATORS: marks the label's row in the list of top tokens. */
+	const char *mark = _("◀ label");
 	int mark_text = lid >= 0 && pr.w >= 70, logit_col = lg != NULL;
-	int mw = lid < 0 ? 0 : mark_text ? 8 : 2;
+	int mw = lid < 0 ? 0 : mark_text ? utf8_width(mark) + 1 : 2;
 	int bw = pr.w - rw - tw - 1 - pw - lgw - mw - 1;
 	if (bw < 6 && logit_col) { bw += lgw; logit_col = 0; }
 	if (bw > 50)
@@ -231,13 +247,20 @@ static void draw_dist(struct view_state *v, struct canvas *c, struct rect r)
 	y = pr.y + 3;
 	if (k > 0) {
 		int hx = pr.x + rw + tw + 1;
-		clip_text(c, pr, pr.x, y, rw + tw, "   # token", &mu);
+		/* TRANSLATORS: heading of the token column, after the rank "#". */
+		snprintf(buf, sizeof buf, "   # %s", _("token"));
+		clip_text(c, pr, pr.x, y, rw + tw, buf, &mu);
+		/* TRANSLATORS: heading of the column of probability bars; the
+		 * short form when the long one does not fit. */
+		const char *ph = _("probability (bar 0–100%)");
 		if (p)
-			clip_text(c, pr, hx, y, bw, bw >= 26 ? "probability (bar 0–100%)" :
-			     "bar 0–100%", &mu);
+			clip_text(c, pr, hx, y, bw, bw >= utf8_width(ph) + 2 ? ph :
+			     _("bar 0–100%"), &mu);
 		clip_text(c, pr, hx + bw + 1 + pw - 1, y, 1, "p", &mu);
 		if (logit_col)
-			clip_text(c, pr, hx + bw + 1 + pw + lgw - 5, y, 5, "logit", &mu);
+			/* TRANSLATORS: heading of the logit column, at most 5
+			 * columns. */
+			clip_text(c, pr, hx + bw + 1 + pw + lgw - 5, y, 5, _("logit"), &mu);
 		y++;
 	}
 	for (int i = 0; i <= k; i++) {
@@ -278,12 +301,14 @@ static void draw_dist(struct view_state *v, struct canvas *c, struct rect r)
 		}
 		if (is_label)
 			clip_text(c, pr, nx + 1, y, mark_text ? mw - 1 : 1,
-			     mark_text ? "◀ label" : "◀", &gd);
+			     mark_text ? mark : "◀", &gd);
 		y++;
 	}
 	if (k > 0 && y + 1 < pr.y + pr.h) {
-		snprintf(buf, sizeof buf, "top %d of %d tokens%s", k, V,
-			 lid >= 0 && lid != TOK_PAD ? " · ◀ the teacher-forced label" : "");
+		/* TRANSLATORS: the last %s is " · ◀ the teacher-forced label" or
+		 * empty. */
+		snprintf(buf, sizeof buf, _("top %d of %d tokens%s"), k, V,
+			 lid >= 0 && lid != TOK_PAD ? _(" · ◀ the teacher-forced label") : "");
 		clip_text(c, pr, pr.x, y + 1, pr.w, buf, &mu);
 	}
 }
@@ -318,14 +343,15 @@ static void draw_loss(struct view_state *v, struct canvas *c, struct rect r)
 			mx = loss[i];
 	}
 	if (counted)
+		/* TRANSLATORS: the last %s is " (padding excluded)" or empty. */
 		snprintf(buf, sizeof buf,
-			 "mean loss %.3f over %d position%s%s", sum / counted,
-			 counted, counted == 1 ? "" : "s",
-			 counted < rows ? " (padding excluded)" : "");
+			 P_("mean loss %.3f over %d position%s",
+			    "mean loss %.3f over %d positions%s", counted), sum / counted,
+			 counted, counted < rows ? _(" (padding excluded)") : "");
 	else
-		snprintf(buf, sizeof buf, "no positions with a label");
+		snprintf(buf, sizeof buf, "%s", _("no positions with a label"));
 	int x = r.x + clip_text(c, r, r.x, r.y, r.w, buf, &hd) + 2;
-	clip_text(c, r, x, r.y, r.x + r.w - x, "loss = −log p(label)", &mu);
+	clip_text(c, r, x, r.y, r.x + r.w - x, _("loss = −log p(label)"), &mu);
 
 	/* columns: cursor, position, input → label, −log p, p, bar */
 	const int tokw = r.w >= 70 ? 12 : 8;
@@ -337,11 +363,16 @@ static void draw_loss(struct view_state *v, struct canvas *c, struct rect r)
 		bw = 0;
 	int y0 = r.y + 2;
 	if (r.h >= 5) {
-		snprintf(buf, sizeof buf, "    %-*s   %-*s   −log p       p", tokw,
-			 "input", tokw, "label");
+		/* the headings padded to tokw terminal columns, not bytes */
+		char h1[64], h2[64];
+		/* TRANSLATORS: headings of the loss table: the input token and
+		 * its label (at most 8 columns each). */
+		pad_cols(_("input"), tokw, h1, sizeof h1);
+		pad_cols(_("label"), tokw, h2, sizeof h2);
+		snprintf(buf, sizeof buf, "    %s   %s   −log p       p", h1, h2);
 		clip_text(c, r, r.x + 1, y0, r.w - 1, buf, &mu);
 		if (bw >= 8) {
-			snprintf(buf, sizeof buf, "bar 0–%.2f", mx > 0 ? mx : 1);
+			snprintf(buf, sizeof buf, _("bar 0–%.2f"), mx > 0 ? mx : 1);
 			clip_text(c, r, r.x + fixed, y0, bw, buf, &mu);
 		}
 		y0++;
@@ -374,7 +405,7 @@ static void draw_loss(struct view_state *v, struct canvas *c, struct rect r)
 		clip_text(c, r, cx, y, tokw, fit, on ? st : &lab);
 		cx += tokw;
 		if (lid == TOK_PAD) {
-			clip_text(c, r, cx + 2, y, r.x + r.w - cx - 2, "padding (not counted)",
+			clip_text(c, r, cx + 2, y, r.x + r.w - cx - 2, _("padding (not counted)"),
 			     on ? st : &mu);
 			continue;
 		}
@@ -394,7 +425,7 @@ static void draw_loss(struct view_state *v, struct canvas *c, struct rect r)
 	v->geom = (struct grid_geom){ 1, r.x, y0, r.w, 1, v->top, 0, nvis, 1, 0 };
 	if (r.h >= 8 && y0 + nvis < r.y + r.h)
 		clip_text(c, r, r.x, r.y + r.h - 1, r.w,
-		     "↑↓ position · p = the label's probability (probs stage)", &mu);
+		     _("↑↓ position · p = the label's probability (probs stage)"), &mu);
 }
 
 static void draw(struct view_state *v, struct canvas *c, struct rect r)
@@ -409,7 +440,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 		 s->shape[0] > 0 && (s->ndim == 1 || s->shape[1] > 0);
 	if (!ok) {
 		const struct style mu = role_style(R_MUTED, c->depth);
-		clip_text(c, r, r.x, r.y, r.w, "not an output stage", &mu);
+		clip_text(c, r, r.x, r.y, r.w, _("not an output stage"), &mu);
 		return;
 	}
 	if (s->kind == SK_LOSS)

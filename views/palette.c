@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "i18n.h"
 #include "palette.h"
 
 /* ---- the scales of each scheme ---- */
@@ -284,8 +285,11 @@ void draw_legend(struct canvas *c, int x, int y, int w, const struct scale *sc,
 		snprintf(lo, sizeof lo, "%.3g", sc->lo);
 		snprintf(hi, sizeof hi, "%.3g", sc->hi);
 	}
-	const char *inf = show_neginf ? "  × −∞ masked" : "";
-	int bar = w - utf8_width(lo) - utf8_width(hi) - utf8_width(inf) - 2;
+	/* TRANSLATORS: the legend's entry for a masked score, after "×". */
+	const char *masked = _("−∞ masked");
+	/* "  × " and the entry */
+	int inf = show_neginf ? 4 + utf8_width(masked) : 0;
+	int bar = w - utf8_width(lo) - utf8_width(hi) - inf - 2;
 	if (bar > 24)
 		bar = 24;
 	if (bar < 4)
@@ -310,6 +314,7 @@ void draw_legend(struct canvas *c, int x, int y, int w, const struct scale *sc,
 		cx += canvas_text(c, cx, y, x + w - cx, "  ", t.fg, t.bg, 0);
 		canvas_put(c, cx, y, NEGINF_GLYPH, NEGINF_FG,
 			   c->depth == DEPTH_NONE ? COLOR_DEFAULT : NEGINF_BG, 0);
-		canvas_text(c, cx + 1, y, x + w - cx - 1, " −∞ masked", t.fg, t.bg, t.attr);
+		cx += 1 + canvas_text(c, cx + 1, y, x + w - cx - 1, " ", t.fg, t.bg, t.attr);
+		canvas_text(c, cx, y, x + w - cx, masked, t.fg, t.bg, t.attr);
 	}
 }

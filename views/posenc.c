@@ -11,6 +11,7 @@
 
 #include "model.h"
 #include "draw.h"
+#include "i18n.h"
 #include "palette.h"
 #include "view.h"
 
@@ -61,9 +62,12 @@ static int pick_dims(int col, int d, int *dims)
 static void dim_label(char *buf, size_t n, int dim, int sinusoidal)
 {
 	if (sinusoidal)
-		snprintf(buf, n, "dim %d %s", dim, dim % 2 ? "cos" : "sin");
+		/* TRANSLATORS: a curve of the positional encoding: dimension
+		 * number and "sin" or "cos"; keep it short. */
+		snprintf(buf, n, _("dim %d %s"), dim, dim % 2 ? "cos" : "sin");
 	else
-		snprintf(buf, n, "dim %d", dim);
+		/* TRANSLATORS: a curve of a learned positional encoding. */
+		snprintf(buf, n, _("dim %d"), dim);
 }
 
 /* UTF-8 of the braille cell with these dots (U+2800 + bits). */
@@ -148,7 +152,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	if (r.w < 1 || r.h < 1)
 		return;
 	if (s->ndim != 2 || s->dtype != DT_F32 || s->shape[0] < 1 || s->shape[1] < 1) {
-		clip_text(c, r, r.x, r.y, r.w, "not a [positions, d] stage", &mu);
+		clip_text(c, r, r.x, r.y, r.w, _("not a [positions, d] stage"), &mu);
 		return;
 	}
 	const int n = s->shape[0], d = s->shape[1];
@@ -174,20 +178,22 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	/* title */
 	trace_axis_label(v->tr, s->axes[0], row, tok, sizeof tok);
 	text_fit(tok, 16, fit, sizeof fit);
-	snprintf(buf, sizeof buf, "positional encoding over positions 0–%d", n - 1);
+	snprintf(buf, sizeof buf, _("positional encoding over positions 0–%d"), n - 1);
 	int x = r.x + clip_text(c, r, r.x, r.y, r.w, buf, &hd) + 2;
 	if (maxabs == 0)
-		clip_text(c, r, x, r.y, r.x + r.w - x, "all zero (model has no PE)", &wa);
+		clip_text(c, r, x, r.y, r.x + r.w - x, _("all zero (model has no PE)"), &wa);
 	else if (!sinusoidal)
-		clip_text(c, r, x, r.y, r.x + r.w - x, "learned PE", &mu);
+		clip_text(c, r, x, r.y, r.x + r.w - x, _("learned PE"), &mu);
 	else
-		clip_text(c, r, x, r.y, r.x + r.w - x, "sinusoidal", &mu);
+		clip_text(c, r, x, r.y, r.x + r.w - x, _("sinusoidal"), &mu);
 	if (r.h < 2)
 		return;
 
 	/* legend: marker, name and the value at the cursor's position */
 	int lx = r.x, ly = r.y + 1;
-	snprintf(buf, sizeof buf, "at %d “%s”:", row, fit);
+	/* TRANSLATORS: the position under the cursor and its token, before
+	 * the values of the curves there. */
+	snprintf(buf, sizeof buf, _("at %d “%s”:"), row, fit);
 	lx += clip_text(c, r, lx, ly, r.w, buf, &mu) + 1;
 	int legend_lines = 1;
 	for (int k = 0; k < nc; k++) {
@@ -220,7 +226,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	/* the curves */
 	uint8_t *mask = calloc((size_t)NCURVES * pw * ph, 1);   /* [NCURVES, ph, pw] */
 	if (!mask) {
-		clip_text(c, r, r.x, py0, r.w, "out of memory for the plot", &wa);
+		clip_text(c, r, r.x, py0, r.w, _("out of memory for the plot"), &wa);
 		return;
 	}
 	const int zero_y = (int)lround(ymax / (2 * ymax) * (4 * ph - 1)) / 4;
@@ -293,7 +299,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	for (int xx = 0; xx < pw; xx++)
 		clip_put(c, r, px0 + xx, ay, "─", bo.fg, bo.bg, bo.attr);
 	/* the cursor's label first, then the word, then the ticks that fit */
-	const char *word = "position";
+	const char *word = _("position");
 	const int cx = px0 + cur_x;
 	snprintf(buf, sizeof buf, "%d", row);
 	const int cw = utf8_width(buf);

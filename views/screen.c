@@ -4,6 +4,7 @@
 
 #include "model.h"
 #include "explain.h"
+#include "i18n.h"
 #include "palette.h"
 #include "screen.h"
 
@@ -38,14 +39,18 @@ static void draw_header(struct screen *s, struct canvas *c)
 	}
 	/* the masks that exist in this model, right-aligned */
 	enum arch arch = s->v.m ? s->v.m->cfg.arch : ARCH_ENC_DEC;
-	char dm[40] = "", em[40] = "";
+	char dm[96] = "", em[96] = "";
 	if (arch != ARCH_ENC_ONLY)
-		snprintf(dm, sizeof dm, " decoder mask %s", o->causal ? "causal" : "OFF");
+		/* TRANSLATORS: the header's state of the masks; keep these short
+		 * (the header drops them when the line is full). */
+		snprintf(dm, sizeof dm, " %s", o->causal ? _("decoder mask causal") :
+			 _("decoder mask OFF"));
 	if (arch != ARCH_DEC_ONLY)
-		snprintf(em, sizeof em, "%s encoder mask %s", *dm ? " ·" : "",
-			 o->encoder_causal ? "causal" : "off");
-	snprintf(buf, sizeof buf, "%s%s%s ", dm, em,
-		 o->ablate_head >= 0 ? " · head ablated" : "");
+		snprintf(em, sizeof em, "%s %s", *dm ? " ·" : "",
+			 o->encoder_causal ? _("encoder mask causal") : _("encoder mask off"));
+	snprintf(buf, sizeof buf, "%s%s%s%s ", dm, em,
+		 o->ablate_head >= 0 ? " · " : "",
+		 o->ablate_head >= 0 ? _("head ablated") : "");
 	int w = utf8_width(buf);
 	if (c->w - w > x + 2)
 		put(c, c->w - w, 0, w, R_TITLE, buf);
@@ -67,16 +72,19 @@ static const char *short_name(const struct stage *st)
 static void group_title(const struct stage *st, char *buf, size_t n)
 {
 	switch (st->block) {
-	case BLK_SRC: snprintf(buf, n, "source"); break;
-	case BLK_TGT: snprintf(buf, n, "decoder input"); break;
-	case BLK_OUTPUT: snprintf(buf, n, "output"); break;
+	/* TRANSLATORS: headings of the stage list, at most 24 columns. */
+	case BLK_SRC: snprintf(buf, n, "%s", _("source")); break;
+	/* TRANSLATORS: a heading of the stage list, at most 24 columns. */
+	case BLK_TGT: snprintf(buf, n, "%s", _("decoder input")); break;
+	case BLK_OUTPUT: snprintf(buf, n, "%s", _("output")); break;
 	case BLK_ENCODER:
-		if (st->layer >= 0) snprintf(buf, n, "encoder layer %d", st->layer);
-		else snprintf(buf, n, "encoder");
+		if (st->layer >= 0) snprintf(buf, n, _("encoder layer %d"), st->layer);
+		else snprintf(buf, n, "%s", _("encoder"));
 		break;
 	case BLK_DECODER:
-		if (st->layer >= 0) snprintf(buf, n, "decoder layer %d", st->layer);
-		else snprintf(buf, n, "decoder");
+		/* TRANSLATORS: a heading of the stage list, at most 24 columns. */
+		if (st->layer >= 0) snprintf(buf, n, _("decoder layer %d"), st->layer);
+		else snprintf(buf, n, "%s", _("decoder"));
 		break;
 	}
 }
@@ -164,7 +172,8 @@ static void draw_status(struct screen *s, struct canvas *c)
 	fill_line(c, y, R_STATUS);
 	shape_text(st, shape, sizeof shape);
 	view_cursor_text(&s->v, val, sizeof val);
-	snprintf(buf, sizeof buf, " %s  %s  %s  │ %s", st->name, st->formula, shape, val);
+	snprintf(buf, sizeof buf, " %s  %s  %s  │ %s", st->name,
+		 st->formula && *st->formula ? _(st->formula) : "", shape, val);
 	put(c, 0, y, c->w, R_STATUS, buf);
 
 	y = c->h - 1;
@@ -204,23 +213,28 @@ static void draw_status(struct screen *s, struct canvas *c)
 		return;
 	}
 	if (s->caption)
+		/* TRANSLATORS: key hints on the last line, cut at the screen's
+		 * width (80 columns and up), so the most used keys come first;
+		 * the keys themselves (←, ?, q, Esc ...) stay as they are. */
 		put(c, 0, y, c->w, R_MUTED,
-		    " lecture: space → next step  ← back  (any other key explores; "
-		    "space returns to the script)  ? keys  q quit");
+		    _(" lecture: space → next step  ← back  (any other key explores; "
+		      "space returns to the script)  ? keys  q quit"));
 	else if (s->v.dec && (s->v.flags & (VF_DECODE | VF_COMPARE)))
+		/* TRANSLATORS: key hints of the decoding page (see above). */
 		put(c, 0, y, c->w, R_MUTED,
-		    " . , step  $ to the end  b greedy/beam  + - width  ( ) α  ↑↓ candidate  "
-		    "f force it  [ ] hypothesis  C compare  r stages  R stop  ? keys");
+		    _(" . , step  $ to the end  b greedy/beam  + - width  ( ) α  ↑↓ candidate  "
+		      "f force it  [ ] hypothesis  C compare  r stages  R stop  ? keys"));
 	else
+		/* TRANSLATORS: key hints of the stepper (see above). */
 		put(c, 0, y, c->w, R_MUTED,
-		    " ←→ stage  ↑↓ hjkl cell  [ ] head  { } layer  a heads  i inspect  "
-		    "d mask diff  m/M masks  x ablate  e edit  r decode  ? keys  q quit");
+		    _(" ←→ stage  ↑↓ hjkl cell  [ ] head  { } layer  a heads  i inspect  "
+		      "d mask diff  m/M masks  x ablate  e edit  r decode  ? keys  q quit"));
 }
 
 /* The key table, flowing into as many columns as the height needs. */
 static void draw_help(struct screen *s, struct canvas *c, struct rect r)
 {
-	put(c, r.x, r.y, r.w, R_HEADER, "keys  (Esc closes)");
+	put(c, r.x, r.y, r.w, R_HEADER, _("keys  (Esc closes)"));
 	int rows = r.h - 2;
 	if (rows < 1)
 		return;
@@ -246,10 +260,10 @@ void screen_draw(struct screen *s, struct canvas *c)
 	s->v.geom.valid = 0;
 	if (c->w < SCREEN_MIN_W || c->h < SCREEN_MIN_H) {
 		char buf[96];
-		snprintf(buf, sizeof buf, "terminal too small: %d×%d, need %d×%d",
+		snprintf(buf, sizeof buf, _("terminal too small: %d×%d, need %d×%d"),
 			 c->w, c->h, SCREEN_MIN_W, SCREEN_MIN_H);
 		put(c, 0, c->h / 2, c->w, R_WARN, buf);
-		put(c, 0, c->h / 2 + 1, c->w, R_MUTED, "enlarge the window, or q to quit");
+		put(c, 0, c->h / 2 + 1, c->w, R_MUTED, _("enlarge the window, or q to quit"));
 		return;
 	}
 	view_clamp(&s->v);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "i18n.h"
 #include "palette.h"
 #include "view.h"
 
@@ -25,7 +26,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	struct scale sc = scale_for(s, m, (size_t)rows * cols);
 	char buf[160];
 
-	snprintf(buf, sizeof buf, "rows: %s · columns: %s", view_row_title(s),
+	snprintf(buf, sizeof buf, _("rows: %s · columns: %s"), view_row_title(s),
 		 view_col_title(s));
 	canvas_text(c, r.x, r.y, r.w, buf, mu.fg, mu.bg, mu.attr);
 
@@ -36,7 +37,16 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 				     &v->top, &v->left, v->row, v->col, &v->geom);
 	if (stats && v->geom.valid) {
 		int x = r.x + u.w + 2;
-		canvas_text(c, x, v->geom.y0 - 1, sw, "    mean  variance", hd.fg, hd.bg, hd.attr);
+		/* the two headings right-aligned over "%8.3f %9.3f" */
+		/* TRANSLATORS: column heading over a token's mean, at most 8
+		 * columns. */
+		const char *hm = _("mean");
+		/* TRANSLATORS: column heading, at most 9 columns. */
+		const char *hv = _("variance");
+		int pm = 8 - utf8_width(hm), pv = 9 - utf8_width(hv);
+		snprintf(buf, sizeof buf, "%*s%s %*s%s", pm > 0 ? pm : 0, "", hm,
+			 pv > 0 ? pv : 0, "", hv);
+		canvas_text(c, x, v->geom.y0 - 1, sw, buf, hd.fg, hd.bg, hd.attr);
 		for (int k = 0; k < v->geom.nr; k += v->geom.rh) {
 			const float *row = m + (size_t)(v->geom.top + k) * cols;
 			double mean = 0, var = 0;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "i18n.h"
 #include "view.h"
 
 int view_heads(const struct stage *s)
@@ -84,11 +85,12 @@ const struct view_class *view_for(const struct view_state *v)
 static const char *axis_noun(enum axis a)
 {
 	switch (a) {
-	case AX_SRC: return "source token";
-	case AX_TGT: return "decoder token";
-	case AX_VOCAB: return "vocabulary";
-	case AX_HEAD: return "head";
-	default: return "dimension";
+	case AX_SRC: return _("source token");
+	case AX_TGT: return _("decoder token");
+	case AX_VOCAB: return _("vocabulary");
+	/* TRANSLATORS: the axis of attention heads (a noun). */
+	case AX_HEAD: return _("head");
+	default: return _("dimension");
 	}
 }
 
@@ -96,8 +98,12 @@ const char *view_row_title(const struct stage *s)
 {
 	static char buf[64];
 	enum axis a = s->axes[s->ndim == 3 ? 1 : 0];
-	snprintf(buf, sizeof buf, "%s%s", is_attention(s) ? "query: " : "",
-		 axis_noun(a));
+	if (is_attention(s))
+		/* TRANSLATORS: the rows of an attention matrix; %s is "source
+		 * token", "decoder token", ... */
+		snprintf(buf, sizeof buf, _("query: %s"), axis_noun(a));
+	else
+		snprintf(buf, sizeof buf, "%s", axis_noun(a));
 	return buf;
 }
 
@@ -107,8 +113,12 @@ const char *view_col_title(const struct stage *s)
 	if (s->ndim == 1)
 		return "";
 	enum axis a = s->axes[s->ndim - 1];
-	snprintf(buf, sizeof buf, "%s%s", is_attention(s) ? "key: " : "",
-		 axis_noun(a));
+	if (is_attention(s))
+		/* TRANSLATORS: the columns of an attention matrix; %s is "source
+		 * token", "decoder token", ... */
+		snprintf(buf, sizeof buf, _("key: %s"), axis_noun(a));
+	else
+		snprintf(buf, sizeof buf, "%s", axis_noun(a));
 	return buf;
 }
 
@@ -124,12 +134,12 @@ void view_cursor_text(const struct view_state *v, char *buf, size_t n)
 	trace_axis_label(t, ra, v->row, rl, sizeof rl);
 	if (s->dtype == DT_I32) {
 		const int32_t *ids = s->data;
-		snprintf(buf, n, "position %d “%s” = id %d", v->row, rl, ids[v->row]);
+		snprintf(buf, n, _("position %d “%s” = id %d"), v->row, rl, ids[v->row]);
 		return;
 	}
 	float x = view_slice(s, v->head)[(size_t)v->row * cols + (s->ndim == 1 ? 0 : v->col)];
 	if (isinf(x) && x < 0)
-		snprintf(val, sizeof val, "−∞ (masked)");
+		snprintf(val, sizeof val, "%s", _("−∞ (masked)"));
 	else
 		snprintf(val, sizeof val, "%.6g", x);
 	if (s->ndim == 1) {
@@ -138,10 +148,11 @@ void view_cursor_text(const struct view_state *v, char *buf, size_t n)
 	}
 	trace_axis_label(t, ca, v->col, cl, sizeof cl);
 	if (is_attention(s))
-		snprintf(buf, n, "head %d · query “%s” (%d) × key “%s” (%d) = %s",
+		snprintf(buf, n, _("head %d · query “%s” (%d) × key “%s” (%d) = %s"),
 			 v->head, rl, v->row, cl, v->col, val);
 	else if (ca == AX_NONE)
-		snprintf(buf, n, "%s“%s” (%d), dim %d = %s",
+		/* TRANSLATORS: "dim" is a dimension (a column) of a token's vector. */
+		snprintf(buf, n, _("%s“%s” (%d), dim %d = %s"),
 			 s->ndim == 3 ? "" : "", rl, v->row, v->col, val);
 	else
 		snprintf(buf, n, "“%s” (%d) × “%s” (%d) = %s", rl, v->row, cl,
@@ -194,12 +205,16 @@ const char *attn_pattern(const float *w, int nq, int nk)
 	if (nq < 2 || nk < 2)
 		return "";
 	if (nq == nk && share(w, nq, nk, 0) >= 0.6)
-		return "attends to itself";
+		/* TRANSLATORS: attention patterns of a head, shown after its
+		 * entropy; the short forms "self", "previous", "first" are used
+		 * when these do not fit. */
+		return _("attends to itself");
 	if (share(w, nq, nk, 1) >= 0.6)
-		return "previous token";
+		return _("previous token");
 	if (share(w, nq, nk, 2) >= 0.6)
-		return "first token";
+		return _("first token");
 	if (attn_entropy(w, nq, nk) >= 0.8 * log2(nk))
-		return "broad";
+		/* TRANSLATORS: attention spread over many keys (high entropy). */
+		return _("broad");
 	return "";
 }

@@ -24,29 +24,34 @@ NAME_FUNCS = ["strcmp:2", "strcmp:1", "strncmp:2", "strncmp:1", "ynode_get:2",
               "str_eq:2", "name_is:2", "same:2", "starts:2"]
 
 
+def unquote(lines):
+    return "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', lines))
+
+
 def entries(pot):
-    """(msgid, [locations]) for each entry of a PO/POT text."""
-    out, locs, cur, in_id = [], [], None, False
-    for line in pot.splitlines() + [""]:
-        if line.startswith("#:"):
-            locs += line[2:].split()
-        elif line.startswith("msgid "):
-            cur, in_id = line[6:], True
-        elif line.startswith('"') and in_id:
-            cur += line
-        else:
-            if cur is not None and line.startswith(("msgstr", "msgid_plural")) or (cur is not None and not line):
-                if cur is not None:
-                    text = "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', cur))
-                    if text:
-                        out.append((text, locs))
-                cur, locs, in_id = None, [], False
+    """(msgid, [locations]) for each entry of a PO/POT text; a plural
+    entry gives its msgid and its msgid_plural."""
+    out = []
+    for block in pot.split("\n\n"):
+        locs, field, parts = [], None, {}
+        for line in block.splitlines():
+            if line.startswith("#:"):
+                locs += line[2:].split()
+            elif line.startswith(("msgid ", "msgid_plural ", "msgstr")):
+                field = line.split(" ", 1)[0]
+                parts[field] = parts.get(field, "") + line.split(" ", 1)[1]
+            elif line.startswith('"') and field:
+                parts[field] += line
+        for f in ("msgid", "msgid_plural"):
+            text = unquote(parts.get(f, ""))
+            if text:
+                out.append((text, locs))
     return out
 
 
 def xgettext(srcdir, files, args):
     with tempfile.NamedTemporaryFile(suffix=".pot") as f:
-        subprocess.run(["xgettext", "--from-code=UTF-8", "--no-wrap", "--omit-header",
+        subprocess.run(["xgettext", "--from-code=UTF-8", "--no-wrap",
                         "--force-po", "-o", f.name, "-D", srcdir] + args + files,
                        check=True, stderr=subprocess.DEVNULL)
         return entries(open(f.name, encoding="utf-8").read())
@@ -72,8 +77,13 @@ def main():
             if line and not line.startswith("#"):
                 allowed.add(line)
     left = []
-    for text, locs in xgettext(srcdir, files, ["-a"]):
-        if text in marked or text in names or text in allowed:
+    literals = xgettext(srcdir, files, ["-a"])
+    needed = set()
+    for text, locs in literals:
+        if text in marked or text in names:
+            continue
+        if text in allowed:
+            needed.add(text)
             continue
         plain = re.sub(r"%[-+ #0-9.*]*[a-zA-Z]+|\\[ntr\"\\]", " ", text)
         if not re.search(r"[A-Za-z]{2}", plain):
@@ -84,6 +94,13 @@ def main():
         left.append((locs, text))
     for locs, text in left:
         print("%s: %s" % (locs[0] if locs else "?", text))
+    # the lists stay honest: an entry that is no longer an unmarked literal goes
+    stale = sorted(allowed - needed)
+    for text in stale:
+        print("tests/i18n/not-messages: no longer needed: %s" % text)
+    if stale:
+        print("%d stale entr(y/ies) in tests/i18n/not-messages/" % len(stale), file=sys.stderr)
+        return 1
     if left:
         print("%d literal(s) outside gettext: mark them with _() / N_(), or list them "
               "in tests/i18n/not-messages/*.txt with the reason" % len(left), file=sys.stderr)
