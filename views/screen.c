@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "draw.h"
 #include "model.h"
 #include "explain.h"
 #include "i18n.h"
@@ -231,22 +232,69 @@ static void draw_status(struct screen *s, struct canvas *c)
 		      "d mask diff  m/M masks  x ablate  e edit  r decode  ? keys  q quit"));
 }
 
-/* The key table, flowing into as many columns as the height needs. */
+/* Lines a description of width tw takes in a column dw wide, with slack
+ * for breaking at spaces. */
+static int help_lines(int tw, int dw)
+{
+	return dw <= 8 ? 1 : (tw + dw - 9) / (dw - 8);
+}
+
+/* Whether the key table fits in cols columns with descriptions wrapped
+ * onto at most two lines. */
+static int help_fits(const struct screen *s, int cols, int rows, int dw)
+{
+	int col = 0, y = 0;
+	for (int i = 0; i < s->nkeys; i++) {
+		int n = help_lines(utf8_width(s->keys[i].what), dw);
+		if (n > 2)
+			return 0;
+		if (y + n > rows) {
+			col++;
+			y = 0;
+		}
+		y += n;
+	}
+	return col < cols;
+}
+
+/* The key table: the fewest columns (at least 30 columns of text each) in
+ * which every description fits on two lines; else one line each, in as
+ * many columns as the height needs, cut with "…". */
 static void draw_help(struct screen *s, struct canvas *c, struct rect r)
 {
 	put(c, r.x, r.y, r.w, R_HEADER, _("keys  (Esc closes)"));
 	int rows = r.h - 2;
-	if (rows < 1)
+	if (rows < 1 || s->nkeys < 1)
 		return;
-	int cols = (s->nkeys + rows - 1) / rows;
-	int cw = cols > 0 ? r.w / cols : r.w;
-	int kw = cw > 60 ? 20 : 14;
-	for (int i = 0; i < s->nkeys; i++) {
-		int x = r.x + (i / rows) * cw, y = r.y + 2 + i % rows;
+	int kw = 1;
+	for (int i = 0; i < s->nkeys; i++)
+		kw = clampi(utf8_width(s->keys[i].keys), kw, 16);
+	int cols, wrap = 0;
+	for (cols = 1; r.w / cols - kw - 2 >= 30; cols++)
+		if ((wrap = help_fits(s, cols, rows, r.w / cols - kw - 2)))
+			break;
+	if (!wrap)
+		cols = (s->nkeys + rows - 1) / rows;
+	int cw = r.w / cols, dw = cw - kw - 2;
+	struct style st = role_style(R_TEXT, c->depth);
+	char cut[256];
+	for (int i = 0, col = 0, y = 0; i < s->nkeys; i++) {
+		int n = wrap ? help_lines(utf8_width(s->keys[i].what), dw) : 1;
+		if (y + n > rows) {
+			col++;
+			y = 0;
+		}
+		int x = r.x + col * cw;
 		if (x + kw + 2 >= r.x + r.w)
 			break;
-		put(c, x, y, kw, R_ACCENT, s->keys[i].keys);
-		put(c, x + kw + 1, y, cw - kw - 2, R_TEXT, s->keys[i].what);
+		put(c, x, r.y + 2 + y, kw, R_ACCENT, s->keys[i].keys);
+		if (n > 1)
+			canvas_wrap(c, (struct rect){ x + kw + 1, r.y + 2 + y, dw, n },
+				    s->keys[i].what, st.fg, st.bg, st.attr);
+		else
+			put(c, x + kw + 1, r.y + 2 + y, dw, R_TEXT,
+			    text_fit(s->keys[i].what, dw, cut, sizeof cut));
+		y += n;
 	}
 }
 
@@ -294,9 +342,13 @@ void screen_draw(struct screen *s, struct canvas *c)
 		canvas_frame(c, box, s->caption_title, fr.fg, fr.bg, 0);
 		canvas_wrap(c, in, s->caption, tx.fg, tx.bg, tx.attr);
 	}
-	if (s->show_help)
-		draw_help(s, c, main);
-	else
+	if (s->show_help) {
+		/* the key table over the whole body: its descriptions need the
+		 * width more than the stage list does */
+		struct rect body = { 1, 2, c->w - 2, c->h - 5 };
+		canvas_fill(c, (struct rect){ 0, 1, c->w, c->h - 3 }, " ", base.fg, base.bg, 0);
+		draw_help(s, c, body);
+	} else
 		view_for(&s->v)->draw(&s->v, c, main);
 	draw_status(s, c);
 }
