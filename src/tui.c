@@ -5,6 +5,7 @@
  * masks changed, and redraws: screen_draw into a canvas, term_show to the
  * terminal.  The screen and the views only read. */
 #include <stdarg.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 
 struct app {
 	struct model *m;
+	int churn;                   /* big buffers freed since the last trim */
 	char sentence[EDIT_MAX], target[EDIT_MAX];
 	struct pass_opts opts;
 	struct trace *tr;            /* the pass on screen */
@@ -228,6 +230,7 @@ static int step_pass(struct app *a);
  * pass is that of the step on screen. */
 static int recompute(struct app *a, const char *sentence, const char *target)
 {
+	a->churn = 1;
 	if (a->decoding) {
 		if (decode_all(a, sentence))
 			return -1;
@@ -263,6 +266,7 @@ static int recompute(struct app *a, const char *sentence, const char *target)
 /* Runs greedy and beam search on the sentence. */
 static int decode_all(struct app *a, const char *sentence)
 {
+	a->churn = 1;
 	struct pass_input in;
 	struct decode_opts o;
 	struct decode_result r[2];
@@ -975,6 +979,17 @@ static int loop(struct app *a)
 	while (!a->quit) {
 		draw(a, cv);
 		term_show(cv);
+		if (a->churn) {
+			/* A pass or a decoding frees buffers of megabytes; glibc
+			 * keeps freed memory in its heap (and, after the first big
+			 * free, serves big buffers from it too), so over a long
+			 * session the resident size climbed by steps.  Giving the
+			 * free pages back after each recompute keeps it flat
+			 * (tests/keystorm.test) at the cost of a page fault when
+			 * they are used again. */
+			malloc_trim(0);
+			a->churn = 0;
+		}
 		char utf8[8];
 		int playing = a->lec && a->play_ms > 0 && a->lstep + 1 < a->lec->n &&
 			      !a->editing;
@@ -987,6 +1002,7 @@ static int loop(struct app *a)
 			term_size(&w, &h);
 			if ((w != cv->w || h != cv->h) && canvas_resize(cv, w, h))
 				term_fatal("%s", _("out of memory"));
+			a->churn = 1;
 			if (key == TK_NONE)
 				continue;
 		}
