@@ -10,8 +10,8 @@
 # VPATH search would pick up the in-tree objects.  So for such a tree
 # configure runs on BUILDDIR/.src, a mirror made of symlinks to the tree's
 # source files (git's tracked and unignored files, and the generated
-# configure, Makefile.in, ...), without any in-tree build output.  An
-# unconfigured tree is configured directly.  Used by .ci/run (sanitizers)
+# configure, Makefile.in, gettext's po/ and m4/ files, ...), without any
+# in-tree build output.  An unconfigured tree is configured directly.  Used by .ci/run (sanitizers)
 # and tests/fuzz/ci.sh; BUILDDIR is made if missing and may be reused.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,7 +34,10 @@ if [ -f "$top/config.status" ]; then
 		for f in configure aclocal.m4 config.h.in Makefile.in; do
 			[ -f "$top/$f" ] && echo "$f"
 		done
-		[ -d "$top/build-aux" ] && (cd "$top" && find build-aux -type f)
+		# and what autoreconf copied (autopoint: gettext's po/ rules, m4/)
+		for d in build-aux po m4; do
+			[ -d "$top/$d" ] && (cd "$top" && find "$d" -type f)
+		done
 	} | sort -u | while IFS= read -r f; do
 		case $f in
 		"${build#"$top"/}"/*) continue ;;   # the build dir itself
