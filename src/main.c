@@ -46,6 +46,7 @@ static const char *const USAGE = N_(
 	"\n"
 	"options:\n"
 	"  --model FILE        model YAML (see models/)\n"
+	"  --lang LANG         messages in LANG: pt_BR (or pt), en; default: the locale\n"
 	"  --target TEXT       teacher-forced target: decoder input <s> + TEXT,\n"
 	"                      labels TEXT + </s>, per-token loss\n"
 	"  --no-causal         remove the decoder's causal mask\n"
