@@ -17,15 +17,16 @@
 
 const char *i18n_lang_arg(int argc, char **argv)
 {
+	const char *lang = NULL;   /* the last one counts, as for other options */
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--") == 0)
 			break;
-		if (strcmp(argv[i], "--lang") == 0)
-			return i + 1 < argc ? argv[i + 1] : NULL;
-		if (strncmp(argv[i], "--lang=", 7) == 0)
-			return argv[i] + 7;
+		if (strcmp(argv[i], "--lang") == 0 && i + 1 < argc)
+			lang = argv[++i];
+		else if (strncmp(argv[i], "--lang=", 7) == 0)
+			lang = argv[i] + 7;
 	}
-	return NULL;
+	return lang;
 }
 
 #if ENABLE_NLS

@@ -30,7 +30,7 @@ void i18n_init(const char *lang);
  * (render's text and CSV tables), which must not change with the locale. */
 void i18n_english(void);
 
-/* The value of --lang or --lang=X in argv, else NULL (read before the
+/* The value of the last --lang or --lang=X in argv, else NULL (read before the
  * options are parsed, so that even their errors are translated). */
 const char *i18n_lang_arg(int argc, char **argv);
 
