@@ -34,10 +34,14 @@ if [ -f "$top/config.status" ]; then
 		for f in configure aclocal.m4 config.h.in Makefile.in; do
 			[ -f "$top/$f" ] && echo "$f"
 		done
-		# and what autoreconf copied (autopoint: gettext's po/ rules, m4/)
-		for d in build-aux po m4; do
+		# and what autoreconf copied: build-aux/, m4/ and autopoint's po/
+		# rules (not po/'s build output: make would find it by VPATH)
+		for d in build-aux m4; do
 			[ -d "$top/$d" ] && (cd "$top" && find "$d" -type f)
 		done
+		[ -d "$top/po" ] && (cd "$top" && find po -type f \( -name Makefile.in.in \
+			-o -name 'Rules-*' -o -name '*.header' -o -name '*.sin' \
+			-o -name quot.sed -o -name boldquot.sed -o -name Makevars.template \))
 	} | sort -u | while IFS= read -r f; do
 		case $f in
 		"${build#"$top"/}"/*) continue ;;   # the build dir itself
