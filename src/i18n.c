@@ -80,6 +80,30 @@ static const char *env_language(void)
 	}
 	return NULL;
 }
+
+/* The catalog for want ("pt_BR.UTF-8", "pt", ...) as a language name in
+ * out, looked for where `make install` puts catalogs, then in the build
+ * tree; *dir is where it was found.  0 when there is none. */
+static int find_language(const char *want, char *out, size_t n, const char **dir)
+{
+	static const char *const DIRS[] = { ATTNSCOPE_LOCALEDIR, ATTNSCOPE_BUILD_LOCALEDIR };
+	char bare[64];
+	bare_language(want, bare, sizeof bare);
+	if (!bare[0] || strcmp(bare, "C") == 0 || strcmp(bare, "POSIX") == 0 ||
+	    strlen(bare) >= n)
+		return 0;
+	for (size_t i = 0; i < sizeof DIRS / sizeof *DIRS; i++) {
+		*dir = DIRS[i];
+		if (has_catalog(DIRS[i], bare)) {
+			strcpy(out, bare);
+			return 1;
+		}
+		/* its country variant we ship ("pt" -> "pt_BR") */
+		if (find_catalog(DIRS[i], bare, out, n))
+			return 1;
+	}
+	return 0;
+}
 #endif
 
 void i18n_init(const char *lang)
@@ -89,26 +113,18 @@ void i18n_init(const char *lang)
 		setlocale(LC_ALL, "C.UTF-8");
 	setlocale(LC_NUMERIC, "C");
 #if ENABLE_NLS
+	const char *want = lang ? lang : env_language();
 	const char *dir = ATTNSCOPE_LOCALEDIR;
-	char any[64];
-	if (!find_catalog(dir, "", any, sizeof any))
-		dir = ATTNSCOPE_BUILD_LOCALEDIR;
+	char found[64];
+	int ok = want && find_language(want, found, sizeof found, &dir);
 	bindtextdomain(PACKAGE, dir);
 	bind_textdomain_codeset(PACKAGE, "UTF-8");
 	textdomain(PACKAGE);
-
-	const char *want = lang ? lang : have_locale ? NULL : env_language();
-	if (!want)
+	if (!lang && have_locale)
 		return;             /* gettext reads the locale itself */
-	char bare[64], pick[64];
-	bare_language(want, bare, sizeof bare);
-	if (!bare[0] || strcmp(bare, "C") == 0 || strcmp(bare, "POSIX") == 0)
-		bare[0] = 0;
-	/* a language with a catalog, or its country variant we ship ("pt"),
-	 * else English: an unknown name is not an error */
-	if (bare[0] && !has_catalog(dir, bare) && find_catalog(dir, bare, pick, sizeof pick))
-		strcpy(bare, pick);
-	setenv("LANGUAGE", bare[0] && has_catalog(dir, bare) ? bare : "en", 1);
+	/* a language with a catalog, else English: an unknown name is not an
+	 * error */
+	setenv("LANGUAGE", ok ? found : "en", 1);
 	/* LANGUAGE is ignored under the C locale */
 	const char *msgs = setlocale(LC_MESSAGES, NULL);
 	if (!msgs || strcmp(msgs, "C") == 0 || strcmp(msgs, "POSIX") == 0)
