@@ -4,8 +4,12 @@
  * key changes the state, recomputes the pass when the model's input or
  * masks changed, and redraws: screen_draw into a canvas, term_show to the
  * terminal.  The screen and the views only read. */
+#include "config.h"
+
+#ifdef HAVE_MALLOC_H
+#include <malloc.h>   /* malloc_trim */
+#endif
 #include <stdarg.h>
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -987,7 +991,9 @@ static int loop(struct app *a)
 			 * free pages back after each recompute keeps it flat
 			 * (tests/keystorm.test) at the cost of a page fault when
 			 * they are used again. */
+#ifdef HAVE_MALLOC_TRIM
 			malloc_trim(0);
+#endif
 			a->churn = 0;
 		}
 		char utf8[8];
