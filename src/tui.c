@@ -873,7 +873,10 @@ static void do_action(struct app *a, enum action act)
 		v->zoom = a->scr.presenter ? ZOOM_BIG : ZOOM_AUTO;
 		break;
 	case A_COUNT: break;
-	case A_HELP: a->scr.show_help = !a->scr.show_help; break;
+	case A_HELP:
+		a->scr.show_help = !a->scr.show_help;
+		a->scr.help_top = 0;
+		break;
 	case A_ESCAPE:
 		a->scr.show_help = 0;
 		v->flags &= ~(VF_INSPECT | VF_MASK_DIFF | VF_ALL_HEADS | VF_MEAN_HEADS |
@@ -881,6 +884,22 @@ static void do_action(struct app *a, enum action act)
 		break;
 	case A_QUIT: a->quit = 1; break;
 	}
+}
+
+/* While the help is open the cursor keys scroll it (it scrolls only on a
+ * terminal too small for the whole table).  Returns whether key did. */
+static int help_scroll(struct app *a, int key)
+{
+	int d = 0;
+	for (size_t i = 0; i < sizeof KEYS / sizeof *KEYS; i++)
+		if (KEYS[i].key == key)
+			d = KEYS[i].act == A_DOWN ? 1 : KEYS[i].act == A_UP ? -1 :
+			    KEYS[i].act == A_PGDN ? 10 : KEYS[i].act == A_PGUP ? -10 : 0;
+	if (!d)
+		return 0;
+	int top = a->scr.help_top + d;
+	a->scr.help_top = top < 0 ? 0 : top >= a->scr.nkeys ? a->scr.nkeys - 1 : top;
+	return 1;
 }
 
 static void on_key(struct app *a, int key, const char *utf8)
@@ -892,6 +911,8 @@ static void on_key(struct app *a, int key, const char *utf8)
 		return;
 	}
 	a->scr.message = NULL;
+	if (a->scr.show_help && help_scroll(a, key))
+		return;
 	if (key == TK_MOUSE) {
 		mouse_click(a);
 		return;

@@ -176,12 +176,14 @@ int canvas_wrap(struct canvas *c, struct rect r, const char *s, uint32_t fg,
 		}
 		if (!best) {
 			/* one word wider than the line: cut it */
-			canvas_text(c, r.x, r.y + y, r.w, s, fg, bg, attr);
+			if (c)
+				canvas_text(c, r.x, r.y + y, r.w, s, fg, bg, attr);
 			while (*s && *s != ' ' && *s != '\n')
 				s++;
 		} else {
 			line[best] = 0;
-			canvas_text(c, r.x, r.y + y, r.w, line, fg, bg, attr);
+			if (c)
+				canvas_text(c, r.x, r.y + y, r.w, line, fg, bg, attr);
 			s = p;
 		}
 		y++;

@@ -65,7 +65,8 @@ int canvas_printf(struct canvas *c, int x, int y, int maxw, uint32_t fg,
 void canvas_fill(struct canvas *c, struct rect r, const char *glyph,
 		 uint32_t fg, uint32_t bg, uint8_t attr);
 /* Word-wraps UTF-8 text into r (breaking at spaces; a word wider than the
- * line is cut), clipped to r.h lines.  Returns the lines used. */
+ * line is cut), clipped to r.h lines.  Returns the lines used; with c NULL
+ * it only counts them. */
 int canvas_wrap(struct canvas *c, struct rect r, const char *s, uint32_t fg,
 		uint32_t bg, uint8_t attr);
 /* Draws a single-line frame around r with a title on its top edge. */

@@ -232,11 +232,11 @@ static void draw_status(struct screen *s, struct canvas *c)
 		      "d mask diff  m/M masks  x ablate  e edit  r decode  ? keys  q quit"));
 }
 
-/* Lines a description of width tw takes in a column dw wide, with slack
- * for breaking at spaces. */
-static int help_lines(int tw, int dw)
+/* Lines key i's description takes wrapped in dw columns (at most max). */
+static int help_lines(const struct screen *s, int i, int dw, int max)
 {
-	return dw <= 8 ? 1 : (tw + dw - 9) / (dw - 8);
+	int n = canvas_wrap(NULL, (struct rect){ 0, 0, dw, max }, s->keys[i].what, 0, 0, 0);
+	return n > 0 ? n : 1;
 }
 
 /* Whether the key table fits in cols columns with descriptions wrapped
@@ -245,7 +245,7 @@ static int help_fits(const struct screen *s, int cols, int rows, int dw)
 {
 	int col = 0, y = 0;
 	for (int i = 0; i < s->nkeys; i++) {
-		int n = help_lines(utf8_width(s->keys[i].what), dw);
+		int n = help_lines(s, i, dw, 3);
 		if (n > 2)
 			return 0;
 		if (y + n > rows) {
@@ -258,34 +258,44 @@ static int help_fits(const struct screen *s, int cols, int rows, int dw)
 }
 
 /* The key table: the fewest columns (at least 30 columns of text each) in
- * which every description fits on two lines; else one line each, in as
- * many columns as the height needs, cut with "…". */
+ * which every description fits on two lines; else one line each, cut with
+ * "…", in as many columns as the height needs while they keep 30 columns
+ * of text; else (a small terminal) the widest columns that keep 30, the
+ * descriptions wrapped, scrolled from s->help_top. */
 static void draw_help(struct screen *s, struct canvas *c, struct rect r)
 {
-	put(c, r.x, r.y, r.w, R_HEADER, _("keys  (Esc closes)"));
 	int rows = r.h - 2;
-	if (rows < 1 || s->nkeys < 1)
+	if (rows < 1 || s->nkeys < 1) {
+		put(c, r.x, r.y, r.w, R_HEADER, _("keys  (Esc closes)"));
 		return;
+	}
 	int kw = 1;
 	for (int i = 0; i < s->nkeys; i++)
 		kw = clampi(utf8_width(s->keys[i].keys), kw, 16);
-	int cols, wrap = 0;
+	int cols, wrap = 0, first = 0;
 	for (cols = 1; r.w / cols - kw - 2 >= 30; cols++)
 		if ((wrap = help_fits(s, cols, rows, r.w / cols - kw - 2)))
 			break;
-	if (!wrap)
+	if (!wrap) {
 		cols = (s->nkeys + rows - 1) / rows;
-	int cw = r.w / cols, dw = cw - kw - 2;
+		if (r.w / cols - kw - 2 < 30) {
+			/* scroll: wrapped, as many columns as keep 30 of text */
+			cols = clampi(r.w / (kw + 2 + 30), 1, cols);
+			wrap = 1;
+			first = clampi(s->help_top, 0, s->nkeys - 1);
+		}
+	}
+	int cw = r.w / cols, dw = cw - kw - 2, last = first;
 	struct style st = role_style(R_TEXT, c->depth);
 	char cut[256];
-	for (int i = 0, col = 0, y = 0; i < s->nkeys; i++) {
-		int n = wrap ? help_lines(utf8_width(s->keys[i].what), dw) : 1;
+	for (int i = first, col = 0, y = 0; i < s->nkeys; i++) {
+		int n = wrap ? help_lines(s, i, dw, 3) : 1;
 		if (y + n > rows) {
 			col++;
 			y = 0;
 		}
 		int x = r.x + col * cw;
-		if (x + kw + 2 >= r.x + r.w)
+		if (col >= cols || x + kw + 2 >= r.x + r.w)
 			break;
 		put(c, x, r.y + 2 + y, kw, R_ACCENT, s->keys[i].keys);
 		if (n > 1)
@@ -295,7 +305,15 @@ static void draw_help(struct screen *s, struct canvas *c, struct rect r)
 			put(c, x + kw + 1, r.y + 2 + y, dw, R_TEXT,
 			    text_fit(s->keys[i].what, dw, cut, sizeof cut));
 		y += n;
+		last = i;
 	}
+	if (first > 0 || last < s->nkeys - 1)
+		/* TRANSLATORS: the help's title when it scrolls; %d-%d of %d keys */
+		snprintf(cut, sizeof cut, _("keys %d–%d of %d  (↑↓ PgUp PgDn scroll, Esc closes)"),
+			 first + 1, last + 1, s->nkeys);
+	else
+		snprintf(cut, sizeof cut, "%s", _("keys  (Esc closes)"));
+	put(c, r.x, r.y, r.w, R_HEADER, cut);
 }
 
 void screen_draw(struct screen *s, struct canvas *c)

@@ -31,6 +31,7 @@ struct screen {
 	const char *edit_text;         /*   and the cursor's byte offset */
 	int edit_cursor;
 	int show_help;
+	int help_top;                  /* first key shown when the help scrolls */
 	int show_explain;              /* the "what this stage does" panel */
 	int presenter;                 /* projector: no stage list, big cells */
 	const char *caption;           /* lecture: the step's caption, or NULL */
