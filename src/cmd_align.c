@@ -133,14 +133,6 @@ static int col_width(const char *heading, int min)
 	return w > min ? w : min;
 }
 
-/* The heading right-aligned in width columns (UTF-8: columns, not bytes). */
-static void print_right(const char *heading, int width)
-{
-	for (int i = utf8_width(heading); i < width; i++)
-		putchar(' ');
-	fputs(heading, stdout);
-}
-
 int cmd_align_eval(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -237,13 +229,13 @@ int cmd_align_eval(int argc, char **argv)
 		const char *hr = _("reading");
 		int cl = col_width(hl, 5), chd = col_width(hh, 4), cg = col_width(hg, 10),
 		    cr = col_width(hr, 8);
-		print_right(hl, cl);
+		utf8_fpad(stdout, hl, cl, 1);
 		fputs("  ", stdout);
-		print_right(hh, chd);
+		utf8_fpad(stdout, hh, chd, 1);
 		fputs("   ", stdout);
-		print_right(hg, cg);
+		utf8_fpad(stdout, hg, cg, 1);
 		fputs("  ", stdout);
-		print_right(hr, cr);
+		utf8_fpad(stdout, hr, cr, 1);
 		putchar('\n');
 		int best = 0;
 		for (int l = 0; l < L; l++)

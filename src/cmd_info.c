@@ -9,8 +9,9 @@
 
 static void count_line(const char *what, size_t n)
 {
-	int w = utf8_width(what);
-	printf("  %s%*s %12zu\n", what, w < 22 ? 22 - w : 0, "", n);
+	fputs("  ", stdout);
+	utf8_fpad(stdout, what, 22, 0);
+	printf(" %12zu\n", n);
 }
 
 /* The labels of the first lines, as wide as the widest of them. */
@@ -35,8 +36,8 @@ static int label_width(void)
 /* "label" padded to the label column, a space, then the value. */
 static void field(int lw, const char *label, const char *value)
 {
-	int w = utf8_width(label);
-	printf("%s%*s %s\n", label, w < lw ? lw - w : 0, "", value);
+	utf8_fpad(stdout, label, lw, 0);
+	printf(" %s\n", value);
 }
 
 int cmd_info(struct cli *c)

@@ -10,6 +10,7 @@
 #include "canvas.h"
 #include "cli.h"
 #include "i18n.h"
+#include "utf8.h"
 #include "view.h"
 
 static int out_width(const struct cli *c)
@@ -30,14 +31,6 @@ static void fmt_value(char *buf, size_t n, float x)
 		snprintf(buf, n, "%.3e", x);
 	else
 		snprintf(buf, n, "%.4f", x);
-}
-
-/* Pads s on the left to w columns. */
-static void put_right(const char *s, int w)
-{
-	for (int k = utf8_width(s); k < w; k++)
-		putchar(' ');
-	fputs(s, stdout);
 }
 
 static void print_matrix(const struct trace *t, const struct stage *s,
@@ -64,21 +57,21 @@ static void print_matrix(const struct trace *t, const struct stage *s,
 		int c1 = c0 + per < cols ? c0 + per : cols;
 		if (cols > per)
 			printf("columns %d–%d of %d\n", c0, c1 - 1, cols);
-		put_right("", lw);
+		utf8_fpad(stdout, "", lw, 1);
 		for (int j = c0; j < c1 && s->ndim > 1; j++) {
 			trace_axis_label(t, ca, j, lab, sizeof lab);
-			put_right(text_fit(lab, cw - 1, fit, sizeof fit), cw);
+			utf8_fpad(stdout, text_fit(lab, cw - 1, fit, sizeof fit), cw, 1);
 		}
 		putchar('\n');
 		for (int i = 0; i < rows; i++) {
 			trace_axis_label(t, ra, i, lab, sizeof lab);
-			put_right(text_fit(lab, 16, fit, sizeof fit), lw);
+			utf8_fpad(stdout, text_fit(lab, 16, fit, sizeof fit), lw, 1);
 			for (int j = c0; j < c1; j++) {
 				if (s->dtype == DT_I32)
 					snprintf(val, sizeof val, "%d", ((const int32_t *)s->data)[i]);
 				else
 					fmt_value(val, sizeof val, m[(size_t)i * cols + j]);
-				put_right(val, cw);
+				utf8_fpad(stdout, val, cw, 1);
 			}
 			putchar('\n');
 		}

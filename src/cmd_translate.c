@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "decode.h"
 #include "i18n.h"
+#include "utf8.h"
 
 static void print_ids(const struct model *m, const int32_t *ids, int n)
 {
@@ -68,9 +69,8 @@ static void print_steps(const struct model *m, const struct decode_result *r, in
 				if (shown >= topk && !c->kept)
 					continue;
 				const char *t = vocab_str(&m->tgt_vocab, c->token);
-				printf("      %s", t);
-				for (int w = utf8_width(t); w < 16; w++)
-					putchar(' ');
+				fputs("      ", stdout);
+				utf8_fpad(stdout, t, 16, 0);
 				/* TRANSLATORS: one candidate of a beam-search step: its
 				   probability, log-probability, score (the length-normalized
 				   log p) and status; keep "p=" and "log p" */

@@ -85,3 +85,14 @@ int utf8_width(const char *s)
 	}
 	return w;
 }
+
+void utf8_fpad(FILE *f, const char *s, int w, int right)
+{
+	int pad = w - utf8_width(s);
+	if (!right)
+		fputs(s, f);
+	for (; pad > 0; pad--)
+		fputc(' ', f);
+	if (right)
+		fputs(s, f);
+}

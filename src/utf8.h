@@ -3,6 +3,7 @@
 #define ATTNSCOPE_UTF8_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 /* Decodes the code point at s (at most n bytes; for a NUL-terminated
@@ -16,5 +17,9 @@ int utf8_encode(uint32_t cp, char *out);
  * emoji), and of a NUL-terminated string (invalid bytes count as U+FFFD). */
 int utf8_cp_width(uint32_t cp);
 int utf8_width(const char *s);
+/* Writes s to f padded with spaces to w columns: on the left when right
+ * (right-aligned), else after it.  For tables whose text may be translated:
+ * printf's "%-*s" counts bytes, and "ção" is 5 bytes but 3 columns. */
+void utf8_fpad(FILE *f, const char *s, int w, int right);
 
 #endif
