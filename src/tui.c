@@ -886,15 +886,21 @@ static void do_action(struct app *a, enum action act)
 	}
 }
 
-/* While the help is open the cursor keys scroll it (it scrolls only on a
- * terminal too small for the whole table).  Returns whether key did. */
-static int help_scroll(struct app *a, int key)
+/* The action bound to key, or A_COUNT when none is. */
+static enum action key_action(int key)
 {
-	int d = 0;
 	for (size_t i = 0; i < sizeof KEYS / sizeof *KEYS; i++)
 		if (KEYS[i].key == key)
-			d = KEYS[i].act == A_DOWN ? 1 : KEYS[i].act == A_UP ? -1 :
-			    KEYS[i].act == A_PGDN ? 10 : KEYS[i].act == A_PGUP ? -10 : 0;
+			return KEYS[i].act;
+	return A_COUNT;
+}
+
+/* While the help is open the cursor keys scroll it (it scrolls only on a
+ * terminal too small for the whole table).  Returns whether act did. */
+static int help_scroll(struct app *a, enum action act)
+{
+	int d = act == A_DOWN ? 1 : act == A_UP ? -1 : act == A_PGDN ? 10 :
+		act == A_PGUP ? -10 : 0;
 	if (!d)
 		return 0;
 	int top = a->scr.help_top + d;
@@ -911,18 +917,15 @@ static void on_key(struct app *a, int key, const char *utf8)
 		return;
 	}
 	a->scr.message = NULL;
-	if (a->scr.show_help && help_scroll(a, key))
-		return;
 	if (key == TK_MOUSE) {
 		mouse_click(a);
 		return;
 	}
-	for (size_t i = 0; i < sizeof KEYS / sizeof *KEYS; i++)
-		if (KEYS[i].key == key) {
-			do_action(a, KEYS[i].act);
-			view_clamp(&a->scr.v);
-			return;
-		}
+	enum action act = key_action(key);
+	if (act == A_COUNT || (a->scr.show_help && help_scroll(a, act)))
+		return;
+	do_action(a, act);
+	view_clamp(&a->scr.v);
 }
 
 static void draw(struct app *a, struct canvas *c)
