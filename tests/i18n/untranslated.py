@@ -65,8 +65,10 @@ def makevars_keywords(srcdir):
 
 def main():
     srcdir = sys.argv[1] if len(sys.argv) > 1 else "."
-    files = sorted("src/" + f for f in os.listdir(os.path.join(srcdir, "src")) if f.endswith(".c")) + \
-        sorted("views/" + f for f in os.listdir(os.path.join(srcdir, "views")) if f.endswith(".c"))
+    files = sorted(os.path.relpath(os.path.join(d, f), srcdir)
+                   for top in ("src", "views")
+                   for d, _, names in os.walk(os.path.join(srcdir, top))
+                   for f in names if f.endswith(".c"))
     marked = {m for m, _ in xgettext(srcdir, files, makevars_keywords(srcdir))}
     names = {m for m, _ in xgettext(srcdir, files, ["-k"] + ["--keyword=" + k for k in NAME_FUNCS])}
     allowed = set()
