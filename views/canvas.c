@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "canvas.h"
-#include "utf8.h"
+#include "base/utf8.h"
 
 struct canvas *canvas_new(int w, int h, enum depth depth)
 {

@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "utf8.h"
+#include "base/utf8.h"
 #include <stdio.h>
 
 #define COLOR_DEFAULT 0xFF000000u

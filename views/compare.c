@@ -17,13 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decode.h"
-#include "model.h"
 #include "draw.h"
-#include "i18n.h"
 #include "palette.h"
 #include "view.h"
-#include "vocab.h"
+#include "base/i18n.h"
+#include "engine/decode.h"
+#include "engine/model.h"
+#include "formats/vocab.h"
 
 #define TOKEN_MAX 14
 

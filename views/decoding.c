@@ -1,5 +1,5 @@
 /* decoding.c - the decoding page: greedy or beam search replayed one step
- * at a time from the decoding record (src/decode.h).
+ * at a time from the decoding record (src/engine/decode.h).
  *
  *   status  "step s of N · greedy" or "· beam B, α=…", and the length-limit
  *           warning at the last step when the search never produced </s>
@@ -25,28 +25,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decode.h"
-#include "decoding.h"
-#include "model.h"
 #include "draw.h"
-#include "i18n.h"
+#include "lattice.h"
 #include "palette.h"
 #include "view.h"
-#include "vocab.h"
+#include "base/i18n.h"
+#include "engine/decode.h"
+#include "engine/model.h"
+#include "formats/vocab.h"
 
 #define RANK_W 34        /* the ranking panel, when beside the lattice */
 #define ROW_MAX 200      /* tokens of a decoder-input row kept for drawing */
 
-/* --- what the page shows (struct page: decoding.h) --- */
-
-const char *page_tok(const struct page *P, int32_t id, char *buf, size_t n)
-{
-	const char *t = P->voc ? vocab_str(P->voc, id) : NULL;
-	if (t)
-		return t;
-	snprintf(buf, n, "#%d", (int)id);
-	return buf;
-}
+/* --- what the page shows (struct page: page.h) --- */
 
 static const struct hyp *hyp_at(const struct page *P, int step, int slot)
 {
@@ -117,15 +108,6 @@ static int next_slot(const struct decode_step *st, int i)
 	for (int j = 0; j < i; j++)
 		slot += st->cands[j].kept && !st->cands[j].finished;
 	return slot;
-}
-
-/* Finished entry f is visible at step s: </s> hypotheses from the step
- * they ended, the length-limited ones at the last step. */
-int page_fin_visible(const struct page *P, int f)
-{
-	if (P->d->hit_max_len)
-		return P->s == P->N - 1;
-	return P->d->finished[f].n <= P->s || P->s == P->N - 1;
 }
 
 /* --- (a) the decoder input, step by step --- */

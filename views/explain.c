@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "explain.h"
-#include "i18n.h"
 #include "palette.h"
+#include "base/i18n.h"
 
 struct explanation {
 	const char *family;

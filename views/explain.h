@@ -10,7 +10,7 @@
 #define ATTNSCOPE_EXPLAIN_H
 
 #include "canvas.h"
-#include "trace.h"
+#include "engine/trace.h"
 
 /* The family a stage belongs to, the key of its explanation: "scores",
  * "cross.scores", "masked.enc", "norm.pre", "ffn.hidden", ...  Chosen from

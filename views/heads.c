@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "draw.h"
-#include "i18n.h"
 #include "palette.h"
 #include "view.h"
+#include "base/i18n.h"
 
 #define CURSOR_MARK RGB(255, 0, 255)
 #define GAP 1                 /* blank columns between tiles */

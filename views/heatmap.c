@@ -4,11 +4,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "model.h"
 #include "draw.h"
-#include "i18n.h"
 #include "palette.h"
 #include "view.h"
+#include "base/i18n.h"
+#include "engine/model.h"
 
 #define LABEL_MAX 14
 #define CURSOR_MARK RGB(255, 0, 255)

@@ -1,9 +1,9 @@
 /* ids.c - token ids: position, token and id, one line each. */
 #include <stdio.h>
 
-#include "i18n.h"
 #include "palette.h"
 #include "view.h"
+#include "base/i18n.h"
 
 static void draw(struct view_state *v, struct canvas *c, struct rect r)
 {

@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "i18n.h"
 #include "palette.h"
 #include "view.h"
+#include "base/i18n.h"
 
 #define LABEL_W 9      /* the label column left of a row of cells */
 #define CURSOR_MARK RGB(255, 0, 255)

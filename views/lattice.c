@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decoding.h"
 #include "draw.h"
-#include "i18n.h"
+#include "lattice.h"
 #include "palette.h"
+#include "base/i18n.h"
 
 #define LANES_MAX 8      /* connector lanes between lattice columns */
 

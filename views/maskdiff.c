@@ -15,9 +15,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "i18n.h"
 #include "palette.h"
 #include "view.h"
+#include "base/i18n.h"
 
 #define TOPK_MAX 5
 

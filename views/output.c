@@ -10,10 +10,10 @@
 #include <string.h>
 
 #include "draw.h"
-#include "i18n.h"
 #include "palette.h"
 #include "view.h"
-#include "vocab.h"
+#include "base/i18n.h"
+#include "formats/vocab.h"
 
 #define TOPK_MAX 15
 #define TOKEN_MAX 14          /* columns for a token in the bar list */

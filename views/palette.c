@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "i18n.h"
 #include "palette.h"
+#include "base/i18n.h"
 
 /* ---- the scales of each scheme ---- */
 

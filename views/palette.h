@@ -16,7 +16,7 @@
 #include <stddef.h>
 
 #include "canvas.h"
-#include "trace.h"
+#include "engine/trace.h"
 
 struct scale {
 	int diverging;     /* 1: [−max, +max] around 0; 0: [lo, hi] */

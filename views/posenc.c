@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
 #include "draw.h"
-#include "i18n.h"
 #include "palette.h"
 #include "view.h"
+#include "base/i18n.h"
+#include "engine/model.h"
 
 #define NCURVES 4
 

@@ -3,11 +3,11 @@
 #include <string.h>
 
 #include "draw.h"
-#include "model.h"
 #include "explain.h"
-#include "i18n.h"
 #include "palette.h"
 #include "screen.h"
+#include "base/i18n.h"
+#include "engine/model.h"
 
 #define SIDEBAR_W 24
 

@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "i18n.h"
 #include "palette.h"
 #include "view.h"
+#include "base/i18n.h"
 
 static int wants_stats(const struct stage *s)
 {

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "i18n.h"
 #include "view.h"
+#include "base/i18n.h"
 
 int view_heads(const struct stage *s)
 {

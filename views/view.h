@@ -12,7 +12,7 @@
 #define ATTNSCOPE_VIEW_H
 
 #include "canvas.h"
-#include "trace.h"
+#include "engine/trace.h"
 
 struct model;
 struct decode_result;

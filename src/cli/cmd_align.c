@@ -18,13 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "corpus.h"
-#include "forward.h"
-#include "i18n.h"
-#include "input.h"
-#include "model.h"
-#include "utf8.h"
+#include "commands.h"
+#include "base/i18n.h"
+#include "base/utf8.h"
+#include "engine/forward.h"
+#include "engine/input.h"
+#include "engine/model.h"
+#include "formats/corpus.h"
 
 /* TRANSLATORS: keep the option names; "generating" and "reading" are the
  * headings of the last two columns of align-eval's table. */

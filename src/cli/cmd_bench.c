@@ -7,11 +7,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli.h"
-#include "decode.h"
-#include "forward.h"
-#include "i18n.h"
-#include "screen.h"
+#include "commands.h"
+#include "base/i18n.h"
+#include "engine/decode.h"
+#include "engine/forward.h"
+#include "views/screen.h"
 
 static double now_ms(void)
 {

@@ -9,11 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "corpus.h"
-#include "grammar.h"
-#include "i18n.h"
-#include "strtab.h"
+#include "commands.h"
+#include "base/i18n.h"
+#include "base/strtab.h"
+#include "corpus/corpus_gen.h"
 
 /* TRANSLATORS: keep the option names, PREFIX and the file names. */
 static const char *const CORPUS_USAGE = N_(

@@ -3,10 +3,10 @@
 
 #include <string.h>
 
-#include "cli.h"
-#include "decode.h"
-#include "dump.h"
-#include "forward.h"
+#include "commands.h"
+#include "engine/decode.h"
+#include "engine/dump.h"
+#include "engine/forward.h"
 
 /* --decode: decode, then trace the final step of the best hypothesis (its
  * decoder input is <s> + every output token; its last row predicts </s>). */

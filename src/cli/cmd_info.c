@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "i18n.h"
-#include "utf8.h"
+#include "commands.h"
+#include "base/i18n.h"
+#include "base/utf8.h"
 
 static void count_line(const char *what, size_t n)
 {

@@ -7,11 +7,11 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "canvas.h"
-#include "cli.h"
-#include "i18n.h"
-#include "utf8.h"
-#include "view.h"
+#include "commands.h"
+#include "base/i18n.h"
+#include "base/utf8.h"
+#include "views/canvas.h"
+#include "views/view.h"
 
 static int out_width(const struct cli *c)
 {

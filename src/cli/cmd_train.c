@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "i18n.h"
-#include "train.h"
+#include "commands.h"
+#include "base/i18n.h"
+#include "train/train.h"
 
 /* TRANSLATORS: keep the option names, the formula and `weights:`/training:
  * (keys of the model's YAML); align the descriptions in one column. */

@@ -3,11 +3,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "canvas.h"
-#include "cli.h"
-#include "decode.h"
-#include "i18n.h"
-#include "utf8.h"
+#include "commands.h"
+#include "base/i18n.h"
+#include "base/utf8.h"
+#include "engine/decode.h"
+#include "views/canvas.h"
 
 static void print_ids(const struct model *m, const int32_t *ids, int n)
 {

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "corpus.h"
-#include "strtab.h"
+#include "corpus_gen.h"
+#include "base/strtab.h"
 
 #define RETIRE_AFTER 400          /* consecutive failures that retire a template */
 #define ENUM_BUDGET 20000000L     /* derivations when enumerating everything */

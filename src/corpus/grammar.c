@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "grammar_int.h"
-#include "i18n.h"
+#include "base/i18n.h"
 
 static const char *const SIDE[NSIDE] = { "en", "pt" };
 /* TRANSLATORS: the languages of a grammar's two sides, in messages such as

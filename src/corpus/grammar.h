@@ -31,7 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "err.h"
+#include "base/err.h"
 
 /* xoshiro256** seeded through splitmix64: integer-only, so the same seed
  * gives the same corpus on every machine and C library. */

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "grammar_int.h"
-#include "i18n.h"
+#include "base/i18n.h"
 
 /* ---- the random number generator ---- */
 

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "grammar.h"
-#include "ydoc.h"
+#include "formats/ydoc.h"
 
 enum { EN = 0, PT = 1, NSIDE = 2 };
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "grammar_int.h"
-#include "i18n.h"
+#include "base/i18n.h"
 
 /* ---- a bump allocator that owns everything the grammar allocates ---- */
 

@@ -5,7 +5,7 @@
 
 #include "config.h"
 #include "dump.h"
-#include "safetensors.h"
+#include "formats/safetensors.h"
 
 /* Space-separated tokens (malloc'd). */
 static char *join(char *const *toks, int n)

@@ -5,9 +5,9 @@
 #ifndef ATTNSCOPE_DUMP_H
 #define ATTNSCOPE_DUMP_H
 
-#include "err.h"
 #include "model.h"
 #include "trace.h"
+#include "base/err.h"
 
 int dump_write(const struct trace *t, const struct model *m, const char *path,
 	       struct err *e);

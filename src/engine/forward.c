@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "forward.h"
-#include "i18n.h"
 #include "ops.h"
+#include "base/i18n.h"
 
 struct ctx {
 	const struct model *m;

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "i18n.h"
 #include "input.h"
+#include "base/i18n.h"
 
 /* A token sequence under construction. */
 struct seq {

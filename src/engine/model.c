@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include "model.h"
-#include "path.h"
 #include "weights.h"
-#include "ydoc.h"
+#include "base/path.h"
+#include "formats/ydoc.h"
 
 static const char *const TOP_KEYS[] = {
 	"name", "description", "architecture", "d_model", "heads",

@@ -11,8 +11,8 @@
 
 #include <stddef.h>
 
-#include "err.h"
-#include "vocab.h"
+#include "base/err.h"
+#include "formats/vocab.h"
 
 enum arch { ARCH_ENC_DEC, ARCH_DEC_ONLY, ARCH_ENC_ONLY };
 enum norm_style { NORM_POST, NORM_PRE, NORM_NONE };

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "trace.h"
-#include "vocab.h"
+#include "formats/vocab.h"
 
 /* Stage buffers come from a chunked arena: a pass allocates many buffers
  * and frees them all at once.  trace_reset keeps the chunks, so a pass that

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "safetensors.h"
 #include "weights.h"
+#include "formats/safetensors.h"
 
 enum winit { WI_XAVIER, WI_ZERO, WI_ONE };
 

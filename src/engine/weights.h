@@ -9,7 +9,7 @@
 #define ATTNSCOPE_WEIGHTS_H
 
 #include "model.h"
-#include "ydoc.h"
+#include "formats/ydoc.h"
 
 /* tensors is the `tensors:` mapping for inline weights (else NULL). */
 int weights_bind(struct model *m, const struct ydoc *doc,

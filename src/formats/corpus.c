@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "corpus.h"
-#include "i18n.h"
-#include "strtab.h"
 #include "vocab.h"
+#include "base/i18n.h"
+#include "base/strtab.h"
 
 static int count_words(const char *s)
 {

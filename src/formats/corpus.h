@@ -1,6 +1,6 @@
-/* corpus.h - parallel corpora: the TSV format, its reader, vocabularies,
- * and the expansion of a grammar (grammar.h) into training and held-out
- * splits.
+/* corpus.h - parallel corpora: the TSV format, its reader and writer, and
+ * the vocabularies made from them.  (Expanding a grammar into a corpus is
+ * corpus/corpus_gen.h.)
  *
  * TSV format, one pair a line (UTF-8, '\n', a trailing '\r' is dropped):
  *
@@ -21,8 +21,7 @@
 
 #include <stdint.h>
 
-#include "err.h"
-#include "grammar.h"
+#include "base/err.h"
 
 struct corpus_pair {
 	char *src, *tgt;          /* the sentences (owned) */
@@ -65,31 +64,5 @@ int corpus_write_tsv(const struct corpus *c, const char *path, struct err *e);
  * given, receives the number of lines written (specials included). */
 int corpus_write_vocab(const struct corpus *c, int side, const char *path,
 		       int *ntok, struct err *e);
-
-/* Expanding a grammar: options and what happened. */
-struct corpus_gen_opts {
-	int pairs;                /* distinct training pairs wanted */
-	int heldout;              /* distinct held-out pairs wanted */
-	uint64_t seed;
-};
-
-struct corpus_gen_stats {
-	int ntemplates;
-	int *used;                /* [ntemplates] pairs from each (owned) */
-	int nrequired;            /* required pairs put in training */
-	long derivations;         /* derivations tried */
-	int exhaustive;           /* the grammar had to be enumerated */
-};
-
-/* Expands grammar g into train and held (initialised here): distinct
- * pairs, no sentence (on either side) shared between the splits, every
- * template's require: sentences in train first.  Deterministic for a seed.
- * Returns 0, or -1 with e filled (file:line): a required sentence the
- * template cannot produce, an English sentence with two translations, or
- * a grammar that cannot produce enough distinct pairs (the message says
- * how many it can).  Free stats->used with free(). */
-int corpus_generate(const struct grammar *g, const struct corpus_gen_opts *o,
-		    struct corpus *train, struct corpus *held,
-		    struct corpus_gen_stats *stats, struct err *e);
 
 #endif

@@ -20,9 +20,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "i18n.h"
 #include "safetensors.h"
 #include "ydoc.h"
+#include "base/i18n.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "safetensors.c assumes a little-endian host"

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "err.h"
+#include "base/err.h"
 
 enum st_dtype { ST_F32, ST_F16, ST_BF16, ST_F64, ST_I32, ST_I64, ST_OTHER };
 

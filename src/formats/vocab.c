@@ -5,8 +5,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "utf8.h"
 #include "vocab.h"
+#include "base/utf8.h"
 
 /* The largest real vocabularies have about 2.6e5 tokens; the limit keeps
  * a hostile file's cost bounded (about 50 MB, a fraction of a second). */

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "err.h"
+#include "base/err.h"
 
 enum { TOK_PAD = 0, TOK_SOS = 1, TOK_EOS = 2, TOK_UNK = 3, TOK_NSPECIAL = 4 };
 

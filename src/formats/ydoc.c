@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <yaml.h>
 
-#include "i18n.h"
 #include "ydoc.h"
+#include "base/i18n.h"
 
 /* Limits that keep an untrusted document's cost bounded (about 100 MB and
  * a second at most).  Inline tensors and vocabularies are for hand-written

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "err.h"
+#include "base/err.h"
 
 enum ynode_kind { Y_SCALAR, Y_SEQ, Y_MAP };
 

@@ -17,7 +17,7 @@
 
 #include "backprop.h"
 #include "grad.h"
-#include "ops.h"
+#include "engine/ops.h"
 
 /* ---- a bump allocator in chunks that never move ---- */
 

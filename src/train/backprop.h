@@ -19,8 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "err.h"
-#include "model.h"
+#include "base/err.h"
+#include "engine/model.h"
 
 struct bp_batch {
 	int B, S, T;             /* S = 0 for a decoder-only model */

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "checkpoint.h"
-#include "safetensors.h"
+#include "formats/safetensors.h"
 
 char *ckpt_state_path(const char *weights_path)
 {

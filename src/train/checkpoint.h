@@ -14,8 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "err.h"
-#include "model.h"
+#include "base/err.h"
+#include "engine/model.h"
 
 /* Where training stands after `step` updates. */
 struct ckpt_state {

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "grad.h"
-#include "ops.h"
+#include "engine/ops.h"
 
 void grad_linear(const float *dy, const float *x, const float *w, int n,
 		 int in, int out, float *dx, float *dw, float *db)

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model.h"
+#include "engine/model.h"
 
 /* Backward of y[n, out] = x[n, in]·w[out, in]ᵀ + b:
  * dx += dy·w, dw += dyᵀ·x, db += Σ_rows dy. */

@@ -9,8 +9,8 @@
 
 #include <stdint.h>
 
-#include "err.h"
-#include "model.h"
+#include "base/err.h"
+#include "engine/model.h"
 
 /* Loads path's configuration and vocabularies with seeded random weights,
  * as if its weight source (weights:, tensors: or init:) read

@@ -12,12 +12,12 @@
 
 #include "backprop.h"
 #include "checkpoint.h"
-#include "decode.h"
-#include "i18n.h"
-#include "input.h"
 #include "modelfile.h"
 #include "train.h"
 #include "trainset.h"
+#include "base/i18n.h"
+#include "engine/decode.h"
+#include "engine/input.h"
 
 static const double BETA1 = 0.9, BETA2 = 0.98, ADAM_EPS = 1e-9;
 

@@ -24,7 +24,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "err.h"
+#include "base/err.h"
 
 struct train_opts {
 	const char *model;           /* YAML: configuration and vocabularies */

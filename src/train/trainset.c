@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "i18n.h"
-#include "input.h"
 #include "trainset.h"
+#include "base/i18n.h"
+#include "engine/input.h"
 
 static uint64_t splitmix64(uint64_t *s)
 {

@@ -17,9 +17,9 @@
 #include <stdint.h>
 
 #include "backprop.h"
-#include "corpus.h"
-#include "err.h"
-#include "model.h"
+#include "base/err.h"
+#include "engine/model.h"
+#include "formats/corpus.h"
 
 struct tpair {
 	int32_t *src; int S;       /* encoder input (S = 0 for decoder-only) */

@@ -5,13 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decode.h"
-#include "forward.h"
-#include "i18n.h"
-#include "input.h"
 #include "lecture.h"
-#include "path.h"
-#include "ydoc.h"
+#include "base/i18n.h"
+#include "base/path.h"
+#include "engine/decode.h"
+#include "engine/forward.h"
+#include "engine/input.h"
+#include "formats/ydoc.h"
 
 static const char *const VIEW_NAMES[] = {
 	"stage", "heads", "mean", "inspect", "maskdiff", "curves", "decode", "compare", NULL

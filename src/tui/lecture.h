@@ -14,8 +14,8 @@
 
 #include <stdio.h>
 
-#include "err.h"
-#include "model.h"
+#include "base/err.h"
+#include "engine/model.h"
 
 enum lview {
 	LV_STAGE, LV_HEADS, LV_MEAN, LV_INSPECT, LV_MASKDIFF, LV_CURVES,

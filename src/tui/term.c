@@ -12,8 +12,8 @@
 #include <unistd.h>
 #include <wchar.h>
 
-#include "err.h"
 #include "term.h"
+#include "base/err.h"
 
 static volatile sig_atomic_t active;
 static enum depth depth;

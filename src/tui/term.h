@@ -11,7 +11,7 @@
 #ifndef ATTNSCOPE_TERM_H
 #define ATTNSCOPE_TERM_H
 
-#include "canvas.h"
+#include "views/canvas.h"
 
 /* Keys besides plain characters (values from curses where they exist). */
 enum {

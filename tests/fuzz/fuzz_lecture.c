@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lecture.h"
+#include "tui/lecture.h"
 
 static char dir[64], path[128];
 

@@ -17,12 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "forward.h"
-#include "input.h"
-#include "lineedit.h"
-#include "model.h"
-#include "screen.h"
-#include "term.h"
+#include "engine/forward.h"
+#include "engine/input.h"
+#include "engine/model.h"
+#include "tui/lineedit.h"
+#include "tui/term.h"
+#include "views/screen.h"
 
 static struct model *m;
 static struct trace *tr;

@@ -13,10 +13,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "forward.h"
-#include "input.h"
-#include "model.h"
-#include "safetensors.h"
+#include "engine/forward.h"
+#include "engine/input.h"
+#include "engine/model.h"
+#include "formats/safetensors.h"
 
 static char dir[64], yaml[128];
 

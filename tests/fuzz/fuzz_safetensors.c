@@ -13,7 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "safetensors.h"
+#include "formats/safetensors.h"
 
 static int fd = -1;
 static char path[64], dir[64], out[128];

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "input.h"
-#include "model.h"
-#include "vocab.h"
+#include "engine/input.h"
+#include "engine/model.h"
+#include "formats/vocab.h"
 
 static struct model *m;
 

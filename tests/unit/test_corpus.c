@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "../tap.h"   /* tests/tap.h, without an -I for tests/ */
-#include "corpus.h"
+#include "formats/corpus.h"
 
 static char dir[256];
 

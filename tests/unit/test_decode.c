@@ -10,7 +10,7 @@
 
 #include "../tap.h"
 #include "viewtest.h"
-#include "decode.h"
+#include "engine/decode.h"
 
 static int argmax_allowed(const float *row, int V)
 {

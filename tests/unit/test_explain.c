@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "explain.h"
-#include "palette.h"
 #include "viewtest.h"
+#include "views/explain.h"
+#include "views/palette.h"
 
 /* Checks every stage of t; returns the number without a good text. */
 static int all_explained(const struct trace *t, const char *what)

@@ -22,12 +22,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "forward.h"
-#include "input.h"
-#include "model.h"
+#include "engine/forward.h"
+#include "engine/input.h"
+#include "engine/model.h"
 #include "../tap.h"   /* tests/tap.h, without an -I for tests/ */
 #include "../tmpfiles.h"
-#include "trace.h"
+#include "engine/trace.h"
 
 static const char HAND_HEAD[] =
 	"name: hand\n"

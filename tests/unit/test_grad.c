@@ -32,15 +32,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backprop.h"
-#include "forward.h"
-#include "grad.h"
-#include "input.h"
-#include "model.h"
-#include "ops.h"
+#include "engine/forward.h"
+#include "engine/input.h"
+#include "engine/model.h"
+#include "engine/ops.h"
+#include "train/backprop.h"
+#include "train/grad.h"
 #include "../tap.h"   /* tests/tap.h, without an -I for tests/ */
 #include "../tmpfiles.h"
-#include "trace.h"
+#include "engine/trace.h"
 
 static const double OP_RTOL = 1e-2, OP_H = 1e-3;
 static const double MODEL_RTOL = 2e-2, MODEL_ATOL = 1e-5, MODEL_H = 1e-2;

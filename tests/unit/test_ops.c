@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ops.h"
+#include "engine/ops.h"
 #include "../tap.h"   /* tests/tap.h, without an -I for tests/ */
 
 static uint64_t rng = 0x2545F4914F6CDD1Dull;

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "safetensors.h"
+#include "formats/safetensors.h"
 #include "../tap.h"   /* tests/tap.h, without an -I for tests/ */
 #include "../tmpfiles.h"
 

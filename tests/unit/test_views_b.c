@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "viewtest.h"
-#include "palette.h"
+#include "views/palette.h"
 
 static const char *SRC = "your cat is a lovely cat";
 static const char *TGT = "seu gato é um gato adorável";

@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "viewtest.h"
-#include "decode.h"
-#include "vocab.h"
+#include "engine/decode.h"
+#include "formats/vocab.h"
 
 static const char *SRC = "your cat is a lovely cat";
 

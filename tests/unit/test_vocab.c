@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "../tap.h"   /* tests/tap.h, without an -I for tests/ */
-#include "vocab.h"
+#include "formats/vocab.h"
 
 #define FFFD "\xef\xbf\xbd"
 

@@ -14,7 +14,7 @@
 #include <time.h>
 
 #include "../tap.h"   /* tests/tap.h, without an -I for tests/ */
-#include "ydoc.h"
+#include "formats/ydoc.h"
 
 static int parse(struct ydoc *d, const char *text, struct err *e)
 {

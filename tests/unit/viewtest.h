@@ -12,11 +12,11 @@
 #include <string.h>
 
 #include "../tap.h"
-#include "canvas.h"
-#include "forward.h"
-#include "input.h"
-#include "model.h"
-#include "view.h"
+#include "views/canvas.h"
+#include "engine/forward.h"
+#include "engine/input.h"
+#include "engine/model.h"
+#include "views/view.h"
 
 static inline const char *vt_srcdir(void)
 {

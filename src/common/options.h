@@ -1,12 +1,12 @@
-/* cli.h - the command line: shared options and the subcommands. */
-#ifndef ATTNSCOPE_CLI_H
-#define ATTNSCOPE_CLI_H
+/* options.h - the command line that the commands and the stepper share. */
+#ifndef ATTNSCOPE_OPTIONS_H
+#define ATTNSCOPE_OPTIONS_H
 
 #include <limits.h>
 
-#include "input.h"
-#include "model.h"
-#include "trace.h"
+#include "engine/input.h"
+#include "engine/model.h"
+#include "engine/trace.h"
 
 struct cli {
 	const char *cmd;              /* "dump", "info", ... ("" for the TUI) */
@@ -44,21 +44,5 @@ int cli_double(const char *opt, const char *s, double lo, double hi, int open_hi
 
 /* Prints "attnscope: message" to stderr and returns the exit status 1. */
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-int cmd_dump(struct cli *c);
-int cmd_info(struct cli *c);
-int cmd_bench(struct cli *c);
-int cmd_render(struct cli *c);
-int cmd_translate(struct cli *c);
-/* Commands that parse their own options (argv[0] is the command's name). */
-int cmd_train(int argc, char **argv);
-int cmd_align_eval(int argc, char **argv);
-int cmd_corpus(int argc, char **argv);
-
-struct decode_result;
-/* Decodes c->sentence with c->beam / c->alpha / c->max_out; fills in (the
- * source) and r.  Returns 0, or 1 after printing an error. */
-int cli_decode(struct cli *c, const struct model *m, struct pass_input *in,
-	       struct decode_result *r);
 
 #endif

@@ -1,0 +1,306 @@
+/* options.c - the command line that the commands and the stepper share:
+ * the options, --help, loading the model, running one pass, failing with
+ * one line. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "options.h"
+#include "base/i18n.h"
+#include "engine/decode.h"
+#include "engine/forward.h"
+
+/* attnscope --help (translated where it is printed). */
+static const char *const USAGE = N_(
+	/* TRANSLATORS: attnscope --help.  Keep the commands, the option names
+	   and the option values (text|ansi|svg|csv, greedy|beam, ...) as they
+	   are; the placeholders (FILE, SENTENCE, TEXT, ...) may be translated.
+	   Keep the descriptions aligned: the commands' in one column, the
+	   options' at column 23 (a longer option pushes its own on). */
+	"usage: attnscope [--model FILE] [SENTENCE]        open the stepper (TUI)\n"
+	"       attnscope --lecture FILE [--play SECONDS]  play a lecture script\n"
+	"       attnscope --lecture FILE --check           check a script and exit\n"
+	"       (both take --presenter: big cells for projectors, and --scheme\n"
+	"        default|high-contrast|colorblind)\n"
+	"       attnscope dump --out FILE.safetensors [--model FILE] [--target TEXT]\n"
+	"                 [--no-causal] [--encoder-causal] [--pad-to N] [--pad-target N] SENTENCE\n"
+	"       attnscope render --stage NAME [--head H] [--format text|ansi|svg|csv]\n"
+	"                 [--width W] [dump's options] SENTENCE\n"
+	"       attnscope translate [--model FILE] [--beam K] [--alpha A] [--max-len N]\n"
+	"                 [--steps] [--json] SENTENCE\n"
+	"       attnscope train --model FILE.yaml --corpus FILE.tsv --out FILE.safetensors\n"
+	"                 [--steps N] [--heldout FILE.tsv] ... (attnscope train --help)\n"
+	"       attnscope align-eval [--model FILE] --corpus FILE.tsv [--max N]\n"
+	"       attnscope corpus --grammar FILE --out PREFIX [--pairs N] [--heldout N]\n"
+	"                 [--seed S] (attnscope corpus --help)\n"
+	"       attnscope info [--model FILE]\n"
+	"       attnscope bench [--model FILE] [--src-len N] [--tgt-len N] [--iters N]\n"
+	"                 [--frames N [--width W] [--height H]] [--beam K [--max-len N]]\n"
+	"       attnscope --help | --version\n"
+	"\n"
+	"Steps through one forward pass of a Transformer and shows every stage.\n"
+	"The model is --model FILE, else $ATTNSCOPE_MODEL, else the shipped default.\n"
+	"\n"
+	"options:\n"
+	"  --model FILE        model YAML (see models/)\n"
+	"  --lang LANG         messages in LANG: pt_BR (or pt), en; default: the locale\n"
+	"  --target TEXT       teacher-forced target: decoder input <s> + TEXT,\n"
+	"                      labels TEXT + </s>, per-token loss\n"
+	"  --no-causal         remove the decoder's causal mask\n"
+	"  --encoder-causal    add a causal mask to encoder self-attention\n"
+	"  --pad-to N          pad the source with <pad> to N tokens (masked keys)\n"
+	"  --pad-target N      pad the decoder input to N tokens (masked keys)\n"
+	"  --out FILE          where dump writes the trace\n"
+	"  --decode greedy|beam  dump: decode, then trace the best output's last step\n"
+	"  --beam K            beam width (1 = greedy; translate default 1, dump\n"
+	"                      --decode beam default 4), at most 64\n"
+	"  --alpha A           length penalty ((5+n)/6)^A of beam scores (0.6)\n"
+	"  --max-len N         output tokens at most\n"
+	"  --steps, --json     translate: every step as a table, or all as JSON\n"
+	"  --stage NAME        the stage render prints (--stage list: all names)\n"
+	"  --head H            one head of a per-head stage (default: all)\n"
+	"  --format F          render as text (numbers), csv, ansi or svg\n"
+	"  --width W           render width in columns\n"
+	"  --src-len N, --tgt-len N, --iters N   bench sizes and repetitions\n"
+	"  --frames N [--width W --height H]      bench: also time N headless frames\n"
+	"  --beam K [--max-len N]                 bench: also beam search N tokens,\n"
+	"                                         cached vs recomputed\n"
+	"\n"
+	"A fully masked attention row (every key masked) gives all-zero weights.\n");
+
+int cli_fail(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("attnscope: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, _(fmt), ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 1;
+}
+
+enum {
+	O_MODEL = 256, O_TARGET, O_OUT, O_STAGE, O_FORMAT, O_HEAD, O_WIDTH,
+	O_NOCAUSAL, O_ENCCAUSAL, O_PADTO, O_PADTGT, O_SRCLEN, O_TGTLEN, O_ITERS,
+	O_LECTURE, O_PLAY, O_CHECK, O_POT, O_LANG, O_SCHEME, O_PRESENTER, O_DECODE, O_BEAM, O_ALPHA, O_MAXOUT, O_STEPS, O_JSON, O_FRAMES, O_HEIGHT, O_HELP, O_VERSION,
+};
+
+static const struct option LONGOPTS[] = {
+	{ "model", required_argument, 0, O_MODEL },
+	{ "target", required_argument, 0, O_TARGET },
+	{ "out", required_argument, 0, O_OUT },
+	{ "stage", required_argument, 0, O_STAGE },
+	{ "format", required_argument, 0, O_FORMAT },
+	{ "head", required_argument, 0, O_HEAD },
+	{ "width", required_argument, 0, O_WIDTH },
+	{ "no-causal", no_argument, 0, O_NOCAUSAL },
+	{ "encoder-causal", no_argument, 0, O_ENCCAUSAL },
+	{ "pad-to", required_argument, 0, O_PADTO },
+	{ "pad-target", required_argument, 0, O_PADTGT },
+	{ "src-len", required_argument, 0, O_SRCLEN },
+	{ "tgt-len", required_argument, 0, O_TGTLEN },
+	{ "iters", required_argument, 0, O_ITERS },
+	{ "decode", required_argument, 0, O_DECODE },
+	{ "lecture", required_argument, 0, O_LECTURE },
+	{ "play", required_argument, 0, O_PLAY },
+	{ "check", no_argument, 0, O_CHECK },
+	{ "pot", no_argument, 0, O_POT },
+	{ "lang", required_argument, 0, O_LANG },
+	{ "scheme", required_argument, 0, O_SCHEME },
+	{ "presenter", no_argument, 0, O_PRESENTER },
+	{ "beam", required_argument, 0, O_BEAM },
+	{ "alpha", required_argument, 0, O_ALPHA },
+	{ "max-len", required_argument, 0, O_MAXOUT },
+	{ "steps", no_argument, 0, O_STEPS },
+	{ "json", no_argument, 0, O_JSON },
+	{ "frames", required_argument, 0, O_FRAMES },
+	{ "height", required_argument, 0, O_HEIGHT },
+	{ "help", no_argument, 0, O_HELP },
+	{ "version", no_argument, 0, O_VERSION },
+	{ 0, 0, 0, 0 },
+};
+
+int cli_long(const char *opt, const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi) {
+		cli_fail("%s needs a whole number from %ld to %ld, got \"%s\"", opt, lo, hi, s);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int cli_double(const char *opt, const char *s, double lo, double hi, int open_hi,
+	       double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= lo) || (open_hi ? !(v < hi) : !(v <= hi))) {
+		if (open_hi)
+			cli_fail("%s needs a number from %g to %g (exclusive), got \"%s\"",
+				 opt, lo, hi, s);
+		else
+			cli_fail("%s needs a number from %g to %g, got \"%s\"", opt, lo, hi, s);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_count(const char *opt, const char *s, int lo, int hi, int *out)
+{
+	long v;
+	if (cli_long(opt, s, lo, hi, &v))
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+int cli_parse(struct cli *c, const char *cmd, int argc, char **argv)
+{
+	memset(c, 0, sizeof *c);
+	c->cmd = cmd;
+	c->head = -1;
+	c->iters = 20;
+	c->src_len = 0;    /* bench: 64, or max_len when smaller */
+	c->tgt_len = 0;
+	c->beam = 0;       /* unset: translate 1, dump --decode beam 4 */
+	c->alpha = 0.6;
+	pass_opts_default(&c->pass);
+	optind = 1;
+	opterr = 0;
+	int ch;
+	while ((ch = getopt_long(argc, argv, "+:hV", LONGOPTS, NULL)) != -1) {
+		int r = 0;
+		switch (ch) {
+		case O_MODEL: c->model = optarg; break;
+		case O_TARGET: c->target = optarg; break;
+		case O_OUT: c->out = optarg; break;
+		case O_STAGE: c->stage = optarg; break;
+		case O_FORMAT: c->format = optarg; break;
+		case O_DECODE: c->decode = optarg; break;
+		case O_LECTURE: c->lecture = optarg; break;
+		case O_CHECK: c->check = 1; break;
+		case O_POT: c->pot = 1; break;
+		case O_LANG: break;   /* read by i18n_init before parsing */
+		case O_SCHEME: c->scheme = optarg; break;
+		case O_PRESENTER: c->presenter = 1; break;
+		case O_PLAY: {
+			double sec = 0;
+			r = cli_double("--play", optarg, 0.2, 3600, 0, &sec);
+			c->play_ms = (int)(sec * 1000);
+			break;
+		}
+		case O_HEAD: r = parse_count("--head", optarg, 0, 65535, &c->head); break;
+		case O_WIDTH: r = parse_count("--width", optarg, 20, 10000, &c->width); break;
+		case O_BEAM: r = parse_count("--beam", optarg, 1, DECODE_MAX_BEAM, &c->beam); break;
+		case O_NOCAUSAL: c->pass.causal = 0; break;
+		case O_ENCCAUSAL: c->pass.encoder_causal = 1; break;
+		case O_PADTO: r = parse_count("--pad-to", optarg, 1, 65536, &c->pass.pad_to); break;
+		case O_PADTGT: r = parse_count("--pad-target", optarg, 1, 65536, &c->pass.pad_target); break;
+		case O_SRCLEN: r = parse_count("--src-len", optarg, 1, 65536, &c->src_len); break;
+		case O_TGTLEN: r = parse_count("--tgt-len", optarg, 1, 65536, &c->tgt_len); break;
+		case O_ALPHA: r = cli_double("--alpha", optarg, 0, 10, 0, &c->alpha); break;
+		case O_MAXOUT: r = parse_count("--max-len", optarg, 1, 65536, &c->max_out); break;
+		case O_STEPS: c->steps = 1; break;
+		case O_JSON: c->json = 1; break;
+		case O_FRAMES: r = parse_count("--frames", optarg, 1, 1000000, &c->frames); break;
+		case O_HEIGHT: r = parse_count("--height", optarg, 10, 10000, &c->height); break;
+		case O_ITERS: r = parse_count("--iters", optarg, 1, 100000, &c->iters); break;
+		case 'h':
+		case O_HELP:
+			fputs(_(USAGE), stdout);
+			return 1;
+		case 'V':
+		case O_VERSION:
+			printf("attnscope %s\n", PACKAGE_VERSION);
+			return 1;
+		case ':':
+			cli_fail("%s needs a value (try --help)", argv[optind - 1]);
+			return -1;
+		default:
+			cli_fail("unknown option \"%s\" (try --help)", argv[optind - 1]);
+			return -1;
+		}
+		if (r)
+			return -1;
+	}
+	/* the remaining words are the sentence */
+	size_t len = 1;
+	for (int i = optind; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	if (optind < argc) {
+		if (!(c->sentence = malloc(len)))
+			return cli_fail("out of memory"), -1;
+		c->sentence[0] = 0;
+		for (int i = optind; i < argc; i++) {
+			if (i > optind)
+				strcat(c->sentence, " ");
+			strcat(c->sentence, argv[i]);
+		}
+	}
+	if (!c->model) {
+		struct err e;
+		if (model_default_path(c->model_buf, sizeof c->model_buf, &e)) {
+			cli_fail("%s", e.msg);
+			return -1;
+		}
+		c->model = c->model_buf;
+	}
+	return 0;
+}
+
+void cli_free(struct cli *c)
+{
+	free(c->sentence);
+	c->sentence = NULL;
+}
+
+struct model *cli_load_model(struct cli *c)
+{
+	struct err e;
+	struct model *m = model_load(c->model, &e);
+	if (!m)
+		cli_fail("%s", e.msg);
+	return m;
+}
+
+struct trace *cli_run_pass(struct cli *c, const struct model *m)
+{
+	struct err e;
+	struct pass_input in;
+	if (!c->sentence) {
+		cli_fail("no sentence given (e.g. attnscope %s \"%s\")", c->cmd,
+			 m->cfg.nexamples ? m->cfg.examples[0] : "your cat is a lovely cat");
+		return NULL;
+	}
+	if (c->target && m->cfg.arch == ARCH_ENC_ONLY) {
+		cli_fail("%s: an encoder-only model has no decoder to take --target", m->path);
+		return NULL;
+	}
+	if (input_build(m, c->sentence, c->target, &c->pass, &in, &e)) {
+		cli_fail("%s", e.msg);
+		return NULL;
+	}
+	char buf[1024];
+	if (in.nunknown)
+		warn_msg("%s", input_unknown_summary(&in, buf, sizeof buf));
+	if (in.invalid_utf8)
+		warn_msg(P_("%d invalid UTF-8 byte replaced by U+FFFD",
+			    "%d invalid UTF-8 bytes replaced by U+FFFD", in.invalid_utf8),
+			 in.invalid_utf8);
+	struct trace *t = forward_run(m, &in, &c->pass, NULL, &e);
+	input_free(&in);
+	if (!t)
+		cli_fail("%s", e.msg);
+	return t;
+}
+

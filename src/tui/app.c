@@ -1,0 +1,292 @@
+/* app.c - the stepper: its state, recomputation, navigation, the loop.
+ * (app.h says how the parts fit.) */
+#include "config.h"
+
+#ifdef HAVE_MALLOC_H
+#include <malloc.h>   /* malloc_trim */
+#endif
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "term.h"
+#include "tui.h"
+#include "base/i18n.h"
+#include "common/options.h"
+#include "views/palette.h"
+
+void app_msg(struct app *a, int is_err, const char *fmt, ...)
+{
+	va_list ap;
+	a->msg[0] = ' ';   /* the message line starts one column in */
+	va_start(ap, fmt);
+	vsnprintf(a->msg + 1, sizeof a->msg - 1, fmt, ap);
+	va_end(ap);
+	a->scr.message = a->msg;
+	a->scr.message_is_error = is_err;
+}
+
+/* Runs the pass for sentence/target/opts into *into.  On failure keeps the
+ * old trace and returns -1 with the reason in a message. */
+static int run_into(struct app *a, const char *sentence, const char *target,
+		    const struct pass_opts *o, struct trace **into, int report)
+{
+	struct pass_input in;
+	struct err e;
+	if (input_build(a->m, sentence, *target ? target : NULL, o, &in, &e)) {
+		app_msg(a, 1, "%s", e.msg);
+		return -1;
+	}
+	if (report) {
+		char buf[600];
+		if (in.nunknown)
+			app_msg(a, 1, "%s", input_unknown_summary(&in, buf, sizeof buf));
+		if (in.invalid_utf8)
+			app_msg(a, 1, P_("%d invalid UTF-8 byte replaced by U+FFFD",
+					 "%d invalid UTF-8 bytes replaced by U+FFFD", in.invalid_utf8),
+				in.invalid_utf8);
+	}
+	if (!*into && !(*into = trace_new()))
+		term_fatal("%s", _("out of memory"));
+	if (!forward_run(a->m, &in, o, *into, &e))
+		term_fatal("%s", e.msg);
+	input_free(&in);
+	return 0;
+}
+
+/* Recomputes the pass (and the mask-diff pass when shown), keeping the
+ * stage on screen by name.  While decoding, the search runs again and the
+ * pass is that of the step on screen. */
+int app_recompute(struct app *a, const char *sentence, const char *target)
+{
+	a->churn = 1;
+	if (a->decoding) {
+		if (app_decode_all(a, sentence))
+			return -1;
+		if (sentence != a->sentence)
+			snprintf(a->sentence, sizeof a->sentence, "%s", sentence);
+		if (target != a->target)
+			snprintf(a->target, sizeof a->target, "%s", target);
+		return app_step_pass(a);
+	}
+	char name[STAGE_NAME_MAX] = "";
+	if (a->tr && a->tr->n)
+		snprintf(name, sizeof name, "%s", a->tr->stages[a->scr.v.stage].name);
+	if (run_into(a, sentence, target, &a->opts, &a->tr, 1))
+		return -1;
+	if (sentence != a->sentence)
+		snprintf(a->sentence, sizeof a->sentence, "%s", sentence);
+	if (target != a->target)
+		snprintf(a->target, sizeof a->target, "%s", target);
+	if (a->scr.v.flags & VF_MASK_DIFF) {
+		struct pass_opts o = a->opts;
+		o.causal = !o.causal;
+		run_into(a, a->sentence, a->target, &o, &a->alt, 0);
+	}
+	a->scr.v.tr = a->tr;
+	a->scr.v.alt = (a->scr.v.flags & VF_MASK_DIFF) ? a->alt : NULL;
+	int i = *name ? trace_index(a->tr, name) : -1;
+	a->scr.v.stage = i >= 0 ? i : (a->scr.v.stage < a->tr->n ? a->scr.v.stage : 0);
+	return 0;
+}
+
+/* ---- navigation ---- */
+
+const struct stage *app_stage(const struct app *a)
+{
+	return &a->tr->stages[a->scr.v.stage];
+}
+
+void app_go_stage(struct app *a, int i)
+{
+	if (i < 0 || i >= a->tr->n)
+		return;
+	if (i != a->scr.v.stage) {
+		a->scr.v.top = a->scr.v.left = 0;
+	}
+	a->scr.v.stage = i;
+	view_clamp(&a->scr.v);
+}
+
+/* The same stage name in layer layer+delta ("encoder.1.norm2" → ".2."). */
+void app_go_layer(struct app *a, int delta)
+{
+	const struct stage *s = app_stage(a);
+	if (s->layer < 0) {
+		app_msg(a, 0, _("this stage is not inside a layer"));
+		return;
+	}
+	const char *rest = strchr(s->name, '.');
+	rest = rest ? strchr(rest + 1, '.') : NULL;
+	const char *stack = s->block == BLK_ENCODER ? "encoder" : "decoder";
+	char name[STAGE_NAME_MAX];
+	snprintf(name, sizeof name, "%s.%d%s", stack, s->layer + delta, rest ? rest : "");
+	int i = trace_index(a->tr, name);
+	if (i >= 0)
+		app_go_stage(a, i);
+	else
+		app_msg(a, 0, s->block == BLK_ENCODER ? _("no encoder layer %d") :
+			_("no decoder layer %d"), s->layer + delta);
+}
+
+void app_go_block(struct app *a, enum block b)
+{
+	for (int i = 0; i < a->tr->n; i++)
+		if (a->tr->stages[i].block == b) {
+			app_go_stage(a, i);
+			return;
+		}
+	app_msg(a, 0, b == BLK_ENCODER ? _("this model has no encoder") :
+		b == BLK_DECODER ? _("this model has no decoder") :
+		_("this model has no output stage"));
+}
+
+void app_draw(struct app *a, struct canvas *c)
+{
+	/* TRANSLATORS: the prompts of the line editor (e and t keys); keep the
+	   space at each end */
+	static const char *const prompt[] = { "", N_(" sentence: "), N_(" target: ") };
+	struct screen *s = &a->scr;
+	s->model_name = a->m->cfg.name;
+	s->sentence = a->sentence;
+	s->target = *a->target ? a->target : NULL;
+	s->edit_prompt = a->editing ? _(prompt[a->editing]) : NULL;
+	s->edit_text = a->edit.text;
+	s->edit_cursor = a->edit.cur;
+	screen_draw(s, c);
+}
+
+/* Writes the screen as it is now to attnscope-N.svg in the current
+ * directory (the first N not taken). */
+void app_save_svg(struct app *a)
+{
+	char path[64];
+	FILE *fp = NULL;
+	for (int n = 1; n < 10000 && !fp; n++) {
+		snprintf(path, sizeof path, "attnscope-%d.svg", n);
+		fp = fopen(path, "wx");   /* x: never overwrite */
+	}
+	if (!fp) {
+		app_msg(a, 1, _("cannot write an SVG file in this directory"));
+		return;
+	}
+	int w, h;
+	term_size(&w, &h);
+	struct canvas *cv = canvas_new(w, h, DEPTH_TRUE);
+	if (!cv) {
+		fclose(fp);
+		app_msg(a, 1, _("out of memory"));
+		return;
+	}
+	a->scr.message = NULL;
+	app_draw(a, cv);
+	canvas_write_svg(cv, fp);
+	canvas_free(cv);
+	if (fclose(fp))
+		app_msg(a, 1, _("writing %s failed"), path);
+	else
+		app_msg(a, 0, _("saved %s"), path);
+}
+
+int tui_run(struct cli *c)
+{
+	struct app a;
+	memset(&a, 0, sizeof a);
+	if (c->scheme) {
+		int sch = palette_scheme_by_name(c->scheme);
+		if (sch < 0)
+			return cli_fail("--scheme must be default, high-contrast or colorblind, "
+					"not \"%s\"", c->scheme);
+		palette_set_scheme((enum scheme)sch);
+	}
+	a.scr.presenter = c->presenter;
+	a.scr.v.zoom = c->presenter ? ZOOM_BIG : ZOOM_AUTO;
+	a.opts = c->pass;
+	a.beam_w = c->beam > 1 ? c->beam : 4;
+	a.alpha = c->alpha;
+	a.force_step[0] = a.force_step[1] = -1;
+	if (c->lecture)
+		return app_lecture_run(&a, c);
+	if (!(a.m = cli_load_model(c)))
+		return 1;
+	const char *sentence = c->sentence ? c->sentence :
+			       a.m->cfg.nexamples ? a.m->cfg.examples[0] : NULL;
+	if (!sentence) {
+		model_free(a.m);
+		return cli_fail("%s: no sentence given and the model has no examples", c->model);
+	}
+	if (strlen(sentence) >= EDIT_MAX || (c->target && strlen(c->target) >= EDIT_MAX)) {
+		model_free(a.m);
+		return cli_fail("the sentence is limited to %d bytes", EDIT_MAX - 1);
+	}
+	snprintf(a.sentence, sizeof a.sentence, "%s", sentence);
+	snprintf(a.target, sizeof a.target, "%s", c->target ? c->target : "");
+	if (app_recompute(&a, a.sentence, a.target)) {
+		model_free(a.m);
+		return cli_fail("%s", a.msg + 1);
+	}
+	a.scr.v.m = a.m;
+	int status = app_loop(&a);
+	model_free(a.m);
+	return status;
+}
+
+/* Opens the terminal and runs the key loop until q. */
+int app_loop(struct app *a)
+{
+	struct err e;
+	a->scr.nkeys = keys_build_help(&a->scr.keys);
+	if (term_init(&e)) {
+		trace_free(a->tr);
+		return cli_fail("%s", e.msg);
+	}
+	int w, h;
+	term_size(&w, &h);
+	struct canvas *cv = canvas_new(w, h, term_depth());
+	if (!cv)
+		term_fatal("%s", _("out of memory"));
+	while (!a->quit) {
+		app_draw(a, cv);
+		term_show(cv);
+		if (a->churn) {
+			/* A pass or a decoding frees buffers of megabytes; glibc
+			 * keeps freed memory in its heap (and, after the first big
+			 * free, serves big buffers from it too), so over a long
+			 * session the resident size climbed by steps.  Giving the
+			 * free pages back after each recompute keeps it flat
+			 * (tests/keystorm.test) at the cost of a page fault when
+			 * they are used again. */
+#ifdef HAVE_MALLOC_TRIM
+			malloc_trim(0);
+#endif
+			a->churn = 0;
+		}
+		char utf8[8];
+		int playing = a->lec && a->play_ms > 0 && a->lstep + 1 < a->lec->n &&
+			      !a->editing;
+		int key = term_key(playing ? a->play_ms : -1, utf8);
+		if (key == TK_NONE && playing) {
+			app_lecture_go(a, a->lstep + 1);
+			continue;
+		}
+		if (key == TK_RESIZE || key == TK_NONE) {
+			term_size(&w, &h);
+			if ((w != cv->w || h != cv->h) && canvas_resize(cv, w, h))
+				term_fatal("%s", _("out of memory"));
+			a->churn = 1;
+			if (key == TK_NONE)
+				continue;
+		}
+		app_on_key(a, key, utf8);
+	}
+	term_end();
+	canvas_free(cv);
+	trace_free(a->tr);
+	trace_free(a->alt);
+	for (int k = 0; k < 2; k++)
+		decode_result_free(&a->dec[k]);
+	return 0;
+}
+

@@ -1,0 +1,94 @@
+/* app.h - the stepper's state and the parts that change it.
+ *
+ * The loop (app.c) owns the state: model, sentence, masks, trace, cursor.
+ * Each key (keys.c) changes the state; a change of the model's input or
+ * masks recomputes the pass (app.c), or the decoding (decoding.c) while
+ * decoding; a lecture (player.c) sets the state of each step.  Then the
+ * screen is drawn: screen_draw into a canvas, term_show to the terminal.
+ * The screen and the views only read. */
+#ifndef ATTNSCOPE_APP_H
+#define ATTNSCOPE_APP_H
+
+#include "lecture.h"
+#include "lineedit.h"
+#include "engine/decode.h"
+#include "engine/forward.h"
+#include "views/screen.h"
+
+#define EDIT_MAX LINEEDIT_MAX
+
+struct app {
+	struct model *m;
+	int churn;                   /* big buffers freed since the last trim */
+	char sentence[EDIT_MAX], target[EDIT_MAX];
+	struct pass_opts opts;
+	struct trace *tr;            /* the pass on screen */
+	struct trace *alt;           /* causal mask flipped, for the mask diff */
+	struct screen scr;
+	char msg[768];
+	int editing;                 /* 0, or which text: 1 sentence, 2 target */
+	struct lineedit edit;
+	int quit;
+	/* decoding: the trace on screen is the pass of one decoding step */
+	int decoding;
+	struct decode_result dec[2];  /* greedy, beam */
+	int which;                    /* the search shown: 0 greedy, 1 beam */
+	int beam_w;
+	double alpha;
+	int force_step[2], force_token[2];
+	/* lecture mode: the script and the step on screen */
+	struct lecture *lec;
+	int lstep;
+	int play_ms;                  /* --play: advance every play_ms (0: off) */
+};
+
+enum action {
+	A_NEXT, A_PREV, A_UP, A_DOWN, A_LEFT, A_RIGHT, A_PGUP, A_PGDN,
+	A_HEAD_NEXT, A_HEAD_PREV, A_LAYER_NEXT, A_LAYER_PREV,
+	A_FIRST, A_LAST, A_ENCODER, A_DECODER, A_OUTPUT,
+	A_HEADS, A_OPEN, A_INSPECT, A_DIFF, A_CURVES, A_MEAN,
+	A_MASK_DEC, A_MASK_ENC, A_ABLATE, A_EDIT, A_EDIT_TARGET,
+	A_DECODE, A_DECODE_OFF, A_STEP_NEXT, A_STEP_PREV, A_STEP_LAST,
+	A_BEAM_TOGGLE, A_BEAM_MORE, A_BEAM_LESS, A_ALPHA_UP, A_ALPHA_DOWN,
+	A_COMPARE, A_FORCE, A_UNFORCE, A_CROSS, A_EXPLAIN, A_SCHEME, A_SVG, A_PRESENTER,
+	A_ZOOM, A_HELP, A_ESCAPE, A_QUIT, A_COUNT
+};
+
+struct cli;
+
+/* app.c: messages, recomputation, navigation, drawing, the key loop */
+void app_msg(struct app *a, int is_err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Recomputes the pass for sentence/target (copied into the state),
+ * keeping the stage on screen by name; while decoding, the search runs
+ * again.  Returns -1 (the reason in the message) when the input is bad. */
+int app_recompute(struct app *a, const char *sentence, const char *target);
+const struct stage *app_stage(const struct app *a);
+void app_go_stage(struct app *a, int i);
+void app_go_layer(struct app *a, int delta);
+void app_go_block(struct app *a, enum block b);
+void app_draw(struct app *a, struct canvas *c);
+void app_save_svg(struct app *a);
+/* Opens the terminal and runs the key loop until q. */
+int app_loop(struct app *a);
+
+/* keys.c: the key table, the help made from it, what each key does */
+int keys_build_help(const struct key_help **lines);
+void app_on_key(struct app *a, int key, const char *utf8);
+
+/* decoding.c: greedy and beam search, the step on screen */
+int app_decode_all(struct app *a, const char *sentence);
+int app_step_pass(struct app *a);
+void app_decode_start(struct app *a);
+void app_decode_stop(struct app *a);
+void app_decode_action(struct app *a, enum action act);
+/* On the decoding page ↑↓ pick a candidate and [ ] a hypothesis; returns
+ * whether act was taken so. */
+int app_decoding_page_key(struct app *a, enum action act);
+
+/* player.c: lecture mode */
+void app_lecture_go(struct app *a, int i);
+/* --lecture FILE: checks the whole script first, then plays it. */
+int app_lecture_run(struct app *a, struct cli *c);
+
+#endif

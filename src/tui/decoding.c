@@ -1,0 +1,223 @@
+/* decoding.c - the stepper's decoding: greedy and beam search on the
+ * sentence, the step and hypothesis on screen, forcing a token. */
+#include <stdio.h>
+#include <string.h>
+
+#include "app.h"
+#include "term.h"
+#include "base/i18n.h"
+
+/* Runs greedy and beam search on the sentence. */
+int app_decode_all(struct app *a, const char *sentence)
+{
+	a->churn = 1;
+	struct pass_input in;
+	struct decode_opts o;
+	struct decode_result r[2];
+	struct err e;
+	if (a->m->cfg.arch == ARCH_ENC_ONLY) {
+		app_msg(a, 0, _("an encoder-only model has no decoder: there is nothing to decode"));
+		return -1;
+	}
+	if (input_build(a->m, sentence, NULL, &a->opts, &in, &e)) {
+		app_msg(a, 1, "%s", e.msg);
+		return -1;
+	}
+	for (int k = 0; k < 2; k++) {
+		decode_opts_default(&o);
+		o.beam = k ? a->beam_w : 1;
+		o.alpha = a->alpha;
+		o.force_step = a->force_step[k];
+		o.force_token = a->force_token[k];
+		if (decode_run(a->m, &in, &a->opts, &o, &r[k], &e)) {
+			if (k)
+				decode_result_free(&r[0]);
+			input_free(&in);
+			app_msg(a, 1, "%s", e.msg);
+			return -1;
+		}
+	}
+	input_free(&in);
+	for (int k = 0; k < 2; k++) {
+		decode_result_free(&a->dec[k]);
+		a->dec[k] = r[k];
+	}
+	return 0;
+}
+
+/* The pass of the step on screen: the followed hypothesis's decoder input
+ * (<s> + its tokens so far); its last row is the step's distribution. */
+int app_step_pass(struct app *a)
+{
+	struct view_state *v = &a->scr.v;
+	const struct decode_result *r = &a->dec[a->which];
+	struct pass_input in;
+	struct err e;
+	char name[STAGE_NAME_MAX] = "";
+	if (a->tr && a->tr->n)
+		snprintf(name, sizeof name, "%s", a->tr->stages[v->stage].name);
+	if (v->dec_step >= r->nsteps) v->dec_step = r->nsteps - 1;
+	if (v->dec_step < 0) v->dec_step = 0;
+	const struct decode_step *st = &r->steps[v->dec_step];
+	if (v->dec_hyp >= st->nhyps) v->dec_hyp = st->nhyps - 1;
+	if (v->dec_hyp < 0) v->dec_hyp = 0;
+	const struct hyp *h = &st->hyps[v->dec_hyp];
+	if (input_build(a->m, a->sentence, NULL, &a->opts, &in, &e)) {
+		app_msg(a, 1, "%s", e.msg);
+		return -1;
+	}
+	if (decode_set_target(a->m, &in, h->ids, h->n, a->opts.pad_target))
+		term_fatal("%s", _("out of memory"));
+	if (!a->tr && !(a->tr = trace_new()))
+		term_fatal("%s", _("out of memory"));
+	if (!forward_run(a->m, &in, &a->opts, a->tr, &e))
+		term_fatal("%s", e.msg);
+	int in_len = in.tgt_len;
+	input_free(&in);
+	v->tr = a->tr;
+	v->alt = NULL;
+	v->dec = r;
+	v->dec_other = &a->dec[!a->which];
+	v->dec_beam = a->which ? a->beam_w : 1;
+	v->dec_alpha = a->alpha;
+	int i = *name ? trace_index(a->tr, name) : -1;
+	v->stage = i >= 0 ? i : 0;
+	v->row = in_len - 1;     /* the newest token: the row this step adds */
+	return 0;
+}
+
+void app_decode_start(struct app *a)
+{
+	if (!a->decoding) {
+		a->decoding = 1;
+		a->scr.v.dec_step = a->scr.v.dec_hyp = a->scr.v.dec_cand = 0;
+		if (app_decode_all(a, a->sentence) || app_step_pass(a)) {
+			a->decoding = 0;
+			return;
+		}
+	}
+	a->scr.v.flags |= VF_DECODE;
+}
+
+void app_decode_stop(struct app *a)
+{
+	struct view_state *v = &a->scr.v;
+	if (!a->decoding)
+		return;
+	a->decoding = 0;
+	v->flags &= ~(VF_DECODE | VF_COMPARE);
+	v->dec = v->dec_other = NULL;
+	for (int k = 0; k < 2; k++)
+		decode_result_free(&a->dec[k]);
+	app_recompute(a, a->sentence, a->target);
+}
+
+/* Actions that need decoding start it first. */
+static int need_decoding(struct app *a)
+{
+	if (!a->decoding)
+		app_decode_start(a);
+	return a->decoding;
+}
+
+void app_decode_action(struct app *a, enum action act)
+{
+	struct view_state *v = &a->scr.v;
+	if (!need_decoding(a))
+		return;
+	const struct decode_result *r = &a->dec[a->which];
+	switch (act) {
+	case A_STEP_NEXT:
+		if (v->dec_step + 1 < r->nsteps)
+			v->dec_step++;
+		else
+			app_msg(a, 0, r->hit_max_len ?
+				_("the last step: the length limit was reached without </s>") :
+				_("the last step: the best hypothesis ended with </s>"));
+		break;
+	case A_STEP_PREV: if (v->dec_step > 0) v->dec_step--; break;
+	case A_STEP_LAST: v->dec_step = r->nsteps - 1; break;
+	case A_BEAM_TOGGLE: a->which = !a->which; break;
+	case A_BEAM_MORE:
+	case A_BEAM_LESS: {
+		int w = a->beam_w + (act == A_BEAM_MORE ? 1 : -1);
+		if (w < 2 || w > 16) {
+			app_msg(a, 0, _("beam width stays within 2…16 here (b switches to greedy)"));
+			return;
+		}
+		a->beam_w = w;
+		a->which = 1;
+		if (app_decode_all(a, a->sentence))
+			return;
+		app_msg(a, 0, _("beam width %d"), w);
+		break;
+	}
+	case A_ALPHA_UP:
+	case A_ALPHA_DOWN: {
+		double al = a->alpha + (act == A_ALPHA_UP ? 0.1 : -0.1);
+		if (al < -1e-9 || al > 2.0 + 1e-9) {
+			app_msg(a, 0, _("α stays within 0…2"));
+			return;
+		}
+		a->alpha = al < 1e-9 ? 0 : al;
+		if (app_decode_all(a, a->sentence))
+			return;
+		app_msg(a, 0, _("length penalty α = %.1f"), a->alpha);
+		break;
+	}
+	case A_COMPARE: v->flags ^= VF_COMPARE; break;
+	case A_FORCE: {
+		const struct decode_step *st = &r->steps[v->dec_step];
+		int k = 0, tok = -1;
+		for (int i = 0; i < st->ncands; i++)
+			if (st->cands[i].parent == v->dec_hyp && k++ == v->dec_cand)
+				tok = st->cands[i].token;
+		if (tok < 0) {
+			app_msg(a, 0, _("select a candidate with ↑/↓ first"));
+			return;
+		}
+		/* the forced token continues the followed hypothesis: follow it */
+		a->force_step[a->which] = v->dec_step;
+		a->force_token[a->which] = tok;
+		if (app_decode_all(a, a->sentence))
+			return;
+		v->dec_hyp = 0;
+		app_msg(a, 0, _("what-if: step %d forced to “%s”; decoding continues from there "
+				"(F undoes)"), v->dec_step + 1, vocab_str(&a->m->tgt_vocab, tok));
+		break;
+	}
+	case A_UNFORCE:
+		a->force_step[a->which] = -1;
+		if (app_decode_all(a, a->sentence))
+			return;
+		break;
+	default:
+		break;
+	}
+	app_step_pass(a);
+}
+
+/* On the decoding page ↑↓ pick a candidate and [ ] a hypothesis. */
+int app_decoding_page_key(struct app *a, enum action act)
+{
+	struct view_state *v = &a->scr.v;
+	if (!a->decoding || !(v->flags & VF_DECODE) || (v->flags & VF_COMPARE))
+		return 0;
+	const struct decode_step *st = &a->dec[a->which].steps[v->dec_step];
+	int ncand = 0;
+	for (int i = 0; i < st->ncands; i++)
+		ncand += st->cands[i].parent == v->dec_hyp;
+	switch (act) {
+	case A_UP: if (v->dec_cand > 0) v->dec_cand--; return 1;
+	case A_DOWN: if (v->dec_cand + 1 < ncand) v->dec_cand++; return 1;
+	case A_HEAD_NEXT:
+	case A_HEAD_PREV:
+		v->dec_hyp = (v->dec_hyp + (act == A_HEAD_NEXT ? 1 : st->nhyps - 1)) % st->nhyps;
+		v->dec_cand = 0;
+		app_step_pass(a);
+		return 1;
+	default:
+		return 0;
+	}
+}
+

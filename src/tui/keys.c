@@ -1,0 +1,418 @@
+/* keys.c - the stepper's one key table, the help screen made from it, and
+ * what each key does to the state (app.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "app.h"
+#include "term.h"
+#include "base/i18n.h"
+#include "views/palette.h"
+
+/* What each action does: the help screen's text (translated in keys_build_help). */
+static const char *const ACTION_HELP[A_COUNT] = {
+	/* TRANSLATORS: the help screen (? key): what a key does, beside the key
+	   names in a column; keep each one short. */
+	[A_NEXT] = N_("next stage"),
+	[A_PREV] = N_("previous stage"),
+	[A_UP] = N_("cursor up: row (query / token; candidate on the decoding page)"),
+	[A_DOWN] = N_("cursor down"),
+	[A_LEFT] = N_("cursor left: column (key / dimension)"),
+	[A_RIGHT] = N_("cursor right"),
+	[A_PGUP] = N_("cursor 10 rows up"),
+	[A_PGDN] = N_("cursor 10 rows down"),
+	[A_HEAD_NEXT] = N_("next head (decoding page: next hypothesis)"),
+	[A_HEAD_PREV] = N_("previous head (decoding page: previous hypothesis)"),
+	[A_LAYER_NEXT] = N_("same stage in the next layer"),
+	[A_LAYER_PREV] = N_("same stage in the previous layer"),
+	[A_FIRST] = N_("first stage"),
+	[A_LAST] = N_("last stage"),
+	[A_ENCODER] = N_("jump to the encoder"),
+	[A_DECODER] = N_("jump to the decoder"),
+	[A_OUTPUT] = N_("jump to the output"),
+	[A_HEADS] = N_("all heads at once (Enter opens the selected head)"),
+	[A_OPEN] = N_("open the selected head"),
+	[A_INSPECT] = N_("cell inspector: q·k term by term, ÷√dk, mask, softmax, ·V"),
+	[A_DIFF] = N_("mask diff: this head with and without the causal mask"),
+	[A_CURVES] = N_("positional encoding: sin/cos curves"),
+	[A_MEAN] = N_("mean over heads (long sequences)"),
+	[A_MASK_DEC] = N_("decoder causal mask on/off (recomputes)"),
+	[A_MASK_ENC] = N_("encoder causal mask on/off (recomputes)"),
+	[A_ABLATE] = N_("what-if: zero the selected head and recompute (again: restore)"),
+	[A_EDIT] = N_("edit the sentence"),
+	[A_EDIT_TARGET] = N_("edit the target (teacher forcing); empty: none"),
+	[A_DECODE] = N_("decoding page on/off (starts decoding the sentence)"),
+	[A_DECODE_OFF] = N_("stop decoding: back to the teacher-forced pass"),
+	[A_STEP_NEXT] = N_("decoding: next step"),
+	[A_STEP_PREV] = N_("decoding: previous step"),
+	[A_STEP_LAST] = N_("decoding: run to the end"),
+	[A_BEAM_TOGGLE] = N_("decoding: greedy ↔ beam search"),
+	[A_BEAM_MORE] = N_("decoding: beam width +1"),
+	[A_BEAM_LESS] = N_("decoding: beam width −1"),
+	[A_ALPHA_UP] = N_("decoding: length penalty α +0.1"),
+	[A_ALPHA_DOWN] = N_("decoding: length penalty α −0.1"),
+	[A_COMPARE] = N_("decoding: greedy and beam side by side"),
+	[A_FORCE] = N_("what-if: force the selected candidate at this step"),
+	[A_UNFORCE] = N_("what-if: undo the forced token"),
+	[A_CROSS] = N_("cross-attention of the last decoder layer, newest token's row"),
+	[A_EXPLAIN] = N_("what this stage does: the explanation panel"),
+	/* TRANSLATORS: the three colour schemes, in the order S cycles them */
+	[A_SCHEME] = N_("colours: default / high contrast / colour-blind safe"),
+	[A_SVG] = N_("save the view as SVG (the path is shown)"),
+	[A_PRESENTER] = N_("presenter mode for projectors: big cells, no stage list"),
+	/* TRANSLATORS: the zoom levels, as the "zoom: %s" message names them */
+	[A_ZOOM] = N_("zoom: auto / numbers / cells / fit / big"),
+	[A_HELP] = N_("this help (Esc closes)"),
+	[A_ESCAPE] = N_("close help and overlays"),
+	[A_QUIT] = N_("quit"),
+};
+
+struct binding {
+	int key;
+	const char *name;    /* as the help screen shows it */
+	enum action act;
+};
+
+/* The one key table: the loop dispatches from it, the help screen is made
+ * from it. */
+static const struct binding KEYS[] = {
+	{ TK_RIGHT, "→", A_NEXT }, { 'n', "n", A_NEXT }, { ' ', "space", A_NEXT },
+	{ TK_LEFT, "←", A_PREV }, { 'p', "p", A_PREV }, { TK_BACKSPACE, "backspace", A_PREV },
+	{ TK_UP, "↑", A_UP }, { 'k', "k", A_UP }, { TK_DOWN, "↓", A_DOWN }, { 'j', "j", A_DOWN },
+	{ 'h', "h", A_LEFT }, { TK_SLEFT, "shift-←", A_LEFT },
+	{ 'l', "l", A_RIGHT }, { TK_SRIGHT, "shift-→", A_RIGHT },
+	{ TK_PGUP, "PgUp", A_PGUP }, { TK_PGDN, "PgDn", A_PGDN },
+	{ ']', "]", A_HEAD_NEXT }, { TK_TAB, "tab", A_HEAD_NEXT },
+	{ '[', "[", A_HEAD_PREV }, { TK_BTAB, "shift-tab", A_HEAD_PREV },
+	{ '}', "}", A_LAYER_NEXT }, { '{', "{", A_LAYER_PREV },
+	{ TK_HOME, "home", A_FIRST }, { 'g', "g", A_FIRST },
+	{ TK_END, "end", A_LAST }, { 'G', "G", A_LAST },
+	{ 'E', "E", A_ENCODER }, { 'D', "D", A_DECODER }, { 'O', "O", A_OUTPUT },
+	{ 'a', "a", A_HEADS }, { TK_ENTER, "Enter", A_OPEN }, { 'A', "A", A_MEAN },
+	{ 'i', "i", A_INSPECT }, { 'd', "d", A_DIFF }, { 'c', "c", A_CURVES },
+	{ 'm', "m", A_MASK_DEC }, { 'M', "M", A_MASK_ENC }, { 'x', "x", A_ABLATE },
+	{ 'e', "e", A_EDIT }, { '/', "/", A_EDIT }, { 't', "t", A_EDIT_TARGET },
+	{ 'r', "r", A_DECODE }, { 'R', "R", A_DECODE_OFF },
+	{ '.', ".", A_STEP_NEXT }, { '>', ">", A_STEP_NEXT },
+	{ ',', ",", A_STEP_PREV }, { '<', "<", A_STEP_PREV }, { '$', "$", A_STEP_LAST },
+	{ 'b', "b", A_BEAM_TOGGLE }, { '+', "+", A_BEAM_MORE }, { '=', "=", A_BEAM_MORE },
+	{ '-', "-", A_BEAM_LESS }, { ')', ")", A_ALPHA_UP }, { '(', "(", A_ALPHA_DOWN },
+	{ 'w', "w", A_EXPLAIN }, { 'P', "P", A_PRESENTER }, { 'S', "S", A_SCHEME }, { 's', "s", A_SVG },
+	{ 'X', "X", A_CROSS }, { 'C', "C", A_COMPARE }, { 'f', "f", A_FORCE }, { 'F', "F", A_UNFORCE },
+	{ 'z', "z", A_ZOOM }, { '?', "?", A_HELP }, { TK_F1, "F1", A_HELP },
+	{ TK_ESC, "Esc", A_ESCAPE }, { 'q', "q", A_QUIT },
+};
+
+/* Help lines made from KEYS: the keys of each action, in table order. */
+static struct key_help help_lines[A_COUNT];
+static char help_keys[A_COUNT][48];
+
+int keys_build_help(const struct key_help **lines)
+{
+	*lines = help_lines;
+	int n = 0;
+	for (int act = 0; act < A_COUNT; act++) {
+		help_keys[n][0] = 0;
+		for (size_t i = 0; i < sizeof KEYS / sizeof *KEYS; i++) {
+			if ((int)KEYS[i].act != act)
+				continue;
+			size_t l = strlen(help_keys[n]);
+			snprintf(help_keys[n] + l, sizeof help_keys[n] - l, "%s%s",
+				 l ? " " : "", KEYS[i].name);
+		}
+		if (!help_keys[n][0])
+			continue;
+		help_lines[n].keys = help_keys[n];
+		help_lines[n].what = _(ACTION_HELP[act]);
+		n++;
+	}
+	return n;
+}
+
+static int is_attention_stage(const struct stage *s)
+{
+	return strstr(s->name, "_attn.") != NULL;
+}
+
+static void toggle_flag(struct app *a, int flag, int need_attention,
+			const char *why)
+{
+	const struct stage *s = app_stage(a);
+	if (!(a->scr.v.flags & flag) && need_attention &&
+	    !(s->kind == SK_SCORES || s->kind == SK_WEIGHTS)) {
+		app_msg(a, 0, "%s", why);
+		return;
+	}
+	a->scr.v.flags ^= flag;
+}
+
+static void ablate(struct app *a)
+{
+	const struct stage *s = app_stage(a);
+	struct pass_opts *o = &a->opts;
+	if (o->ablate_head >= 0) {
+		o->ablate_head = -1;
+		app_recompute(a, a->sentence, a->target);
+		app_msg(a, 0, _("head restored"));
+		return;
+	}
+	if (!is_attention_stage(s)) {
+		app_msg(a, 0, _("select an attention stage to ablate one of its heads"));
+		return;
+	}
+	o->ablate_block = s->block;
+	o->ablate_layer = s->layer;
+	o->ablate_attn = strstr(s->name, "cross_attn") != NULL;
+	o->ablate_head = a->scr.v.head;
+	app_recompute(a, a->sentence, a->target);
+	/* (the encoder has self-attention only) */
+	app_msg(a, 0, s->block == BLK_ENCODER ?
+		_("what-if: encoder layer %d self-attention head %d zeroed — step on to see "
+		  "the effect; x restores") : o->ablate_attn ?
+		_("what-if: decoder layer %d cross-attention head %d zeroed — step on to see "
+		  "the effect; x restores") :
+		_("what-if: decoder layer %d self-attention head %d zeroed — step on to see "
+		  "the effect; x restores"), s->layer, o->ablate_head);
+}
+
+/* ---- the line editor ---- */
+
+static void edit_open(struct app *a, int which)
+{
+	if (which == 2 && a->m->cfg.arch == ARCH_ENC_ONLY) {
+		app_msg(a, 0, _("an encoder-only model has no decoder: no target to edit"));
+		return;
+	}
+	a->editing = which;
+	lineedit_set(&a->edit, which == 1 ? a->sentence : a->target);
+}
+
+static void edit_key(struct app *a, int key, const char *utf8)
+{
+	switch (lineedit_key(&a->edit, key, utf8)) {
+	case LE_CANCEL:
+		a->editing = 0;
+		break;
+	case LE_ACCEPT: {
+		int which = a->editing;
+		a->editing = 0;
+		a->scr.message = NULL;
+		if (which == 1)
+			app_recompute(a, a->edit.text, a->target);
+		else
+			app_recompute(a, a->sentence, a->edit.text);
+		break;
+	}
+	case LE_FULL:
+		app_msg(a, 1, _("the text is limited to %d bytes"), EDIT_MAX - 2);
+		break;
+	case LE_NONE:
+		break;
+	}
+}
+
+static void mouse_click(struct app *a)
+{
+	int x, y;
+	term_mouse(&x, &y);
+	int st = screen_stage_at(&a->scr, x, y);
+	if (st >= 0) {
+		app_go_stage(a, st);
+		return;
+	}
+	const struct grid_geom *g = &a->scr.v.geom;
+	if (!g->valid || x < g->x0 || y < g->y0)
+		return;
+	int col = (x - g->x0) / g->cw;
+	int row = g->ch > 1 ? (y - g->y0) / g->ch : (y - g->y0) * g->rh;
+	if (col < g->nc && row < g->nr) {
+		a->scr.v.col = g->left + col;
+		a->scr.v.row = g->top + row;
+	}
+}
+
+/* The zoom levels in enum zoom order, for the message of z. */
+static const char *const ZOOM_NAMES[ZOOM_COUNT] = {
+	/* TRANSLATORS: zoom levels (z key), shown as "zoom: %s" and listed in
+	   the help line "zoom: auto / numbers / cells / fit / big" */
+	N_("auto"), N_("numbers"), N_("cells"), N_("fit"), N_("big")
+};
+
+static void do_action(struct app *a, enum action act)
+{
+	struct view_state *v = &a->scr.v;
+	if (a->lec && (act == A_NEXT || act == A_PREV)) {
+		/* a lecture: the space bar plays the script */
+		app_lecture_go(a, a->lstep + (act == A_NEXT ? 1 : -1));
+		return;
+	}
+	if (app_decoding_page_key(a, act))
+		return;
+	switch (act) {
+	case A_NEXT: app_go_stage(a, v->stage + 1); break;
+	case A_PREV: app_go_stage(a, v->stage - 1); break;
+	case A_UP: v->row--; break;
+	case A_DOWN: v->row++; break;
+	case A_LEFT: v->col--; break;
+	case A_RIGHT: v->col++; break;
+	case A_PGUP: v->row -= 10; break;
+	case A_PGDN: v->row += 10; break;
+	case A_HEAD_NEXT: v->head = (v->head + 1) % view_heads(app_stage(a)); break;
+	case A_HEAD_PREV: v->head = (v->head + view_heads(app_stage(a)) - 1) % view_heads(app_stage(a)); break;
+	case A_LAYER_NEXT: app_go_layer(a, 1); break;
+	case A_LAYER_PREV: app_go_layer(a, -1); break;
+	case A_FIRST: app_go_stage(a, 0); break;
+	case A_LAST: app_go_stage(a, a->tr->n - 1); break;
+	case A_ENCODER: app_go_block(a, BLK_ENCODER); break;
+	case A_DECODER: app_go_block(a, BLK_DECODER); break;
+	case A_OUTPUT: app_go_block(a, BLK_OUTPUT); break;
+	case A_HEADS:
+		if (view_heads(app_stage(a)) > 1)
+			v->flags ^= VF_ALL_HEADS;
+		else
+			app_msg(a, 0, _("this stage has no heads to show side by side"));
+		break;
+	case A_MEAN:
+		if (view_heads(app_stage(a)) > 1)
+			v->flags ^= VF_MEAN_HEADS | (v->flags & VF_ALL_HEADS ? 0 : VF_ALL_HEADS);
+		break;
+	case A_OPEN: v->flags &= ~(VF_ALL_HEADS | VF_MEAN_HEADS); break;
+	case A_INSPECT:
+		toggle_flag(a, VF_INSPECT, 1, _("the inspector works on attention scores and weights"));
+		break;
+	case A_DIFF:
+		toggle_flag(a, VF_MASK_DIFF, 1, _("the mask diff works on attention scores and weights"));
+		if (v->flags & VF_MASK_DIFF)
+			app_recompute(a, a->sentence, a->target);
+		else
+			v->alt = NULL;
+		break;
+	case A_CURVES:
+		if (strstr(app_stage(a)->name, ".pos"))
+			v->flags ^= VF_PE_CURVES;
+		else
+			app_msg(a, 0, _("curves are for the positional encoding stages (src.pos, tgt.pos)"));
+		break;
+	case A_MASK_DEC:
+		if (a->m->cfg.arch == ARCH_ENC_ONLY) {
+			app_msg(a, 0, _("an encoder-only model has no decoder mask (M: encoder mask)"));
+			break;
+		}
+		a->opts.causal = !a->opts.causal;
+		app_recompute(a, a->sentence, a->target);
+		app_msg(a, 0, a->opts.causal ? _("decoder causal mask ON: a token sees only the past") :
+			_("decoder causal mask OFF: every decoder token sees the future"));
+		break;
+	case A_MASK_ENC:
+		if (a->m->cfg.arch == ARCH_DEC_ONLY) {
+			app_msg(a, 0, _("a decoder-only model has no encoder"));
+			break;
+		}
+		a->opts.encoder_causal = !a->opts.encoder_causal;
+		app_recompute(a, a->sentence, a->target);
+		app_msg(a, 0, a->opts.encoder_causal ? _("encoder causal mask ON") :
+			_("encoder causal mask OFF"));
+		break;
+	case A_ABLATE: ablate(a); break;
+	case A_EDIT: edit_open(a, 1); break;
+	case A_EDIT_TARGET: edit_open(a, 2); break;
+	case A_ZOOM:
+		v->zoom = (v->zoom + 1) % ZOOM_COUNT;
+		app_msg(a, 0, _("zoom: %s"), _(ZOOM_NAMES[v->zoom]));
+		break;
+	case A_DECODE:
+		if (a->decoding && (v->flags & VF_DECODE))
+			v->flags &= ~(VF_DECODE | VF_COMPARE);
+		else
+			app_decode_start(a);
+		break;
+	case A_DECODE_OFF: app_decode_stop(a); break;
+	case A_STEP_NEXT: case A_STEP_PREV: case A_STEP_LAST: case A_BEAM_TOGGLE:
+	case A_BEAM_MORE: case A_BEAM_LESS: case A_ALPHA_UP: case A_ALPHA_DOWN:
+	case A_COMPARE: case A_FORCE: case A_UNFORCE:
+		app_decode_action(a, act);
+		break;
+	case A_CROSS: {
+		char name[STAGE_NAME_MAX];
+		snprintf(name, sizeof name, "decoder.%d.cross_attn.weights",
+			 a->m->cfg.dec_layers - 1);
+		int i = trace_index(a->tr, name);
+		if (i < 0) {
+			app_msg(a, 0, _("this model has no cross-attention"));
+			break;
+		}
+		v->flags &= ~(VF_DECODE | VF_COMPARE);
+		app_go_stage(a, i);
+		/* the newest decoder token (the last row that is not padding) */
+		v->row = a->tr->T - 1;
+		while (v->row > 0 && !strcmp(a->tr->tgt_tokens[v->row], "<pad>"))
+			v->row--;
+		break;
+	}
+	case A_EXPLAIN: a->scr.show_explain = !a->scr.show_explain; break;
+	case A_SCHEME: {
+		enum scheme sch = (enum scheme)((palette_scheme() + 1) % SCHEME_COUNT);
+		palette_set_scheme(sch);
+		app_msg(a, 0, _("colours: %s"), palette_scheme_name(sch));
+		break;
+	}
+	case A_SVG: app_save_svg(a); break;
+	case A_PRESENTER:
+		a->scr.presenter = !a->scr.presenter;
+		v->zoom = a->scr.presenter ? ZOOM_BIG : ZOOM_AUTO;
+		break;
+	case A_COUNT: break;
+	case A_HELP:
+		a->scr.show_help = !a->scr.show_help;
+		a->scr.help_top = 0;
+		break;
+	case A_ESCAPE:
+		a->scr.show_help = 0;
+		v->flags &= ~(VF_INSPECT | VF_MASK_DIFF | VF_ALL_HEADS | VF_MEAN_HEADS |
+			      VF_PE_CURVES | VF_DECODE | VF_COMPARE);
+		break;
+	case A_QUIT: a->quit = 1; break;
+	}
+}
+
+/* The action bound to key, or A_COUNT when none is. */
+static enum action key_action(int key)
+{
+	for (size_t i = 0; i < sizeof KEYS / sizeof *KEYS; i++)
+		if (KEYS[i].key == key)
+			return KEYS[i].act;
+	return A_COUNT;
+}
+
+/* While the help is open the cursor keys scroll it (it scrolls only on a
+ * terminal too small for the whole table).  Returns whether act did. */
+static int help_scroll(struct app *a, enum action act)
+{
+	int d = act == A_DOWN ? 1 : act == A_UP ? -1 : act == A_PGDN ? 10 :
+		act == A_PGUP ? -10 : 0;
+	if (!d)
+		return 0;
+	int top = a->scr.help_top + d;
+	a->scr.help_top = top < 0 ? 0 : top >= a->scr.nkeys ? a->scr.nkeys - 1 : top;
+	return 1;
+}
+
+void app_on_key(struct app *a, int key, const char *utf8)
+{
+	if (key == TK_RESIZE)
+		return;
+	if (a->editing) {
+		edit_key(a, key, utf8);
+		return;
+	}
+	a->scr.message = NULL;
+	if (key == TK_MOUSE) {
+		mouse_click(a);
+		return;
+	}
+	enum action act = key_action(key);
+	if (act == A_COUNT || (a->scr.show_help && help_scroll(a, act)))
+		return;
+	do_action(a, act);
+	view_clamp(&a->scr.v);
+}
+

@@ -1,0 +1,116 @@
+/* player.c - lecture mode: each step of a lecture script sets the
+ * stepper's state (sentence, masks, stage, head, cursor, view, caption). */
+#include <stdio.h>
+#include <string.h>
+
+#include "app.h"
+#include "base/i18n.h"
+#include "common/options.h"
+
+void app_lecture_go(struct app *a, int i)
+{
+	const struct lecture *l = a->lec;
+	struct view_state *v = &a->scr.v;
+	if (i < 0 || i >= l->n) {
+		app_msg(a, 0, i < 0 ? _("the first step of the lecture") :
+			_("the end of the lecture (← goes back, q quits)"));
+		return;
+	}
+	const struct lstep *s = &l->steps[i];
+	a->lstep = i;
+	a->m = lecture_model(l, i);
+	v->m = a->m;
+	a->opts.causal = s->causal;
+	a->opts.encoder_causal = s->encoder_causal;
+	a->opts.ablate_head = -1;
+	snprintf(a->sentence, sizeof a->sentence, "%s", s->sentence);
+	snprintf(a->target, sizeof a->target, "%s", s->target);
+	v->flags = 0;
+	a->scr.show_help = 0;
+	int decoding = s->view == LV_DECODE || s->view == LV_COMPARE;
+	if (a->decoding) {
+		a->decoding = 0;
+		v->dec = v->dec_other = NULL;
+	}
+	if (decoding) {
+		a->which = s->beam > 1;
+		if (s->beam > 1)
+			a->beam_w = s->beam;
+		a->alpha = s->alpha;
+		a->force_step[0] = a->force_step[1] = -1;
+		v->dec_step = s->dec_step;
+		v->dec_hyp = v->dec_cand = 0;
+		a->decoding = 1;
+		if (app_decode_all(a, a->sentence) || app_step_pass(a)) {
+			a->decoding = 0;
+			return;
+		}
+		v->flags |= s->view == LV_DECODE ? VF_DECODE : VF_COMPARE;
+	} else if (app_recompute(a, a->sentence, a->target)) {
+		return;
+	}
+	if (s->stage) {
+		int k = trace_index(a->tr, s->stage);
+		if (k >= 0)
+			v->stage = k;
+	}
+	v->head = s->head;
+	v->top = v->left = 0;
+	if (s->row >= 0) {
+		v->row = s->row;
+		v->col = s->col;
+	}
+	static const int FLAGS[] = {
+		[LV_STAGE] = 0, [LV_HEADS] = VF_ALL_HEADS,
+		[LV_MEAN] = VF_ALL_HEADS | VF_MEAN_HEADS, [LV_INSPECT] = VF_INSPECT,
+		[LV_MASKDIFF] = VF_MASK_DIFF, [LV_CURVES] = VF_PE_CURVES,
+		[LV_DECODE] = VF_DECODE, [LV_COMPARE] = VF_COMPARE,
+	};
+	v->flags |= FLAGS[s->view];
+	if (s->view == LV_MASKDIFF)
+		app_recompute(a, a->sentence, a->target);   /* the other pass, too */
+	view_clamp(v);
+	a->scr.caption = s->caption ? _(s->caption) : NULL;   /* po/lecture-captions.pot */
+	a->scr.show_explain = s->explain;
+	snprintf(a->scr.caption_title, sizeof a->scr.caption_title, "%d / %d%s%s",
+		 i + 1, l->n, l->title ? " · " : "", l->title ? _(l->title) : "");
+	a->scr.message = NULL;
+}
+
+/* --lecture FILE: check the whole script first, then play it. */
+int app_lecture_run(struct app *a, struct cli *c)
+{
+	struct lecture l;
+	struct err e;
+	if (c->pot) {
+		int r = lecture_load(&l, c->lecture, &e);
+		if (!r)
+			lecture_write_pot(&l, stdout);
+		lecture_free(&l);
+		return r ? cli_fail("%s", e.msg) : 0;
+	}
+	if (lecture_load(&l, c->lecture, &e) || lecture_check(&l, &e)) {
+		lecture_free(&l);
+		return cli_fail("%s", e.msg);
+	}
+	if (c->check) {
+		/* (the English says "steps" for one step too) */
+		printf(P_("%s: %d steps, every stage, head and cursor exists\n",
+			  "%s: %d steps, every stage, head and cursor exists\n", l.n),
+		       c->lecture, l.n);
+		lecture_free(&l);
+		return 0;
+	}
+	a->lec = &l;
+	a->play_ms = c->play_ms;
+	a->m = lecture_model(&l, 0);
+	a->scr.v.m = a->m;
+	app_lecture_go(a, 0);
+	if (!a->tr) {
+		lecture_free(&l);
+		return cli_fail("%s", a->msg + 1);
+	}
+	int status = app_loop(a);
+	lecture_free(&l);
+	return status;
+}

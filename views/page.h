@@ -1,0 +1,50 @@
+/* page.h - the decoding page being drawn (views/decoding.c), as its beam
+ * lattice and ranking (views/lattice.c) read it too, and the helpers both
+ * read it with. */
+#ifndef ATTNSCOPE_PAGE_H
+#define ATTNSCOPE_PAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "canvas.h"
+#include "view.h"
+#include "engine/decode.h"
+#include "formats/vocab.h"
+
+#define TOKEN_MAX 12     /* columns for a token in tables */
+#define SLOTS_MAX DECODE_MAX_BEAM
+
+struct page {
+	const struct decode_result *d;
+	const struct vocab *voc;
+	char **prompt; int np;   /* decoder input before the outputs: <s>, or
+	                            <s> + the prompt of a decoder-only model */
+	int N, s, hyp, beam;     /* steps, step on screen, followed slot, B */
+	int cand;                /* selected candidate (for the what-if key) */
+	double alpha;
+	int *anc;                /* [s+1] followed hypothesis's slot per step */
+	char *sos[1];            /* the prompt of an encoder-decoder */
+};
+
+/* Token id's text (or "#id" when the vocabulary has none). */
+static inline const char *page_tok(const struct page *P, int32_t id, char *buf, size_t n)
+{
+	const char *t = P->voc ? vocab_str(P->voc, id) : NULL;
+	if (t)
+		return t;
+	snprintf(buf, n, "#%d", (int)id);
+	return buf;
+}
+
+/* Finished entry f is visible at the page's step: </s> hypotheses from the
+ * step they ended, the length-limited ones at the last step. */
+static inline int page_fin_visible(const struct page *P, int f)
+{
+	if (P->d->hit_max_len)
+		return P->s == P->N - 1;
+	return P->d->finished[f].n <= P->s || P->s == P->N - 1;
+}
+
+#endif
