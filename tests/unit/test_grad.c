@@ -10,10 +10,27 @@
  * fully masked rows must give exactly zero weights and gradients.
  *
  * Model level (backprop.h): for each parameter tensor, the derivative of
- * the batch loss along a random unit direction (central differences at
- * steps 1e-2 and 5e-3, Richardson-extrapolated) is compared with
- * gradient·direction; tolerance 2e-2 relative (plus 1e-5 absolute for
- * tensors whose gradient is ~0).  Configurations: post- and pre-norm,
+ * the batch loss along a unit direction u (central differences at steps
+ * 1e-2 and 5e-3, Richardson-extrapolated) is compared with gradient·u.
+ * The tolerance is 2e-2 relative plus an absolute term that follows from
+ * float32 rounding, so that it holds on every correct BLAS kernel (issue
+ * 19; a fixed 1e-5 held only on the kernels it was tuned on):
+ *   the loss is computed from float32 activations, so an evaluation is
+ *   off by at most ε = LOSS_ULPS · 2⁻²⁴ · max(1, |L|) (a few float32 ulps
+ *   of the loss; which kernel decides where in that band it lands, and
+ *   the test measures the band below, by one-ulp nudges of parameters, so
+ *   the premise is checked rather than assumed).  A central difference at
+ *   step s is then off by ≤ ε/s, the Richardson combination
+ *   (4·D(h/2) − D(h))/3 by ≤ (4·2ε/h + ε/h)/3 = 3ε/h: that is the absolute
+ *   term (about 1.4e-4 for L ≈ 2).
+ * To keep that term from hiding anything, u is not purely random: it is
+ * the unit vector along ĝ + r (ĝ the analytic gradient's direction, r a
+ * random unit vector), so gradient·u ≈ ‖g‖/√2, which for every tensor here
+ * (‖g‖ ≥ 0.06) is hundreds of times the rounding term — float32 rounding
+ * cannot reach the tolerance — while the r half still exposes an error
+ * orthogonal to the gradient.  A tensor whose analytic gradient is
+ * exactly 0 (u = r alone, which may miss the true gradient) has every
+ * element's derivative checked against the rounding term instead.  Configurations: post- and pre-norm,
  * sinusoidal and learned positions, tied and untied generator with bias,
  * shared vocabulary, decoder-only, label smoothing, and a padded batch.
  * These use GELU: a finite difference that straddles relu's kink is not a
@@ -43,7 +60,9 @@
 #include "engine/trace.h"
 
 static const double OP_RTOL = 1e-2, OP_H = 1e-3;
-static const double MODEL_RTOL = 2e-2, MODEL_ATOL = 1e-5, MODEL_H = 1e-2;
+static const double MODEL_RTOL = 2e-2, MODEL_H = 1e-2;
+/* float32 ulps of the loss one evaluation may be off by (see the top) */
+static const double LOSS_ULPS = 4;
 static const double RELU_RTOL = 2e-2;
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
@@ -495,7 +514,26 @@ static void check_model(const char *what, struct model *m, int B, float eps,
 		return;
 	}
 	g_bp = bp, g_tb = &t, g_eps = eps;
-	int bad = 0;
+	/* the rounding band ε, and the check of it: nudging one parameter by
+	 * one ulp changes the true loss by ~1e-10, so any larger change of the
+	 * computed loss is float32 rounding, and two evaluations each within ε
+	 * differ by at most 2ε */
+	const double L0 = model_loss();
+	const double loss_eps = LOSS_ULPS * 0x1p-24 * fmax(1, fabs(L0));
+	double jitter = 0;
+	for (int i = 0; i < m->ntensors; i++) {
+		struct wtensor *w = &m->tensors[i];
+		size_t n = (size_t)w->shape[0] * w->shape[1];
+		for (int k = 0; k < 2; k++) {
+			float *p = &w->data[(size_t)(k * 7919u) % n], s0 = *p;
+			*p = nextafterf(s0, k ? INFINITY : -INFINITY);
+			jitter = fmax(jitter, fabs(model_loss() - L0));
+			*p = s0;
+		}
+	}
+	tap_ok(jitter <= 2 * loss_eps, "%s: float32 rounding of the loss %.2g within the "
+	       "assumed 2ε = %.2g (ε = %g ulps)", what, jitter, 2 * loss_eps, LOSS_ULPS);
+	int bad = 0, zero_bad = 0;
 	double worst = 0, num2 = 0, ref2 = 0;
 	const char *worst_name = "";
 	for (int i = 0; i < m->ntensors; i++) {
@@ -503,10 +541,19 @@ static void check_model(const char *what, struct model *m, int B, float eps,
 		size_t n = (size_t)w->shape[0] * w->shape[1];
 		const float *g = backprop_grad(bp, i);
 		float *save = malloc(n * sizeof *save), *u = malloc(n * sizeof *u);
-		double un = 0;
+		/* u along ĝ + r (r random unit, ĝ = g/‖g‖, or 0 if g = 0) */
+		double rn = 0, gn = 0;
 		for (size_t j = 0; j < n; j++) {
 			u[j] = frand();
-			un += (double)u[j] * u[j];
+			rn += (double)u[j] * u[j];
+			gn += (double)g[j] * g[j];
+		}
+		rn = sqrt(rn), gn = sqrt(gn);
+		double un = 0;
+		for (size_t j = 0; j < n; j++) {
+			double v = u[j] / rn + (gn > 0 ? g[j] / gn : 0);
+			u[j] = (float)v;
+			un += v * v;
 		}
 		un = sqrt(un);
 		double an = 0;
@@ -516,8 +563,27 @@ static void check_model(const char *what, struct model *m, int B, float eps,
 		}
 		memcpy(save, w->data, n * sizeof *save);
 		double fd = richardson(w->data, save, u, n);
+		double atol = 3 * loss_eps / MODEL_H;
+		if (gn == 0) {
+			/* no analytic gradient at all, so u is only r, which may be
+			 * nearly orthogonal to the true gradient: then every
+			 * element's own derivative must be rounding alone */
+			for (size_t j = 0; j < n; j++)
+				u[j] = 0;
+			for (size_t j = 0; j < n; j++) {
+				u[j] = 1;
+				double fj = richardson(w->data, save, u, n);
+				u[j] = 0;
+				if (!(fabs(fj) <= atol)) {
+					zero_bad++;
+					printf("# %s: %s: analytic gradient 0, but element %zu's "
+					       "derivative is %.6g\n", what, w->name, j, fj);
+					break;
+				}
+			}
+		}
 		memcpy(w->data, save, n * sizeof *save);
-		double err = fabs(fd - an), lim = MODEL_RTOL * fmax(fabs(fd), fabs(an)) + MODEL_ATOL;
+		double err = fabs(fd - an), lim = MODEL_RTOL * fmax(fabs(fd), fabs(an)) + atol;
 		num2 += err * err;
 		ref2 += an * an;
 		if (!aggregate && !(err <= lim)) {
@@ -534,13 +600,13 @@ static void check_model(const char *what, struct model *m, int B, float eps,
 	}
 	if (aggregate) {
 		double rel = sqrt(num2 / ref2);
-		tap_ok(rel <= RELU_RTOL, "%s: %d tensors' directional derivatives, aggregate "
+		tap_ok(rel <= RELU_RTOL && !zero_bad, "%s: %d tensors' directional derivatives, aggregate "
 		       "relative error %.2g (tol %g; worst tensor %.2g at %s)", what,
 		       m->ntensors, rel, RELU_RTOL, worst, worst_name);
 	} else {
-		tap_ok(!bad, "%s: %d tensors' directional derivatives (tol %g rel + %g; "
-		       "worst %.2g at %s)", what, m->ntensors, MODEL_RTOL, MODEL_ATOL,
-		       worst, worst_name);
+		tap_ok(!bad && !zero_bad, "%s: %d tensors' directional derivatives (tol %g rel + %.2g; "
+		       "worst %.2g at %s)", what, m->ntensors, MODEL_RTOL,
+		       3 * loss_eps / MODEL_H, worst, worst_name);
 	}
 	backprop_free(bp);
 }
