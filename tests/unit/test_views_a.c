@@ -42,6 +42,45 @@ static const struct {
 	{ "tgt.pos", VF_PE_CURVES, "posenc (tgt)" },
 };
 
+/* Distance, in shade levels, from the nearest glyph boundary of the
+ * values a heads snapshot draws: level = 4·|v|/M (diverging, M the largest
+ * finite |v| of the stage: one scale for all heads) or 4·v (weights),
+ * boundaries at half-integers.  The snapshots are kernel-independent when
+ * that distance is far above what float32 rounding can move a value:
+ * 1e-4 levels is a change of 2.5e-5·M, about 420 float32 ulps of M,
+ * where scores and weights differ across BLAS kernels by a few ulps
+ * (observed margins: 3e-4 … 2e-3 levels).  mean: the weights averaged over
+ * the heads, as the mean view draws them. */
+static double boundary_margin(const struct stage *s, int diverging, int mean)
+{
+	const float *x = stage_f32(s);
+	size_t n = stage_numel(s);
+	double mx = 0, worst = 1;
+	for (size_t i = 0; i < n; i++) {
+		double a = x[i] < 0 ? -(double)x[i] : x[i];
+		if (x[i] == x[i] && a < 3e38 && a > mx)
+			mx = a;
+	}
+	const size_t per = mean ? n / (size_t)s->shape[0] : n;
+	for (size_t i = 0; i < per; i++) {
+		double v = x[i];
+		if (mean) {
+			v = 0;
+			for (int h = 0; h < s->shape[0]; h++)
+				v += x[(size_t)h * per + i];
+			v /= s->shape[0];
+		}
+		double a = v < 0 ? -v : v;
+		if (v != v || a >= 3e38)   /* −∞ (masked) has its own glyph */
+			continue;
+		double t = 4 * (diverging ? a / mx : v), f = t - (double)(long)t;
+		double d = f > 0.5 ? f - 0.5 : 0.5 - f;
+		if (d < worst)
+			worst = d;
+	}
+	return worst;
+}
+
 int main(void)
 {
 	struct model *m = vt_model("tests/data/tiny.yaml");
@@ -93,6 +132,21 @@ int main(void)
 	if (!vt_state(&v, t, m, "src.pos")) {
 		v.row = 3;
 		snap(&v, "posenc_src", VF_PE_CURVES);
+	}
+
+	/* the heads snapshots' cells sit far from every shade boundary (the
+	 * legends' tie cells are handled by vt_snapshot) */
+	static const struct { const char *stage; int div, mean; } DRAWN[] = {
+		{ "encoder.0.self_attn.weights", 0, 0 },
+		{ "encoder.0.self_attn.weights", 0, 1 },
+		{ "decoder.0.self_attn.masked", 1, 0 },
+	};
+	for (size_t k = 0; k < sizeof DRAWN / sizeof *DRAWN; k++) {
+		const struct stage *s = trace_find(t, DRAWN[k].stage);
+		double mg = s && s->ndim == 3 ? boundary_margin(s, DRAWN[k].div, DRAWN[k].mean) : 0;
+		tap_ok(mg >= 1e-4, "%s%s: every drawn value %.2g shade levels or more from a "
+		       "glyph boundary (need 1e-4)", DRAWN[k].stage,
+		       DRAWN[k].mean ? " (mean over heads)" : "", mg);
 	}
 
 	/* the output view's first bar is the arg-max of the probs row */
