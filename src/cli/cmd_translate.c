@@ -91,8 +91,10 @@ static void print_json(const struct model *m, const struct cli *c,
 	json_str(c->sentence);
 	printf(",\"beam\":%d,\"alpha\":%g,\"output\":", c->beam ? c->beam : 1, c->alpha);
 	json_ids(m, r->best, r->nbest);
-	printf(",\"log_prob\":%.6f,\"score\":%.6f,\"reached_max_len\":%s,\"ms\":%.3f",
-	       r->best_logp, r->best_score, r->hit_max_len ? "true" : "false", r->ms);
+	static const char *const stop[] = { "ended", "bound", "limit" };
+	printf(",\"log_prob\":%.6f,\"score\":%.6f,\"reached_max_len\":%s,\"stop\":\"%s\","
+	       "\"ms\":%.3f", r->best_logp, r->best_score, r->hit_max_len ? "true" : "false",
+	       stop[r->stop], r->ms);
 	printf(",\"steps\":[");
 	for (int s = 0; s < r->nsteps; s++) {
 		const struct decode_step *st = &r->steps[s];

@@ -263,6 +263,33 @@ static double length_penalty(double alpha, int n)
 	return alpha > 0 ? pow((5.0 + n) / 6.0, alpha) : 1.0;
 }
 
+/* The stopping rule.  A live hypothesis of n tokens and log p L can only
+ * finish at a length m in n+1 … maxlen with a log p L' ≤ L ≤ 0, so its
+ * final score L'/lp(m) is at most L / lp(m) ≤ L / lp(maxlen): dividing a
+ * non-positive number by a larger positive one brings it closer to 0, and
+ * lp grows with m for α > 0.  For α = 0 (lp = 1; length_penalty treats
+ * α ≤ 0 so) the bound is L itself.  The search stops when the best
+ * finished score reaches the bound of every live hypothesis: nothing that
+ * stopping drops could have scored higher.  Returns the largest bound. */
+static double live_bound(double alpha, const struct hyp *live, int nlive, int maxlen)
+{
+	const double lpmax = length_penalty(alpha, maxlen);
+	double bound = -INFINITY;
+	for (int b = 0; b < nlive; b++) {
+		double x = live[b].logp / lpmax;
+		bound = x > bound ? x : bound;
+	}
+	return bound;
+}
+
+static double best_finished(const struct decode_result *r)
+{
+	double best = -INFINITY;
+	for (int f = 0; f < r->nfinished; f++)
+		best = r->finished[f].score > best ? r->finished[f].score : best;
+	return best;
+}
+
 static int cmp_cand(const void *a, const void *b)
 {
 	const struct cand *x = a, *y = b;
@@ -391,7 +418,9 @@ int decode_run(const struct model *m, const struct pass_input *src,
 	struct cand *cands = malloc((size_t)B * K * sizeof *cands);
 	struct hyp *live = calloc((size_t)B, sizeof *live);
 	int nlive = 1;
-	r->finished = calloc((size_t)B + 1, sizeof *r->finished);
+	/* at most one </s> per live hypothesis and step, or the B live ones
+	 * at the limit */
+	r->finished = calloc((size_t)B * (maxlen + 1) + 1, sizeof *r->finished);
 	r->steps = calloc((size_t)maxlen, sizeof *r->steps);
 	if (!lp || !idx || !tok || !parent || !cands || !live || !r->finished || !r->steps ||
 	    dec_init(&D, m, memory, S, src->src_len, B, prompt + maxlen + 1)) {
@@ -464,10 +493,12 @@ int decode_run(const struct model *m, const struct pass_input *src,
 				goto out;
 			}
 
-		/* select: finished hypotheses and the next beam */
+		/* select: the next beam is the B best continuations that are not
+		 * </s>; a </s> ranked above the last of them finishes.  Greedy
+		 * takes the arg-max only, </s> or not. */
 		struct hyp next[DECODE_MAX_BEAM];
 		int nnext = 0;
-		for (int i = 0; i < nc && nnext < B && r->nfinished < B; i++) {
+		for (int i = 0; i < nc && nnext < B && !(B == 1 && i > 0); i++) {
 			struct cand *cd = &cands[i];
 			struct hyp h;
 			if (hyp_copy(&h, &live[cd->parent], 1)) {
@@ -494,11 +525,16 @@ int decode_run(const struct model *m, const struct pass_input *src,
 		for (int b = 0; b < nnext; b++)
 			live[b] = next[b];
 		nlive = nnext;
-		if (r->nfinished >= B)
+		if (!o->until_limit && nlive > 0 && r->nfinished > 0 &&
+		    best_finished(r) >= live_bound(o->alpha, live, nlive, maxlen)) {
+			r->stop = DECODE_STOP_BOUND;
 			break;
+		}
 		if (nlive)
 			dec_reorder(&D, parent, nlive, t);
 	}
+	if (r->stop != DECODE_STOP_BOUND)
+		r->stop = nlive > 0 ? DECODE_STOP_LIMIT : DECODE_STOP_ENDED;
 	/* the limit reached: live hypotheses count as results, flagged */
 	if (r->nfinished == 0) {
 		r->hit_max_len = 1;

@@ -3,7 +3,9 @@
  * The encoder runs once; the decoder is fed <s>, then its own outputs, until
  * </s> or the length limit.  Greedy keeps the arg-max; beam search keeps the
  * B best partial sentences by score = log p / lp(len), with the GNMT length
- * penalty lp(n) = ((5 + n) / 6)^α (Wu et al. 2016).  A key/value cache makes
+ * penalty lp(n) = ((5 + n) / 6)^α (Wu et al. 2016), and stops when no live
+ * hypothesis can still beat the best finished one: its log p can only
+ * fall, so its best reachable score is log p / lp(max_len) (α ≥ 0).  A key/value cache makes
  * step t cost one new row per layer instead of recomputing steps < t.
  *
  * The result records every step (the live hypotheses, the candidates
@@ -31,6 +33,8 @@ struct decode_opts {
 	int min_len;        /* </s> is not allowed before this many tokens */
 	int topk;           /* candidates recorded per hypothesis and step */
 	int no_cache;       /* recompute the decoder for every step (benchmark) */
+	int until_limit;    /* beam: never stop before max_len (tests: the
+	                       stopping rule must not change the result) */
 	int force_step;     /* what-if: at this step (−1: none) ... */
 	int32_t force_token;/*   the best hypothesis takes this token */
 };
@@ -66,6 +70,12 @@ struct decode_result {
 	int32_t *best; int nbest;              /* the best output, without </s> */
 	double best_logp, best_score;
 	int hit_max_len;    /* the best ended at the limit without </s> */
+	enum decode_stop {
+		DECODE_STOP_ENDED,  /* no live hypothesis left (greedy: </s>) */
+		DECODE_STOP_BOUND,  /* the best finished score ≥ every live
+		                       hypothesis's bound (decode.c: live_bound) */
+		DECODE_STOP_LIMIT   /* max_len reached with live hypotheses */
+	} stop;
 	double ms;          /* decoding time */
 };
 

@@ -5,6 +5,7 @@
  * teacher-forced trace of the decoded output.  Greedy is also re-derived
  * independently by arg-max over repeated full passes (no cache at all). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -157,8 +158,173 @@ static void check_model(const char *path, const char *const *sentences, int ns)
 	model_free(m);
 }
 
+static double gnmt_lp(double alpha, int n)
+{
+	return pow((5.0 + n) / 6.0, alpha);
+}
+
+/* Decodes prompt with beam B on model m, at most max_len tokens (0: the
+ * default limit); *r must be freed. */
+static int run_n(const struct model *m, const char *prompt, int B, double alpha,
+		 int until_limit, int max_len, struct decode_result *r)
+{
+	struct pass_input in;
+	struct pass_opts po;
+	struct decode_opts o;
+	struct err e;
+	pass_opts_default(&po);
+	if (input_build(m, prompt, NULL, &po, &in, &e))
+		return -1;
+	decode_opts_default(&o);
+	o.beam = B;
+	o.alpha = alpha;
+	o.max_len = max_len;
+	o.until_limit = until_limit;
+	int rc = decode_run(m, &in, &po, &o, r, &e);
+	input_free(&in);
+	return rc;
+}
+
+static int run(const struct model *m, const char *prompt, int B, double alpha,
+	       int until_limit, struct decode_result *r)
+{
+	return run_n(m, prompt, B, alpha, until_limit, 8, r);
+}
+
+static int output_is(const struct model *m, const struct decode_result *r, const char *want)
+{
+	char got[256] = "";
+	size_t used = 0;
+	for (int i = 0; i < r->nbest && used < sizeof got - 32; i++)
+		used += (size_t)snprintf(got + used, sizeof got - used, "%s%s", i ? " " : "",
+					 vocab_str(&m->tgt_vocab, r->best[i]));
+	return strcmp(got, want) == 0;
+}
+
+/* The stopping rule on a Markov chain whose numbers are known by hand
+ * (tests/data/bigram.yaml says what the chain is). */
+static void check_stopping_rule(void)
+{
+	struct model *m = vt_model("tests/data/bigram.yaml");
+	if (!tap_ok(m != NULL, "bigram model loads"))
+		return;
+	struct decode_result r;
+	/* from "a": b d </s> has log p ln .9 + ln .99 + ln 1, length 3 */
+	const double bd = log(0.9) + log(0.99), bd_score = bd / gnmt_lp(0.6, 3);
+	static const int widths[] = { 1, 2, 3, 4, 8 };
+	for (int k = 0; k < 5; k++) {
+		int B = widths[k];
+		if (run(m, "a", B, 0.6, 0, &r)) {
+			tap_ok(0, "beam %d decodes the chain", B);
+			continue;
+		}
+		/* the old rule (stop once B hypotheses finished) ended beam 2 at
+		 * step 2 with "" (ln .06 = −2.81) while "b d" was alive */
+		tap_ok(output_is(m, &r, "b d") && fabs(r.best_logp - bd) < 1e-5 &&
+		       fabs(r.best_score - bd_score) < 1e-5,
+		       "chain from a, beam %d: \"b d\" log p %.5f score %.5f (want %.5f %.5f)",
+		       B, r.best_logp, r.best_score, bd, bd_score);
+		tap_ok(B == 1 ? r.stop == DECODE_STOP_ENDED : r.stop == DECODE_STOP_BOUND,
+		       "beam %d stops by %s", B, B == 1 ? "greedy's </s>" : "the bound");
+		decode_result_free(&r);
+	}
+	/* from "f" at α = 0.6: "" ends first with ln .45 = −0.799 (greedy's
+	 * answer), "g" is alive with ln .4 = −0.916: a worse current score, but
+	 * g h </s> scores −0.916 ÷ lp(3) = −0.771.  A rule that compares the
+	 * live hypotheses' current scores (or lp at their current length)
+	 * stops and keeps ""; the bound log p ÷ lp(max_len) = −0.576 goes on. */
+	const double gh = log(0.4) / gnmt_lp(0.6, 3);
+	if (run(m, "f", 2, 0.6, 0, &r) == 0) {
+		tap_ok(output_is(m, &r, "g h") && fabs(r.best_score - gh) < 1e-5,
+		       "chain from f, beam 2, α 0.6: \"g h\" score %.5f (want %.5f)",
+		       r.best_score, gh);
+		decode_result_free(&r);
+	}
+	if (run(m, "f", 1, 0.6, 0, &r) == 0) {
+		tap_ok(output_is(m, &r, "") && fabs(r.best_score - log(0.45)) < 1e-5,
+		       "chain from f, greedy: \"\" score %.5f (want %.5f)", r.best_score,
+		       log(0.45));
+		decode_result_free(&r);
+	}
+	/* α = 0: scores are log p, which only falls: "" (ln .45) wins and the
+	 * search stops after step 1, as soon as it finished */
+	if (run(m, "f", 2, 0.0, 0, &r) == 0) {
+		tap_ok(output_is(m, &r, "") && fabs(r.best_score - log(0.45)) < 1e-5 &&
+		       r.nsteps == 1 && r.stop == DECODE_STOP_BOUND,
+		       "chain from f, beam 2, α 0: \"\" after 1 step (%d), score %.5f",
+		       r.nsteps, r.best_score);
+		decode_result_free(&r);
+	}
+	model_free(m);
+}
+
+/* Stopping early must give what running to the length limit gives, and
+ * beam k must score at least greedy on the held-out sample. */
+static void check_early_stop(void)
+{
+	struct model *m = vt_model("models/en-pt-tiny.yaml");
+	char path[1024];
+	snprintf(path, sizeof path, "%s/tests/data/en-pt-heldout-sample.tsv", vt_srcdir());
+	FILE *f = fopen(path, "r");
+	if (!tap_ok(m && f, "en-pt-tiny and the held-out sample load")) {
+		if (f)
+			fclose(f);
+		model_free(m);
+		return;
+	}
+	char line[1024];
+	int n = 0, same = 0, early = 0, ge = 0, cmp = 0;
+	static const int widths[] = { 2, 3, 4, 8 };
+	while (fgets(line, sizeof line, f)) {
+		char *tab = strchr(line, '\t');
+		if (!tab)
+			continue;
+		*tab = 0;
+		struct decode_result g;
+		if (run_n(m, line, 1, 0.6, 0, 0, &g))
+			continue;
+		n++;
+		for (int k = 0; k < 4; k++) {
+			struct decode_result a, b;
+			if (run_n(m, line, widths[k], 0.6, 0, 0, &a))
+				continue;
+			if (run_n(m, line, widths[k], 0.6, 1, 0, &b) == 0) {
+				same += a.nbest == b.nbest && a.hit_max_len == b.hit_max_len &&
+					!memcmp(a.best, b.best, (size_t)a.nbest * sizeof *a.best) &&
+					fabs(a.best_score - b.best_score) < 1e-9;
+				early += a.stop == DECODE_STOP_BOUND && a.nsteps < b.nsteps;
+				decode_result_free(&b);
+			}
+			cmp++;
+			ge += a.best_score >= g.best_score - 1e-5;
+			decode_result_free(&a);
+		}
+		decode_result_free(&g);
+	}
+	fclose(f);
+	tap_ok(n >= 40 && same == cmp,
+	       "%d sentences × beams 2 3 4 8: stopping early = running to the limit in %d of %d "
+	       "(%d stopped early)", n, same, cmp, early);
+	tap_ok(early > 0, "the bound did stop some searches early (%d)", early);
+	tap_ok(ge == cmp, "beam k scores at least greedy in %d of %d", ge, cmp);
+	/* the sentence: beam 4 stopped with −1.755 below greedy's −1.103 */
+	struct decode_result g, b4;
+	if (run_n(m, "i like to eat apples", 1, 0.6, 0, 0, &g) == 0) {
+		if (run_n(m, "i like to eat apples", 4, 0.6, 0, 0, &b4) == 0) {
+			tap_ok(b4.best_score >= g.best_score - 1e-5,
+			       "\"i like to eat apples\": beam 4 %.3f ≥ greedy %.3f",
+			       b4.best_score, g.best_score);
+			decode_result_free(&b4);
+		}
+		decode_result_free(&g);
+	}
+	model_free(m);
+}
+
 int main(void)
 {
+	check_stopping_rule();
+	check_early_stop();
 	static const char *const enc_dec[] = { "your cat is a lovely cat", "i love you very much", "cat" };
 	static const char *const dec[] = { "your cat", "i love" };
 	check_model("tests/data/tiny.yaml", enc_dec, 3);
