@@ -98,6 +98,72 @@ const char *fmt_num(char *buf, size_t n, double x, int prec)
 	return buf;
 }
 
+/* "−" (3 bytes, 1 column) for a negative x, then |x| with prec decimals,
+ * fixed or scientific (sci). */
+static const char *signed_fmt(char *buf, size_t n, double x, int sci, int prec)
+{
+	size_t k = 0;
+	if (x < 0 && n > 4) {
+		memcpy(buf, "−", 3);
+		k = 3;
+	}
+	if (sci)
+		snprintf(buf + k, n - k, "%.*e", prec, fabs(x));
+	else
+		snprintf(buf + k, n - k, "%.*f", prec, fabs(x));
+	return buf;
+}
+
+/* Infinities, NaN and zero; NULL for any other x. */
+static const char *special(char *buf, size_t n, double x)
+{
+	if (isnan(x))
+		snprintf(buf, n, "nan");
+	else if (isinf(x))
+		snprintf(buf, n, "%s", x < 0 ? "−∞" : "∞");
+	else if (x == 0)
+		snprintf(buf, n, "0");
+	else
+		return NULL;
+	return buf;
+}
+
+const char *fmt_cell(char *buf, size_t n, double x)
+{
+	if (special(buf, n, x))
+		return buf;
+	double a = fabs(x);
+	if (a >= 0.0009995 && a < 99999.5) {
+		int mag = (int)floor(log10(a));
+		int dec = clampi(3 - mag, 0, 6);
+		/* 9.9996 rounds to 10.00, not 10.000: four digits still */
+		double p = pow(10.0, dec);
+		if (dec > 0 && (int)floor(log10(round(a * p) / p)) > mag)
+			dec--;
+		return signed_fmt(buf, n, x, 0, dec);
+	}
+	return signed_fmt(buf, n, x, 1, 2);
+}
+
+const char *fmt_cell_fit(char *buf, size_t n, double x, int w)
+{
+	if (special(buf, n, x))
+		return buf;
+	double a = fabs(x);
+	if (a >= 0.0005)
+		for (int dec = 3; dec >= 0; dec--) {
+			signed_fmt(buf, n, x, 0, dec);
+			if (utf8_width(buf) <= w)
+				return buf;
+		}
+	for (int prec = 2; prec > 0; prec--) {
+		signed_fmt(buf, n, x, 1, prec);
+		if (utf8_width(buf) <= w)
+			return buf;
+	}
+	return signed_fmt(buf, n, x, 1, 0);
+}
+
 void fmt_pct(char *buf, size_t n, double p)
 {
 	if (p >= 0.0005)

@@ -32,23 +32,14 @@ static void label(const struct trace *t, enum axis a, int i, char *buf, size_t n
 	text_fit(raw, LABEL_MAX, buf, n);
 }
 
-/* A value in cw−1 columns plus a space: fixed decimals that fit. */
+/* A value in cw−1 columns plus a space (fmt_cell_fit: the magnitude kept). */
 static void cell_number(char *buf, size_t n, float x, int cw)
 {
-	float a = fabsf(x);
+	char num[32];
 	int w = cw - 1;
-	if (isinf(x) && x < 0)
-		snprintf(buf, n, "%*s ", w + 4, "−∞");   /* 6 bytes, 2 columns */
-	else if (x == 0)
-		snprintf(buf, n, "%*s ", w, "0");
-	else if (a < 9.9995f)
-		snprintf(buf, n, "%*.3f ", w, x);
-	else if (a < 99.995f)
-		snprintf(buf, n, "%*.2f ", w, x);
-	else if (a < 999.95f)
-		snprintf(buf, n, "%*.1f ", w, x);
-	else
-		snprintf(buf, n, "%*.0e ", w, x);
+	fmt_cell_fit(num, sizeof num, x, w);
+	int pad = w - utf8_width(num);
+	snprintf(buf, n, "%*s%s ", pad > 0 ? pad : 0, "", num);
 }
 
 struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "draw.h"
 #include "palette.h"
 #include "view.h"
 #include "base/i18n.h"
@@ -115,21 +116,7 @@ static int put(struct canvas *c, struct rect r, int x, int y, const char *s,
 /* A number in at most w columns ("−∞" for a masked entry). */
 static const char *num_fit(char *buf, size_t n, float x, int w)
 {
-	if (isinf(x) && x < 0) {
-		snprintf(buf, n, "−∞");
-		return buf;
-	}
-	if (x == 0) {
-		snprintf(buf, n, "0");
-		return buf;
-	}
-	for (int prec = 3; prec >= 1; prec--) {
-		snprintf(buf, n, "%.*g", prec, x);
-		if ((int)strlen(buf) <= w)
-			return buf;
-	}
-	snprintf(buf, n, "%.0e", x);
-	return buf;
+	return fmt_cell_fit(buf, n, x, w);
 }
 
 /* Cell width for n values in avail columns: numbers, coloured cells, or
@@ -349,26 +336,36 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 		draw_legend(c, r.x + LABEL_W, y++, r.w - LABEL_W, &sp, 0);
 
 	/* 2. sum, scale, mask, softmax */
-	snprintf(buf, sizeof buf, "Σ q_a×k_a = q·k = %.4f", sum);
+	char n1[32], n2[32], n3[32], n4[32];
+	snprintf(buf, sizeof buf, "Σ q_a×k_a = q·k = %s", fmt_cell(n1, sizeof n1, sum));
 	put(c, r, r.x, y++, buf, tx);
 	const double rdk = sqrt((double)dk);
-	snprintf(buf, sizeof buf, _("÷ √dk: %.4f ÷ %.4f = %.4f   stored score %.4f"),
-		 sum, rdk, sum / rdk, score);
+	snprintf(buf, sizeof buf, _("÷ √dk: %s ÷ %s = %s   stored score %s"),
+		 fmt_cell(n1, sizeof n1, sum), fmt_cell(n2, sizeof n2, rdk),
+		 fmt_cell(n3, sizeof n3, sum / rdk), fmt_cell(n4, sizeof n4, score));
 	put(c, r, r.x, y++, buf, tx);
 	if (isinf(masked) && masked < 0)
 		snprintf(buf, sizeof buf, "%s", mask_line(t, &a, ka, qi, kj));
 	else
-		snprintf(buf, sizeof buf, _("+ mask 0 (key visible) → %.4f"), masked);
+		snprintf(buf, sizeof buf, _("+ mask 0 (key visible) → %s"),
+			 fmt_cell(n1, sizeof n1, masked));
 	put(c, r, r.x, y++, buf, tx);
 	int rank = 1;
 	for (int j = 0; j < a.nk; j++)
 		rank += wrow[j] > w;
 	trace_axis_label(t, qa, qi, tok, sizeof tok);
 	text_fit(tok, 16, fit, sizeof fit);
-	/* TRANSLATORS: the query token's row of weights; rank of the key's
-	 * weight among the nk keys. */
-	snprintf(buf, sizeof buf, _("softmax over “%s”'s row → weight %.4f (rank %d of %d)"),
-		 fit, w, rank, a.nk);
+	if (isinf(masked) && masked < 0)
+		/* TRANSLATORS: the query token's row of weights, for a masked
+		 * key: its weight is exactly 0 and it takes no part in the
+		 * ranking. */
+		snprintf(buf, sizeof buf, _("softmax over “%s”'s row → weight 0 (masked: no rank)"),
+			 fit);
+	else
+		/* TRANSLATORS: the query token's row of weights; rank of the key's
+		 * weight among the nk keys. */
+		snprintf(buf, sizeof buf, _("softmax over “%s”'s row → weight %s (rank %d of %d)"),
+			 fit, fmt_cell(n1, sizeof n1, w), rank, a.nk);
 	put(c, r, r.x, y++, buf, ac);
 
 	/* the whole weight row, the selected key marked: the cursor's matrix */
@@ -431,11 +428,11 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	y += cell_row(c, r, y, _("weight×v"), contrib, dk, &sc, cw, 1, lb);
 	y += cell_row(c, r, y, _("head out"), o, dk, &sc, cw, 1, lb);
 	if (on > 0)
-		snprintf(buf, sizeof buf, _("‖weight × v_key‖ = %.4f = %.1f%% of ‖head output‖ = %.4f"),
-			 cn, 100.0 * cn / on, on);
+		snprintf(buf, sizeof buf, _("‖weight × v_key‖ = %s = %.1f%% of ‖head output‖ = %s"),
+			 fmt_cell(n1, sizeof n1, cn), 100.0 * cn / on, fmt_cell(n2, sizeof n2, on));
 	else
-		snprintf(buf, sizeof buf, _("‖weight × v_key‖ = %.4f; the head output is zero"),
-			 cn);
+		snprintf(buf, sizeof buf, _("‖weight × v_key‖ = %s; the head output is zero"),
+			 fmt_cell(n1, sizeof n1, cn));
 	put(c, r, r.x, y++, buf, tx);
 	if (y < bottom && show_foot)
 		put(c, r, r.x, y++,

@@ -165,16 +165,58 @@ static void shape_text(const struct stage *st, char *buf, size_t n)
 		snprintf(buf + len, n - len, "]");
 }
 
+/* The pieces of the status line, in the order they give up room when the
+ * line is too narrow: the formula first, then the shape, the stage name
+ * down to 12 columns, the cursor's labels down to 16, then both to nothing.
+ * The value is never cut: it is laid out first. */
+enum { SP_NAME, SP_FORMULA, SP_SHAPE, SP_WHERE, SP_N };
+
+void screen_status_line(const struct view_state *v, int width, char *out,
+			size_t n)
+{
+	const struct stage *st = view_stage(v);
+	char shape[64], where[256], val[64], cut[SP_N][256];
+	shape_text(st, shape, sizeof shape);
+	view_cursor_text(v, where, sizeof where, val, sizeof val);
+	const char *piece[SP_N] = {
+		st->name, st->formula && *st->formula ? _(st->formula) : "", shape, where
+	};
+	int w[SP_N];
+	for (int i = 0; i < SP_N; i++)
+		w[i] = utf8_width(piece[i]);
+	/* " = VALUE " after the labels: the part that always shows */
+	const int fixed = 3 + utf8_width(val) + 1;
+	static const struct { int piece, floor; } ORDER[] = {
+		{ SP_FORMULA, 0 }, { SP_SHAPE, 0 }, { SP_NAME, 12 }, { SP_WHERE, 16 },
+		{ SP_NAME, 0 }, { SP_WHERE, 0 },
+	};
+	for (size_t k = 0;; k++) {
+		/* " NAME  FORMULA  SHAPE  │ WHERE": separators of the pieces shown */
+		int total = fixed + 1 + w[SP_NAME] + 3 + w[SP_WHERE];
+		total += w[SP_FORMULA] ? 2 + w[SP_FORMULA] : 0;
+		total += w[SP_SHAPE] ? 2 + w[SP_SHAPE] : 0;
+		if (total <= width || k >= sizeof ORDER / sizeof *ORDER)
+			break;
+		int p = ORDER[k].piece, lo = ORDER[k].floor;
+		if (w[p] <= lo)
+			continue;
+		int want = w[p] - (total - width);
+		/* a piece cut to a stub of "…" says nothing: drop it */
+		w[p] = want < lo ? lo : want < 4 ? 0 : want;
+	}
+	for (int i = 0; i < SP_N; i++)
+		text_fit(piece[i], w[i], cut[i], sizeof cut[i]);
+	snprintf(out, n, " %s%s%s%s%s  │ %s = %s ", cut[SP_NAME],
+		 w[SP_FORMULA] ? "  " : "", cut[SP_FORMULA], w[SP_SHAPE] ? "  " : "",
+		 cut[SP_SHAPE], cut[SP_WHERE], val);
+}
+
 static void draw_status(struct screen *s, struct canvas *c)
 {
-	const struct stage *st = view_stage(&s->v);
-	char shape[64], val[256], buf[640];
+	char buf[1024];
 	int y = c->h - 2;
 	fill_line(c, y, R_STATUS);
-	shape_text(st, shape, sizeof shape);
-	view_cursor_text(&s->v, val, sizeof val);
-	snprintf(buf, sizeof buf, " %s  %s  %s  │ %s", st->name,
-		 st->formula && *st->formula ? _(st->formula) : "", shape, val);
+	screen_status_line(&s->v, c->w, buf, sizeof buf);
 	put(c, 0, y, c->w, R_STATUS, buf);
 
 	y = c->h - 1;

@@ -48,6 +48,12 @@ struct screen {
  * "terminal too small" notice. */
 void screen_draw(struct screen *s, struct canvas *c);
 
+/* The status line for a width: stage name, formula, shape, then the cell
+ * under the cursor and its value; the value is never cut (the rest is
+ * shortened with "…" or dropped first). */
+void screen_status_line(const struct view_state *v, int width, char *out,
+			size_t n);
+
 /* The stage at a sidebar line, or −1. */
 int screen_stage_at(const struct screen *s, int x, int y);
 

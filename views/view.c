@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "draw.h"
 #include "view.h"
 #include "base/i18n.h"
 
@@ -122,41 +123,41 @@ const char *view_col_title(const struct stage *s)
 	return buf;
 }
 
-void view_cursor_text(const struct view_state *v, char *buf, size_t n)
+void view_cursor_text(const struct view_state *v, char *where, size_t wn,
+		      char *val, size_t vn)
 {
 	const struct stage *s = view_stage(v);
 	const struct trace *t = v->tr;
 	int rows, cols;
-	char rl[64], cl[64], val[32];
+	char rl[96], cl[96];
 	view_dims(s, &rows, &cols);
 	enum axis ra = s->axes[s->ndim == 3 ? 1 : 0];
 	enum axis ca = s->axes[s->ndim - 1];
 	trace_axis_label(t, ra, v->row, rl, sizeof rl);
 	if (s->dtype == DT_I32) {
 		const int32_t *ids = s->data;
-		snprintf(buf, n, _("position %d “%s” = id %d"), v->row, rl, ids[v->row]);
+		snprintf(where, wn, _("position %d “%s”"), v->row, rl);
+		snprintf(val, vn, _("id %d"), ids[v->row]);
 		return;
 	}
 	float x = view_slice(s, v->head)[(size_t)v->row * cols + (s->ndim == 1 ? 0 : v->col)];
 	if (isinf(x) && x < 0)
-		snprintf(val, sizeof val, "%s", _("−∞ (masked)"));
+		snprintf(val, vn, "%s", _("−∞ (masked)"));
 	else
-		snprintf(val, sizeof val, "%.6g", x);
+		fmt_cell(val, vn, x);
 	if (s->ndim == 1) {
-		snprintf(buf, n, "%s %d “%s” = %s", axis_noun(ra), v->row, rl, val);
+		snprintf(where, wn, "%s %d “%s”", axis_noun(ra), v->row, rl);
 		return;
 	}
 	trace_axis_label(t, ca, v->col, cl, sizeof cl);
 	if (is_attention(s))
-		snprintf(buf, n, _("head %d · query “%s” (%d) × key “%s” (%d) = %s"),
-			 v->head, rl, v->row, cl, v->col, val);
+		snprintf(where, wn, _("head %d · query “%s” (%d) × key “%s” (%d)"),
+			 v->head, rl, v->row, cl, v->col);
 	else if (ca == AX_NONE)
 		/* TRANSLATORS: "dim" is a dimension (a column) of a token's vector. */
-		snprintf(buf, n, _("%s“%s” (%d), dim %d = %s"),
-			 s->ndim == 3 ? "" : "", rl, v->row, v->col, val);
+		snprintf(where, wn, _("“%s” (%d), dim %d"), rl, v->row, v->col);
 	else
-		snprintf(buf, n, "“%s” (%d) × “%s” (%d) = %s", rl, v->row, cl,
-			 v->col, val);
+		snprintf(where, wn, "“%s” (%d) × “%s” (%d)", rl, v->row, cl, v->col);
 }
 
 double attn_entropy(const float *w, int nq, int nk)

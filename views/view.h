@@ -96,9 +96,12 @@ void view_clamp(struct view_state *v);
 const char *view_row_title(const struct stage *s);
 const char *view_col_title(const struct stage *s);
 
-/* One line describing the value under the cursor:
- * "query “cat” × key “your” = 0.4213". */
-void view_cursor_text(const struct view_state *v, char *buf, size_t n);
+/* The cell under the cursor: where it is ("head 0 · query “cat” (2) × key
+ * “your” (1)") and its value as fmt_cell writes it ("0.4213", "2.90e-12",
+ * "−∞ (masked)"), apart so that the status line can shorten the first and
+ * never the second. */
+void view_cursor_text(const struct view_state *v, char *where, size_t wn,
+		      char *val, size_t vn);
 
 /* Attention diagnostics of one head's weights [nq, nk]: mean row entropy
  * in bits and a pattern tag ("self", "previous", "first", "broad", or ""). */
