@@ -192,7 +192,7 @@ void screen_status_line(const struct view_state *v, int width, char *out,
 	};
 	for (size_t k = 0;; k++) {
 		/* " NAME  FORMULA  SHAPE  │ WHERE": separators of the pieces shown */
-		int total = fixed + 1 + w[SP_NAME] + 3 + w[SP_WHERE];
+		int total = fixed + 1 + w[SP_NAME] + 4 + w[SP_WHERE];
 		total += w[SP_FORMULA] ? 2 + w[SP_FORMULA] : 0;
 		total += w[SP_SHAPE] ? 2 + w[SP_SHAPE] : 0;
 		if (total <= width || k >= sizeof ORDER / sizeof *ORDER)
@@ -203,6 +203,8 @@ void screen_status_line(const struct view_state *v, int width, char *out,
 		int want = w[p] - (total - width);
 		/* a piece cut to a stub of "…" says nothing: drop it */
 		w[p] = want < lo ? lo : want < 4 ? 0 : want;
+		if (p == SP_SHAPE && w[p] < utf8_width(shape))
+			w[p] = 0;   /* a shape is read whole or not at all */
 	}
 	for (int i = 0; i < SP_N; i++)
 		text_fit(piece[i], w[i], cut[i], sizeof cut[i]);
