@@ -277,10 +277,37 @@ int color_to_8(uint32_t rgb)
 {
 	int r = (rgb >> 16) & 255, g = (rgb >> 8) & 255, b = rgb & 255;
 	int mx = r > g ? (r > b ? r : b) : (g > b ? g : b);
-	if (mx < 60)
-		return 0;                        /* black */
+	if (mx < 80)
+		return 0;                        /* black (and dark greys) */
 	int t = mx / 2;
 	return (r > t ? 1 : 0) | (g > t ? 2 : 0) | (b > t ? 4 : 0);
+}
+
+static int color_index_at(enum depth d, uint32_t rgb)
+{
+	if (rgb == COLOR_DEFAULT)
+		return -1;
+	switch (d) {
+	case DEPTH_TRUE: return (int)rgb;
+	case DEPTH_256: return color_to_256(rgb);
+	case DEPTH_8: return color_to_8(rgb);
+	default: return -1;
+	}
+}
+
+void color_pair_at(enum depth d, const char *glyph, uint32_t fg, uint32_t bg,
+		   int *fi, int *bi)
+{
+	*fi = color_index_at(d, fg);
+	*bi = color_index_at(d, bg);
+	if (*fi < 0 || *fi != *bi || !strcmp(glyph, " ") || !strcmp(glyph, "▀") ||
+	    !*glyph)
+		return;
+	int r = (bg >> 16) & 255, g = (bg >> 8) & 255, b = bg & 255;
+	int light = 2126 * r + 7152 * g + 722 * b > 1400000;
+	if (d == DEPTH_8)   /* the 8 colours' own lightness: white, yellow, cyan, green */
+		light = *bi == 7 || *bi == 3 || *bi == 6 || *bi == 2;
+	*fi = color_index_at(d, light ? RGB(0, 0, 0) : RGB(255, 255, 255));
 }
 
 /* ---- text and ANSI backends ---- */
@@ -298,22 +325,23 @@ void canvas_write_text(const struct canvas *c, FILE *fp)
 	}
 }
 
-static void sgr_color(FILE *fp, enum depth d, uint32_t col, int bg)
+/* One colour of a cell (an index from color_pair_at) as SGR parameters. */
+static void sgr_color(FILE *fp, enum depth d, int idx, int bg)
 {
-	if (col == COLOR_DEFAULT) {
+	if (idx < 0) {
 		fprintf(fp, ";%d", bg ? 49 : 39);
 		return;
 	}
 	switch (d) {
 	case DEPTH_TRUE:
-		fprintf(fp, ";%d;2;%u;%u;%u", bg ? 48 : 38, (col >> 16) & 255,
-			(col >> 8) & 255, col & 255);
+		fprintf(fp, ";%d;2;%d;%d;%d", bg ? 48 : 38, (idx >> 16) & 255,
+			(idx >> 8) & 255, idx & 255);
 		break;
 	case DEPTH_256:
-		fprintf(fp, ";%d;5;%d", bg ? 48 : 38, color_to_256(col));
+		fprintf(fp, ";%d;5;%d", bg ? 48 : 38, idx);
 		break;
 	case DEPTH_8:
-		fprintf(fp, ";%d", (bg ? 40 : 30) + color_to_8(col));
+		fprintf(fp, ";%d", (bg ? 40 : 30) + idx);
 		break;
 	case DEPTH_NONE:
 		break;
@@ -327,15 +355,18 @@ void canvas_write_ansi(const struct canvas *c, FILE *fp)
 		const struct cell *prev = NULL;
 		for (int x = 0; x < c->w; x++) {
 			const struct cell *p = &row[x];
-			if (!prev || p->fg != prev->fg || p->bg != prev->bg ||
-			    p->attr != prev->attr) {
+			int fi, bi, pf = 0, pb = 0;
+			color_pair_at(c->depth, p->glyph, p->fg, p->bg, &fi, &bi);
+			if (prev)
+				color_pair_at(c->depth, prev->glyph, prev->fg, prev->bg, &pf, &pb);
+			if (!prev || fi != pf || bi != pb || p->attr != prev->attr) {
 				fputs("\033[0", fp);
 				if (p->attr & ATTR_BOLD) fputs(";1", fp);
 				if (p->attr & ATTR_DIM) fputs(";2", fp);
 				if (p->attr & ATTR_UNDERLINE) fputs(";4", fp);
 				if (p->attr & ATTR_REVERSE) fputs(";7", fp);
-				sgr_color(fp, c->depth, p->fg, 0);
-				sgr_color(fp, c->depth, p->bg, 1);
+				sgr_color(fp, c->depth, fi, 0);
+				sgr_color(fp, c->depth, bi, 1);
 				fputc('m', fp);
 				prev = p;
 			}

@@ -87,5 +87,14 @@ void canvas_write_svg(const struct canvas *c, FILE *fp);
  * the 8 basic colours. */
 int color_to_256(uint32_t rgb);
 int color_to_8(uint32_t rgb);
+/* The colour indices a cell is shown with at depth d (−1: the terminal's
+ * default; DEPTH_TRUE: the RGB value itself).  When fg and bg fall on the
+ * same colour at that depth, a glyph would vanish (8 colours: −∞'s grey ×
+ * on grey was white on white), so fg becomes black or white, whichever
+ * reads on bg.  A space or a half block "▀" (whose fg is the top half's
+ * colour) keeps its colours.  The terminal and the ANSI writer both use
+ * this. */
+void color_pair_at(enum depth d, const char *glyph, uint32_t fg, uint32_t bg,
+		   int *fi, int *bi);
 
 #endif

@@ -264,7 +264,12 @@ static void draw_tile(struct view_state *v, struct canvas *c, struct rect r,
 				if (i1 >= 0)
 					bg = sel && i1 == v->row && col == v->col ?
 					     CURSOR_MARK : scale_color(sc, w[(size_t)i1 * m + col]);
-				clip_put(c, r, x, y, "▀", fg, bg, 0);
+				int cur1 = sel && i1 == v->row && col == v->col;
+				if (!cur0 && !cur1 && isinf(a) && a < 0 &&
+				    (i1 < 0 || (isinf(w[(size_t)i1 * m + col]) && w[(size_t)i1 * m + col] < 0)))
+					clip_put(c, r, x, y, NEGINF_GLYPH, NEGINF_FG, NEGINF_BG, 0);
+				else
+					clip_put(c, r, x, y, "▀", fg, bg, 0);
 			} else if (cur0) {
 				clip_put(c, r, x, y, "@", COLOR_DEFAULT, COLOR_DEFAULT,
 				    ATTR_REVERSE | ATTR_BOLD);

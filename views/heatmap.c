@@ -13,6 +13,11 @@
 #define LABEL_MAX 14
 #define CURSOR_MARK RGB(255, 0, 255)
 
+static int neg_inf(float x)
+{
+	return isinf(x) && x < 0;
+}
+
 static enum axis row_axis(const struct stage *s)
 {
 	return s->axes[s->ndim == 3 ? 1 : 0];
@@ -177,7 +182,13 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 					float v1 = m[(size_t)i1 * cols + col];
 					bot_c = (i1 == crow && col == ccol) ? CURSOR_MARK : scale_color(sc, v1);
 				}
-				canvas_put(c, x, y, "▀", top_c, bot_c, 0);
+				/* both halves −∞: the glyph, which reads in every
+				 * colour mode (a colour alone may not) */
+				if (!is_cur && neg_inf(v0) && (i1 < 0 || (neg_inf(m[(size_t)i1 * cols + col]) &&
+								    !(i1 == crow && col == ccol))))
+					canvas_put(c, x, y, NEGINF_GLYPH, NEGINF_FG, NEGINF_BG, 0);
+				else
+					canvas_put(c, x, y, "▀", top_c, bot_c, 0);
 				continue;
 			}
 			uint32_t bg = color ? scale_color(sc, v0) : COLOR_DEFAULT;

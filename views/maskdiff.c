@@ -115,8 +115,16 @@ static void mark_masked(struct canvas *c, struct rect r,
 				continue;
 			if (g->rh == 2) {   /* half blocks: top row fg, bottom bg */
 				if (!cur && (p = cell_at(c, r, x, y))) {
-					if (i % 2 == 0) p->fg = NEGINF_BG;
-					else p->bg = NEGINF_BG;
+					if (i % 2 == 0) {
+						p->fg = NEGINF_BG;
+					} else if (p->fg == NEGINF_BG && !strcmp(p->glyph, "▀")) {
+						/* both halves −∞: the glyph, not a colour alone */
+						snprintf(p->glyph, sizeof p->glyph, "%s", NEGINF_GLYPH);
+						p->fg = NEGINF_FG;
+						p->bg = NEGINF_BG;
+					} else {
+						p->bg = NEGINF_BG;
+					}
 				}
 				continue;
 			}

@@ -146,18 +146,6 @@ void term_size(int *w, int *h)
 	getmaxyx(stdscr, *h, *w);
 }
 
-static int color_index(uint32_t rgb)
-{
-	if (rgb == COLOR_DEFAULT)
-		return -1;
-	switch (depth) {
-	case DEPTH_TRUE: return (int)rgb;
-	case DEPTH_256: return color_to_256(rgb);
-	case DEPTH_8: return color_to_8(rgb);
-	default: return -1;
-	}
-}
-
 void term_show(const struct canvas *c)
 {
 	int w, h;
@@ -187,7 +175,9 @@ void term_show(const struct canvas *c)
 			if (p->attr & ATTR_UNDERLINE) a |= A_UNDERLINE;
 			int pair = 0;
 			if (depth != DEPTH_NONE) {
-				pair = alloc_pair(color_index(p->fg), color_index(p->bg));
+				int fi, bi;
+				color_pair_at(depth, p->glyph, p->fg, p->bg, &fi, &bi);
+				pair = alloc_pair(fi, bi);
 				if (pair < 0)
 					pair = 0;
 			}
