@@ -150,8 +150,10 @@ const char *fmt_cell_fit(char *buf, size_t n, double x, int w)
 	if (special(buf, n, x))
 		return buf;
 	double a = fabs(x);
+	/* at most four significant digits (three decimals below 10) */
+	int top = a >= 1 ? clampi(3 - (int)floor(log10(a)), 0, 3) : 3;
 	if (a >= 0.0005)
-		for (int dec = 3; dec >= 0; dec--) {
+		for (int dec = top; dec >= 0; dec--) {
 			signed_fmt(buf, n, x, 0, dec);
 			if (utf8_width(buf) <= w)
 				return buf;

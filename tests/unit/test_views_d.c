@@ -218,7 +218,8 @@ int main(void)
 	check_fit(-0.42133, 5, "−0.42");
 	check_fit(0.0004, 6, "4e-04");
 	check_fit(0.0006, 6, "0.001");
-	check_fit(123.456, 6, "123.46");
+	check_fit(123.456, 6, "123.5");
+	check_fit(19.1604, 6, "19.16");
 	check_fit(1234567, 6, "1e+06");
 	check_fit(2.90066e-12, 8, "2.90e-12");
 	check_fit(-INFINITY, 6, "−∞");
