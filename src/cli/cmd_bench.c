@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "base/i18n.h"
+#include "engine/blas.h"
 #include "engine/decode.h"
 #include "engine/forward.h"
 #include "views/screen.h"
@@ -216,7 +217,17 @@ int cmd_bench(struct cli *c)
 		double peak = sgemm_gflops(1024, 9);
 		/* key=value records: tests/bench/forward.sh and tests/cli.test
 		   read them, so they are the same in every language */
+		struct blas_info b;
+		blas_info_get(&b);
 		printf("model=%s S=%d T=%d iters=%d\n", g->name, S, T, c->iters);
+		/* chosen_by: the kernels are OpenBLAS's own choice, the
+		   user's OPENBLAS_CORETYPE, or attnscope's correction */
+		printf("blas=OpenBLAS version=%s core=%s chosen_by=%s", b.version, b.core,
+		       b.from ? "attnscope" : b.user_core ? "user" : "openblas");
+		if (b.from)
+			printf(" corrected_from=%s", b.from);
+		printf(" threads=%d parallel=%s library=%s\n", b.threads, b.parallel,
+		       b.library);
 		printf("median_ms=%.3f min_ms=%.3f max_ms=%.3f\n", med, t[0], t[c->iters - 1]);
 		printf("flops=%.4g gflops=%.2f\n", flops, gf);
 		printf("sgemm_1024_gflops=%.2f ratio=%.3f\n", peak, peak > 0 ? gf / peak : 0);

@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "base/i18n.h"
 #include "base/utf8.h"
+#include "engine/blas.h"
 
 static void count_line(const char *what, size_t n)
 {
@@ -21,6 +22,9 @@ static const char *const LABELS[] = {
 	   widest label.  "generator" is the output layer. */
 	N_("model"), N_("description"), N_("file"), N_("architecture"),
 	N_("weights"), N_("seed"), N_("generator"), N_("training"), N_("example"),
+	/* TRANSLATORS: label of `attnscope info`: the linear-algebra
+	   library that does the matrix products */
+	N_("BLAS"),
 };
 
 static int label_width(void)
@@ -38,6 +42,30 @@ static void field(int lw, const char *label, const char *value)
 {
 	utf8_fpad(stdout, label, lw, 0);
 	printf(" %s\n", value);
+}
+
+/* The BLAS: its build string (version, kernels), the file, the kernels in
+ * use and whether attnscope chose them, and its threads. */
+static void blas_lines(int lw)
+{
+	struct blas_info b;
+	char line[512];
+	blas_info_get(&b);
+	snprintf(line, sizeof line, "%s (%s)", b.config, b.library);
+	field(lw, _("BLAS"), line);
+	if (b.from)
+		/* TRANSLATORS: %1$s and %2$s are OpenBLAS kernel names
+		   (SkylakeX, Prescott) */
+		snprintf(line, sizeof line, _("kernels %s, corrected from %s by attnscope "
+					      "(OPENBLAS_CORETYPE)"), b.core, b.from);
+	else if (b.user_core)
+		snprintf(line, sizeof line, _("kernels %s, as OPENBLAS_CORETYPE asks"), b.core);
+	else
+		snprintf(line, sizeof line, _("kernels %s"), b.core);
+	size_t n = strlen(line);
+	snprintf(line + n, sizeof line - n, P_("; %d thread (%s)", "; %d threads (%s)",
+					      b.threads), b.threads, b.parallel);
+	field(lw, "", line);
 }
 
 int cmd_info(struct cli *c)
@@ -90,6 +118,7 @@ int cmd_info(struct cli *c)
 		field(lw, _("training"), g->info[i]);
 	for (int i = 0; i < g->nexamples; i++)
 		field(lw, _("example"), g->examples[i]);
+	blas_lines(lw);
 
 	fputs(_("\nparameters\n"), stdout);
 	count_line("src_embed", model_params(m, "src_embed."));

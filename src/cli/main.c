@@ -1,9 +1,12 @@
 /* main.c - attnscope: the subcommand dispatch. */
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "base/i18n.h"
 #include "common/options.h"
+#include "engine/blas.h"
 #include "tui/tui.h"
 
 static const struct {
@@ -27,10 +30,31 @@ static const struct {
 	{ "corpus", cmd_corpus },
 };
 
+/* OpenBLAS chose its kernels when it was loaded, before main: when it fell
+ * back to a generic core that this CPU outruns, run the program again from
+ * the start with OPENBLAS_CORETYPE naming the right one.  (A re-exec rather
+ * than dlopen'ing OpenBLAS after setenv: the library, the tests and every
+ * product keep calling cblas directly; the cost is one more process start,
+ * a few milliseconds.)  If the exec fails, go on with the generic core. */
+static void blas_reexec(char **argv)
+{
+	const char *core = blas_better_core();
+	if (!core)
+		return;
+	struct blas_info b;
+	blas_info_get(&b);
+	if (setenv(BLAS_ENV_FROM, b.core, 1) == 0 &&
+	    setenv(BLAS_ENV_CORE, core, 1) == 0)
+		execv("/proc/self/exe", argv);
+	unsetenv(BLAS_ENV_CORE);
+	unsetenv(BLAS_ENV_FROM);
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = "";
 	int (*run)(struct cli *) = NULL;
+	blas_reexec(argv);
 	i18n_init(i18n_lang_arg(argc, argv));
 	/* --lang may come before the subcommand: attnscope --lang pt_BR info */
 	while (argc > 1 && strncmp(argv[1], "--lang", 6) == 0 &&
