@@ -115,7 +115,7 @@ void st_close(struct st_file *f)
 	if (!f)
 		return;
 	for (int i = 0; f->t && i < f->n; i++)
-		free(f->t[i].name);
+		free(f->t[i].name), free(f->t[i].owned);
 	free(f->t);
 	for (int i = 0; i < f->nmeta; i++)
 		free(f->meta_keys[i]), free(f->meta_vals[i]);
@@ -474,7 +474,8 @@ int st_to_f32(const struct st_tensor *t, float *out, struct err *e)
 
 int st_is_f32_inplace(const struct st_tensor *t)
 {
-	return t->dtype == ST_F32 && (uintptr_t)t->bytes % _Alignof(float) == 0;
+	return t->dtype == ST_F32 && !t->owned &&
+	       (uintptr_t)t->bytes % _Alignof(float) == 0;
 }
 
 /* ---- writing ---- */

@@ -26,8 +26,11 @@ struct st_tensor {
 	int ndim;
 	uint64_t shape[ST_MAXDIM];
 	uint64_t numel;
-	const unsigned char *bytes;   /* into the mapped file */
+	const unsigned char *bytes;   /* into the mapped file, or owned */
 	uint64_t nbytes;
+	void *owned;                  /* a copy bytes points into (torch.save
+					 strides), freed by st_close; NULL
+					 when bytes are in the mapping */
 	char dtype_str[16];           /* dtype as spelled in the file ("I8") */
 };
 
@@ -50,7 +53,8 @@ const char *st_meta(const struct st_file *f, const char *key);
 
 /* Converts a float tensor (F32/F16/BF16/F64) to F32 into out[numel]. */
 int st_to_f32(const struct st_tensor *t, float *out, struct err *e);
-/* Whether t's bytes can be used in place as float[] (F32, aligned). */
+/* Whether t's bytes can be used in place as float[] (F32, aligned, in the
+ * mapping: owned copies die with st_close and are never in place). */
 int st_is_f32_inplace(const struct st_tensor *t);
 
 const char *st_dtype_name(enum st_dtype d);
