@@ -7,6 +7,7 @@
 #include "base/i18n.h"
 #include "base/utf8.h"
 #include "engine/blas.h"
+#include "formats/tensorfile.h"
 
 static void count_line(const char *what, size_t n)
 {
@@ -68,8 +69,81 @@ static void blas_lines(int lw)
 	field(lw, "", line);
 }
 
+/* `attnscope info FILE` on a weights file: what is in it, before any YAML
+ * exists, so that a user sees the names to map. */
+static int info_weights(const char *path)
+{
+	struct st_file f;
+	struct err e;
+	if (tensorfile_open(&f, path, NULL, &e)) {
+		cli_fail("%s", e.msg);
+		return 1;
+	}
+	const char *sdkey = st_meta(&f, "torch:state_dict");
+	const int lw = label_width();
+	field(lw, _("file"), path);
+	/* TRANSLATORS: a label of `attnscope info FILE` on a weights file */
+	field(lw, _("format"), sdkey ? "torch.save" : "safetensors");
+	if (sdkey) {
+		char buf[200];
+		if (*sdkey)
+			/* TRANSLATORS: where the tensors are: a checkpoint dict's entry */
+			snprintf(buf, sizeof buf, _("entry \"%s\" of a checkpoint dict"), sdkey);
+		else
+			snprintf(buf, sizeof buf, "%s", _("the top-level dict"));
+		/* TRANSLATORS: a label of `attnscope info FILE`: which entry of
+		   the file holds the tensors */
+		field(lw, _("state_dict"), buf);
+		int any = 0;
+		for (int i = 0; i < f.nmeta; i++) {
+			const char *k = f.meta_keys[i];
+			if (strncmp(k, "torch:entry:", 12))
+				continue;
+			if (!any++)
+				fputs(_("\nother entries (not read)\n"), stdout);
+			fputs("  ", stdout);
+			utf8_fpad(stdout, k + 12, 28, 0);
+			printf(" %s\n", f.meta_vals[i]);
+		}
+	} else {
+		for (int i = 0; i < f.nmeta; i++)
+			printf("%s%s: %s\n", i ? "" : _("\nmetadata\n"), f.meta_keys[i],
+			       f.meta_vals[i]);
+	}
+	int nw = 8;
+	unsigned long long params = 0;
+	for (int i = 0; i < f.n; i++) {
+		int w = utf8_width(f.t[i].name);
+		nw = w > nw ? (w < 64 ? w : 64) : nw;
+		params += f.t[i].numel;
+	}
+	printf(P_("\ntensors (%d, %llu values)\n", "\ntensors (%d, %llu values)\n", f.n),
+	       f.n, params);
+	for (int i = 0; i < f.n; i++) {
+		const struct st_tensor *t = &f.t[i];
+		char sh[200] = "[";
+		for (int k = 0; k < t->ndim; k++)
+			snprintf(sh + strlen(sh), sizeof sh - strlen(sh), "%s%llu", k ? ", " : "",
+				 (unsigned long long)t->shape[k]);
+		strncat(sh, "]", sizeof sh - strlen(sh) - 1);
+		fputs("  ", stdout);
+		utf8_fpad(stdout, t->name, nw, 0);
+		printf(" %-5s %s\n", t->dtype_str, sh);
+	}
+	st_close(&f);
+	return 0;
+}
+
 int cmd_info(struct cli *c)
 {
+	/* info FILE: a weights file lists its tensors; a YAML is a model */
+	if (c->sentence) {
+		if (tensorfile_sniff(c->sentence))
+			return info_weights(c->sentence);
+		c->model = c->sentence;
+	} else if (tensorfile_sniff(c->model)) {
+		return info_weights(c->model);
+	}
 	struct model *m = cli_load_model(c);
 	if (!m)
 		return 1;

@@ -17,7 +17,7 @@ static const char *const TOP_KEYS[] = {
 	"name", "description", "architecture", "d_model", "heads",
 	"encoder_layers", "decoder_layers", "d_ff", "max_len", "norm",
 	"norm_eps", "activation", "positional_encoding", "scale_embedding",
-	"bias", "tokenizer", "weights", "tensors", "init", "examples",
+	"bias", "tokenizer", "weights", "weights_key", "tensors", "init", "examples",
 	"training", NULL
 };
 static const char *const TOK_KEYS[] = {
@@ -388,6 +388,9 @@ static int parse_config(struct model *m, const struct ydoc *d, struct err *e)
 	if (!nsrc)
 		return err_set(e, "%s: missing required key: one of weights (file), "
 			       "tensors (inline) or init: {random: SEED}", d->file);
+	if (!wf && (n = ynode_get(r, "weights_key")))
+		return err_set(e, "%s:%d: weights_key names an entry of a weights file; "
+			       "give weights: too", d->file, n->line);
 	if (wf) {
 		const char *s = ynode_str(d, wf, e);
 		if (!s)
@@ -395,6 +398,13 @@ static int parse_config(struct model *m, const struct ydoc *d, struct err *e)
 		c->wsrc = W_FILE;
 		if (!(c->weights_path = path_beside(m->path, s)))
 			return err_set(e, "out of memory");
+		if ((n = ynode_get(r, "weights_key"))) {
+			const char *k = ynode_str(d, n, e);
+			if (!k)
+				return keyed(d, n, "weights_key", e);
+			if (!(c->weights_key = strdup(k)))
+				return err_set(e, "out of memory");
+		}
 	} else if (ti) {
 		c->wsrc = W_INLINE;
 	} else {
@@ -484,6 +494,7 @@ void model_free(struct model *m)
 	free(c->name);
 	free(c->description);
 	free(c->weights_path);
+	free(c->weights_key);
 	for (int i = 0; i < TOK_NSPECIAL; i++)
 		free(c->tok.specials[i]);
 	tokens_free(c->examples, c->nexamples);

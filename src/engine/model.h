@@ -35,6 +35,7 @@ struct config {
 	struct tokenizer_cfg tok;
 	enum weights_src wsrc;
 	char *weights_path;          /* resolved path (W_FILE) */
+	char *weights_key;           /* checkpoint entry of the state_dict, or NULL */
 	unsigned long long seed;     /* W_RANDOM */
 	char **examples; int nexamples;
 	char **info; int ninfo;      /* free-form `training:` lines for `info` */

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "weights.h"
-#include "formats/safetensors.h"
+#include "formats/tensorfile.h"
 
 enum winit { WI_XAVIER, WI_ZERO, WI_ONE };
 
@@ -308,13 +308,13 @@ static int parse_inline(struct model *m, const struct ydoc *d,
 	return 0;
 }
 
-/* ---- safetensors file ---- */
+/* ---- weights file: safetensors or torch.save ---- */
 
 static int bind_file(struct model *m, struct wants *ws, struct err *e)
 {
 	struct st_file f;
 	const char *path = m->cfg.weights_path;
-	if (st_open(&f, path, e))
+	if (tensorfile_open(&f, path, m->cfg.weights_key, e))
 		return -1;
 	int rc = -1;
 	for (int i = 0; i < f.n; i++) {
