@@ -2,11 +2,13 @@
  *
  * For each search: the output sentence, its total log p, its score
  * (length-normalised: log p ÷ ((5+n)/6)^α), the number of steps and how it
- * ended; a one-line verdict ("beam found a sentence greedy missed …" or
- * "same output"); then a table aligned by output position: greedy's token
- * and beam's best hypothesis's token with their cumulative log p, ≠ where
- * they differ and ◀ at the first difference.  The row of the step on screen
- * (v->dec_step, 0-based) is marked ▸.
+ * ended; a verdict with its reason ("beam found a higher-scoring
+ * translation: −1.10 vs −1.75", and why: at which step greedy's likelier
+ * word led lower, or was pruned from the beam); then the two outputs
+ * aligned as a diff of words (views/worddiff.c: = same, ≠ substituted,
+ * − only greedy's, + only beam's), each token with its position and the
+ * running Σ log p, ◀ at the first difference.  The row of the step on
+ * screen (v->dec_step, 0-based, in the search on screen) is marked ▸.
  *
  * v->dec is the search on screen and v->dec_other the other one; which is
  * greedy is told by v->dec_beam (1: v->dec is greedy), or, when that is 0,
@@ -20,6 +22,7 @@
 #include "draw.h"
 #include "palette.h"
 #include "view.h"
+#include "worddiff.h"
 #include "base/i18n.h"
 #include "engine/decode.h"
 #include "engine/model.h"
@@ -47,19 +50,6 @@ static const char *tok_of(const struct vocab *voc, int32_t id)
 {
 	const char *t = voc ? vocab_str(voc, id) : NULL;
 	return t ? t : "?";
-}
-
-/* Output position k (0-based) of the best hypothesis: a token, "</s>",
- * or NULL past its end. */
-static const char *tok_at(const struct side *s, const struct vocab *voc, int k)
-{
-	if (!s->d)
-		return NULL;
-	if (k < s->d->nbest)
-		return tok_of(voc, s->d->best[k]);
-	if (k == s->d->nbest && !s->d->hit_max_len)
-		return "</s>";
-	return NULL;
 }
 
 /* Cumulative log p of the best hypothesis after position k: the recorded
@@ -144,6 +134,101 @@ static int sentence_lines(const struct side *s, const struct vocab *voc, int w)
 		}
 	}
 	return lines;
+}
+
+/* The output as ids, with </s> when it ended so; returns the count. */
+static int out_ids(const struct side *s, int32_t *ids, int cap)
+{
+	int n = 0;
+	for (int i = 0; s->d && i < s->d->nbest && n < cap; i++)
+		ids[n++] = s->d->best[i];
+	if (s->d && !s->d->hit_max_len && n < cap)
+		ids[n++] = TOK_EOS;
+	return n;
+}
+
+/* The candidate of step k that extends the prefix ids[0..k) with ids[k]:
+ * NULL when that prefix was not live at step k or the token was not among
+ * its recorded candidates.  *live says whether the prefix was live. */
+static const struct cand *cand_for(const struct decode_result *d, const int32_t *ids,
+				   int k, int *live)
+{
+	*live = 0;
+	if (!d || k >= d->nsteps)
+		return NULL;
+	const struct decode_step *st = &d->steps[k];
+	for (int h = 0; h < st->nhyps; h++) {
+		if (st->hyps[h].n != k || memcmp(st->hyps[h].ids, ids, (size_t)k * sizeof *ids))
+			continue;
+		*live = 1;
+		for (int i = 0; i < st->ncands; i++)
+			if (st->cands[i].parent == h && st->cands[i].token == ids[k])
+				return &st->cands[i];
+		return NULL;
+	}
+	return NULL;
+}
+
+/* The lowest score kept at step k (a beam's last place), or 0. */
+static double lowest_kept(const struct decode_step *st)
+{
+	double lo = 0;
+	int any = 0;
+	for (int i = 0; i < st->ncands; i++)
+		if (st->cands[i].kept && !st->cands[i].finished) {
+			lo = !any || st->cands[i].score < lo ? st->cands[i].score : lo;
+			any = 1;
+		}
+	return lo;
+}
+
+/* Why the two outputs differ, into buf: where greedy's path left the
+ * beam (pruned, with its score against the beam's last place), or where
+ * the likelier word greedy took led to a lower score in the end. */
+static void why_differ(const struct side *S, const struct vocab *voc, int B,
+		       char *buf, size_t n)
+{
+	int32_t g[256], b[256];
+	const int ng = out_ids(&S[0], g, 256), nb = out_ids(&S[1], b, 256);
+	int k = 0;
+	while (k < ng && k < nb && g[k] == b[k])
+		k++;
+	char n1[32], n2[32], n3[32], n4[32];
+	buf[0] = 0;
+	if (k >= ng || k >= nb)
+		return;
+	/* greedy's path through the beam: where it fell out */
+	for (int j = 0; j <= k && j < ng; j++) {
+		int live;
+		const struct cand *cd = cand_for(S[1].d, g, j, &live);
+		if (!live)
+			break;
+		if (cd && cd->kept)
+			continue;
+		if (cd)
+			/* TRANSLATORS: why beam search did not find greedy's
+			 * output: greedy's word at that step was pruned (its
+			 * score below the B kept ones). */
+			snprintf(buf, n, _("greedy's “%s” at step %d was pruned from the beam: its score "
+					   "%s was below all %d kept (the lowest %s)"),
+				 tok_of(voc, g[j]), j + 1, fmt_num(n1, sizeof n1, cd->score, 2), B,
+				 fmt_num(n2, sizeof n2, lowest_kept(&S[1].d->steps[j]), 2));
+		else
+			snprintf(buf, n, _("greedy's “%s” at step %d was not among the beam's candidates "
+					   "and was pruned"), tok_of(voc, g[j]), j + 1);
+		return;
+	}
+	int lg, lb;
+	const struct cand *cg = cand_for(S[0].d, g, k, &lg), *cb = cand_for(S[1].d, b, k, &lb);
+	if (!cg || !cb)
+		return;
+	/* TRANSLATORS: why beam search found another output: at that step
+	 * greedy took the likelier word, beam search kept another one. */
+	snprintf(buf, n, _("at step %d greedy took the likelier “%s” (p %s, score %s); beam also "
+			   "kept “%s” (p %s, score %s), which ended higher"),
+		 k + 1, tok_of(voc, g[k]), fmt_num(n1, sizeof n1, cg->prob, 3),
+		 fmt_num(n2, sizeof n2, cg->score, 2), tok_of(voc, b[k]),
+		 fmt_num(n3, sizeof n3, cb->prob, 3), fmt_num(n4, sizeof n4, cb->score, 2));
 }
 
 static void draw(struct view_state *v, struct canvas *c, struct rect r)
@@ -269,100 +354,129 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	}
 	y += roomy;
 
-	/* the verdict */
+	/* the verdict, and why */
 	const struct decode_result *g = S[0].d, *b = S[1].d;
 	const struct style *vs = &ac;
+	char why[512] = "";
 	if (!g || !b)
 		snprintf(buf, sizeof buf, "%s", g ? _("run the beam search too to compare") :
 			 _("run the greedy search too to compare"));
 	else if (same_output(g, b))
 		snprintf(buf, sizeof buf, _("same output: beam search agrees with greedy "
 			 "(score %s)"), fmt_num(n1, sizeof n1, g->best_score, 2));
-	else if (b->best_score > g->best_score) {
-		snprintf(buf, sizeof buf, _("beam found a sentence greedy missed: score %s vs %s"),
-			 fmt_num(n1, sizeof n1, b->best_score, 2), fmt_num(n2, sizeof n2, g->best_score, 2));
-		vs = &gd;
-	} else
-		snprintf(buf, sizeof buf, _("different outputs: greedy scores %s, beam %s"),
-			 fmt_num(n1, sizeof n1, g->best_score, 2), fmt_num(n2, sizeof n2, b->best_score, 2));
+	else {
+		if (b->best_score > g->best_score) {
+			snprintf(buf, sizeof buf, _("beam found a higher-scoring translation: %s vs "
+						    "greedy's %s"),
+				 fmt_num(n1, sizeof n1, b->best_score, 2),
+				 fmt_num(n2, sizeof n2, g->best_score, 2));
+			vs = &gd;
+		} else if (b->best_score < g->best_score) {
+			snprintf(buf, sizeof buf, _("greedy scores higher than beam: %s vs %s"),
+				 fmt_num(n1, sizeof n1, g->best_score, 2),
+				 fmt_num(n2, sizeof n2, b->best_score, 2));
+			vs = &wa;
+		} else {
+			snprintf(buf, sizeof buf, _("different outputs with the same score %s"),
+				 fmt_num(n1, sizeof n1, g->best_score, 2));
+		}
+		why_differ(S, voc, B, why, sizeof why);
+	}
 	clip_text(c, r, r.x + 1, y++, r.w - 1, buf, vs);
+	if (*why && y < r.y + r.h) {
+		int lines = canvas_wrap(NULL, rect_sub(r, r.x + 1, y, r.w - 1, 3), why, 0, 0, 0);
+		struct rect wr = rect_sub(r, r.x + 1, y, r.w - 1, lines);
+		y += canvas_wrap(c, wr, why, tx.fg, tx.bg, tx.attr);
+	}
 	y += roomy;
 	if (y >= r.y + r.h)
 		return;
 
-	/* the step table */
-	/* TRANSLATORS: headings of the step table: the step number (at most
-	 * 5 columns), greedy's token, the token of beam search's best
-	 * hypothesis (at most 14 columns). */
-	const char *hs = _("step"), *hg = _("greedy");
+	/* the two outputs aligned as a diff of words */
+	int32_t ia[256], ib[256];
+	const int na = out_ids(&S[0], ia, 256), nb = out_ids(&S[1], ib, 256);
+	struct wd_op ops[512];
+	int nops = worddiff_run(ia, na, ib, nb, ops);
+	if (nops < 0)
+		return;
+	/* TRANSLATORS: headings of the aligned outputs: greedy's token, the
+	 * token of beam search's best hypothesis (at most 14 columns). */
+	const char *hg = _("greedy");
 	/* TRANSLATORS: heading: the best hypothesis of beam search, at most 14
 	 * columns. */
 	const char *hb = _("beam best");
 	int tw = utf8_width(hg) > utf8_width(hb) ? utf8_width(hg) : utf8_width(hb);
-	for (int i = 0; i < 2; i++)
-		for (int k = 0; k < S[i].len; k++) {
-			const char *t = tok_at(&S[i], voc, k);
-			int w = t ? utf8_width(t) : 0;
-			tw = w > tw ? w : tw;
-		}
+	for (int k = 0; k < na; k++)
+		tw = utf8_width(tok_of(voc, ia[k])) > tw ? utf8_width(tok_of(voc, ia[k])) : tw;
+	for (int k = 0; k < nb; k++)
+		tw = utf8_width(tok_of(voc, ib[k])) > tw ? utf8_width(tok_of(voc, ib[k])) : tw;
 	tw = tw > TOKEN_MAX ? TOKEN_MAX : tw;
-	const int lpw = r.w >= 6 + 2 * (tw + 10) + 3 ? 9 : 0;
-	const int xs = r.x + 1, xg = xs + 6, xgl = xg + tw, xm = xgl + lpw + 1,
-		  xb = xm + 2, xbl = xb + tw, xn = xbl + lpw + 2;
+	/* columns: ▸, position, token, Σ log p, op, position, token, Σ log p */
+	const int lpw = r.w >= 2 + 2 * (4 + tw + 10) + 3 ? 9 : 0;
+	const int xg = r.x + 6, xgl = xg + tw, xm = xgl + lpw + 2,
+		  xb = xm + 7, xbl = xb + tw, xn = xbl + lpw + 2;
 	int diverge = -1;
-	for (int k = 0; k < nrows && diverge < 0; k++) {
-		const char *a = tok_at(&S[0], voc, k), *bt = tok_at(&S[1], voc, k);
-		if (!a || !bt || strcmp(a, bt))
+	for (int k = 0; k < nops && diverge < 0; k++)
+		if (ops[k].kind != WD_SAME)
 			diverge = k;
-	}
-	clip_text(c, r, xs, y, 5, hs, &mu);
 	clip_text(c, r, xg, y, tw, hg, &hd);
 	if (lpw)
-		clip_rtext(c, r, xgl, y, lpw, "log p", &mu);
+		clip_rtext(c, r, xgl, y, lpw, "Σ log p", &mu);
 	clip_text(c, r, xb, y, tw, hb, &hd);
 	if (lpw)
-		clip_rtext(c, r, xbl, y, lpw, "log p", &mu);
+		clip_rtext(c, r, xbl, y, lpw, "Σ log p", &mu);
 	y++;
-	int vis = r.y + r.h - y, cur_k = v->dec_step;
+	/* the legend goes last when there is room for it and a row */
+	const int legend = r.y + r.h - y >= 3;
+	int vis = r.y + r.h - y - legend;
 	if (vis < 1)
 		return;
+	/* the step on screen: a position of the search on screen */
+	const int on_beam = dec_is_beam, cur_k = v->dec_step;
+	int cur_row = -1;
+	for (int k = 0; k < nops; k++)
+		if ((on_beam ? ops[k].ib : ops[k].ia) == cur_k)
+			cur_row = k;
 	int first = 0;
-	if (nrows > vis) {
+	if (nops > vis) {
 		/* keep the step on screen in sight, else the first difference */
-		int want = cur_k >= 0 && cur_k < nrows ? cur_k : diverge;
+		int want = cur_row >= 0 ? cur_row : diverge;
 		if (want >= vis)
 			first = want - vis + 1;
-		if (first > nrows - vis)
-			first = nrows - vis;
+		if (first > nops - vis)
+			first = nops - vis;
 	}
-	for (int k = first; k < nrows && y < r.y + r.h; k++, y++) {
-		const char *t[2] = { tok_at(&S[0], voc, k), tok_at(&S[1], voc, k) };
-		int on = k == cur_k, differ = k >= diverge && diverge >= 0 &&
-			 (!t[0] || !t[1] || strcmp(t[0], t[1]));
+	/* TRANSLATORS: the marks of the aligned outputs (one column each). */
+	static const char *const mark[] = { "=", "≠", "−", "+" };
+	for (int k = first; k < nops && y < r.y + r.h - legend; k++, y++) {
+		const struct wd_op *op = &ops[k];
+		const int on = k == cur_row, differ = op->kind != WD_SAME;
 		const struct style *st = on ? &cur : &tx;
 		if (on)
 			for (int x = r.x; x < xn && x < r.x + r.w; x++)
 				clip_text(c, r, x, y, 1, " ", st);
 		clip_text(c, r, r.x, y, 1, on ? "▸" : " ", st);
-		snprintf(buf, sizeof buf, "%4d", k + 1);
-		clip_text(c, r, xs, y, 4, buf, on ? st : &mu);
-		const int x0[2] = { xg, xb }, xl[2] = { xgl, xbl };
+		const int pos[2] = { op->ia, op->ib }, x0[2] = { xg, xb }, xl[2] = { xgl, xbl };
+		const int32_t *ids[2] = { ia, ib };
 		for (int i = 0; i < 2; i++) {
 			double lp;
-			if (!t[i]) {
-				clip_text(c, r, x0[i], y, tw, S[i].d ? "—" : "", on ? st : &mu);
+			if (pos[i] < 0)
 				continue;
-			}
-			text_fit(t[i], tw, fit, sizeof fit);
+			snprintf(buf, sizeof buf, "%3d", pos[i] + 1);
+			clip_text(c, r, x0[i] - 4, y, 3, buf, on ? st : &mu);
+			text_fit(tok_of(voc, ids[i][pos[i]]), tw, fit, sizeof fit);
 			clip_text(c, r, x0[i], y, tw, fit, on ? st : differ ? &ac : &tx);
-			if (lpw && logp_at(&S[i], k, &lp))
-				clip_rtext(c, r, xl[i], y, lpw, fmt_num(n1, sizeof n1, lp, 3), on ? st : &mu);
+			if (lpw && logp_at(&S[i], pos[i], &lp))
+				clip_rtext(c, r, xl[i], y, lpw, fmt_num(n1, sizeof n1, lp, 3),
+					   on ? st : &mu);
 		}
-		if (differ)
-			clip_text(c, r, xm, y, 1, "≠", on ? st : &ac);
+		clip_text(c, r, xm, y, 1, mark[op->kind], on ? st : differ ? &ac : &mu);
 		if (k == diverge)
 			clip_text(c, r, xn, y, r.x + r.w - xn, _("◀ first difference"), &ac);
 	}
+	if (legend && nops > 0)
+		clip_text(c, r, r.x + 1, y, r.w - 1,
+			  _("= same  ≠ substituted  − only greedy's  + only beam's"), &mu);
 }
 
 const struct view_class compare_view = {

@@ -8,8 +8,10 @@
  *           token a step, the newest marked ▸, past steps dim, and the token
  *           each step chose
  *   (b)     the next-token candidates of the followed hypothesis at step s:
- *           bars of p, cumulative log p and score, ✓ kept ● </s> ✗ pruned,
- *           "arg-max" for greedy, the slot each kept one went to for beam
+ *           bars of p (this step's), Σ log p (the running sum) and score,
+ *           ⇒ forced ✓ kept ● </s> ✗ pruned, "arg-max" for greedy, the slot
+ *           each kept one went to for beam; a forced step keeps its real
+ *           candidates (pruned) and marks the forced one
  *   (c)     beam only: the lattice of beam slots (columns = steps, rows =
  *           slots, a line from every cell to its parent), the candidates
  *           pruned at step s under the newest column, and the finished
@@ -308,10 +310,16 @@ static void draw_cands(const struct page *P, struct canvas *c, struct rect r)
 	char buf[192], b[32], n1[32];
 	if (r.h < 1 || r.w < 1)
 		return;
-	int nc = cands_of(P);
+	int nc = cands_of(P), added = 0;
+	for (int i = 0; i < st->ncands; i++)
+		added += st->cands[i].parent == P->hyp && st->cands[i].forced == 2;
 	if (P->beam > 1)
-		snprintf(buf, sizeof buf, _("next token at step %d for #%d (log p %s so far)"),
+		snprintf(buf, sizeof buf, _("next token at step %d for #%d (Σ log p %s so far)"),
 			 P->s + 1, P->hyp, fmt_num(n1, sizeof n1, h ? h->logp : 0, 3));
+	else if (added)
+		/* TRANSLATORS: the forced token is not among the top %d. */
+		snprintf(buf, sizeof buf, _("next token at step %d: top %d of the distribution "
+					    "and the forced token"), P->s + 1, nc - added);
 	else
 		snprintf(buf, sizeof buf, _("next token at step %d: top %d of the distribution"),
 			 P->s + 1, nc);
@@ -349,7 +357,7 @@ static void draw_cands(const struct page *P, struct canvas *c, struct rect r)
 			clip_text(c, r, bx, y, bw, bh, &mu);
 		clip_rtext(c, r, px, y, 7, "p", &mu);
 		if (lpw)
-			clip_rtext(c, r, px + 7, y, lpw, "log p", &mu);
+			clip_rtext(c, r, px + 7, y, lpw, "Σ log p", &mu);
 		if (scw)
 			clip_rtext(c, r, px + 7 + lpw, y, scw, sch, &mu);
 		y++;
@@ -363,7 +371,7 @@ static void draw_cands(const struct page *P, struct canvas *c, struct rect r)
 		if (shown >= room)
 			continue;
 		shown++;
-		const char *mark = cd->finished ? "●" : cd->kept ? "✓" : "✗";
+		const char *mark = cd->forced ? "⇒" : cd->finished ? "●" : cd->kept ? "✓" : "✗";
 		const struct style *ms = cd->kept ? (cd->finished ? &gd : &ac) : &mu;
 		clip_text(c, r, r.x, y, 1, mark, ms);
 		text_fit(page_tok(P, cd->token, b, sizeof b), tw, buf, sizeof buf);
@@ -378,12 +386,22 @@ static void draw_cands(const struct page *P, struct canvas *c, struct rect r)
 		if (scw)
 			clip_rtext(c, r, px + 7 + lpw, y, scw, fmt_num(n1, sizeof n1, cd->score, 3), &tx);
 		int nx = px + 7 + lpw + scw + 2;
-		if (cd->finished)
+		if (cd->forced && cd->finished)
+			/* TRANSLATORS: the user forced this token (what-if, key f). */
+			snprintf(buf, sizeof buf, "%s", _("forced: ends (</s>)"));
+		else if (cd->forced && P->beam <= 1)
+			snprintf(buf, sizeof buf, "%s", _("forced"));
+		else if (cd->forced)
+			snprintf(buf, sizeof buf, _("forced → slot #%d"), next_slot(st, i));
+		else if (cd->finished)
 			snprintf(buf, sizeof buf, "%s", _("ends (</s>)"));
+		else if (P->beam <= 1 && rank == 1)
+			/* TRANSLATORS: the most probable token, greedy's choice
+			 * unless the user forced another one. */
+			snprintf(buf, sizeof buf, "%s", cd->kept ? _("arg-max") :
+				 _("arg-max, not taken"));
 		else if (cd->kept && P->beam <= 1)
-			/* TRANSLATORS: the greedy choice: the most probable token
-			 * ("arg-max"), or one the user forced. */
-			snprintf(buf, sizeof buf, "%s", rank == 1 ? _("arg-max") : _("forced"));
+			buf[0] = 0;
 		else if (cd->kept)
 			/* TRANSLATORS: the beam slot a kept candidate went to. */
 			snprintf(buf, sizeof buf, _("→ slot #%d"), next_slot(st, i));
@@ -401,10 +419,14 @@ static void draw_cands(const struct page *P, struct canvas *c, struct rect r)
 	}
 	if (r.h >= nc + 4 && y < r.y + r.h) {
 		int x = r.x;
-		x += clip_text(c, r, x, y, r.w, _("✓ kept  ● </s>  ✗ pruned"), &mu);
+		int any_forced = 0;
+		for (int i = 0; i < st->ncands; i++)
+			any_forced |= st->cands[i].parent == P->hyp && st->cands[i].forced;
+		x += clip_text(c, r, x, y, r.w, any_forced ? _("⇒ forced  ✓ kept  ● </s>  ✗ pruned") :
+			       _("✓ kept  ● </s>  ✗ pruned"), &mu);
 		if (scw)
-			clip_text(c, r, x, y, r.x + r.w - x, _("  · log p cumulative · "
-			     "score = log p ÷ ((5+n)/6)^α"), &mu);
+			clip_text(c, r, x, y, r.x + r.w - x, _("  · Σ log p: the sum over the steps · "
+			     "score = Σ log p ÷ ((5+n)/6)^α"), &mu);
 	}
 }
 
@@ -472,7 +494,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	const int rank_w = beam && r.w >= lat_w + RANK_W + 2 ? lat_w : 0;
 	int c_min = 0, c_want = 0;
 	if (beam)
-		lattice_rows(&P, rank_w > 0, &c_min, &c_want);
+		lattice_rows(&P, rank_w > 0, rank_w > 0 ? rank_w : r.w, &c_min, &c_want);
 	else if (last)
 		c_min = c_want = ranking_rows(&P);
 	int a_h = a_want, b_h = b_want;

@@ -228,6 +228,67 @@ static int lat_build(const struct page *P, int ncol, struct lat *L)
 	return 0;
 }
 
+/* Which columns fit in w (the newest always, then back towards the
+ * oldest): the first shown, and each shown column's x from the lattice's
+ * left edge in colx[j].  Returns the first column. */
+static int lat_place(const struct page *P, const struct lat *L, int w, int *colx)
+{
+	const int rootw = utf8_width(P->prompt[P->np - 1]);
+	const int lw = 2 + (L->nslots > 10 ? 2 : 1) + 1;
+	int first = L->ncol - 1, used = lw + cell_w(first, L->tw, L->sw, rootw);
+	while (first > 0) {
+		int add = gap_w(L->nl[first]) + cell_w(first - 1, L->tw, L->sw, rootw);
+		if (used + add > w)
+			break;
+		used += add;
+		first--;
+	}
+	int x = lw;
+	for (int j = first; j < L->ncol; j++) {
+		if (j > first)
+			x += gap_w(L->nl[j]);
+		colx[j] = x;
+		x += cell_w(j, L->tw, L->sw, rootw);
+	}
+	return first;
+}
+
+/* The text of a finished marker: "● </s> −4.70 from #0". */
+static const char *fin_text(const struct cand *cd, char *buf, size_t n)
+{
+	char n1[32];
+	/* TRANSLATORS: a hypothesis that ended: its score and the slot it
+	 * came from. */
+	snprintf(buf, n, _("● </s> %s from #%d"), fmt_num(n1, sizeof n1, cd->score, 2),
+		 cd->parent);
+	return buf;
+}
+
+/* Lays out the finished markers of the shown columns under the slots,
+ * each at its column's x, on the first line where it does not touch the
+ * one before it (no two ever overlap).  row[j][i] is marker i of column
+ * j's line; returns the lines used. */
+static int fin_place(const struct lat *L, int first, const int *colx,
+		     int (*row)[SLOTS_MAX])
+{
+	int end[SLOTS_MAX * 4], nrows = 0;   /* where each line is free from */
+	char buf[96];
+	for (int j = first; j < L->ncol; j++)
+		for (int i = 0; i < L->col[j].nfin; i++) {
+			int x = colx[j], w = utf8_width(fin_text(L->col[j].fin[i], buf, sizeof buf));
+			int k = 0;
+			while (k < nrows && end[k] > x)
+				k++;
+			if (k == nrows && nrows < (int)(sizeof end / sizeof *end))
+				nrows++;
+			if (k >= nrows)
+				k = nrows - 1;
+			end[k] = x + w + 1;
+			row[j][i] = k;
+		}
+	return nrows;
+}
+
 /* Rows the ranking needs (title + entries visible, or a "none" line). */
 int ranking_rows(const struct page *P)
 {
@@ -315,7 +376,6 @@ void lattice_draw(const struct page *P, struct canvas *c, struct rect r, int ran
 	if (lat_build(P, P->s + 2, &La))   /* <s> and steps 1…s+1 */
 		return;
 	const int ncol = La.ncol, tw = La.tw, sw = La.sw, nslots = La.nslots;
-	const int maxfin = La.maxfin;
 	const struct lcol *col = La.col;
 	const int *nl = La.nl;
 	int (*lanes)[SLOTS_MAX] = La.lanes;
@@ -332,21 +392,23 @@ void lattice_draw(const struct page *P, struct canvas *c, struct rect r, int ran
 	}
 
 	snprintf(buf, sizeof buf, P_("beam: %d slot · cell = token and score "
-				     "(log p ÷ ((5+n)/6)^α) · ▸ followed",
+				     "(Σ log p ÷ ((5+n)/6)^α) · ▸ followed",
 				     "beam: %d slots · cell = token and score "
-				     "(log p ÷ ((5+n)/6)^α) · ▸ followed", P->beam), P->beam);
+				     "(Σ log p ÷ ((5+n)/6)^α) · ▸ followed", P->beam), P->beam);
 	clip_text(c, lr, lr.x, lr.y, lr.w, buf, &hd);
 
 	/* which columns fit: the newest always, then back to the oldest */
 	int lw = 2 + (nslots > 10 ? 2 : 1) + 1;
-	int first = ncol - 1, used = lw + cell_w(first, tw, sw, rootw);
-	while (first > 0) {
-		int add = gap_w(nl[first]) + cell_w(first - 1, tw, sw, rootw);
-		if (used + add > lr.w)
-			break;
-		used += add;
-		first--;
+	int *colx = malloc((size_t)ncol * sizeof *colx);
+	int (*finrow)[SLOTS_MAX] = malloc((size_t)ncol * sizeof *finrow);
+	if (!colx || !finrow) {
+		free(colx);
+		free(finrow);
+		lat_free(&La);
+		return;
 	}
+	int first = lat_place(P, &La, lr.w, colx);
+	const int nfinrows = fin_place(&La, first, colx, finrow);
 	const int yh = lr.y + 1, y0 = lr.y + 2;
 	if (first > 0)
 		clip_text(c, lr, lr.x, yh, lw, "…", &mu);
@@ -387,22 +449,15 @@ void lattice_draw(const struct page *P, struct canvas *c, struct rect r, int ran
 			clip_text(c, lr, x + 1, y, tw, buf, st);
 			clip_rtext(c, lr, x + 2 + tw, y, sw, fmt_num(n1, sizeof n1, lc->cd->score, 2), st);
 		}
-		/* hypotheses that ended here, under the slots */
-		for (int i = 0; i < col[j].nfin; i++) {
-			const struct cand *cd = col[j].fin[i];
-			/* TRANSLATORS: a hypothesis that ended: its score and the
-			 * slot it came from. */
-			snprintf(buf, sizeof buf, _("● </s> %s from #%d"),
-				 fmt_num(n1, sizeof n1, cd->score, 2), cd->parent);
-			int fw = cell_w(j, tw, sw, rootw) +
-				 (j + 1 < ncol ? gap_w(nl[j + 1]) : 12);
-			clip_text(c, lr, x, y0 + nslots + i, fw, buf, &gd);
-		}
+		/* hypotheses that ended here, under the slots (fin_place) */
+		for (int i = 0; i < col[j].nfin; i++)
+			clip_text(c, lr, x, y0 + nslots + finrow[j][i], lr.x + lr.w - x,
+				  fin_text(col[j].fin[i], buf, sizeof buf), &gd);
 		x += cell_w(j, tw, sw, rootw);
 	}
 
 	/* under the newest column: what step s pruned */
-	int yp = y0 + nslots + col[ncol - 1].nfin;
+	int yp = y0 + nslots + nfinrows;
 	int bottom = lr.y + lr.h;
 	if (!rank_right)
 		bottom = r.y + r.h - (r.h - (yp - r.y) >= ranking_rows(P) + 2 ?
@@ -441,10 +496,12 @@ void lattice_draw(const struct page *P, struct canvas *c, struct rect r, int ran
 		}
 	}
 	if (!rank_right) {
-		int ry = yp + 1 > y0 + nslots + maxfin + 1 ? yp + 1 : y0 + nslots + maxfin + 1;
+		int ry = yp + 1 > y0 + nslots + nfinrows + 1 ? yp + 1 : y0 + nslots + nfinrows + 1;
 		if (ry < r.y + r.h)
 			ranking_draw(P, c, rect_sub(r, r.x, ry, r.w, r.y + r.h - ry));
 	}
+	free(colx);
+	free(finrow);
 	lat_free(&La);
 }
 
@@ -464,15 +521,21 @@ int lattice_width(const struct page *P)
 	return w < 60 ? 60 : w;
 }
 
-void lattice_rows(const struct page *P, int rank_beside, int *min, int *want)
+void lattice_rows(const struct page *P, int rank_beside, int w, int *min, int *want)
 {
 	struct lat L;
 	*min = *want = 0;
 	if (lat_build(P, P->s + 2, &L))
 		return;
-	int np = npruned(P);
+	int np = npruned(P), nfinrows = L.maxfin;
+	int *colx = malloc((size_t)L.ncol * sizeof *colx);
+	int (*finrow)[SLOTS_MAX] = malloc((size_t)L.ncol * sizeof *finrow);
+	if (colx && finrow)
+		nfinrows = fin_place(&L, lat_place(P, &L, w, colx), colx, finrow);
+	free(colx);
+	free(finrow);
 	*min = 2 + L.nslots;
-	*want = *min + L.maxfin + (np ? 1 + (np < 6 ? np : 6) : 0) +
+	*want = *min + nfinrows + (np ? 1 + (np < 6 ? np : 6) : 0) +
 		(rank_beside ? 0 : 1 + ranking_rows(P));
 	lat_free(&L);
 }

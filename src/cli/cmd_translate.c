@@ -47,7 +47,8 @@ static const char *cand_status(const struct cand *c)
 {
 	/* TRANSLATORS: status of a beam-search candidate (o candidato): it
 	   ended with </s>, it stays in the beam, or it was dropped */
-	return c->finished ? _("finished") : c->kept ? _("kept") : _("pruned");
+	return c->forced ? _("forced") : c->finished ? _("finished") : c->kept ? _("kept") :
+	       _("pruned");
 }
 
 static void print_steps(const struct model *m, const struct decode_result *r, int topk)
@@ -60,7 +61,7 @@ static void print_steps(const struct model *m, const struct decode_result *r, in
 			const struct hyp *h = &st->hyps[b];
 			printf("  [%d] <s> ", b);
 			print_ids(m, h->ids, h->n);
-			printf("   (log p %.3f)\n", h->logp);
+			printf("   (Σ log p %.3f)\n", h->logp);
 			int shown = 0;
 			for (int i = 0; i < st->ncands; i++) {
 				const struct cand *c = &st->cands[i];
@@ -72,9 +73,10 @@ static void print_steps(const struct model *m, const struct decode_result *r, in
 				fputs("      ", stdout);
 				utf8_fpad(stdout, t, 16, 0);
 				/* TRANSLATORS: one candidate of a beam-search step: its
-				   probability, log-probability, score (the length-normalized
-				   log p) and status; keep "p=" and "log p" */
-				printf(_(" p=%.4f  log p %.3f  score %.3f  %s\n"), c->prob, c->logp,
+				   probability at this step, the sum of log p over the steps
+				   so far, score (the length-normalized sum) and status; keep
+				   "p=" and "Σ log p" */
+				printf(_(" p=%.4f  Σ log p %.3f  score %.3f  %s\n"), c->prob, c->logp,
 				       c->score, cand_status(c));
 				shown++;
 			}
@@ -109,9 +111,10 @@ static void print_json(const struct model *m, const struct cli *c,
 			const struct cand *cd = &st->cands[i];
 			printf("%s{\"from\":%d,\"token\":", i ? "," : "", cd->parent);
 			json_str(vocab_str(&m->tgt_vocab, cd->token));
-			printf(",\"prob\":%.6f,\"log_prob\":%.6f,\"score\":%.6f,\"status\":\"%s\"}",
+			printf(",\"prob\":%.6f,\"log_prob\":%.6f,\"score\":%.6f,\"status\":\"%s\"%s}",
 			       cd->prob, cd->logp, cd->score,
-			       cd->finished ? "finished" : cd->kept ? "kept" : "pruned");
+			       cd->finished ? "finished" : cd->kept ? "kept" : "pruned",
+			       cd->forced ? ",\"forced\":true" : "");
 		}
 		printf("]}");
 	}

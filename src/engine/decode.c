@@ -415,7 +415,7 @@ int decode_run(const struct model *m, const struct pass_input *src,
 	int *idx = malloc((size_t)K * sizeof *idx);
 	int32_t *tok = malloc((size_t)B * sizeof *tok);
 	int *parent = malloc((size_t)B * sizeof *parent);
-	struct cand *cands = malloc((size_t)B * K * sizeof *cands);
+	struct cand *cands = malloc(((size_t)B * K + 1) * sizeof *cands);   /* + a forced one */
 	struct hyp *live = calloc((size_t)B, sizeof *live);
 	int nlive = 1;
 	/* at most one </s> per live hypothesis and step, or the B live ones
@@ -466,16 +466,29 @@ int decode_run(const struct model *m, const struct pass_input *src,
 				cd->prob = expf(row[idx[k]]);
 				cd->logp = live[b].logp + row[idx[k]];
 				cd->score = cd->logp / length_penalty(o->alpha, live[b].n + 1);
-				cd->kept = cd->finished = 0;
+				cd->kept = cd->finished = cd->forced = 0;
 			}
 		}
-		/* what-if: the best hypothesis is forced to take a token */
-		if (step == o->force_step && o->force_token >= 0 && o->force_token < V) {
-			const float *row = lp;
-			nc = 1;
-			cands[0] = (struct cand){ 0, o->force_token, expf(row[o->force_token]),
-						  live[0].logp + row[o->force_token], 0, 0, 0 };
-			cands[0].score = cands[0].logp / length_penalty(o->alpha, live[0].n + 1);
+		/* what-if: the best hypothesis is forced to take a token; the
+		 * real candidates stay recorded (pruned), the forced one is
+		 * marked, and added when it is not among them */
+		const int forcing = step == o->force_step && o->force_token >= 0 &&
+				    o->force_token < V;
+		if (forcing) {
+			const int fh = o->force_hyp > 0 && o->force_hyp < nlive ? o->force_hyp : 0;
+			int at = -1;
+			for (int i = 0; i < nc && at < 0; i++)
+				if (cands[i].parent == fh && cands[i].token == o->force_token)
+					at = i;
+			if (at < 0) {
+				const float *row = lp + (size_t)fh * V;
+				at = nc++;
+				cands[at] = (struct cand){ fh, o->force_token, expf(row[o->force_token]),
+							   live[fh].logp + row[o->force_token], 0, 0, 0, 2 };
+				cands[at].score = cands[at].logp / length_penalty(o->alpha, live[fh].n + 1);
+			} else {
+				cands[at].forced = 1;
+			}
 		}
 		qsort(cands, (size_t)nc, sizeof *cands, cmp_cand);
 
@@ -498,8 +511,10 @@ int decode_run(const struct model *m, const struct pass_input *src,
 		 * takes the arg-max only, </s> or not. */
 		struct hyp next[DECODE_MAX_BEAM];
 		int nnext = 0;
-		for (int i = 0; i < nc && nnext < B && !(B == 1 && i > 0); i++) {
+		for (int i = 0; i < nc && nnext < B; i++) {
 			struct cand *cd = &cands[i];
+			if (forcing ? !cd->forced : B == 1 && i > 0)
+				continue;
 			struct hyp h;
 			if (hyp_copy(&h, &live[cd->parent], 1)) {
 				err_set(e, "out of memory while decoding");

@@ -36,7 +36,9 @@ struct decode_opts {
 	int until_limit;    /* beam: never stop before max_len (tests: the
 	                       stopping rule must not change the result) */
 	int force_step;     /* what-if: at this step (−1: none) ... */
-	int32_t force_token;/*   the best hypothesis takes this token */
+	int32_t force_token;/*   hypothesis force_hyp (0: the best) takes
+	                       this token, and it alone goes on */
+	int force_hyp;
 };
 void decode_opts_default(struct decode_opts *o);
 
@@ -49,6 +51,8 @@ struct cand {
 	double score;       /* logp / lp(length) */
 	int kept;           /* survived into the next beam (or finished) */
 	int finished;       /* token is </s> */
+	int forced;         /* the what-if forced it: 1 one of the recorded
+	                       candidates, 2 added (outside the top K) */
 };
 
 /* A hypothesis alive at the start of a step. */

@@ -35,7 +35,7 @@ struct app {
 	int which;                    /* the search shown: 0 greedy, 1 beam */
 	int beam_w;
 	double alpha;
-	int force_step[2], force_token[2];
+	int force_step[2], force_token[2], force_hyp[2];
 	/* lecture mode: the script and the step on screen */
 	struct lecture *lec;
 	int lstep;

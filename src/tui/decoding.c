@@ -29,6 +29,7 @@ int app_decode_all(struct app *a, const char *sentence)
 		o.alpha = a->alpha;
 		o.force_step = a->force_step[k];
 		o.force_token = a->force_token[k];
+		o.force_hyp = a->force_hyp[k];
 		if (decode_run(a->m, &in, &a->opts, &o, &r[k], &e)) {
 			if (k)
 				decode_result_free(&r[0]);
@@ -179,9 +180,9 @@ void app_decode_action(struct app *a, enum action act)
 		/* the forced token continues the followed hypothesis: follow it */
 		a->force_step[a->which] = v->dec_step;
 		a->force_token[a->which] = tok;
+		a->force_hyp[a->which] = v->dec_hyp;
 		if (app_decode_all(a, a->sentence))
 			return;
-		v->dec_hyp = 0;
 		app_msg(a, 0, _("what-if: step %d forced to “%s”; decoding continues from there "
 				"(F undoes)"), v->dec_step + 1, vocab_str(&a->m->tgt_vocab, tok));
 		break;

@@ -272,8 +272,8 @@ int main(void)
 		char want[128], a[32], bb[32];
 		snprintf(a, sizeof a, "%.2f", fabs(b.best_score));
 		snprintf(bb, sizeof bb, "%.2f", fabs(g.best_score));
-		snprintf(want, sizeof want, "beam found a sentence greedy missed: "
-			 "score −%s vs −%s", a, bb);
+		snprintf(want, sizeof want, "beam found a higher-scoring translation: "
+			 "−%s vs greedy's −%s", a, bb);
 		tap_contains(cg, want, "the verdict names both scores");
 		/* the first position where the outputs differ is marked */
 		int k = 0;
