@@ -474,6 +474,19 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 			clip_text(c, r, x + 2, r.y, r.x + r.w - x - 2, w, &wa);
 		else
 			clip_text(c, r, r.x, y++, r.w, w, &wa);
+	} else if (last && v->m && v->m->cfg.tok.type == TOKENIZE_BPE) {
+		/* the followed hypothesis as words: its pieces joined back */
+		const struct hyp *h = hyp_at(&P, P.s, P.hyp);
+		const char *t[ROW_MAX];
+		char pb[ROW_MAX][32], text[512], line[600];
+		int n = h ? (h->n < ROW_MAX ? h->n : ROW_MAX) : 0;
+		for (int i = 0; i < n; i++)
+			t[i] = page_tok(&P, h->ids[i], pb[i], sizeof pb[i]);
+		tokens_join(&v->m->cfg.tok, (char *const *)t, n, text, sizeof text);
+		/* TRANSLATORS: the decoding page at its last step, with the
+		   output's BPE pieces joined back into words */
+		snprintf(line, sizeof line, _("search finished: “%s”"), text);
+		clip_text(c, r, x + 2, r.y, r.x + r.w - x - 2, line, &mu);
 	} else if (last) {
 		clip_text(c, r, x + 2, r.y, r.x + r.w - x - 2, _("search finished"), &mu);
 	}

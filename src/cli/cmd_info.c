@@ -169,11 +169,17 @@ int cmd_info(struct cli *c)
 	   two are empty or ", lowercase" and ", source wrapped in <s> … </s>";
 	   the last is empty or " (shared)". */
 	printf(_("tokenizer %s%s%s; source vocab %d, target vocab %d%s\n"),
-	       g->tok.type == TOKENIZE_WORD ? "word" : "char",
+	       g->tok.type == TOKENIZE_WORD ? "word" : g->tok.type == TOKENIZE_BPE ? "bpe" : "char",
 	       g->tok.lowercase ? _(", lowercase") : "",
 	       g->tok.wrap_source ? _(", source wrapped in <s> … </s>") : "",
 	       /* TRANSLATORS: the vocabulary is shared by source and target */
 	       m->src_vocab.n, m->tgt_vocab.n, m->shared_vocab ? _(" (shared)") : "");
+	if (m->src_bpe || m->tgt_bpe)
+		/* TRANSLATORS: `attnscope info` of a model with BPE tokens:
+		   the number of merges of each side (0: words, no BPE) */
+		printf(_("BPE merges: source %d, target %d%s\n"),
+		       m->src_bpe ? m->src_bpe->n : 0, m->tgt_bpe ? m->tgt_bpe->n : 0,
+		       m->src_bpe == m->tgt_bpe ? _(" (shared)") : "");
 	field(lw, _("weights"), g->wsrc == W_FILE ? g->weights_path :
 	      /* TRANSLATORS: values of the "weights" line of `attnscope
 		 info` (where the weights come from) */

@@ -15,6 +15,17 @@ static void print_ids(const struct model *m, const int32_t *ids, int n)
 		printf("%s%s", i ? " " : "", vocab_str(&m->tgt_vocab, ids[i]));
 }
 
+/* The output as text: BPE pieces and punctuation joined back (tokens_join). */
+static const char *output_text(const struct model *m, const int32_t *ids, int n,
+			       char *buf, size_t cap)
+{
+	const char *t[512];
+	int k = n < 512 ? n : 512;
+	for (int i = 0; i < k; i++)
+		t[i] = vocab_str(&m->tgt_vocab, ids[i]);
+	return tokens_join(&m->cfg.tok, (char *const *)t, k, buf, cap);
+}
+
 static void json_str(const char *s)
 {
 	putchar('"');
@@ -85,7 +96,7 @@ static void print_steps(const struct model *m, const struct decode_result *r, in
 }
 
 static void print_json(const struct model *m, const struct cli *c,
-		       const struct decode_result *r)
+		       const struct pass_input *in, const struct decode_result *r)
 {
 	printf("{\"model\":");
 	json_str(m->cfg.name);
@@ -93,6 +104,16 @@ static void print_json(const struct model *m, const struct cli *c,
 	json_str(c->sentence);
 	printf(",\"beam\":%d,\"alpha\":%g,\"output\":", c->beam ? c->beam : 1, c->alpha);
 	json_ids(m, r->best, r->nbest);
+	char text[4096];
+	printf(",\"text\":");
+	json_str(output_text(m, r->best, r->nbest, text, sizeof text));
+	printf(",\"unknown\":[");
+	for (int i = 0; i < in->nunknown; i++) {
+		if (i)
+			putchar(',');
+		json_str(in->unknown[i]);
+	}
+	printf("]");
 	static const char *const stop[] = { "ended", "bound", "limit" };
 	printf(",\"log_prob\":%.6f,\"score\":%.6f,\"reached_max_len\":%s,\"stop\":\"%s\","
 	       "\"ms\":%.3f", r->best_logp, r->best_score, r->hit_max_len ? "true" : "false",
@@ -167,11 +188,12 @@ int cmd_translate(struct cli *c)
 	int status = cli_decode(c, m, &in, &r);
 	if (status == 0) {
 		if (c->json) {
-			print_json(m, c, &r);
+			print_json(m, c, &in, &r);
 		} else {
 			if (c->steps)
 				print_steps(m, &r, 5);
-			print_ids(m, r.best, r.nbest);
+			char text[4096];
+			fputs(output_text(m, r.best, r.nbest, text, sizeof text), stdout);
 			printf("%s\n", r.hit_max_len ? _("   [no </s>: stopped at the length limit]") : "");
 		}
 		decode_result_free(&r);

@@ -13,6 +13,7 @@ int cmd_translate(struct cli *c);
 int cmd_train(int argc, char **argv);
 int cmd_align_eval(int argc, char **argv);
 int cmd_corpus(int argc, char **argv);
+int cmd_bpe(int argc, char **argv);
 
 struct decode_result;
 /* Decodes c->sentence with c->beam / c->alpha / c->max_out; fills in (the

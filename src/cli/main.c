@@ -28,6 +28,7 @@ static const struct {
 	{ "train", cmd_train },
 	{ "align-eval", cmd_align_eval },
 	{ "corpus", cmd_corpus },
+	{ "bpe", cmd_bpe },
 };
 
 /* OpenBLAS chose its kernels when it was loaded, before main: when it fell

@@ -63,7 +63,8 @@ static int append_text(const struct model *m, const struct vocab *v,
 {
 	char **toks;
 	int invalid = 0;
-	int n = tokenize(&m->cfg.tok, text, &toks, &invalid, e);
+	const struct bpe *b = v == &m->src_vocab ? m->src_bpe : m->tgt_bpe;
+	int n = tokenize_bpe(&m->cfg.tok, b, v, text, &toks, &invalid, e);
 	if (n < 0)
 		return -1;
 	in->invalid_utf8 += invalid;

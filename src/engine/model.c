@@ -22,7 +22,7 @@ static const char *const TOP_KEYS[] = {
 };
 static const char *const TOK_KEYS[] = {
 	"type", "lowercase", "wrap_source", "source_vocab", "target_vocab",
-	"specials", NULL
+	"specials", "merges", "source_merges", "target_merges", NULL
 };
 static const char *const SPECIAL_KEYS[] = { "pad", "sos", "eos", "unk", NULL };
 static const char *const INIT_KEYS[] = { "random", NULL };
@@ -155,7 +155,7 @@ static const char *const ARCH_NAMES[] = { "encoder-decoder", "decoder-only", "en
 static const char *const NORM_NAMES[] = { "post", "pre", "none", NULL };
 static const char *const ACT_NAMES[] = { "relu", "gelu", NULL };
 static const char *const PE_NAMES[] = { "sinusoidal", "learned", "none", NULL };
-static const char *const TOKTYPE_NAMES[] = { "word", "char", NULL };
+static const char *const TOKTYPE_NAMES[] = { "word", "char", "bpe", NULL };
 
 const char *arch_name(enum arch a) { return ARCH_NAMES[a]; }
 const char *norm_name(enum norm_style n) { return NORM_NAMES[n]; }
@@ -226,6 +226,62 @@ static int check_specials(const struct model *m, const struct vocab *v,
 	return 0;
 }
 
+/* A merges file named by the scalar n (tokenizer type bpe). */
+static int load_merges(const struct ydoc *d, const struct ynode *n,
+		       const char *yaml, const char *key, struct bpe **out,
+		       struct err *e)
+{
+	if (n->kind != Y_SCALAR || n->len == 0)
+		return err_set(e, "%s:%d: %s must be a file name", d->file, n->line, key);
+	char *path = path_beside(yaml, n->str);
+	if (!path || !(*out = calloc(1, sizeof **out))) {
+		free(path);
+		return err_set(e, "out of memory");
+	}
+	int rc = bpe_load(*out, path, e);
+	if (rc) {
+		err_prefix(e, "%s:%d: %s", d->file, n->line, key);
+		free(*out);
+		*out = NULL;
+	}
+	free(path);
+	return rc;
+}
+
+/* tokenizer: merges (both sides) or source_merges / target_merges. */
+static int parse_merges(struct model *m, const struct ydoc *d,
+			const struct ynode *tk, struct err *e)
+{
+	static const char *const key[] = { "merges", "source_merges", "target_merges" };
+	const struct ynode *n[3];
+	for (int i = 0; i < 3; i++)
+		n[i] = ynode_get(tk, key[i]);
+	if (m->cfg.tok.type != TOKENIZE_BPE) {
+		for (int i = 0; i < 3; i++)
+			if (n[i])
+				return err_set(e, "%s:%d: tokenizer: %s needs type: bpe", d->file,
+					       n[i]->line, key[i]);
+		return 0;
+	}
+	if (n[0] && (n[1] || n[2]))
+		return err_set(e, "%s:%d: tokenizer: give merges (both sides) or "
+			       "source_merges/target_merges, not both", d->file, n[0]->line);
+	if (!n[0] && !n[1] && !n[2])
+		return err_set(e, "%s:%d: tokenizer: type bpe needs merges (or "
+			       "source_merges and target_merges)", d->file, tk->line);
+	if (n[0]) {
+		if (load_merges(d, n[0], m->path, key[0], &m->src_bpe, e))
+			return -1;
+		m->tgt_bpe = m->src_bpe;
+		return 0;
+	}
+	if (n[1] && load_merges(d, n[1], m->path, key[1], &m->src_bpe, e))
+		return -1;
+	if (n[2] && load_merges(d, n[2], m->path, key[2], &m->tgt_bpe, e))
+		return -1;
+	return 0;
+}
+
 static int parse_tokenizer(struct model *m, const struct ydoc *d,
 			   const struct ynode *tk, struct err *e)
 {
@@ -245,6 +301,8 @@ static int parse_tokenizer(struct model *m, const struct ydoc *d,
 			if (get_str(d, sp, SPECIAL_KEYS[i], &c->tok.specials[i], e))
 				return -1;
 	}
+	if (parse_merges(m, d, tk, e))
+		return -1;
 	const struct ynode *sv = ynode_get(tk, "source_vocab");
 	const struct ynode *tv = ynode_get(tk, "target_vocab");
 	if (!sv)
@@ -501,6 +559,14 @@ void model_free(struct model *m)
 	tokens_free(c->info, c->ninfo);
 	vocab_free(&m->src_vocab);
 	vocab_free(&m->tgt_vocab);
+	if (m->tgt_bpe && m->tgt_bpe != m->src_bpe) {
+		bpe_free(m->tgt_bpe);
+		free(m->tgt_bpe);
+	}
+	if (m->src_bpe) {
+		bpe_free(m->src_bpe);
+		free(m->src_bpe);
+	}
 	for (int i = 0; i < m->ntensors; i++) {
 		free(m->tensors[i].name);
 		if (!m->tensors[i].mapped)

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "base/err.h"
+#include "formats/bpe.h"
 #include "formats/vocab.h"
 
 enum arch { ARCH_ENC_DEC, ARCH_DEC_ONLY, ARCH_ENC_ONLY };
@@ -72,6 +73,9 @@ struct model {
 	char *path;                   /* the YAML file */
 	struct vocab src_vocab, tgt_vocab;
 	int shared_vocab;             /* target vocab is the source vocab */
+	/* tokenizer type bpe: the merges of each side (owned; tgt_bpe may be
+	 * src_bpe when both sides share one merges file), else NULL */
+	struct bpe *src_bpe, *tgt_bpe;
 	/* weights (pointers into tensors[]) */
 	const float *src_embed;       /* [Vs, d] */
 	const float *tgt_embed;       /* [Vt, d] (== src_embed when tied) */

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "vocab.h"
+#include "bpe.h"
 #include "base/utf8.h"
 
 /* The largest real vocabularies have about 2.6e5 tokens; the limit keeps
@@ -339,4 +340,80 @@ void tokens_free(char **toks, int n)
 	for (int i = 0; i < n; i++)
 		free(toks[i]);
 	free(toks);
+}
+
+int tokenize_bpe(const struct tokenizer_cfg *c, const struct bpe *b,
+		 const struct vocab *v, const char *text, char ***out, int *invalid, struct err *e)
+{
+	char **words;
+	int nw = tokenize(c, text, &words, invalid, e);
+	if (nw < 0 || !b || c->type == TOKENIZE_CHAR) {
+		if (nw >= 0)
+			*out = words;
+		return nw;
+	}
+	struct toklist l = { 0 };
+	for (int i = 0; i < nw; i++) {
+		char **p;
+		int np = bpe_apply(b, v, words[i], &p, e);
+		if (np < 0)
+			goto fail;
+		for (int k = 0; k < np; k++)
+			if (toklist_push(&l, p[k], strlen(p[k]))) {
+				tokens_free(p, np);
+				err_set(e, "out of memory while tokenizing");
+				goto fail;
+			}
+		tokens_free(p, np);
+	}
+	tokens_free(words, nw);
+	*out = l.t;
+	return l.n;
+fail:
+	tokens_free(words, nw);
+	tokens_free(l.t, l.n);
+	return -1;
+}
+
+static int glued_punct(const char *t)
+{
+	return t[0] && !t[1] && strchr(".,?!:;", t[0]);
+}
+
+char *tokens_join(const struct tokenizer_cfg *c, char *const *toks, int n,
+		  char *buf, size_t cap)
+{
+	size_t used = 0;
+	int glue = 1;             /* no space before the next token */
+	if (!cap)
+		return buf;
+	buf[0] = 0;
+	for (int i = 0; i < n; i++) {
+		const char *t = toks[i];
+		size_t tl = strlen(t);
+		int cont = c->type == TOKENIZE_BPE && bpe_is_cont(t);
+		if (cont)
+			tl -= 2;
+		int space = c->type != TOKENIZE_CHAR && !glue && !glued_punct(t);
+		if (used + (size_t)space + tl + 1 > cap) {
+			/* cut at a code point boundary */
+			size_t room = cap - 1 - used;
+			if (space && room > 0) {
+				buf[used++] = ' ';
+				room--;
+			}
+			while (room > 0 && ((unsigned char)t[room] & 0xC0) == 0x80)
+				room--;
+			memcpy(buf + used, t, room);
+			used += room;
+			break;
+		}
+		if (space)
+			buf[used++] = ' ';
+		memcpy(buf + used, t, tl);
+		used += tl;
+		glue = cont;
+	}
+	buf[used] = 0;
+	return buf;
 }

@@ -20,7 +20,10 @@ struct vocab {
 	size_t nslots;
 };
 
-enum tok_type { TOKENIZE_WORD, TOKENIZE_CHAR };
+/* bpe: words as in word mode, each then split into BPE pieces (bpe.h) */
+enum tok_type { TOKENIZE_WORD, TOKENIZE_CHAR, TOKENIZE_BPE };
+
+struct bpe;
 
 struct tokenizer_cfg {
 	enum tok_type type;
@@ -40,13 +43,30 @@ int vocab_id(const struct vocab *v, const char *tok);
 const char *vocab_str(const struct vocab *v, int id);
 
 /* Splits text into token strings: word mode splits on white space and
- * splits punctuation off as tokens of its own; char mode gives one token a
- * UTF-8 code point (spaces dropped... kept as "▁"?).  Invalid UTF-8 bytes
+ * splits punctuation off as tokens of its own (bpe mode splits words the
+ * same way: tokenize_bpe then splits them into pieces); char mode gives one
+ * token a UTF-8 code point, a run of white space between two becoming one
+ * " " token.  Invalid UTF-8 bytes
  * become U+FFFD and are counted in *invalid.  Returns the count, or -1.
  * *out is an array of n malloc'd strings; free with tokens_free. */
 int tokenize(const struct tokenizer_cfg *c, const char *text, char ***out,
 	     int *invalid, struct err *e);
 void tokens_free(char **toks, int n);
+
+/* tokenize, then (when b is given) each word split into its BPE pieces:
+ * "gatos ?" -> "gat@@" "os" "?" (bpe_apply: pieces that v, when given,
+ * lacks are split back).  c->type TOKENIZE_BPE splits words as word mode
+ * does. */
+int tokenize_bpe(const struct tokenizer_cfg *c, const struct bpe *b,
+		 const struct vocab *v, const char *text, char ***out, int *invalid, struct err *e);
+
+/* Writes tokens as the text a reader expects into buf[cap] (cut short at a
+ * code point boundary when it does not fit): words separated by one space,
+ * a piece ending in "@@" glued to the next without the "@@", and the
+ * punctuation . , ? ! : ; glued to the word before; in char mode the
+ * tokens (spaces included) are concatenated.  Returns buf. */
+char *tokens_join(const struct tokenizer_cfg *c, char *const *toks, int n,
+		  char *buf, size_t cap);
 
 /* Maps tokens to ids; unknown tokens become <unk> and are counted in
  * *unknown.  ids must have room for n. */

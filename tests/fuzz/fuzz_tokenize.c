@@ -1,11 +1,14 @@
-/* fuzz_tokenize.c - libFuzzer target: the word and char tokenizers,
- * vocab_encode and input_build.
+/* fuzz_tokenize.c - libFuzzer target: the word, char and bpe tokenizers,
+ * vocab_encode, tokens_join and input_build.
  *
  * Input byte 0 chooses the options (bit 0 char mode, bit 1 lowercase,
- * bit 2 wrap_source, bits 3-4 padding); the rest is the sentence, and after
- * a TAB byte the target.  Properties checked: every token is non-empty,
- * valid UTF-8 and at most 256 bytes + 4; ids are in range; a vocabulary
- * made of the distinct tokens maps each token back to itself. */
+ * bit 2 wrap_source, bits 3-4 and 5-6 padding, bit 7 BPE pieces with the
+ * merges of tests/data/bpe-toy.merges.txt); the rest is the sentence, and
+ * after a TAB byte the target.  Properties checked: every token is
+ * non-empty, valid UTF-8 and at most 256 bytes + 4; ids are in range; a
+ * vocabulary made of the distinct tokens maps each token back to itself;
+ * BPE pieces join back to the words they came from (with and without a
+ * vocabulary to split back to), only a word's last piece lacks "@@". */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,12 +19,17 @@
 #include "formats/vocab.h"
 
 static struct model *m;
+static struct bpe merges;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	struct err e;
 	if (!(m = model_load(ATTNSCOPE_SRCDIR "/tests/data/tiny.yaml", &e))) {
+		fprintf(stderr, "fuzz_tokenize: %s\n", e.msg);
+		abort();
+	}
+	if (bpe_load(&merges, ATTNSCOPE_SRCDIR "/tests/data/bpe-toy.merges.txt", &e)) {
 		fprintf(stderr, "fuzz_tokenize: %s\n", e.msg);
 		abort();
 	}
@@ -99,6 +107,45 @@ static void check_tokens(char **toks, int n)
 	free(ids);
 }
 
+/* The words of text, split into pieces (with or without the model's
+ * vocabulary), join back to the same text as the words themselves. */
+static void check_bpe(const struct tokenizer_cfg *c, const char *text,
+		      const struct vocab *v)
+{
+	struct tokenizer_cfg wc = *c, bc = *c;
+	wc.type = TOKENIZE_WORD;
+	bc.type = TOKENIZE_BPE;
+	char **w = NULL, **p = NULL;
+	struct err e;
+	int nw = tokenize(&wc, text, &w, NULL, &e);
+	int np = tokenize_bpe(&bc, &merges, v, text, &p, NULL, &e);
+	if ((nw < 0) != (np < 0))
+		abort();
+	if (nw < 0)
+		return;
+	check_tokens(p, np);
+	if (np < nw)
+		abort();
+	/* every word ends with a piece without "@@" */
+	int words = 0;
+	for (int i = 0; i < np; i++)
+		words += !bpe_is_cont(p[i]);
+	if (words != nw || (np && bpe_is_cont(p[np - 1])))
+		abort();
+	size_t cap = strlen(text) * 2 + 16;
+	char *a = malloc(cap), *b = malloc(cap);
+	tokens_join(&wc, w, nw, a, cap);
+	tokens_join(&bc, p, np, b, cap);
+	if (strcmp(a, b)) {
+		fprintf(stderr, "pieces join to \"%s\", words to \"%s\"\n", b, a);
+		abort();
+	}
+	free(a);
+	free(b);
+	tokens_free(w, nw);
+	tokens_free(p, np);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -124,6 +171,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		tokens_free(toks, n);
 	}
 
+	if (flags & 0x80 && c.type == TOKENIZE_WORD) {
+		check_bpe(&c, text, NULL);
+		check_bpe(&c, text, &m->src_vocab);
+		c.type = TOKENIZE_BPE;
+	}
+
 	/* the whole input path, with the tiny model's vocabularies */
 	char *tab = strchr(text, '\t');
 	if (tab)
@@ -132,6 +185,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	m->cfg.tok.type = c.type;
 	m->cfg.tok.lowercase = c.lowercase;
 	m->cfg.tok.wrap_source = c.wrap_source;
+	if (c.type == TOKENIZE_BPE)
+		m->src_bpe = m->tgt_bpe = &merges;
 	struct pass_opts o;
 	pass_opts_default(&o);
 	o.pad_to = (flags >> 3 & 3) * 7;
@@ -151,6 +206,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		input_free(&in);
 	}
 	m->cfg.tok = saved;
+	m->src_bpe = m->tgt_bpe = NULL;
 	free(text);
 	return 0;
 }
