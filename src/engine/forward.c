@@ -7,7 +7,6 @@
  * Every intermediate is a stage of the trace (computation order); the only
  * scratch buffer holds packed Q|K|V projections before they are split per
  * head. */
-#include <cblas.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 
 #include "forward.h"
 #include "ops.h"
+#include "pool.h"
 #include "base/i18n.h"
 
 struct ctx {
@@ -129,6 +129,42 @@ static void split_heads(const struct ctx *c, const float *p, int ld, int off,
 			       (size_t)c->dk * sizeof *out);
 }
 
+struct heads_job {
+	const float *q, *k, *v;   /* [h, nq, dk], [h, nk, dk], [h, nk, dk] */
+	float *sc, *mk, *wt;      /* [h, nq, nk] scores, masked, weights */
+	float *hd;                /* [h, nq, dk] */
+	int h, nq, nk, dk, key_len, causal, ablate;
+};
+
+/* Head hh: QKᵀ/√dk, then row by row the mask and the softmax while the
+ * row is in cache, then weights·V. */
+static void head_task(void *arg, int hh, int nheads)
+{
+	const struct heads_job *j = arg;
+	const int nq = j->nq, nk = j->nk, dk = j->dk;
+	const size_t qk = (size_t)nq * nk;
+	float *sc = j->sc + hh * qk, *mk = j->mk + hh * qk, *wt = j->wt + hh * qk;
+	op_matmul_nt(j->q + (size_t)hh * nq * dk, dk, j->k + (size_t)hh * nk * dk,
+		     dk, sc, nk, nq, nk, dk, 1.0f / sqrtf((float)dk));
+	for (int i = 0; i < nq; i++) {
+		const float *sr = sc + (size_t)i * nk;
+		float *mr = mk + (size_t)i * nk, *wr = wt + (size_t)i * nk;
+		/* keys >= key_len are padding; causal: keys after i */
+		int vis = j->causal && i + 1 < j->key_len ? i + 1 : j->key_len;
+		vis = vis < 0 ? 0 : vis < nk ? vis : nk;
+		memcpy(mr, sr, (size_t)vis * sizeof *mr);
+		for (int c = vis; c < nk; c++)
+			mr[c] = -INFINITY;
+		memcpy(wr, mr, (size_t)nk * sizeof *wr);
+		op_softmax_rows(wr, 1, nk);
+	}
+	float *hd = j->hd + (size_t)hh * nq * dk;
+	if (hh == j->ablate)   /* what-if: this head's output is zero */
+		memset(hd, 0, (size_t)nq * dk * sizeof *hd);
+	else
+		op_matmul_nn(wt, nk, j->v + (size_t)hh * nk * dk, dk, hd, dk, nq, dk, nk);
+}
+
 /* Multi-head attention of queries from xq[nq, d] over keys/values from
  * xkv[nk, d].  Keys at positions >= key_len are padding; causal masks keys
  * after the query.  Records q, k, v, scores, masked, weights, heads, concat
@@ -179,31 +215,17 @@ static const float *attention(struct ctx *c, enum block blk, int layer,
 	if (c->failed)
 		return NULL;
 
-	const float scale = 1.0f / sqrtf((float)dk);
-	const size_t qk = (size_t)nq * nk;
-	/* the per-head products are small: threads cost more than they give */
-	int threads = openblas_get_num_threads();
-	openblas_set_num_threads(1);
-	for (int hh = 0; hh < h; hh++)
-		op_matmul_nt(q + (size_t)hh * nq * dk, dk, k + (size_t)hh * nk * dk,
-			     dk, sc + hh * qk, nk, nq, nk, dk, scale);
-	memcpy(mk, sc, (size_t)h * qk * sizeof *mk);
-	for (int hh = 0; hh < h; hh++)
-		for (int i = 0; i < nq; i++)
-			for (int j = 0; j < nk; j++)
-				if (j >= key_len || (causal && j > i))
-					mk[hh * qk + (size_t)i * nk + j] = -INFINITY;
-	memcpy(wt, mk, (size_t)h * qk * sizeof *wt);
-	op_softmax_rows(wt, h * nq, nk);
-	for (int hh = 0; hh < h; hh++) {
-		if (hh == ablate) {   /* what-if: this head's output is zero */
-			memset(hd + (size_t)hh * nq * dk, 0, (size_t)nq * dk * sizeof *hd);
-			continue;
-		}
-		op_matmul_nn(wt + hh * qk, nk, v + (size_t)hh * nk * dk, dk,
-			     hd + (size_t)hh * nq * dk, dk, nq, dk, nk);
-	}
-	openblas_set_num_threads(threads);
+	struct heads_job j = {
+		.q = q, .k = k, .v = v, .sc = sc, .mk = mk, .wt = wt, .hd = hd,
+		.h = h, .nq = nq, .nk = nk, .dk = dk, .key_len = key_len,
+		.causal = causal, .ablate = ablate,
+	};
+	/* one task per head */
+	if ((double)h * nq * nk * dk >= 1 << 16)
+		pool_run(head_task, &j, h);
+	else
+		for (int hh = 0; hh < h; hh++)
+			head_task(&j, hh, h);
 
 	name2(nm, prefix, "concat");
 	cat = mat(c, SK_VECTORS, blk, layer, F_CONCAT, nq, qax, d, AX_NONE, nm);
@@ -253,8 +275,7 @@ static const float *sublayer_out(struct ctx *c, enum block blk, int layer,
 		       n, ax, c->d, AX_NONE, nm);
 	if (!a)
 		return NULL;
-	for (size_t i = 0; i < (size_t)n * c->d; i++)
-		a[i] = x[i] + y[i];
+	op_add(x, y, a, (size_t)n * c->d);
 	if (ns != NORM_POST)
 		return a;
 	snprintf(nm, sizeof nm, "%s.norm%d", prefix, k);
@@ -277,11 +298,7 @@ static const float *ffn(struct ctx *c, enum block blk, int layer,
 	float *out = mat(c, SK_VECTORS, blk, layer, F_FFN_OUT, n, ax, c->d, AX_NONE, nm);
 	if (!hid || !out)
 		return NULL;
-	op_linear(x, n, c->d, L->l1_w, L->l1_b, c->F, hid);
-	if (gelu)
-		op_gelu(hid, (size_t)n * c->F);
-	else
-		op_relu(hid, (size_t)n * c->F);
+	op_linear_act(x, n, c->d, L->l1_w, L->l1_b, c->F, hid, gelu ? OP_GELU : OP_RELU);
 	op_linear(hid, n, c->F, L->l2_w, L->l2_b, c->d, out);
 	return out;
 }

@@ -4,16 +4,74 @@
 #include <string.h>
 
 #include "ops.h"
+#include "pool.h"
+
+/* Tasks per thread for a split product: more than one, so that a thread
+ * held up by the machine leaves its share to the others; few, because
+ * each task packs x again. */
+#define TASKS_PER_THREAD 2
+
+/* Columns per task for out columns: whole blocks of 16 (a cache line of
+ * floats, so tasks never share a line of y). */
+static int cols_per_task(int out)
+{
+	int k = pool_threads() * TASKS_PER_THREAD;
+	return ((out + k - 1) / k + 15) / 16 * 16;
+}
+
+static void act_rows(float *y, int n, int ld, int cols, enum op_act act)
+{
+	for (int i = 0; i < n && act != OP_IDENTITY; i++) {
+		if (act == OP_RELU)
+			op_relu(y + (size_t)i * ld, (size_t)cols);
+		else
+			op_gelu(y + (size_t)i * ld, (size_t)cols);
+	}
+}
+
+struct linear_job {
+	const float *x, *w, *b;   /* [n, in], [out, in], [out] or NULL */
+	float *y;                 /* [n, out] */
+	int n, in, out;
+	enum op_act act;
+	int per;                  /* columns per task */
+};
+
+/* y[:, j0:j1] = act(x · w[j0:j1]ᵀ + b[j0:j1]) for task t: each task packs
+ * only its own rows of w. */
+static void linear_task(void *arg, int t, int ntasks)
+{
+	const struct linear_job *a = arg;
+	const int j0 = t * a->per, j1 = j0 + a->per < a->out ? j0 + a->per : a->out;
+	if (j0 >= j1)
+		return;
+	const int m = j1 - j0;
+	if (a->b)
+		for (int i = 0; i < a->n; i++)
+			memcpy(a->y + (size_t)i * a->out + j0, a->b + j0, (size_t)m * sizeof *a->y);
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, a->n, m, a->in, 1.0f,
+		    a->x, a->in, a->w + (size_t)j0 * a->in, a->in, a->b ? 1.0f : 0.0f,
+		    a->y + j0, a->out);
+	act_rows(a->y + j0, a->n, a->out, m, a->act);
+}
+
+void op_linear_act(const float *x, int n, int in, const float *w, const float *b,
+		   int out, float *y, enum op_act act)
+{
+	struct linear_job a = { x, w, b, y, n, in, out, act, out };
+	/* below ~0.25 M multiply-adds a second thread costs more than it gives */
+	if ((double)n * in * out >= 1 << 18 && out > 16) {
+		a.per = cols_per_task(out);
+		pool_run(linear_task, &a, (out + a.per - 1) / a.per);
+	} else {
+		linear_task(&a, 0, 1);
+	}
+}
 
 void op_linear(const float *x, int n, int in, const float *w, const float *b,
 	       int out, float *y)
 {
-	if (b) {
-		for (int i = 0; i < n; i++)
-			memcpy(y + (size_t)i * out, b, (size_t)out * sizeof *y);
-	}
-	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, out, in, 1.0f,
-		    x, in, w, in, b ? 1.0f : 0.0f, y, out);
+	op_linear_act(x, n, in, w, b, out, y, OP_IDENTITY);
 }
 
 void op_matmul_nt(const float *a, int lda, const float *b, int ldb, float *c,
@@ -53,12 +111,20 @@ void op_softmax_rows(float *x, int rows, int cols)
 	}
 }
 
-void op_layernorm(const float *x, int n, int d, const float *g, const float *b,
-		  float eps, float *y)
+struct ln_job {
+	const float *x, *g, *b;   /* [n, d], [d], [d] (g, b may be NULL) */
+	float *y;                 /* [n, d] */
+	int n, d, per;            /* per: rows per task */
+	float eps;
+};
+
+static void layernorm_task(void *arg, int t, int ntasks)
 {
-	for (int i = 0; i < n; i++) {
-		const float *xr = x + (size_t)i * d;
-		float *yr = y + (size_t)i * d;
+	const struct ln_job *a = arg;
+	const int d = a->d, i1 = (t + 1) * a->per < a->n ? (t + 1) * a->per : a->n;
+	for (int i = t * a->per; i < i1; i++) {
+		const float *xr = a->x + (size_t)i * d;
+		float *yr = a->y + (size_t)i * d;
 		double mean = 0, var = 0;
 		for (int j = 0; j < d; j++)
 			mean += xr[j];
@@ -68,18 +134,46 @@ void op_layernorm(const float *x, int n, int d, const float *g, const float *b,
 			var += c * c;
 		}
 		var /= d;
-		float inv = (float)(1.0 / sqrt(var + eps));
+		float inv = (float)(1.0 / sqrt(var + a->eps));
 		for (int j = 0; j < d; j++) {
 			float v = (float)(xr[j] - mean) * inv;
-			yr[j] = v * (g ? g[j] : 1.0f) + (b ? b[j] : 0.0f);
+			yr[j] = v * (a->g ? a->g[j] : 1.0f) + (a->b ? a->b[j] : 0.0f);
 		}
 	}
 }
 
+void op_layernorm(const float *x, int n, int d, const float *g, const float *b,
+		  float eps, float *y)
+{
+	struct ln_job a = { x, g, b, y, n, d, n, eps };
+	if ((size_t)n * d >= 1 << 14 && n > 1) {
+		int k = pool_threads() * TASKS_PER_THREAD;
+		a.per = (n + k - 1) / k;
+		pool_run(layernorm_task, &a, (n + a.per - 1) / a.per);
+	} else {
+		layernorm_task(&a, 0, 1);
+	}
+}
+
+/* Loops over blocks of 16 with a fixed trip count: what -O2 vectorises. */
 void op_relu(float *x, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
+	size_t i = 0;
+	for (; i + 16 <= n; i += 16)
+		for (int k = 0; k < 16; k++)
+			x[i + k] = x[i + k] > 0 ? x[i + k] : 0;
+	for (; i < n; i++)
 		x[i] = x[i] > 0 ? x[i] : 0;
+}
+
+void op_add(const float *a, const float *b, float *y, size_t n)
+{
+	size_t i = 0;
+	for (; i + 16 <= n; i += 16)
+		for (int k = 0; k < 16; k++)
+			y[i + k] = a[i + k] + b[i + k];
+	for (; i < n; i++)
+		y[i] = a[i] + b[i];
 }
 
 void op_gelu(float *x, size_t n)

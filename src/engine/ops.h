@@ -7,9 +7,16 @@
 
 #include <stddef.h>
 
-/* y[n, out] = x[n, in] · w[out, in]ᵀ + b[out] (b may be NULL). */
+/* y[n, out] = x[n, in] · w[out, in]ᵀ + b[out] (b may be NULL).  Large
+ * products are split by output columns over the engine's threads (pool.h),
+ * each part a single-threaded sgemm. */
 void op_linear(const float *x, int n, int in, const float *w, const float *b,
 	       int out, float *y);
+
+/* The same, then an activation on each part while it is in cache. */
+enum op_act { OP_IDENTITY, OP_RELU, OP_GELU };
+void op_linear_act(const float *x, int n, int in, const float *w, const float *b,
+		   int out, float *y, enum op_act act);
 
 /* c[m, n] = alpha · a[m, k] · b[n, k]ᵀ, with leading dimensions. */
 void op_matmul_nt(const float *a, int lda, const float *b, int ldb, float *c,
@@ -29,6 +36,7 @@ void op_layernorm(const float *x, int n, int d, const float *g, const float *b,
 		  float eps, float *y);
 
 void op_relu(float *x, size_t n);
+void op_add(const float *a, const float *b, float *y, size_t n);   /* y = a + b */
 void op_gelu(float *x, size_t n);     /* exact: x·Φ(x), with erf */
 
 /* Sinusoidal positional encoding rows [n, d] (Vaswani et al. §3.5). */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "engine/ops.h"
+#include "engine/pool.h"
 #include "../tap.h"   /* tests/tap.h, without an -I for tests/ */
 
 static uint64_t rng = 0x2545F4914F6CDD1Dull;
@@ -329,6 +330,111 @@ static void test_sinusoid(void)
 	free(pe);
 }
 
+/* The products big enough to be split over the threads (pool.h): column
+ * blocks whose last one is short, the activation on each block, and the
+ * LayerNorm's row blocks, against double-precision loops written here. */
+static void test_split(void)
+{
+	static const int sizes[][3] = {   /* n, in, out */
+		{ 64, 512, 1000 }, { 3, 512, 2048 }, { 16, 64, 300 }, { 100, 40, 1537 },
+	};
+	for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+		int n = sizes[s][0], in = sizes[s][1], out = sizes[s][2];
+		float *x = rand_buf((size_t)n * in), *w = rand_buf((size_t)out * in);
+		float *b = rand_buf((size_t)out);
+		float *y = malloc((size_t)n * out * sizeof *y);
+		float *ref = malloc((size_t)n * out * sizeof *ref);
+		for (int act = 0; act < 3; act++) {
+			for (int i = 0; i < n; i++)
+				for (int o = 0; o < out; o++) {
+					double acc = b[o];
+					for (int k = 0; k < in; k++)
+						acc += (double)x[(size_t)i * in + k] *
+						       w[(size_t)o * in + k];
+					if (act == OP_RELU)
+						acc = acc > 0 ? acc : 0;
+					else if (act == OP_GELU)
+						acc = 0.5 * acc * (1 + erf(acc / sqrt(2.0)));
+					ref[(size_t)i * out + o] = (float)acc;
+				}
+			fill_nan(y, (size_t)n * out);
+			op_linear_act(x, n, in, w, b, out, y, (enum op_act)act);
+			char what[96];
+			snprintf(what, sizeof what, "op_linear_act n=%d in=%d out=%d %s (%d threads)",
+				 n, in, out, act == OP_RELU ? "relu" : act == OP_GELU ? "gelu" : "identity",
+				 pool_threads());
+			tap_close(y, ref, (size_t)n * out, 1e-6 * in + 1e-6, what);
+		}
+		free(x); free(w); free(b); free(y); free(ref);
+	}
+
+	const int n = 67, d = 512;
+	float *x = rand_buf((size_t)n * d), *g = rand_buf(d), *b = rand_buf(d);
+	float *y = malloc((size_t)n * d * sizeof *y), *ref = malloc((size_t)n * d * sizeof *ref);
+	for (int i = 0; i < n; i++) {
+		double mean = 0, var = 0;
+		for (int j = 0; j < d; j++)
+			mean += x[i * d + j];
+		mean /= d;
+		for (int j = 0; j < d; j++)
+			var += (x[i * d + j] - mean) * (x[i * d + j] - mean);
+		var /= d;
+		for (int j = 0; j < d; j++)
+			ref[i * d + j] = (float)((x[i * d + j] - mean) / sqrt(var + 1e-5) * g[j] + b[j]);
+	}
+	fill_nan(y, (size_t)n * d);
+	op_layernorm(x, n, d, g, b, 1e-5f, y);
+	tap_close(y, ref, (size_t)n * d, 1e-5, "layernorm of 67 rows × 512 in row blocks");
+	memcpy(y, x, (size_t)n * d * sizeof *y);
+	op_layernorm(y, n, d, g, b, 1e-5f, y);
+	tap_close(y, ref, (size_t)n * d, 1e-5, "layernorm in place (x = y), as decode does");
+	for (int i = 0; i < n * d; i++)
+		ref[i] = x[i] + g[i % d];
+	float *gg = malloc((size_t)n * d * sizeof *gg);
+	for (int i = 0; i < n * d; i++)
+		gg[i] = g[i % d];
+	op_add(x, gg, y, (size_t)n * d - 5);
+	tap_close(y, ref, (size_t)n * d - 5, 0, "op_add, a length that is no multiple of 16");
+	free(x); free(g); free(b); free(y); free(ref); free(gg);
+}
+
+/* pool_run runs every task exactly once, also from inside a task (then in
+ * order on that thread) and for one task. */
+struct count_job { int hits[200]; int nested; };
+
+static void count_task(void *arg, int t, int nt)
+{
+	struct count_job *j = arg;
+	__atomic_add_fetch(&j->hits[t], 1, __ATOMIC_RELAXED);
+	if (j->nested && t == 0) {
+		struct count_job *inner = calloc(1, sizeof *inner);
+		pool_run(count_task, inner, 50);
+		int ok = 1;
+		for (int i = 0; i < 50; i++)
+			ok &= inner->hits[i] == 1;
+		__atomic_add_fetch(&j->nested, ok ? 1 : 100, __ATOMIC_RELAXED);
+		free(inner);
+	}
+}
+
+static void test_pool(void)
+{
+	for (int nt = 1; nt <= 200; nt += 199) {
+		for (int rep = 0; rep < 3; rep++) {
+			struct count_job *j = calloc(1, sizeof *j);
+			j->nested = rep == 2;
+			pool_run(count_task, j, nt);
+			int ok = 1;
+			for (int i = 0; i < 200; i++)
+				ok &= j->hits[i] == (i < nt);
+			tap_ok(ok && (!j->nested || j->nested == 2),
+			       "pool_run of %d tasks runs each once%s", nt,
+			       rep == 2 ? " (a nested run inside, in order)" : "");
+			free(j);
+		}
+	}
+}
+
 int main(void)
 {
 	test_linear();
@@ -337,5 +443,7 @@ int main(void)
 	test_layernorm();
 	test_activations();
 	test_sinusoid();
+	test_split();
+	test_pool();
 	return tap_done();
 }
