@@ -6,8 +6,8 @@
  *
  *     english<TAB>portuguese<TAB>alignment
  *
- * Sentences are words separated by single spaces (lower case, no
- * punctuation in generated corpora).  The alignment is a space-separated
+ * Sentences are words separated by single spaces (lower case in generated
+ * corpora; a punctuation mark . , ? ! : ; is a word of its own).  The alignment is a space-separated
  * list of "i-j" pairs: English word i is aligned with Portuguese word j,
  * both 0-based; a word may be aligned with several ("very much" -> "muito"
  * is "3-3 4-3" in "i love you very much").  The third column may be absent
