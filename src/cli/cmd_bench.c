@@ -59,11 +59,14 @@ static double sgemm_gflops(int n, int reps)
 	return r;
 }
 
-/* Synthetic ids: <s>, ordinary tokens cycling through the vocabulary, </s>. */
+/* Synthetic ids: <s>, ordinary tokens cycling through the vocabulary, </s>.
+ * The decoder's prompt is its <s> (decoding starts after it, as input_build
+ * sets it for an encoder-decoder). */
 static int fill_ids(struct pass_input *in, const struct model *m, int S, int T)
 {
 	in->S = in->src_len = S;
 	in->T = in->tgt_len = T;
+	in->prompt = T > 0 ? 1 : 0;
 	in->src_ids = calloc((size_t)S + 1, sizeof *in->src_ids);
 	in->tgt_ids = calloc((size_t)T + 1, sizeof *in->tgt_ids);
 	in->src_tok = calloc((size_t)S + 1, sizeof *in->src_tok);
@@ -148,6 +151,7 @@ static void bench_decode(const struct cli *c, const struct model *m,
 	struct decode_result r;
 	struct err e;
 	int n = c->max_out ? c->max_out : 48, reps = c->iters < 5 ? c->iters : 5;
+	int done = n;
 	double t[2][5];
 	decode_opts_default(&o);
 	o.beam = c->beam;
@@ -160,12 +164,13 @@ static void bench_decode(const struct cli *c, const struct model *m,
 				return;
 			}
 			t[k][i] = r.ms;
+			done = r.nsteps;   /* fewer than n when max_len is shorter */
 			decode_result_free(&r);
 		}
 	}
 	double a = median(t[0], reps), b = median(t[1], reps);
 	printf("decode: beam=%d tokens=%d cached_ms=%.1f recomputed_ms=%.1f speedup=%.2f\n",
-	       c->beam, n, a, b, a > 0 ? b / a : 0);
+	       c->beam, done, a, b, a > 0 ? b / a : 0);
 }
 
 int cmd_bench(struct cli *c)
@@ -174,6 +179,12 @@ int cmd_bench(struct cli *c)
 	if (!m)
 		return 1;
 	const struct config *g = &m->cfg;
+	if (c->beam && g->arch == ARCH_ENC_ONLY) {
+		cli_fail("%s: an encoder-only model has no decoder: --beam has nothing to decode",
+			 m->path);
+		model_free(m);
+		return 1;
+	}
 	int dflt = g->max_len < 64 ? g->max_len : 64;
 	int S = g->arch == ARCH_DEC_ONLY ? 0 : c->src_len ? c->src_len : dflt;
 	int T = g->arch == ARCH_ENC_ONLY ? 0 : c->tgt_len ? c->tgt_len : dflt;
@@ -234,7 +245,7 @@ int cmd_bench(struct cli *c)
 		printf("trace_bytes=%zu\n", bytes);
 		if (c->frames)
 			bench_frames(c, m, &in, tr);
-		if (c->beam && g->arch != ARCH_ENC_ONLY)
+		if (c->beam)
 			bench_decode(c, m, &in);
 	}
 	free(t);

@@ -9,7 +9,9 @@
 #include "engine/forward.h"
 
 /* --decode: decode, then trace the final step of the best hypothesis (its
- * decoder input is <s> + every output token; its last row predicts </s>). */
+ * decoder input is the prompt + every output token fed back: all of them
+ * when it ended with </s>, which its last row predicts; all but the last
+ * when it stopped at the length limit). */
 static struct trace *decoded_pass(struct cli *c, const struct model *m)
 {
 	struct pass_input in;
@@ -33,7 +35,9 @@ static struct trace *decoded_pass(struct cli *c, const struct model *m)
 	if (cli_decode(c, m, &in, &r))
 		return NULL;
 	struct trace *t = NULL;
-	if (decode_set_target(m, &in, r.best, r.nbest, c->pass.pad_target))
+	/* stopped at the limit: the last output was chosen, never fed */
+	int fed = r.hit_max_len && r.nbest > 0 ? r.nbest - 1 : r.nbest;
+	if (decode_set_target(m, &in, r.best, fed, c->pass.pad_target))
 		cli_fail("out of memory");
 	else if (!(t = forward_run(m, &in, &c->pass, NULL, &e)))
 		cli_fail("%s", e.msg);

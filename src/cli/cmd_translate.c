@@ -62,7 +62,10 @@ static const char *cand_status(const struct cand *c)
 	       _("pruned");
 }
 
-static void print_steps(const struct model *m, const struct decode_result *r, int topk)
+/* The decoder's prompt (<s>, or <s> + the sentence of a decoder-only
+ * model) in front of every hypothesis. */
+static void print_steps(const struct model *m, const struct pass_input *in,
+			const struct decode_result *r, int topk)
 {
 	for (int s = 0; s < r->nsteps; s++) {
 		const struct decode_step *st = &r->steps[s];
@@ -70,7 +73,9 @@ static void print_steps(const struct model *m, const struct decode_result *r, in
 		printf(_("step %d\n"), s + 1);
 		for (int b = 0; b < st->nhyps; b++) {
 			const struct hyp *h = &st->hyps[b];
-			printf("  [%d] <s> ", b);
+			printf("  [%d] ", b);
+			print_ids(m, in->tgt_ids, in->prompt);
+			putchar(' ');
 			print_ids(m, h->ids, h->n);
 			printf("   (Σ log p %.3f)\n", h->logp);
 			int shown = 0;
@@ -191,7 +196,7 @@ int cmd_translate(struct cli *c)
 			print_json(m, c, &in, &r);
 		} else {
 			if (c->steps)
-				print_steps(m, &r, 5);
+				print_steps(m, &in, &r, 5);
 			char text[4096];
 			fputs(output_text(m, r.best, r.nbest, text, sizeof text), stdout);
 			printf("%s\n", r.hit_max_len ? _("   [no </s>: stopped at the length limit]") : "");

@@ -364,6 +364,43 @@ static int32_t fed(const struct pass_input *src, int prompt, const struct hyp *h
 	return step == 0 ? src->tgt_ids[prompt] : h->ids[step - 1];
 }
 
+/* The input decode_run is given: the source (encoder-decoder) and the
+ * decoder's prompt as input_build makes them, every id within its
+ * vocabulary, and the options within range.  Any caller's mistake is an
+ * error here rather than a read outside a buffer. */
+static int check_input(const struct model *m, const struct pass_input *src,
+		       const struct decode_opts *o, struct err *e)
+{
+	const struct config *c = &m->cfg;
+	if (o->beam < 1 || o->beam > DECODE_MAX_BEAM)
+		return err_set(e, "beam width %d is outside 1…%d", o->beam, DECODE_MAX_BEAM);
+	if (o->max_len < 0 || o->min_len < 0 || !isfinite(o->alpha) || o->alpha < 0)
+		return err_set(e, "decoding options out of range (max_len %d, min_len %d, alpha %g)",
+			       o->max_len, o->min_len, o->alpha);
+	if (c->arch == ARCH_ENC_DEC) {
+		if (!src->src_ids || src->S < 1 || src->S > c->max_len || src->src_len < 1 ||
+		    src->src_len > src->S)
+			return err_set(e, "%s: no source to decode from (%d tokens, %d real)",
+				       m->path, src->S, src->src_len);
+		for (int i = 0; i < src->S; i++)
+			if (src->src_ids[i] < 0 || src->src_ids[i] >= m->src_vocab.n)
+				return err_set(e, "%s: source token id %d is outside the vocabulary (%d tokens)",
+					       m->path, (int)src->src_ids[i], m->src_vocab.n);
+	}
+	/* the prompt: <s> for an encoder-decoder, <s> + the sentence for a
+	   decoder-only model */
+	const int P = src->prompt;
+	if (!src->tgt_ids || P < 1 || P > src->tgt_len || src->tgt_len > src->T ||
+	    (c->arch == ARCH_ENC_DEC && P != 1))
+		return err_set(e, "%s: no decoder prompt to decode after (%d tokens given, %d in the input)",
+			       m->path, P, src->tgt_len);
+	for (int i = 0; i < P; i++)
+		if (src->tgt_ids[i] < 0 || src->tgt_ids[i] >= m->tgt_vocab.n)
+			return err_set(e, "%s: prompt token id %d is outside the vocabulary (%d tokens)",
+				       m->path, (int)src->tgt_ids[i], m->tgt_vocab.n);
+	return 0;
+}
+
 int decode_run(const struct model *m, const struct pass_input *src,
 	       const struct pass_opts *po, const struct decode_opts *o,
 	       struct decode_result *r, struct err *e)
@@ -373,17 +410,21 @@ int decode_run(const struct model *m, const struct pass_input *src,
 	if (c->arch == ARCH_ENC_ONLY)
 		return err_set(e, "%s: an encoder-only model has no decoder: nothing to decode",
 			       m->path);
-	if (o->beam < 1 || o->beam > DECODE_MAX_BEAM)
-		return err_set(e, "beam width %d is outside 1…%d", o->beam, DECODE_MAX_BEAM);
+	if (check_input(m, src, o, e))
+		return -1;
 	double t0 = now_ms();
 	const int B = o->beam, V = m->tgt_vocab.n;
-	/* decoder-only: the prompt (after <s>) is fed before choosing */
-	const int prompt = c->arch == ARCH_DEC_ONLY ? src->prompt - 1 : 0;
+	/* the prompt's tokens before its last are fed before choosing (none
+	   for an encoder-decoder: its prompt is <s>); the last is fed at
+	   step 0, at position `prompt` */
+	const int prompt = src->prompt - 1;
 	/* default limit: twice the source and ten more (GNMT-style) */
 	int maxlen = o->max_len > 0 ? o->max_len :
 		     c->arch == ARCH_ENC_DEC ? 2 * src->src_len + 10 : c->max_len;
-	if (maxlen > c->max_len - 1 - prompt)
-		maxlen = c->max_len - 1 - prompt;
+	/* N new tokens feed positions 0 … prompt + N − 1 (the last output is
+	   never fed back): P + N − 1 ≤ max_len (DESIGN.md) */
+	if (maxlen > c->max_len - prompt)
+		maxlen = c->max_len - prompt;
 	if (maxlen < 1)
 		return err_set(e, "no room to decode: the prompt fills max_len %d", c->max_len);
 	int K = B > o->topk ? B : o->topk;   /* candidates per hypothesis */

@@ -154,6 +154,33 @@ static void check_model(const char *path, const char *const *sentences, int ns)
 	tap_ok(decode_run(m, &in, &po, &o, &r, &e) == 0 && r.hit_max_len && r.nbest == 2,
 	       "the length limit without </s> is flagged");
 	decode_result_free(&r);
+	/* a caller's input that does not hold a prompt is refused, never
+	   read outside its buffers (bench's synthetic ids once started at
+	   position −1) */
+	o.min_len = 0;
+	int keep = in.prompt;
+	in.prompt = 0;
+	tap_ok(decode_run(m, &in, &po, &o, &r, &e) < 0, "%s: prompt 0 is refused", path);
+	tap_contains(e.msg, "prompt", "the message says what is missing");
+	in.prompt = in.tgt_len + 1;
+	tap_ok(decode_run(m, &in, &po, &o, &r, &e) < 0, "%s: a prompt past the input is refused",
+	       path);
+	in.prompt = keep;
+	int32_t id = in.tgt_ids[0];
+	in.tgt_ids[0] = m->tgt_vocab.n;
+	tap_ok(decode_run(m, &in, &po, &o, &r, &e) < 0, "%s: a prompt id past the vocabulary is refused",
+	       path);
+	in.tgt_ids[0] = id;
+	o.max_len = -1;
+	tap_ok(decode_run(m, &in, &po, &o, &r, &e) < 0, "%s: a negative length limit is refused", path);
+	/* the limit of DESIGN.md: P + N − 1 ≤ max_len */
+	o.max_len = 10000;
+	o.min_len = 10000;
+	tap_ok(decode_run(m, &in, &po, &o, &r, &e) == 0 &&
+	       in.prompt + r.nbest - 1 == m->cfg.max_len,
+	       "%s: a prompt of %d takes %d new tokens (max_len %d)", path, in.prompt, r.nbest,
+	       m->cfg.max_len);
+	decode_result_free(&r);
 	input_free(&in);
 	model_free(m);
 }
