@@ -152,7 +152,11 @@ static int build_wants(struct model *m, struct wants *ws)
 	if (ok && dec && c->norm != NORM_NONE)
 		ok &= !want_norm(ws, c, &m->dec_norm_w, &m->dec_norm_b, 0,
 				 c->norm == NORM_PRE, "decoder.norm");
-	ok &= !!want_add(ws, &m->gen_w, 0, 0, WI_XAVIER, 2, m->tgt_vocab.n, d,
+	/* (a seeded random encoder-only model whose target vocabulary is not
+	   its source's cannot tie its generator: it gets one of its own) */
+	const int own_gen = c->arch == ARCH_ENC_ONLY && !m->shared_vocab &&
+			    !vocab_equal(&m->src_vocab, &m->tgt_vocab);
+	ok &= !!want_add(ws, &m->gen_w, 0, own_gen, WI_XAVIER, 2, m->tgt_vocab.n, d,
 			 "generator.weight");
 	ok &= !!want_add(ws, &m->gen_b, 0, 0, WI_ZERO, 1, m->tgt_vocab.n, 0,
 			 "generator.bias");
@@ -429,18 +433,30 @@ int weights_bind(struct model *m, const struct ydoc *doc,
 		err_set(e, "%s: a final norm needs both .weight and .bias", from);
 		goto out;
 	}
+	/* a tie shares one table between two vocabularies: valid only when
+	   they are the same list (a longer target would read past the table,
+	   a shorter one or other words would silently use the wrong rows) */
+	const int same = m->shared_vocab || vocab_equal(&m->src_vocab, &m->tgt_vocab);
 	if (c->arch != ARCH_ENC_ONLY && !m->tgt_embed) {
-		if (m->tgt_vocab.n != m->src_vocab.n) {
+		if (!same) {
 			err_set(e, "%s: missing tensor tgt_embed.weight [%d, %d] (it may be "
-				"left out only when source and target share a vocabulary)",
+				"left out only when the target vocabulary is the source "
+				"vocabulary: the same tokens in the same order)",
 				from, m->tgt_vocab.n, c->d_model);
 			goto out;
 		}
 		m->tgt_embed = m->src_embed;
 	}
 	if (c->arch == ARCH_ENC_ONLY)
-		m->tgt_embed = m->src_embed;
+		m->tgt_embed = same ? m->src_embed : NULL;
 	if (!m->gen_w) {
+		if (!m->tgt_embed) {
+			err_set(e, "%s: missing tensor generator.weight [%d, %d] (an encoder-only "
+				"model ties it to the source embedding only when the target "
+				"vocabulary is the source vocabulary: the same tokens in the "
+				"same order)", from, m->tgt_vocab.n, c->d_model);
+			goto out;
+		}
 		m->gen_w = m->tgt_embed;
 		m->gen_tied = 1;
 	}

@@ -182,6 +182,16 @@ const char *vocab_str(const struct vocab *v, int id)
 	return id >= 0 && id < v->n ? v->tok[id] : NULL;
 }
 
+int vocab_equal(const struct vocab *a, const struct vocab *b)
+{
+	if (a->n != b->n)
+		return 0;
+	for (int i = 0; i < a->n; i++)
+		if (strcmp(a->tok[i], b->tok[i]) != 0)
+			return 0;
+	return 1;
+}
+
 void vocab_encode(const struct vocab *v, char *const *toks, int n,
 		  int32_t *ids, int *unknown)
 {

@@ -41,6 +41,9 @@ void vocab_free(struct vocab *v);
 /* id of tok, or -1. */
 int vocab_id(const struct vocab *v, const char *tok);
 const char *vocab_str(const struct vocab *v, int id);
+/* 1 when a and b are the same list: the same tokens in the same order (so
+ * one embedding table can serve both). */
+int vocab_equal(const struct vocab *a, const struct vocab *b);
 
 /* Splits text into token strings: word mode splits on white space and
  * splits punctuation off as tokens of its own (bpe mode splits words the
