@@ -9,9 +9,9 @@
 #include "engine/forward.h"
 
 /* --decode: decode, then trace the final step of the best hypothesis (its
- * decoder input is the prompt + every output token fed back: all of them
- * when it ended with </s>, which its last row predicts; all but the last
- * when it stopped at the length limit). */
+ * decoder input is the prompt + every output token; its last row predicts
+ * </s>, or what would come after the length limit; all but the last output
+ * when they would not fit max_len). */
 static struct trace *decoded_pass(struct cli *c, const struct model *m)
 {
 	struct pass_input in;
@@ -35,8 +35,9 @@ static struct trace *decoded_pass(struct cli *c, const struct model *m)
 	if (cli_decode(c, m, &in, &r))
 		return NULL;
 	struct trace *t = NULL;
-	/* stopped at the limit: the last output was chosen, never fed */
-	int fed = r.hit_max_len && r.nbest > 0 ? r.nbest - 1 : r.nbest;
+	/* every output, unless that would pass the context: at the limit
+	   (P + N − 1 = max_len) the last output was chosen, never fed */
+	int fed = in.prompt + r.nbest > m->cfg.max_len ? r.nbest - 1 : r.nbest;
 	if (decode_set_target(m, &in, r.best, fed, c->pass.pad_target))
 		cli_fail("out of memory");
 	else if (!(t = forward_run(m, &in, &c->pass, NULL, &e)))
