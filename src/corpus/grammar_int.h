@@ -16,6 +16,9 @@ enum { EN = 0, PT = 1, NSIDE = 2 };
 #define GR_MAXOCC 4       /* occurrences of one slot on one side */
 #define GR_MAXDIFFER 4    /* "differ:" slots of one slot */
 #define GR_NOLINK (-2)    /* a slot without "link:" */
+#define GR_MAXDEPTH 32    /* phrases inside phrases, classes through like:/union: */
+#define GR_MAXWORDS 1024  /* words of one side of a derived sentence */
+#define GR_MAXENTRIES (1 << 20)   /* entries of one class (unions add up) */
 
 /* An environment: per side, the value index of every feature, -1 unset. */
 typedef int8_t gr_env[NSIDE][GR_MAXFEAT];
@@ -115,6 +118,8 @@ struct gr_phrase {
 	struct gr_rule *rules;
 	int nrules, total_weight;
 	int state;                /* cycle check */
+	int height;               /* phrase levels, itself included */
+	uint32_t maxw[NSIDE];     /* words it can make at most (saturated) */
 };
 
 enum { SYM_CLASS, SYM_PHRASE };

@@ -514,13 +514,18 @@ int gr_class_ref(struct grammar *g, const struct ynode *n, const char *what,
 	return 0;
 }
 
-int gr_resolve_class(struct grammar *g, struct gr_class *c, struct err *e)
+/* depth: classes being resolved around this one (like:/union: chains
+ * recurse here; GR_MAXDEPTH bounds the stack). */
+static int resolve_class(struct grammar *g, struct gr_class *c, int depth, struct err *e)
 {
 	if (c->state == 2)
 		return 0;
 	if (c->state == 1)
 		return err_set(e, "%s:%d: class %s is defined through itself (like:/union:)",
 			       g->file, c->line, c->name);
+	if (depth >= GR_MAXDEPTH)
+		return err_set(e, "%s:%d: class %s: like:/union: nest more than %d deep",
+			       g->file, c->line, c->name, GR_MAXDEPTH);
 	c->state = 1;
 	const struct ynode *n = c->node, *like = NULL, *uni = NULL, *words = NULL;
 	const struct ynode *fk[NSIDE] = { NULL, NULL }, *fmap = NULL;
@@ -560,9 +565,12 @@ int gr_resolve_class(struct grammar *g, struct gr_class *c, struct err *e)
 			return OOM(g, e);
 		for (size_t i = 0; i < uni->n; i++) {
 			if (gr_class_ref(g, uni->items[i], "union", &mem[i], e) ||
-			    gr_resolve_class(g, mem[i], e))
+			    resolve_class(g, mem[i], depth + 1, e))
 				return -1;
 			total += mem[i]->nentries;
+			if (total > GR_MAXENTRIES)
+				return err_set(e, "%s:%d: class %s: the union has more than %d entries",
+					       g->file, uni->line, c->name, GR_MAXENTRIES);
 		}
 		c->is_union = 1;
 		c->entries = gr_alloc(g, (size_t)(total ? total : 1) * sizeof *c->entries);
@@ -574,7 +582,8 @@ int gr_resolve_class(struct grammar *g, struct gr_class *c, struct err *e)
 	} else {
 		if (like) {
 			struct gr_class *base;
-			if (gr_class_ref(g, like, "like", &base, e) || gr_resolve_class(g, base, e))
+			if (gr_class_ref(g, like, "like", &base, e) ||
+			    resolve_class(g, base, depth + 1, e))
 				return -1;
 			if (base->is_union)
 				return err_set(e, "%s:%d: class %s: like: needs a class with "
@@ -631,5 +640,10 @@ int gr_resolve_class(struct grammar *g, struct gr_class *c, struct err *e)
 		g->max_entries = c->nentries;
 	c->state = 2;
 	return 0;
+}
+
+int gr_resolve_class(struct grammar *g, struct gr_class *c, struct err *e)
+{
+	return resolve_class(g, c, 0, e);
 }
 
