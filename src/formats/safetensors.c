@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "safetensors.h"
+#include "json.h"
 #include "ydoc.h"
 #include "base/i18n.h"
 
@@ -328,7 +329,22 @@ static int st_parse(struct st_file *f, struct err *e)
 	/* TRANSLATORS: the JSON header of a safetensors file, named like a
 	   file in messages: "model.safetensors: header:1: problem" */
 	snprintf(what, sizeof what, _("%s: header"), p);
-	if (ydoc_parse(&doc, what, base + 8, (size_t)n, e))
+	/* strict JSON first: libyaml alone accepts YAML that is not JSON,
+	   repeated keys inside an entry, and refuses surrogate-pair escapes */
+	char *fixed;
+	size_t flen, i0 = 0;
+	while (i0 < n && strchr(" \t\r\n", base[8 + i0]))
+		i0++;
+	if (i0 == n || (base[8 + i0] != '{' && base[8 + i0] != '['))
+		return err_set(e, "%s: header is not a JSON object (found %s)", p,
+			       i0 == n ? _("nothing") : ynode_kind_name(Y_SCALAR));
+	if (json_check(what, (const char *)base + 8, (size_t)n, JSON_TOP_DUPS_OK, &fixed,
+		       &flen, e))
+		return -1;
+	int bad = fixed ? ydoc_parse(&doc, what, fixed, flen, e) :
+		  ydoc_parse(&doc, what, base + 8, (size_t)n, e);
+	free(fixed);
+	if (bad)
 		return -1;
 	const struct ynode *root = doc.root;
 	int rc = 0;

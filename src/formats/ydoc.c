@@ -17,7 +17,6 @@
  * models; big vocabularies go in a file (vocab.c) and big weights in
  * safetensors, whose JSON header (up to 100 MB) is parsed here too. */
 #define YDOC_MAX_DEPTH 64
-#define YDOC_MAX_NODES (1u << 19)     /* 512 Ki nodes, about 40 MB of tree */
 #define YDOC_MAX_BYTES (128u << 20)   /* text given to ydoc_parse */
 #define YDOC_MAX_FILE (16u << 20)     /* a YAML file larger than this is refused */
 

@@ -13,6 +13,9 @@
 
 #include "base/err.h"
 
+/* Nodes in one document at most: 512 Ki, about 40 MB of tree. */
+#define YDOC_MAX_NODES (1u << 19)
+
 enum ynode_kind { Y_SCALAR, Y_SEQ, Y_MAP };
 
 struct ynode {

@@ -176,7 +176,7 @@ static void test_hostile(void)
 	hostile_header("offsets_str.st", "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],"
 		       "\"data_offsets\":[\"0\",\"4\"]}}", 4, "data_offsets must be");
 	hostile_header("entry_num.st", "{\"a\": 5}", 0, "expected a JSON object");
-	hostile_header("key_seq.st", "{[1]: 5}", 0, "header key 0 is a sequence");
+	hostile_header("key_seq.st", "{[1]: 5}", 0, "expected a string as an object key");
 	hostile_header("nul_name.st", "{\"a\\u0000b\":" T("F32", "[1]", 0, 4) "}", 4,
 		       "NUL");
 	hostile_header("meta_num.st", "{\"__metadata__\":{\"k\":1}}", 0,
@@ -499,6 +499,90 @@ static void test_writer_errors(void)
 	       "failed write leaves neither file nor .tmp");
 }
 
+
+/* The header is strict JSON (RFC 8259), as PyTorch's safetensors reads it:
+ * no YAML syntax, no repeated key in any object; surrogate-pair escapes
+ * (Python's json.dumps writes U+1F600 as \ud83d\ude00) are accepted, a
+ * lone surrogate is not. */
+static void test_strict_json(void)
+{
+	const char *ent = "{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}";
+	char h[512];
+	static const struct { const char *name, *fmt, *word; } bad[] = {
+		{ "dup-field.st", "{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8],\"dtype\":\"F32\"}}",
+		  "duplicate key \"dtype\"" },
+		{ "dup-tensor.st", "{\"a\":%s,\"a\":%s}", "duplicate tensor name \"a\"" },
+		{ "dup-escaped.st", "{\"a\":%s,\"\\u0061\":%s}", "duplicate tensor name \"a\"" },
+		{ "dup-meta.st", "{\"__metadata__\":{\"k\":\"1\",\"k\":\"2\"},\"a\":%s}",
+		  "duplicate key \"k\"" },
+		{ "yaml-plain.st", "{a: {dtype: F32, shape: [2], data_offsets: [0, 8]}}",
+		  "expected a string as an object key" },
+		{ "yaml-single.st", "{'a':%s}", "expected a string as an object key" },
+		{ "yaml-comment.st", "{\"a\":%s} # x", "text after the JSON value" },
+		{ "trailing-comma.st", "{\"a\":%s,}", "expected a string as an object key" },
+		{ "trailing-comma2.st", "{\"a\":{\"dtype\":\"F32\",\"shape\":[2,],\"data_offsets\":[0,8]}}",
+		  "expected a JSON value" },
+		{ "yaml-anchor.st", "{\"a\":&x {\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}",
+		  "anchors and aliases" },
+		{ "dup-shape.st", "{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"shape\":[2],\"data_offsets\":[0,8]}}",
+		  "duplicate key \"shape\"" },
+		{ "lone-high.st", "{\"__metadata__\":{\"e\":\"\\ud83d\"},\"a\":%s}", "high surrogate" },
+		{ "lone-low.st", "{\"__metadata__\":{\"e\":\"\\ude00x\"},\"a\":%s}", "lone low surrogate" },
+		{ "high-high.st", "{\"__metadata__\":{\"e\":\"\\ud83d\\ud83d\"},\"a\":%s}", "high surrogate" },
+		{ "bad-utf8.st", "{\"__metadata__\":{\"e\":\"\xc3\x28\"},\"a\":%s}", "invalid UTF-8" },
+		{ "ctrl.st", "{\"__metadata__\":{\"e\":\"a\tb\"},\"a\":%s}", "control character" },
+		{ "hex-num.st", "{\"a\":{\"dtype\":\"F32\",\"shape\":[0x2],\"data_offsets\":[0,8]}}",
+		  "expected , or ] in an array" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+		snprintf(h, sizeof h, bad[i].fmt, ent, ent);
+#pragma GCC diagnostic pop
+		hostile_header(bad[i].name, h, 8, bad[i].word);
+	}
+	/* 65 nested arrays in the metadata: refused before libyaml sees it */
+	char deep[256] = "{\"__metadata__\":";
+	for (int i = 0; i < 65; i++)
+		strcat(deep, "[");
+	for (int i = 0; i < 65; i++)
+		strcat(deep, "]");
+	strcat(deep, "}");
+	hostile_header("deep2.st", deep, 0, "nested deeper than 64");
+
+	/* accepted: surrogate pairs decode to the code point, in metadata and in
+	   a tensor name; \/ and the other escapes */
+	const char *p = tpath("surrogates.st");
+	snprintf(h, sizeof h, "{\"__metadata__\":{\"e\":\"\\ud83d\\ude00 \\u00e9\\/\\\\\"},"
+		 "\"x\\uD83D\\uDE00\":%s}", ent);
+	put_st(p, h, 8);
+	struct st_file f;
+	struct err e;
+	int rc = st_open(&f, p, &e);
+	tap_ok(rc == 0, "surrogate-pair escapes are accepted%s%s", rc ? ": " : "", rc ? e.msg : "");
+	if (rc == 0) {
+		tap_ok(f.nmeta == 1 && !strcmp(f.meta_vals[0], "\xf0\x9f\x98\x80 \xc3\xa9/\\"),
+		       "  \\ud83d\\ude00 is U+1F600 in UTF-8 (and \\u00e9, \\/, \\\\ decode)");
+		tap_ok(f.n == 1 && !strcmp(f.t[0].name, "x\xf0\x9f\x98\x80"),
+		       "  a tensor name with a pair (upper-case hex) decodes too");
+		st_close(&f);
+	}
+	/* raw DEL, U+0085 (NEL), U+2028 and a BOM are JSON that YAML refuses raw */
+	p = tpath("raw-yaml-unsafe.st");
+	snprintf(h, sizeof h, "{\"__metadata__\":{\"e\":\"a\x7f\xc2\x85\xe2\x80\xa8\xef\xbb\xbf\xf0\x9f\x98\x80\\ud83d\\ude00\"},"
+		 "\"a\":%s}", ent);
+	put_st(p, h, 8);
+	rc = st_open(&f, p, &e);
+	tap_ok(rc == 0, "raw DEL, NEL, U+2028 and BOM in a string are accepted%s%s", rc ? ": " : "",
+	       rc ? e.msg : "");
+	if (rc == 0) {
+		tap_ok(f.nmeta == 1 && !strcmp(f.meta_vals[0], "a\x7f\xc2\x85\xe2\x80\xa8\xef\xbb\xbf"
+					       "\xf0\x9f\x98\x80\xf0\x9f\x98\x80"),
+		       "  and read back unchanged");
+		st_close(&f);
+	}
+}
+
 static void cleanup(void)
 {
 	char cmd[128];
@@ -521,6 +605,7 @@ int main(void)
 	test_writer_roundtrip();
 	test_conversions();
 	test_hostile();
+	test_strict_json();
 	test_writer_errors();
 	cleanup();
 	return tap_done();
