@@ -251,4 +251,82 @@ put("lecture", "alias.yaml", "title: &t x\nmodel: *t\n")
 put("lecture", "steps-kinds.yaml", "title: t\nmodel: m.yaml\nsteps: [{stage: src.ids, head: -1,"
     " view: heads, row: 99999999999, col: -5, beam: 0, alpha: .nan, step: 3, explain: yes,"
     " caption: \"\\u0000\"}, 7, [1], {}]\n")
+# ---- corpus grammars --------------------------------------------------
+shutil.rmtree(os.path.join(out, "grammar"), ignore_errors=True)
+put("grammar", "shipped-grammar.yaml",
+    open(os.path.join(top, "examples", "corpus", "grammar.yaml"), "rb").read())
+SMALL = """features:
+  g: [m, f]
+  n: [sg, pl]
+lexicon:
+  the:
+    en: [any]
+    pt: [m.sg, f.sg, m.pl, f.pl]
+    words: [{en: the, pt: o/a/os/as}]
+  noun:
+    en: [sg, pl]
+    pt: [sg, pl]
+    words:
+      - {en: cat/cats, pt: gato/gatos, g: m}
+      - {en: house/houses, pt: casa/casas, g: f}
+  adj:
+    en: [any]
+    pt: [m.sg, f.sg, m.pl, f.pl]
+    words:
+      - {en: black, pt: preto/preta/pretos/pretas}
+      - {en: white, pt: branco/branca/brancos/brancas}
+  thing: {union: [noun]}
+  pet: {like: noun, words: [{en: dog/dogs, pt: cao/caes, g: m}]}
+phrases:
+  np:
+    head: N
+    rules:
+      - {slots: {D: {sym: the, agree: N}, N: {sym: noun, n: [sg, pl]}}, en: D N, pt: D N}
+      - {weight: 2, slots: {D: {sym: the, agree: N}, A: {sym: adj, agree: N}, N: pet}, en: D A N, pt: D N A}
+templates:
+  - id: np
+    require: [the black cat]
+    slots:
+      D: {sym: the, agree: N}
+      N: {sym: noun, n: [sg, pl]}
+      A: {sym: adj, agree: N}
+    en: D A N
+    pt: D N A
+  - id: two
+    weight: 2
+    slots: {X: np, Y: {sym: np, differ: X}, T: thing}
+    en: X and Y
+    pt: X e=and Y
+"""
+put("grammar", "small.yaml", SMALL)
+put("grammar", "empty.yaml", "")
+put("grammar", "cycle.yaml", SMALL.replace("N: pet}", "N: np}"))
+def nested(n, double):
+    g = ["features:\n  n: [sg, pl]\nlexicon:\n  noun:\n    en: [sg, pl]\n    pt: [sg, pl]\n"
+         "    words:\n      - {en: cat/cats, pt: gato/gatos}\nphrases:\n"
+         "  p0:\n    head: N\n    rules:\n      - {slots: {N: noun}, en: N, pt: N}\n"]
+    for i in range(1, n):
+        if double:
+            g.append("  p%d:\n    head: N\n    rules:\n      - {slots: {N: p%d, M: p%d}, "
+                     "en: N M, pt: N M}\n" % (i, i - 1, i - 1))
+        else:
+            g.append("  p%d:\n    head: N\n    rules:\n      - {slots: {N: p%d}, en: N, pt: N}\n"
+                     % (i, i - 1))
+    g.append("templates:\n  - id: t\n    slots: {X: p%d}\n    en: X\n    pt: X\n" % (n - 1))
+    return "".join(g)
+put("grammar", "deep-33.yaml", nested(33, False))
+put("grammar", "double-11.yaml", nested(11, True))
+put("grammar", "double-12.yaml", nested(12, True))
+
+# ---- parallel corpora (TSV) --------------------------------------------
+shutil.rmtree(os.path.join(out, "corpus"), ignore_errors=True)
+put("corpus", "heldout-sample.tsv",
+    open(os.path.join(top, "tests", "data", "en-pt-heldout-sample.tsv"), "rb").read())
+put("corpus", "small.tsv", "i love you very much\teu te amo muito\t0-0 1-2 2-1 3-3 4-3\n"
+    "your cat\tseu gato\n\nthe cat\to gato\t\r\n")
+put("corpus", "bad-lines.tsv", "no tab here\n\tempty source\t\na b\tc d\t0-9\n"
+    "a b\tc d\t0-0 x\na b\tc d\t-1-0\na\tb\t0-0 0-0\n")
+put("corpus", "empty.tsv", "")
+put("corpus", "utf8.tsv", "café à\tcoração ç\t1-0 0-1\n".encode() + b"\xff\xfe a\tb\n")
+put("corpus", "spaces.tsv", "  a   b  \t c\t0-0\na\tb\t0-0\t9-9\n")
 print("corpora written to", out)
