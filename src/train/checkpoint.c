@@ -1,6 +1,7 @@
 /* checkpoint.c - weights and optimizer state as safetensors files. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -168,14 +169,24 @@ int ckpt_load_state(const struct model *m, const char *path, float *m1,
 		off += numel(t);
 	}
 	s->step = meta_long(&f, "attnscope.step");
-	s->epoch = (int)meta_long(&f, "attnscope.epoch");
-	s->batch = (int)meta_long(&f, "attnscope.batch");
+	long ep = meta_long(&f, "attnscope.epoch"), b = meta_long(&f, "attnscope.batch");
 	const char *sd = st_meta(&f, "attnscope.seed");
 	s->seed = sd ? strtoull(sd, NULL, 10) : 0;
-	if (s->step < 0 || s->epoch < 0 || s->batch < 0) {
+	if (s->step < 0 || ep < 0 || b < 0 || ep > INT_MAX || b > INT_MAX) {
 		err_set(e, "%s: missing or bad attnscope.step/epoch/batch metadata", path);
 		goto out;
 	}
+	/* every epoch but the first begins with a step: a crafted epoch past
+	   the step count (2147483647 overflowed the next epoch's number) is
+	   not a state training reached; the batch is checked against the
+	   epoch's batches by the caller */
+	if (ep > s->step) {
+		err_set(e, "%s: attnscope.epoch %ld is past attnscope.step %ld (each epoch "
+			"takes a step at least)", path, ep, s->step);
+		goto out;
+	}
+	s->epoch = (int)ep;
+	s->batch = (int)b;
 	rc = 0;
 out:
 	st_close(&f);

@@ -530,6 +530,11 @@ enum train_status train_run(const struct train_opts *o, struct err *e)
 	r.o = &o2;
 	if (trainset_epoch(&r.train, o2.seed, r.st.epoch, o->batch_tokens, &r.ep, e))
 		goto out;
+	if (r.st.batch > r.ep.nbatches) {
+		err_set(e, "%s: attnscope.batch %d is past the %d batches of an epoch", r.state_path,
+			r.st.batch, r.ep.nbatches);
+		goto out;
+	}
 	say(&r, P_("model %s: %zu parameters; %ld steps of ≤ %d tokens, %d batches an epoch, "
 		   "%d thread",
 		   "model %s: %zu parameters; %ld steps of ≤ %d tokens, %d batches an epoch, "
