@@ -163,14 +163,18 @@ const char *act_name(enum activation a) { return ACT_NAMES[a]; }
 const char *pe_name(enum pe_kind p) { return PE_NAMES[p]; }
 
 /* A vocabulary from a file name or an inline list of strings. */
+/* where receives what later messages about the vocabulary name: its file,
+ * or "YAML:LINE: key" for an inline list. */
 static int load_vocab(const struct ydoc *d, const struct ynode *n,
 		      const char *yaml, const char *key, struct vocab *v,
-		      struct err *e)
+		      char *where, size_t wsz, struct err *e)
 {
+	snprintf(where, wsz, "%s:%d: %s", d->file, n->line, key);
 	if (n->kind == Y_SCALAR) {
 		char *path = path_beside(yaml, n->str);
 		if (!path)
 			return err_set(e, "out of memory");
+		snprintf(where, wsz, "%s", path);
 		int rc = vocab_load(v, path, e);
 		if (rc)
 			err_prefix(e, "%s:%d: %s", d->file, n->line, key);
@@ -201,7 +205,7 @@ static int load_vocab(const struct ydoc *d, const struct ynode *n,
 
 /* target: the target vocabulary, else the source one. */
 static int check_specials(const struct model *m, const struct vocab *v,
-			  int target, struct err *e)
+			  int target, const char *where, struct err *e)
 {
 	/* the keys under tokenizer.specials */
 	static const char *role[] = { "pad", "sos", "eos", "unk" };
@@ -211,17 +215,17 @@ static int check_specials(const struct model *m, const struct vocab *v,
 		if (id < 0)
 			return target ?
 				err_set(e, "%s: target vocabulary lacks the special token %s (%s)",
-					m->path, sp, role[i]) :
+					where, sp, role[i]) :
 				err_set(e, "%s: source vocabulary lacks the special token %s (%s)",
-					m->path, sp, role[i]);
+					where, sp, role[i]);
 		if (id != i)
 			return target ?
 				err_set(e, "%s: target vocabulary has %s at id %d; the specials must "
 					"come first: <pad> 0, <s> 1, </s> 2, <unk> 3",
-					m->path, sp, id) :
+					where, sp, id) :
 				err_set(e, "%s: source vocabulary has %s at id %d; the specials must "
 					"come first: <pad> 0, <s> 1, </s> 2, <unk> 3",
-					m->path, sp, id);
+					where, sp, id);
 	}
 	return 0;
 }
@@ -308,12 +312,14 @@ static int parse_tokenizer(struct model *m, const struct ydoc *d,
 	if (!sv)
 		return err_set(e, "%s:%d: tokenizer: missing required key source_vocab",
 			       d->file, tk->line);
-	if (load_vocab(d, sv, m->path, "source_vocab", &m->src_vocab, e) ||
-	    check_specials(m, &m->src_vocab, 0, e))
+	char where[PATH_MAX + 64];
+	if (load_vocab(d, sv, m->path, "source_vocab", &m->src_vocab, where, sizeof where, e) ||
+	    check_specials(m, &m->src_vocab, 0, where, e))
 		return -1;
 	if (tv) {
-		if (load_vocab(d, tv, m->path, "target_vocab", &m->tgt_vocab, e) ||
-		    check_specials(m, &m->tgt_vocab, 1, e))
+		if (load_vocab(d, tv, m->path, "target_vocab", &m->tgt_vocab, where, sizeof where,
+			       e) ||
+		    check_specials(m, &m->tgt_vocab, 1, where, e))
 			return -1;
 	} else {
 		m->shared_vocab = 1;

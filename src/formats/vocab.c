@@ -111,6 +111,12 @@ int vocab_load(struct vocab *v, const char *path, struct err *e)
 	char **toks = NULL;
 	while ((len = read_line(fp, line, (int)sizeof line)) != -1) {
 		lineno++;
+		/* a leading byte-order mark (Windows editors, Python's
+		   utf-8-sig) is not part of the first token */
+		if (lineno == 1 && len >= 3 && !memcmp(line, "\xef\xbb\xbf", 3)) {
+			memmove(line, line + 3, (size_t)len - 2);
+			len -= 3;
+		}
 		while (len > 0 && line[len - 1] == '\r')
 			line[--len] = 0;
 		if (len == 0) {
