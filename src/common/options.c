@@ -124,6 +124,106 @@ static const struct option LONGOPTS[] = {
 	{ 0, 0, 0, 0 },
 };
 
+#define BIT(o) (1ull << ((o) - O_MODEL))
+/* The options of a pass (model, masks, padding). */
+#define PASS_OPTS (BIT(O_MODEL) | BIT(O_NOCAUSAL) | BIT(O_ENCCAUSAL) | BIT(O_PADTO) | \
+		   BIT(O_PADTGT))
+#define DECODE_OPTS (BIT(O_BEAM) | BIT(O_ALPHA) | BIT(O_MAXOUT))
+
+/* What each command reads of struct cli; anything else given is an error
+ * (an option a command ignores would silently show something else than
+ * what was asked).  --lang is everyone's. */
+static const struct {
+	const char *cmd;
+	unsigned long long use;
+	int words;            /* 0: none, 1: at most one (a file), 2: a sentence */
+} USES[] = {
+	{ "", PASS_OPTS | BIT(O_TARGET) | BIT(O_BEAM) | BIT(O_ALPHA) | BIT(O_LECTURE) |
+	      BIT(O_PLAY) | BIT(O_CHECK) | BIT(O_POT) | BIT(O_SCHEME) | BIT(O_PRESENTER), 2 },
+	{ "dump", PASS_OPTS | BIT(O_TARGET) | BIT(O_OUT) | BIT(O_DECODE) | DECODE_OPTS, 2 },
+	{ "render", PASS_OPTS | BIT(O_TARGET) | BIT(O_STAGE) | BIT(O_HEAD) | BIT(O_FORMAT) |
+		    BIT(O_WIDTH), 2 },
+	/* decoding runs the encoder with the pass's options, the decoder
+	   causal and unpadded (a key/value cache) */
+	{ "translate", BIT(O_MODEL) | BIT(O_ENCCAUSAL) | BIT(O_PADTO) | DECODE_OPTS |
+		       BIT(O_STEPS) | BIT(O_JSON), 2 },
+	{ "info", BIT(O_MODEL), 1 },
+	{ "bench", BIT(O_MODEL) | BIT(O_NOCAUSAL) | BIT(O_ENCCAUSAL) | BIT(O_SRCLEN) |
+		   BIT(O_TGTLEN) | BIT(O_ITERS) | BIT(O_FRAMES) | BIT(O_WIDTH) | BIT(O_HEIGHT) |
+		   BIT(O_BEAM) | BIT(O_MAXOUT), 0 },
+};
+
+/* An option's name as the user wrote it. */
+static const char *opt_name(int o);
+
+/* Options that only make sense with another one. */
+static const struct {
+	const char *cmd;
+	int opt;
+	unsigned long long needs;   /* one of these */
+	const char *msg;
+} NEEDS[] = {
+	{ "", O_PLAY, BIT(O_LECTURE), N_("--play needs --lecture FILE") },
+	{ "", O_CHECK, BIT(O_LECTURE), N_("--check needs --lecture FILE") },
+	{ "", O_POT, BIT(O_LECTURE), N_("--pot needs --lecture FILE") },
+	{ "dump", O_BEAM, BIT(O_DECODE), N_("dump uses --beam only with --decode beam") },
+	{ "dump", O_ALPHA, BIT(O_DECODE), N_("dump uses --alpha only with --decode") },
+	{ "dump", O_MAXOUT, BIT(O_DECODE), N_("dump uses --max-len only with --decode") },
+	{ "bench", O_WIDTH, BIT(O_FRAMES), N_("bench uses --width only with --frames") },
+	{ "bench", O_HEIGHT, BIT(O_FRAMES), N_("bench uses --height only with --frames") },
+	{ "bench", O_MAXOUT, BIT(O_BEAM), N_("bench uses --max-len only with --beam") },
+};
+
+/* With --lecture the script chooses the model, sentences, masks and
+ * decoding of every step. */
+#define LECTURE_OWNS (BIT(O_MODEL) | BIT(O_TARGET) | BIT(O_NOCAUSAL) | BIT(O_ENCCAUSAL) | \
+		      BIT(O_BEAM) | BIT(O_ALPHA))
+
+static int check_use(const struct cli *c)
+{
+	const char *who = *c->cmd ? c->cmd : "attnscope";
+	for (size_t i = 0; i < sizeof USES / sizeof *USES; i++) {
+		if (strcmp(USES[i].cmd, c->cmd) != 0)
+			continue;
+		for (int o = O_MODEL; o < O_HELP; o++)
+			if ((c->given & BIT(o)) && o != O_LANG && !(USES[i].use & BIT(o)))
+				return cli_fail("%s does not use %s (see attnscope --help)", who,
+						opt_name(o)), -1;
+		if (USES[i].words == 0 && c->nwords)
+			return cli_fail("%s takes no sentence or file (\"%s\")", who, c->sentence), -1;
+		if (USES[i].words == 1 && c->nwords > 1)
+			return cli_fail("%s takes one file, not a sentence (\"%s\")", who,
+					c->sentence), -1;
+		if (USES[i].words == 1 && c->nwords && (c->given & BIT(O_MODEL)))
+			return cli_fail("%s takes --model FILE or a FILE, not both", who), -1;
+	}
+	for (size_t i = 0; i < sizeof NEEDS / sizeof *NEEDS; i++)
+		if (!strcmp(NEEDS[i].cmd, c->cmd) && (c->given & BIT(NEEDS[i].opt)) &&
+		    !(c->given & NEEDS[i].needs))
+			return cli_fail("%s", NEEDS[i].msg), -1;
+	if (!*c->cmd && (c->given & BIT(O_LECTURE))) {
+		for (int o = O_MODEL; o < O_HELP; o++)
+			if ((c->given & LECTURE_OWNS & BIT(o)))
+				return cli_fail("--lecture does not use %s: the script chooses it",
+						opt_name(o)), -1;
+		if (c->nwords)
+			return cli_fail("--lecture takes no sentence (\"%s\"): the script has them",
+					c->sentence), -1;
+	}
+	return 0;
+}
+
+static const char *opt_name(int o)
+{
+	static char buf[40];
+	for (const struct option *l = LONGOPTS; l->name; l++)
+		if (l->val == o) {
+			snprintf(buf, sizeof buf, "--%s", l->name);
+			return buf;
+		}
+	return "?";
+}
+
 int cli_long(const char *opt, const char *s, long lo, long hi, long *out)
 {
 	char *end;
@@ -143,7 +243,11 @@ int cli_double(const char *opt, const char *s, double lo, double hi, int open_hi
 	char *end;
 	errno = 0;
 	double v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= lo) || (open_hi ? !(v < hi) : !(v <= hi))) {
+	/* ERANGE on underflow (1e-320 is a denormal, 1e-400 rounds to 0) is
+	   still a number within range; on overflow v is ±HUGE_VAL, which the
+	   range refuses */
+	if ((errno && errno != ERANGE) || end == s || *end || !(v >= lo) ||
+	    (open_hi ? !(v < hi) : !(v <= hi))) {
 		if (open_hi)
 			cli_fail("%s needs a number from %g to %g (exclusive), got \"%s\"",
 				 opt, lo, hi, s);
@@ -180,6 +284,8 @@ int cli_parse(struct cli *c, const char *cmd, int argc, char **argv)
 	int ch;
 	while ((ch = getopt_long(argc, argv, "+:hV", LONGOPTS, NULL)) != -1) {
 		int r = 0;
+		if (ch >= O_MODEL && ch < O_HELP)
+			c->given |= BIT(ch);
 		switch (ch) {
 		case O_MODEL: c->model = optarg; break;
 		case O_TARGET: c->target = optarg; break;
@@ -237,6 +343,7 @@ int cli_parse(struct cli *c, const char *cmd, int argc, char **argv)
 	size_t len = 1;
 	for (int i = optind; i < argc; i++)
 		len += strlen(argv[i]) + 1;
+	c->nwords = argc - optind;
 	if (optind < argc) {
 		if (!(c->sentence = malloc(len)))
 			return cli_fail("out of memory"), -1;
@@ -247,6 +354,8 @@ int cli_parse(struct cli *c, const char *cmd, int argc, char **argv)
 			strcat(c->sentence, argv[i]);
 		}
 	}
+	if (check_use(c))
+		return -1;
 	if (!c->model) {
 		struct err e;
 		if (model_default_path(c->model_buf, sizeof c->model_buf, &e)) {

@@ -24,10 +24,13 @@ struct cli {
 	const char *scheme;           /* --scheme NAME */
 	int presenter;                /* --presenter */
 	struct pass_opts pass;
+	unsigned long long given;     /* the options on the line (bits: cli_opt) */
+	int nwords;                   /* positional words joined in sentence */
 };
 
 /* Parses argv after the subcommand.  Returns 0 to go on, 1 when --help was
- * printed, -1 after printing an error. */
+ * printed, -1 after printing an error: also for an option (or a sentence)
+ * that the command c->cmd does not use, rather than ignore it. */
 int cli_parse(struct cli *c, const char *cmd, int argc, char **argv);
 void cli_free(struct cli *c);
 
