@@ -7,18 +7,61 @@
 #include "dump.h"
 #include "formats/safetensors.h"
 
-/* Space-separated tokens (malloc'd). */
+/* Space-separated tokens (malloc'd): as they are, except that a space
+ * inside a token is written \s and a backslash \\, so that splitting at
+ * spaces gives the tokens back (the char tokenizer has a " " token: "<s> a
+ * b </s>" was "<s> a   b </s>").  Word tokens never hold either. */
 static char *join(char *const *toks, int n)
 {
 	size_t len = 1;
 	for (int i = 0; i < n; i++)
-		len += strlen(toks[i]) + 1;
+		len += 2 * strlen(toks[i]) + 1;
 	char *s = malloc(len), *p = s;
 	if (!s)
 		return NULL;
+	for (int i = 0; i < n; i++) {
+		if (i)
+			*p++ = ' ';
+		for (const char *c = toks[i]; *c; c++)
+			if (*c == ' ' || *c == '\\') {
+				*p++ = '\\';
+				*p++ = *c == ' ' ? 's' : '\\';
+			} else {
+				*p++ = *c;
+			}
+	}
 	*p = 0;
+	return s;
+}
+
+/* The tokens as a JSON list of their strings (malloc'd): the unambiguous
+ * form (src.tokens.json, tgt.tokens.json).  Tokens are valid UTF-8. */
+static char *json_list(char *const *toks, int n)
+{
+	size_t len = 3;
 	for (int i = 0; i < n; i++)
-		p += sprintf(p, "%s%s", i ? " " : "", toks[i]);
+		len += 6 * strlen(toks[i]) + 3;
+	char *s = malloc(len), *p = s;
+	if (!s)
+		return NULL;
+	*p++ = '[';
+	for (int i = 0; i < n; i++) {
+		if (i)
+			*p++ = ',';
+		*p++ = '"';
+		for (const unsigned char *c = (const unsigned char *)toks[i]; *c; c++)
+			if (*c == '"' || *c == '\\') {
+				*p++ = '\\';
+				*p++ = (char)*c;
+			} else if (*c < 0x20 || *c == 0x7f) {
+				p += sprintf(p, "\\u%04x", *c);
+			} else {
+				*p++ = (char)*c;
+			}
+		*p++ = '"';
+	}
+	*p++ = ']';
+	*p = 0;
 	return s;
 }
 
@@ -28,9 +71,10 @@ int dump_write(const struct trace *t, const struct model *m, const char *path,
 	struct st_writer *w = st_writer_new();
 	char *src = join(t->src_tokens, t->S), *tgt = join(t->tgt_tokens, t->T);
 	char *lab = t->label_tokens ? join(t->label_tokens, t->T) : NULL;
+	char *srcj = json_list(t->src_tokens, t->S), *tgtj = json_list(t->tgt_tokens, t->T);
 	char num[32];
 	int rc = -1;
-	if (!w || !src || !tgt || (t->label_tokens && !lab)) {
+	if (!w || !src || !tgt || (t->label_tokens && !lab) || !srcj || !tgtj) {
 		err_set(e, "out of memory");
 		goto out;
 	}
@@ -52,6 +96,8 @@ int dump_write(const struct trace *t, const struct model *m, const char *path,
 	bad |= st_writer_meta(w, "model", m->cfg.name);
 	bad |= st_writer_meta(w, "src.tokens", src);
 	bad |= st_writer_meta(w, "tgt.tokens", tgt);
+	bad |= st_writer_meta(w, "src.tokens.json", srcj);
+	bad |= st_writer_meta(w, "tgt.tokens.json", tgtj);
 	if (lab)
 		bad |= st_writer_meta(w, "labels", lab);
 	bad |= st_writer_meta(w, "causal", o->causal ? "true" : "false");
@@ -70,5 +116,7 @@ out:
 	free(src);
 	free(tgt);
 	free(lab);
+	free(srcj);
+	free(tgtj);
 	return rc;
 }
