@@ -34,6 +34,19 @@ bad:
 	return 1;
 }
 
+int utf8_valid(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		uint32_t cp;
+		int n = utf8_decode(p, 4, &cp);
+		if (n == 1 && cp == 0xFFFD)   /* a real U+FFFD takes 3 bytes */
+			return 0;
+		p += n;
+	}
+	return 1;
+}
+
 int utf8_encode(uint32_t cp, char *out)
 {
 	if (cp < 0x80) {

@@ -10,6 +10,8 @@
  * string n may be 4, as a NUL ends any sequence).  Returns its length, or
  * 1 with *cp = U+FFFD for an invalid, overlong or surrogate sequence. */
 int utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
+/* Whether the NUL-terminated s is valid UTF-8 throughout. */
+int utf8_valid(const char *s);
 /* Writes cp (at most 4 bytes, no NUL) to out; returns the length. */
 int utf8_encode(uint32_t cp, char *out);
 

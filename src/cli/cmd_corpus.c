@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "base/i18n.h"
+#include "base/safefile.h"
 #include "base/strtab.h"
 #include "corpus/corpus_gen.h"
 
@@ -198,10 +199,29 @@ int cmd_corpus(int argc, char **argv)
 		return 2;
 	}
 
+	if (!*prefix) {
+		cli_fail("--out needs a file name prefix, not an empty string");
+		return 2;
+	}
+
 	struct err e = { "" };
 	struct grammar *g = grammar_load(gpath, &e);
 	if (!g)
 		return cli_fail("%s", e.msg);
+	/* the four outputs, checked before the work (none may be the grammar) */
+	static const char *const EXT[] = { ".train.tsv", ".heldout.tsv", ".src.txt", ".tgt.txt" };
+	for (int i = 0; i < 4; i++) {
+		size_t n = strlen(prefix) + 16;
+		char *p = malloc(n);
+		if (!p)
+			snprintf(e.msg, sizeof e.msg, "%s", _("out of memory"));
+		int bad = !p || (snprintf(p, n, "%s%s", prefix, EXT[i]), safefile_check(p, 0, &e));
+		free(p);
+		if (bad) {
+			grammar_free(g);
+			return cli_fail("%s", e.msg);
+		}
+	}
 	struct corpus_gen_opts o = { .pairs = (int)pairs, .heldout = (int)heldout,
 				     .seed = seed };
 	struct corpus train = { 0 }, held = { 0 };

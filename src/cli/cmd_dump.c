@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "base/safefile.h"
 #include "engine/decode.h"
 #include "engine/dump.h"
 #include "engine/forward.h"
@@ -51,9 +52,16 @@ int cmd_dump(struct cli *c)
 {
 	if (!c->out)
 		return cli_fail("dump needs --out FILE.safetensors");
+	if (!*c->out)
+		return cli_fail("--out needs a file name, not an empty string");
 	struct model *m = cli_load_model(c);
 	if (!m)
 		return 1;
+	struct err ce;
+	if (safefile_check(c->out, 0, &ce)) {   /* before the pass: not an input... */
+		model_free(m);
+		return cli_fail("%s", ce.msg);
+	}
 	struct trace *t = c->decode ? decoded_pass(c, m) : cli_run_pass(c, m);
 	int status = 1;
 	if (t) {

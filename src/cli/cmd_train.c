@@ -160,6 +160,10 @@ int cmd_train(int argc, char **argv)
 			 "FILE.safetensors (try attnscope train --help)");
 		return 2;
 	}
+	if (!*o.out) {
+		cli_fail("--out needs a file name, not an empty string");
+		return 2;
+	}
 	o.redraw = isatty(fileno(stderr));
 	o.stop = &stop_flag;
 	struct sigaction sa;

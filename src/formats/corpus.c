@@ -8,6 +8,7 @@
 #include "corpus.h"
 #include "vocab.h"
 #include "base/i18n.h"
+#include "base/safefile.h"
 #include "base/strtab.h"
 
 static int count_words(const char *s)
@@ -161,9 +162,9 @@ int corpus_add(struct corpus *c, const char *src, const char *tgt,
 int corpus_read(const char *path, struct corpus *c, struct err *e)
 {
 	memset(c, 0, sizeof *c);
-	FILE *f = fopen(path, "r");
+	FILE *f = safefile_fopen_read(path, e);   /* not /dev/zero or a FIFO */
 	if (!f)
-		return err_set(e, "%s: %s", path, strerror(errno));
+		return -1;
 	char *buf = NULL;
 	size_t cap = 0;
 	ssize_t len;
@@ -261,9 +262,10 @@ void corpus_free(struct corpus *c)
 
 int corpus_write_tsv(const struct corpus *c, const char *path, struct err *e)
 {
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return err_set(e, "%s: %s", path, strerror(errno));
+	struct safefile sf;
+	if (safefile_open(&sf, path, 0, e))
+		return -1;
+	FILE *f = sf.fp;
 	for (int i = 0; i < c->n; i++) {
 		const struct corpus_pair *p = &c->pairs[i];
 		fprintf(f, "%s\t%s", p->src, p->tgt);
@@ -275,9 +277,7 @@ int corpus_write_tsv(const struct corpus *c, const char *path, struct err *e)
 		}
 		fputc('\n', f);
 	}
-	if (ferror(f) | (fclose(f) != 0))
-		return err_set(e, "%s: write error", path);
-	return 0;
+	return safefile_commit(&sf, e);
 }
 
 /* ---- vocabularies ---- */
@@ -351,16 +351,15 @@ int corpus_write_vocab(const struct corpus *c, int side, const char *path,
 			}
 		}
 		qsort(tc, n, sizeof *tc, tokcount_cmp);
-		FILE *f = fopen(path, "w");
-		if (!f) {
-			rc = err_set(e, "%s: %s", path, strerror(errno));
+		struct safefile sf;
+		if (safefile_open(&sf, path, 0, e)) {
+			rc = -1;
 		} else {
 			for (int k = 0; k < TOK_NSPECIAL; k++)
-				fprintf(f, "%s\n", SPECIALS[k]);
+				fprintf(sf.fp, "%s\n", SPECIALS[k]);
 			for (size_t i = 0; i < n; i++)
-				fprintf(f, "%s\n", tc[i].tok);
-			if (ferror(f) | (fclose(f) != 0))
-				rc = err_set(e, "%s: write error", path);
+				fprintf(sf.fp, "%s\n", tc[i].tok);
+			rc = safefile_commit(&sf, e);
 		}
 	}
 	if (!rc && ntok)

@@ -24,6 +24,7 @@
 #include "json.h"
 #include "ydoc.h"
 #include "base/i18n.h"
+#include "base/safefile.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "safetensors.c assumes a little-endian host"
@@ -381,10 +382,10 @@ int st_open(struct st_file *f, const char *path, struct err *e)
 	const char *why = NULL;
 
 	memset(f, 0, sizeof *f);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 || fstat(fd, &sb))
+	if ((fd = safefile_open_read(path, e)) < 0)
+		return -1;
+	if (fstat(fd, &sb))
 		er = errno;
-	else if (!S_ISREG(sb.st_mode))
-		why = _("not a regular file");
 	else if (sb.st_size < 8)
 		why = _("file is too short for safetensors (need at least 8 bytes)");
 	else if ((uint64_t)sb.st_size > SIZE_MAX)
@@ -392,8 +393,7 @@ int st_open(struct st_file *f, const char *path, struct err *e)
 	else if ((map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE,
 			     fd, 0)) == MAP_FAILED)
 		er = errno;
-	if (fd >= 0)
-		close(fd);
+	close(fd);
 	if (er || why)
 		return err_set(e, "%s: %s", path, why ? why : strerror(er));
 	f->map = map;
@@ -687,45 +687,29 @@ int st_writer_write(struct st_writer *w, const char *path, struct err *e)
 {
 	if (w->bad[0])
 		return err_set(e, "%s: %s", path, w->bad);
-	size_t hlen, plen = strlen(path);
-	char *h = st_header(w, &hlen), *tmp = malloc(plen + 5);
+	size_t hlen;
+	char *h = st_header(w, &hlen);
 	unsigned char len8[8];
-	int rc = -1, ok, er;
-	FILE *fp;
+	struct safefile sf;
+	int rc = -1;
 
-	if (!h || !tmp) {
-		err_set(e, "%s: out of memory", path);
-		goto out;
-	}
+	if (!h)
+		return err_set(e, "%s: out of memory", path);
 	for (int i = 0; i < 8; i++)
 		len8[i] = (unsigned char)((uint64_t)hlen >> 8 * i);
-	memcpy(tmp, path, plen);
-	memcpy(tmp + plen, ".tmp", 5);
-	if (!(fp = fopen(tmp, "wb"))) {
-		err_set(e, "%s: cannot create %s: %s", path, tmp, strerror(errno));
+	if (safefile_open(&sf, path, 0, e))
 		goto out;
-	}
-	ok = fwrite(len8, 1, 8, fp) == 8 && fwrite(h, 1, hlen, fp) == hlen;
+	int ok = fwrite(len8, 1, 8, sf.fp) == 8 && fwrite(h, 1, hlen, sf.fp) == hlen;
 	for (int i = 0; ok && i < w->n; i++)
 		ok = !w->t[i].nbytes ||
-		     fwrite(w->t[i].data, 1, (size_t)w->t[i].nbytes, fp) == w->t[i].nbytes;
-	ok = ok && fflush(fp) == 0 && fsync(fileno(fp)) == 0;
-	er = errno;
-	if (fclose(fp) != 0 && ok) {
-		ok = 0;
-		er = errno;
-	}
-	if (!ok || rename(tmp, path)) {
-		if (ok)
-			err_set(e, "%s: cannot rename %s: %s", path, tmp, strerror(errno));
-		else
-			err_set(e, "%s: writing %s: %s", path, tmp, strerror(er));
-		unlink(tmp);
+		     fwrite(w->t[i].data, 1, (size_t)w->t[i].nbytes, sf.fp) == w->t[i].nbytes;
+	if (!ok) {
+		err_set(e, "%s: cannot write: %s", path, strerror(errno));
+		safefile_abort(&sf);
 		goto out;
 	}
-	rc = 0;
+	rc = safefile_commit(&sf, e);
 out:
-	free(tmp);
 	free(h);
 	return rc;
 }

@@ -7,6 +7,7 @@
 
 #include "vocab.h"
 #include "bpe.h"
+#include "base/safefile.h"
 #include "base/utf8.h"
 
 /* The largest real vocabularies have about 2.6e5 tokens; the limit keeps
@@ -95,16 +96,9 @@ static int read_line(FILE *fp, char *buf, int cap)
 int vocab_load(struct vocab *v, const char *path, struct err *e)
 {
 	memset(v, 0, sizeof *v);
-	FILE *fp = fopen(path, "r");
-	struct stat sb;
+	FILE *fp = safefile_fopen_read(path, e);   /* not /dev/zero, a pipe, ... */
 	if (!fp)
-		return err_set(e, "%s: %s", path, strerror(errno));
-	int er = fstat(fileno(fp), &sb) ? errno : 0;
-	if (er || !S_ISREG(sb.st_mode)) {   /* not /dev/zero, a pipe, ... */
-		fclose(fp);
-		return er ? err_set(e, "%s: %s", path, strerror(er))
-			  : err_set(e, "%s: not a regular file", path);
-	}
+		return -1;
 	char line[TOKEN_MAX_BYTES + 8];
 	int len;
 	int n = 0, ncap = 0, lineno = 0, rc = -1;

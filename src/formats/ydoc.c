@@ -11,6 +11,7 @@
 
 #include "ydoc.h"
 #include "base/i18n.h"
+#include "base/safefile.h"
 
 /* Limits that keep an untrusted document's cost bounded (about 100 MB and
  * a second at most).  Inline tensors and vocabularies are for hand-written
@@ -235,19 +236,17 @@ out:
 
 int ydoc_load(struct ydoc *doc, const char *path, struct err *e)
 {
-	FILE *fp = fopen(path, "rb");
 	struct stat sb;
 	memset(doc, 0, sizeof *doc);
-	if (!fp)
-		return err_set(e, "%s: %s", path, strerror(errno));
 	/* not /dev/zero or a pipe: those would be read until memory runs out */
+	FILE *fp = safefile_fopen_read(path, e);
+	if (!fp)
+		return -1;
 	int er = fstat(fileno(fp), &sb) ? errno : 0;
-	if (er || !S_ISREG(sb.st_mode) || (uintmax_t)sb.st_size > YDOC_MAX_FILE) {
+	if (er || (uintmax_t)sb.st_size > YDOC_MAX_FILE) {
 		fclose(fp);
 		if (er)
 			return err_set(e, "%s: %s", path, strerror(er));
-		if (!S_ISREG(sb.st_mode))
-			return err_set(e, "%s: not a regular file", path);
 		return err_set(e, "%s: file too large (%jd bytes; YAML files are limited to "
 			       "%u MB: big weights go in safetensors)", path,
 			       (intmax_t)sb.st_size, YDOC_MAX_FILE >> 20);

@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "modelfile.h"
+#include "base/safefile.h"
+#include "base/utf8.h"
 
 /* The file as lines (each without its newline). */
 struct lines {
@@ -20,9 +22,9 @@ struct lines {
 static int read_lines(const char *path, struct lines *L, struct err *e)
 {
 	memset(L, 0, sizeof *L);
-	FILE *fp = fopen(path, "rb");
+	FILE *fp = safefile_fopen_read(path, e);
 	if (!fp)
-		return err_set(e, "%s: %s", path, strerror(errno));
+		return -1;
 	size_t cap = 4096, len = 0, r;
 	L->text = malloc(cap + 1);
 	while (L->text && (r = fread(L->text + len, 1, cap - len, fp)) > 0) {
@@ -222,7 +224,11 @@ static int plain_ok(const char *s)
 	return 1;
 }
 
-/* s as a YAML scalar: plain when that is safe, else double-quoted. */
+/* s as a YAML scalar: plain when that is safe, else double-quoted with
+ * every character YAML does not allow raw escaped: C0 controls, DEL, C1,
+ * NEL, the line and paragraph separators, BOM and U+FFFE/F; a byte that is
+ * not UTF-8 (train checks the paths before it starts) becomes U+FFFD, so
+ * the file always loads again. */
 static void put_quoted(FILE *fp, const char *s)
 {
 	if (plain_ok(s)) {
@@ -230,14 +236,16 @@ static void put_quoted(FILE *fp, const char *s)
 		return;
 	}
 	fputc('"', fp);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	for (int n; *s; s += n) {
+		uint32_t c;
+		n = utf8_decode((const unsigned char *)s, 4, &c);
 		if (c == '"' || c == '\\')
-			fprintf(fp, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(fp, "\\x%02x", c);
+			fprintf(fp, "\\%c", (char)c);
+		else if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == 0x2028 || c == 0x2029 ||
+			 c == 0xfeff || c == 0xfffe || c == 0xffff || (n == 1 && c == 0xfffd))
+			fprintf(fp, "\\u%04x", (unsigned)c);
 		else
-			fputc(c, fp);
+			fwrite(s, 1, (size_t)n, fp);
 	}
 	fputc('"', fp);
 }
@@ -255,14 +263,12 @@ int modelfile_set_training(const char *path, const char *const *keys,
 			to = block_end(&L, i);
 			break;
 		}
-	char tmp[4096];
-	snprintf(tmp, sizeof tmp, "%s.tmp", path);
-	FILE *fp = fopen(tmp, "w");
+	struct safefile sf;
 	int rc = -1;
-	if (!fp) {
-		err_set(e, "%s: %s", tmp, strerror(errno));
+	/* the record goes into the model's YAML, one of the inputs, on purpose */
+	if (safefile_open(&sf, path, SAFEFILE_INPUT_OK, e))
 		goto out;
-	}
+	FILE *fp = sf.fp;
 	int at = from >= 0 ? from : L.n;
 	for (int i = 0; i < at; i++)
 		fprintf(fp, "%s\n", L.l[i]);
@@ -274,17 +280,7 @@ int modelfile_set_training(const char *path, const char *const *keys,
 	}
 	for (int i = from >= 0 ? to + 1 : L.n; i < L.n; i++)
 		fprintf(fp, "%s\n", L.l[i]);
-	if (ferror(fp) | fclose(fp)) {
-		err_set(e, "%s: write error", tmp);
-		unlink(tmp);
-		goto out;
-	}
-	if (rename(tmp, path)) {
-		err_set(e, "%s: %s", path, strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
-	rc = 0;
+	rc = safefile_commit(&sf, e);
 out:
 	free_lines(&L);
 	return rc;

@@ -16,6 +16,8 @@
 #include "train.h"
 #include "trainset.h"
 #include "base/i18n.h"
+#include "base/safefile.h"
+#include "base/utf8.h"
 #include "engine/decode.h"
 #include "engine/input.h"
 
@@ -389,8 +391,32 @@ static int resume(struct run *r, struct err *e)
 		    r->st.step, r->st.epoch, r->st.batch);
 	if (!rc && strcmp(o->resume, o->out) == 0)
 		r->saved_step = r->st.step;   /* the good checkpoint on disk */
+	/* both are in memory now: --out may be the checkpoint resumed from */
+	safefile_forget_input(o->resume);
+	safefile_forget_input(sp);
 	free(sp);
 	return rc;
+}
+
+/* Everything that training will write, checked before the first step so
+ * that a run never trains for hours and then fails to save: the outputs
+ * (regular files or new, not an input, in a folder that takes files) and
+ * the paths recorded in them (the checkpoint's metadata and the YAML's
+ * training: record hold them as UTF-8 text). */
+static int check_outputs(const struct run *r, struct err *e)
+{
+	const struct train_opts *o = r->o;
+	if (!utf8_valid(o->corpus))
+		return err_set(e, "%s: the corpus file name is not valid UTF-8, and the "
+			       "checkpoint records it as text (rename the file)", o->corpus);
+	if (o->record && o->heldout && !utf8_valid(o->heldout))
+		return err_set(e, "%s: the held-out file name is not valid UTF-8, and "
+			       "--record writes it into the YAML (rename the file)", o->heldout);
+	if (safefile_check(o->out, 0, e) || safefile_check(r->state_path, 0, e))
+		return -1;
+	if (o->record && safefile_check(o->model, SAFEFILE_INPUT_OK, e))
+		return err_prefix(e, "--record");
+	return 0;
 }
 
 static void record(struct run *r, double minutes, double tps)
@@ -523,6 +549,8 @@ enum train_status train_run(const struct train_opts *o, struct err *e)
 		goto out;
 	}
 	if (o->resume && resume(&r, e))
+		goto out;
+	if (check_outputs(&r, e))
 		goto out;
 	r.start_step = r.st.step;
 	struct train_opts o2 = *o;   /* the batch order follows the run's seed */

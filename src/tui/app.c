@@ -5,6 +5,7 @@
 #ifdef HAVE_MALLOC_H
 #include <malloc.h>   /* malloc_trim */
 #endif
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "term.h"
 #include "tui.h"
 #include "base/i18n.h"
+#include "base/safefile.h"
 #include "common/options.h"
 #include "views/palette.h"
 
@@ -163,29 +165,36 @@ void app_draw(struct app *a, struct canvas *c)
 void app_save_svg(struct app *a)
 {
 	char path[64];
-	FILE *fp = NULL;
-	for (int n = 1; n < 10000 && !fp; n++) {
-		snprintf(path, sizeof path, "attnscope-%d.svg", n);
-		fp = fopen(path, "wx");   /* x: never overwrite */
-	}
-	if (!fp) {
-		app_msg(a, 1, _("cannot write an SVG file in this directory"));
-		return;
-	}
 	int w, h;
 	term_size(&w, &h);
 	struct canvas *cv = canvas_new(w, h, DEPTH_TRUE);
 	if (!cv) {
-		fclose(fp);
 		app_msg(a, 1, _("out of memory"));
 		return;
 	}
 	a->scr.message = NULL;
 	app_draw(a, cv);
-	canvas_write_svg(cv, fp);
+	/* the first free name; an existing file (or link, FIFO...) is never
+	 * touched: the temporary is linked to a name that must not exist */
+	struct err e = { "" };
+	int rc = -1;
+	for (int n = 1; n < 10000; n++) {
+		struct safefile sf;
+		snprintf(path, sizeof path, "attnscope-%d.svg", n);
+		if (safefile_open(&sf, path, SAFEFILE_NEW, &e)) {
+			if (errno == EEXIST)
+				continue;
+			break;
+		}
+		canvas_write_svg(cv, sf.fp);
+		if ((rc = safefile_commit(&sf, &e)) == 0 || errno != EEXIST)
+			break;
+	}
 	canvas_free(cv);
-	if (fclose(fp))
-		app_msg(a, 1, _("writing %s failed"), path);
+	if (rc && e.msg[0])
+		app_msg(a, 1, "%s", e.msg);
+	else if (rc)
+		app_msg(a, 1, _("cannot write an SVG file in this directory"));
 	else
 		app_msg(a, 0, _("saved %s"), path);
 }
