@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "canvas.h"
+#include "base/safetext.h"
 #include "base/utf8.h"
 
 struct canvas *canvas_new(int w, int h, enum depth depth)
@@ -64,6 +65,16 @@ static void set(struct cell *x, const char *g, size_t len, uint32_t fg,
 {
 	if (len >= GLYPH_MAX)
 		len = GLYPH_MAX - 1;
+	/* no cell ever holds a control: backends write glyphs as they are */
+	for (size_t i = 0; i < len; i++) {
+		unsigned char b = (unsigned char)g[i];
+		if (b < 0x20 || b == 0x7f || (b == 0xc2 && i + 1 < len &&
+					     (unsigned char)g[i + 1] < 0xa0)) {
+			g = "\xEF\xBF\xBD";   /* U+FFFD */
+			len = 3;
+			break;
+		}
+	}
 	memcpy(x->glyph, g, len);
 	x->glyph[len] = 0;
 	x->fg = fg;
@@ -86,12 +97,23 @@ int canvas_text(struct canvas *c, int x, int y, int maxw, const char *s,
 	int used = 0;
 	if (y < 0 || y >= c->h)
 		return 0;
-	while (*p && used < maxw) {
+	char esc[8];
+	int k = 0, nesc = 0;   /* the escape being drawn, k of nesc bytes done */
+	while ((k < nesc || *p) && used < maxw) {
 		uint32_t cp;
 		char g[4];
-		p += utf8_decode(p, 4, &cp);
-		if (cp < 32 || (cp >= 0x7F && cp < 0xA0))
-			cp = 0xFFFD;
+		if (k == nesc) {   /* a control shows as its escape (base/safetext.h) */
+			int n;
+			k = nesc = 0;
+			if (safetext_unit((const char *)p, 0, esc, &n)) {
+				p += n;
+				nesc = (int)strlen(esc);
+			}
+		}
+		if (k < nesc)
+			cp = (unsigned char)esc[k++];
+		else
+			p += utf8_decode(p, 4, &cp);
 		int w = utf8_cp_width(cp);
 		if (w == 0) {
 			/* combining mark: append to the previous cell's glyph */
@@ -217,27 +239,26 @@ void canvas_frame(struct canvas *c, struct rect r, const char *title,
 
 const char *text_fit(const char *s, int maxw, char *buf, size_t bufsz)
 {
-	const unsigned char *p = (const unsigned char *)s;
 	size_t out = 0;
-	int w = 0, total = utf8_width(s);
+	int w = 0, total = 0;
+	char u[8];
+	int n;
 	if (maxw <= 0 || bufsz < 8) {
 		if (bufsz)
 			buf[0] = 0;
 		return buf;
 	}
+	/* widths of what is shown: a control is its escape (base/safetext.h) */
+	for (const char *p = s; safetext_unit(p, 0, u, &n), n; p += n)
+		total += utf8_width(u);
 	int limit = total > maxw ? maxw - 1 : maxw;
-	while (*p) {
-		uint32_t cp;
-		char g[4];
-		p += utf8_decode(p, 4, &cp);
-		int cw = utf8_cp_width(cp);
-		if (w + cw > limit)
+	for (const char *p = s; safetext_unit(p, 0, u, &n), n; p += n) {
+		int cw = utf8_width(u);
+		size_t gl = strlen(u);
+		if (w + cw > limit || out + gl + 4 >= bufsz)
 			break;
-		int gl = utf8_encode(cp, g);
-		if (out + (size_t)gl + 4 >= bufsz)
-			break;
-		memcpy(buf + out, g, (size_t)gl);
-		out += (size_t)gl;
+		memcpy(buf + out, u, gl);
+		out += gl;
 		w += cw;
 	}
 	if (total > maxw) {

@@ -5,6 +5,7 @@
 
 #include "err.h"
 #include "i18n.h"
+#include "safetext.h"
 
 int err_set(struct err *e, const char *fmt, ...)
 {
@@ -39,7 +40,7 @@ void warn_msg(const char *fmt, ...)
 	va_list ap;
 	fputs(_("attnscope: warning: "), stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, _(fmt), ap);
+	safetext_vfprintf(stderr, 0, _(fmt), ap);   /* the arguments come from files */
 	va_end(ap);
 	fputc('\n', stderr);
 }

@@ -20,6 +20,7 @@
 
 #include "commands.h"
 #include "base/i18n.h"
+#include "base/safetext.h"
 #include "base/utf8.h"
 #include "engine/forward.h"
 #include "engine/input.h"
@@ -208,13 +209,16 @@ int cmd_align_eval(int argc, char **argv)
 	if (!t.hit)
 		rc = cli_fail("out of memory");
 	if (!rc) {
+		char sp[1024];
 		if (t.skipped)
 			printf(_("cross-attention arg-max vs gold alignment: %s, %d pairs, "
 				 "%ld aligned target words (pairs without alignment or with "
-				 "other tokens skipped)\n"), path, t.pairs, t.words);
+				 "other tokens skipped)\n"), safetext_copy(sp, sizeof sp, path, 0), t.pairs,
+			       t.words);
 		else
 			printf(_("cross-attention arg-max vs gold alignment: %s, %d pairs, "
-				 "%ld aligned target words\n"), path, t.pairs, t.words);
+				 "%ld aligned target words\n"), safetext_copy(sp, sizeof sp, path, 0),
+			       t.pairs, t.words);
 		/* the columns are as wide as their translated headings (at least
 		 * "layer", "head", "generating" and " reading" in English) */
 		/* TRANSLATORS: align-eval's table: the decoder layer's number */

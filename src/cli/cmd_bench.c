@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "base/i18n.h"
+#include "base/safetext.h"
 #include "engine/blas.h"
 #include "engine/decode.h"
 #include "engine/forward.h"
@@ -230,7 +231,9 @@ int cmd_bench(struct cli *c)
 		   read them, so they are the same in every language */
 		struct blas_info b;
 		blas_info_get(&b);
-		printf("model=%s S=%d T=%d iters=%d\n", g->name, S, T, c->iters);
+		char name[256];
+		printf("model=%s S=%d T=%d iters=%d\n",
+		       safetext_copy(name, sizeof name, g->name, 0), S, T, c->iters);
 		/* chosen_by: the kernels are OpenBLAS's own choice, the
 		   user's OPENBLAS_CORETYPE, or attnscope's correction */
 		printf("blas=OpenBLAS version=%s core=%s chosen_by=%s", b.version, b.core,

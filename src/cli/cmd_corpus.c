@@ -5,6 +5,7 @@
  * hands it argv directly. */
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "commands.h"
 #include "base/i18n.h"
 #include "base/safefile.h"
+#include "base/safetext.h"
 #include "base/strtab.h"
 #include "corpus/corpus_gen.h"
 
@@ -99,6 +101,16 @@ static long unseen_words(const struct corpus *train, const struct corpus *held, 
 	return unseen;
 }
 
+/* A line of the summary on stderr; names from the grammar made safe. */
+static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void note(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	safetext_vfprintf(stderr, SAFETEXT_KEEP_NL, fmt, ap);
+	va_end(ap);
+}
+
 static void summary(const struct grammar *g, const char *prefix, uint64_t seed,
 		    const struct corpus *train, const struct corpus *held,
 		    const struct corpus_gen_stats *st, const int nvocab[2])
@@ -119,31 +131,31 @@ static void summary(const struct grammar *g, const char *prefix, uint64_t seed,
 		if (hi < 0 || st->used[t] > st->used[hi])
 			hi = t;
 	}
-	fprintf(stderr, _("corpus: %s (seed %llu) -> %s.{train,heldout}.tsv, %s.{src,tgt}.txt\n"),
+	note(_("corpus: %s (seed %llu) -> %s.{train,heldout}.tsv, %s.{src,tgt}.txt\n"),
 		grammar_file(g), (unsigned long long)seed, prefix, prefix);
 	if (st->exhaustive)
-		fprintf(stderr, _("  pairs: %d training (%d required), %d held-out; %ld "
+		note(_("  pairs: %d training (%d required), %d held-out; %ld "
 				  "derivations (grammar enumerated)\n"),
 			train->n, st->nrequired, held->n, st->derivations);
 	else
-		fprintf(stderr, _("  pairs: %d training (%d required), %d held-out; %ld "
+		note(_("  pairs: %d training (%d required), %d held-out; %ld "
 				  "derivations\n"),
 			train->n, st->nrequired, held->n, st->derivations);
-	fprintf(stderr, _("  distinct sentences: training %ld English, %ld Portuguese; "
+	note(_("  distinct sentences: training %ld English, %ld Portuguese; "
 			  "held-out %ld English, %ld Portuguese\n"), dt[0], dt[1], dh[0], dh[1]);
-	fprintf(stderr, _("  longest sentence: %d English, %d Portuguese words\n"),
+	note(_("  longest sentence: %d English, %d Portuguese words\n"),
 		len[0][0] > len[1][0] ? len[0][0] : len[1][0],
 		len[0][1] > len[1][1] ? len[0][1] : len[1][1]);
-	fprintf(stderr, _("  vocabulary (from training, 4 specials included): %d source, "
+	note(_("  vocabulary (from training, 4 specials included): %d source, "
 			  "%d target tokens; held-out words outside it: %ld English, %ld "
 			  "Portuguese\n"),
 		nvocab[0], nvocab[1], unseen_words(train, held, 0), unseen_words(train, held, 1));
 	if (used)
-		fprintf(stderr, _("  templates used: %d of %d (fewest pairs: %s %d, most: %s %d)"),
+		note(_("  templates used: %d of %d (fewest pairs: %s %d, most: %s %d)"),
 			used, st->ntemplates, grammar_template_id(g, lo), st->used[lo],
 			grammar_template_id(g, hi), st->used[hi]);
 	else
-		fprintf(stderr, _("  templates used: %d of %d"), used, st->ntemplates);
+		note(_("  templates used: %d of %d"), used, st->ntemplates);
 	fputc('\n', stderr);
 	for (int t = 0; t < st->ntemplates; t++)
 		if (!st->used[t])

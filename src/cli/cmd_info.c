@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "base/i18n.h"
+#include "base/safetext.h"
 #include "base/utf8.h"
 #include "engine/blas.h"
 #include "formats/tensorfile.h"
@@ -42,7 +43,9 @@ static int label_width(void)
 static void field(int lw, const char *label, const char *value)
 {
 	utf8_fpad(stdout, label, lw, 0);
-	printf(" %s\n", value);
+	putchar(' ');
+	safetext_fputs(value, stdout, 0);   /* the model file's text */
+	putchar('\n');
 }
 
 /* The BLAS: its build string (version, kernels), the file, the kernels in

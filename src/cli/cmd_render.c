@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "base/i18n.h"
+#include "base/safetext.h"
 #include "base/utf8.h"
 #include "views/canvas.h"
 #include "views/view.h"
@@ -80,8 +81,10 @@ static void print_matrix(const struct trace *t, const struct stage *s,
 	}
 }
 
-static void csv_field(const char *s)
+static void csv_field(const char *s0)
 {
+	char buf[512];   /* a label (≤ 96 bytes) made safe: CSV has no escapes */
+	const char *s = safetext_copy(buf, sizeof buf, s0, 0);
 	int quote = strpbrk(s, ",\"\n") != NULL;
 	if (!quote) {
 		fputs(s, stdout);

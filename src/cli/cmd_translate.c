@@ -5,14 +5,17 @@
 
 #include "commands.h"
 #include "base/i18n.h"
+#include "base/safetext.h"
 #include "base/utf8.h"
 #include "engine/decode.h"
 #include "views/canvas.h"
 
 static void print_ids(const struct model *m, const int32_t *ids, int n)
 {
-	for (int i = 0; i < n; i++)
-		printf("%s%s", i ? " " : "", vocab_str(&m->tgt_vocab, ids[i]));
+	for (int i = 0; i < n; i++) {
+		fputs(i ? " " : "", stdout);
+		safetext_fputs(vocab_str(&m->tgt_vocab, ids[i]), stdout, 0);
+	}
 }
 
 /* The output as text: BPE pieces and punctuation joined back (tokens_join). */
@@ -26,17 +29,22 @@ static const char *output_text(const struct model *m, const int32_t *ids, int n,
 	return tokens_join(&m->cfg.tok, (char *const *)t, k, buf, cap);
 }
 
+/* A JSON string: besides " and \ and the C0 controls, DEL, C1 and the
+ * line separators are escaped too (valid JSON either way, and nothing a
+ * terminal obeys); a byte that is not UTF-8 becomes U+FFFD. */
 static void json_str(const char *s)
 {
 	putchar('"');
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			printf("\\%c", ch);
-		else if (ch < 0x20)
-			printf("\\u%04x", ch);
+	for (int n; *s; s += n) {
+		uint32_t c;
+		n = utf8_decode((const unsigned char *)s, 4, &c);
+		if (c == '"' || c == '\\')
+			printf("\\%c", (char)c);
+		else if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == 0x2028 || c == 0x2029 ||
+			 (n == 1 && c == 0xfffd))
+			printf("\\u%04x", (unsigned)c);
 		else
-			putchar(ch);
+			fwrite(s, 1, (size_t)n, stdout);
 	}
 	putchar('"');
 }
@@ -198,7 +206,7 @@ int cmd_translate(struct cli *c)
 			if (c->steps)
 				print_steps(m, &in, &r, 5);
 			char text[4096];
-			fputs(output_text(m, r.best, r.nbest, text, sizeof text), stdout);
+			safetext_fputs(output_text(m, r.best, r.nbest, text, sizeof text), stdout, 0);
 			printf("%s\n", r.hit_max_len ? _("   [no </s>: stopped at the length limit]") : "");
 		}
 		decode_result_free(&r);

@@ -11,6 +11,7 @@
 #include "config.h"
 #include "options.h"
 #include "base/i18n.h"
+#include "base/safetext.h"
 #include "engine/decode.h"
 #include "engine/forward.h"
 
@@ -77,7 +78,7 @@ int cli_fail(const char *fmt, ...)
 	va_list ap;
 	fputs("attnscope: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, _(fmt), ap);
+	safetext_vfprintf(stderr, 0, _(fmt), ap);   /* names, tokens, lines of files */
 	va_end(ap);
 	fputc('\n', stderr);
 	return 1;

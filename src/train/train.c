@@ -17,6 +17,7 @@
 #include "trainset.h"
 #include "base/i18n.h"
 #include "base/safefile.h"
+#include "base/safetext.h"
 #include "base/utf8.h"
 #include "engine/decode.h"
 #include "engine/input.h"
@@ -125,7 +126,7 @@ static void say(struct run *r, const char *fmt, ...)
 	va_list ap;
 	clear_line(r);
 	va_start(ap, fmt);
-	vfprintf(r->o->log, fmt, ap);
+	safetext_vfprintf(r->o->log, 0, fmt, ap);   /* paths, tokens */
 	va_end(ap);
 	fputc('\n', r->o->log);
 	fflush(r->o->log);

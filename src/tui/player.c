@@ -5,6 +5,7 @@
 
 #include "app.h"
 #include "base/i18n.h"
+#include "base/safetext.h"
 #include "common/options.h"
 
 void app_lecture_go(struct app *a, int i)
@@ -94,10 +95,11 @@ int app_lecture_run(struct app *a, struct cli *c)
 		return cli_fail("%s", e.msg);
 	}
 	if (c->check) {
+		char msg[1024];
 		/* (the English says "steps" for one step too) */
 		printf(P_("%s: %d steps, every stage, head and cursor exists\n",
 			  "%s: %d steps, every stage, head and cursor exists\n", l.n),
-		       c->lecture, l.n);
+		       safetext_copy(msg, sizeof msg, c->lecture, 0), l.n);
 		lecture_free(&l);
 		return 0;
 	}

@@ -14,6 +14,7 @@
 
 #include "term.h"
 #include "base/err.h"
+#include "base/safetext.h"
 
 static volatile sig_atomic_t active;
 static enum depth depth;
@@ -293,7 +294,7 @@ void term_fatal(const char *fmt, ...)
 	term_end();
 	fputs("attnscope: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	safetext_vfprintf(stderr, 0, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 	exit(1);
