@@ -30,7 +30,12 @@
 #error "safetensors.c assumes a little-endian host"
 #endif
 
-#define ST_MAX_HEADER 100000000ull    /* as the reference implementation */
+/* The header is parsed whole (several times its size in memory), so it is
+ * bounded by the same 16 MiB as a YAML file (the reference reader allows
+ * 100 MB, but real headers are kilobytes: GPT-2's is 15 KB), and the
+ * __metadata__ strings, which are kept, by 1 MiB in all. */
+#define ST_MAX_HEADER (16ull << 20)
+#define ST_MAX_META (1u << 20)
 #define ST_SHOW 80                    /* bytes of a name shown in messages */
 
 static const struct {
@@ -137,6 +142,13 @@ static int st_parse_meta(struct st_file *f, const struct ynode *m,
 	if (m->kind != Y_MAP)
 		return err_set(e, "%s: \"__metadata__\" is a %s, expected a JSON object",
 			       f->path, ynode_kind_name(m->kind));
+	size_t total = 0;
+	for (size_t i = 0; i < 2 * m->n; i++)
+		if (m->items[i]->kind == Y_SCALAR)
+			total += m->items[i]->len;
+	if (total > ST_MAX_META)
+		return err_set(e, "%s: \"__metadata__\" holds %zu bytes of text, more than the "
+			       "limit of %u", f->path, total, ST_MAX_META);
 	f->meta_keys = calloc(m->n ? m->n : 1, sizeof *f->meta_keys);
 	f->meta_vals = calloc(m->n ? m->n : 1, sizeof *f->meta_vals);
 	if (!f->meta_keys || !f->meta_vals)

@@ -1,5 +1,6 @@
 /* lecture.c - reading and checking lecture scripts. */
 #include <libgen.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,23 +92,41 @@ static char *resolve_model(const char *script, const char *rel)
 	return p;   /* report the path the script gave */
 }
 
-/* The index of path in l->model_paths, adding it when new. */
+/* The slot of the model file at path, adding it when new.  Files are
+ * keyed by device and inode: "m.yaml", "./m.yaml", "../x/m.yaml" and a link
+ * to it are one model, loaded once (30 spellings of a 150 MB model loaded
+ * it 30 times).  A path that does not exist is keyed by its name, and its
+ * load reports it. */
 static int model_slot(struct lecture *l, const char *path)
 {
+	struct stat sb;
+	unsigned long long dev = 0, ino = 0;
+	if (stat(path, &sb) == 0) {
+		dev = (unsigned long long)sb.st_dev;
+		ino = (unsigned long long)sb.st_ino;
+	}
 	for (int i = 0; i < l->nmodels; i++)
-		if (strcmp(l->model_paths[i], path) == 0)
+		if (ino ? l->model_ids[2 * i] == dev && l->model_ids[2 * i + 1] == ino
+			: !l->model_ids[2 * i + 1] && strcmp(l->model_paths[i], path) == 0)
 			return i;
-	char **np = realloc(l->model_paths, (size_t)(l->nmodels + 1) * sizeof *np);
+	size_t n = (size_t)l->nmodels + 1;
+	char **np = realloc(l->model_paths, n * sizeof *np);
 	if (!np)
 		return -1;
 	l->model_paths = np;
-	struct model **nm = realloc(l->models, (size_t)(l->nmodels + 1) * sizeof *nm);
+	struct model **nm = realloc(l->models, n * sizeof *nm);
 	if (!nm)
 		return -1;
 	l->models = nm;
+	unsigned long long *ni = realloc(l->model_ids, 2 * n * sizeof *ni);
+	if (!ni)
+		return -1;
+	l->model_ids = ni;
 	if (!(np[l->nmodels] = strdup(path)))
 		return -1;
 	nm[l->nmodels] = NULL;
+	ni[2 * l->nmodels] = dev;
+	ni[2 * l->nmodels + 1] = ino;
 	return l->nmodels++;
 }
 
@@ -416,6 +435,7 @@ void lecture_free(struct lecture *l)
 	}
 	free(l->model_paths);
 	free(l->models);
+	free(l->model_ids);
 	free(l->steps);
 	free(l->title);
 	free(l->path);

@@ -44,9 +44,12 @@ struct lecture {
 	int title_line;
 	struct lstep *steps;
 	int n;
-	/* models, loaded by lecture_check, one per distinct path */
+	/* models, loaded by lecture_check, one per distinct file: paths that
+	 * name the same file (device and inode) share one slot, and one load */
 	char **model_paths;
 	struct model **models;
+	unsigned long long *model_ids;   /* [nmodels, 2]: device, inode (0, 0:
+					    not found, keyed by the path) */
 	int nmodels;
 	void *strings;             /* private */
 };
