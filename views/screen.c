@@ -7,6 +7,8 @@
 #include "palette.h"
 #include "screen.h"
 #include "base/i18n.h"
+#include "base/safetext.h"
+#include "base/utf8.h"
 #include "engine/model.h"
 
 #define SIDEBAR_W 24
@@ -219,26 +221,31 @@ static void draw_status(struct screen *s, struct canvas *c)
 	int y = c->h - 2;
 	fill_line(c, y, R_STATUS);
 	screen_status_line(&s->v, c->w, buf, sizeof buf);
-	put(c, 0, y, c->w, R_STATUS, buf);
+	if (s->edit_prompt && s->message)   /* the editor has the last line */
+		put(c, 0, y, c->w, s->message_is_error ? R_WARN : R_ACCENT, s->message);
+	else
+		put(c, 0, y, c->w, R_STATUS, buf);
 
 	y = c->h - 1;
 	if (s->edit_prompt) {
 		int x = put(c, 0, y, c->w, R_ACCENT, s->edit_prompt);
-		/* the text with the cursor cell reversed */
-		char before[1024];
-		int n = s->edit_cursor < (int)sizeof before - 1 ? s->edit_cursor : (int)sizeof before - 1;
-		snprintf(before, sizeof before, "%.*s", n, s->edit_text);
-		int bw = utf8_width(before);
-		int room = c->w - x - 1;
-		const char *shown = s->edit_text;
-		/* scroll long text so the cursor stays visible */
-		while (bw > room && *shown) {
-			shown++;
-			while ((*shown & 0xC0) == 0x80)
-				shown++;
-			n = s->edit_cursor - (int)(shown - s->edit_text);
-			snprintf(before, sizeof before, "%.*s", n > 0 ? n : 0, shown);
-			bw = utf8_width(before);
+		/* the text with the cursor cell reversed, scrolled so that the
+		 * cursor stays visible: one walk back from the cursor, as far as
+		 * the room goes (each character as wide as canvas_text draws it) */
+		int bw = 0, room = c->w - x - 1;
+		const char *t = s->edit_text, *shown = t + s->edit_cursor;
+		while (shown > t) {
+			const char *p = shown - 1;
+			char u[8];
+			int used;
+			while (p > t && (*(const unsigned char *)p & 0xC0) == 0x80)
+				p--;
+			safetext_unit(p, 0, u, &used);
+			int w = utf8_width(u);
+			if (bw + w > room)
+				break;
+			bw += w;
+			shown = p;
 		}
 		put(c, x, y, room, R_TEXT, shown);
 		struct style cur = role_style(R_CURSOR, c->depth);

@@ -275,20 +275,31 @@ int app_loop(struct app *a)
 		char utf8[8];
 		int playing = a->lec && a->play_ms > 0 && a->lstep + 1 < a->lec->n &&
 			      !a->editing;
-		int key = term_key(playing ? a->play_ms : -1, utf8);
+		/* a paste whose closing bracket never comes ends after a second */
+		int key = term_key(playing ? a->play_ms : a->pasting ? 1000 : -1, utf8);
 		if (key == TK_NONE && playing) {
 			app_lecture_go(a, a->lstep + 1);
 			continue;
 		}
-		if (key == TK_RESIZE || key == TK_NONE) {
-			term_size(&w, &h);
-			if ((w != cv->w || h != cv->h) && canvas_resize(cv, w, h))
-				term_fatal("%s", _("out of memory"));
-			a->churn = 1;
-			if (key == TK_NONE)
-				continue;
+		/* every key already waiting is handled before the next frame:
+		 * typing ahead or a paste of 50 KB costs one redraw per batch,
+		 * not one per byte (a frame redraws the whole screen) */
+		for (int batch = 0; key != TK_NONE || batch == 0; batch++) {
+			if (key == TK_RESIZE || key == TK_NONE) {
+				term_size(&w, &h);
+				if ((w != cv->w || h != cv->h) && canvas_resize(cv, w, h))
+					term_fatal("%s", _("out of memory"));
+				a->churn = 1;
+				if (key == TK_NONE && a->pasting)
+					a->pasting = 0;
+			}
+			if (key != TK_NONE)
+				app_on_key(a, key, utf8);
+			if (a->quit || a->churn || batch >= 65536)
+				break;   /* a recompute shows at once */
+			key = term_key(0, utf8);
 		}
-		app_on_key(a, key, utf8);
+		app_edit_check(a);
 	}
 	term_end();
 	canvas_free(cv);

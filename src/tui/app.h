@@ -28,6 +28,9 @@ struct app {
 	char msg[768];
 	int editing;                 /* 0, or which text: 1 sentence, 2 target */
 	struct lineedit edit;
+	int edit_dirty;              /* edited since the length was checked */
+	int edit_bad;                /* the check's message is on screen */
+	int pasting;                 /* between the brackets of a paste */
 	int quit;
 	/* decoding: the trace on screen is the pass of one decoding step */
 	int decoding;
@@ -75,6 +78,10 @@ int app_loop(struct app *a);
 /* keys.c: the key table, the help made from it, what each key does */
 int keys_build_help(const struct key_help **lines);
 void app_on_key(struct app *a, int key, const char *utf8);
+/* After a batch of keys: the text being edited against the model's
+ * max_len, with a message when it is too long (Enter keeps the editor
+ * open then). */
+void app_edit_check(struct app *a);
 
 /* decoding.c: greedy and beam search, the step on screen */
 int app_decode_all(struct app *a, const char *sentence);

@@ -183,6 +183,7 @@ static void edit_open(struct app *a, int which)
 		return;
 	}
 	a->editing = which;
+	a->edit_dirty = a->edit_bad = 0;
 	lineedit_set(&a->edit, which == 1 ? a->sentence : a->target);
 }
 
@@ -193,20 +194,57 @@ static void edit_key(struct app *a, int key, const char *utf8)
 		a->editing = 0;
 		break;
 	case LE_ACCEPT: {
-		int which = a->editing;
+		int which = a->editing, rc;
 		a->editing = 0;
 		a->scr.message = NULL;
 		if (which == 1)
-			app_recompute(a, a->edit.text, a->target);
+			rc = app_recompute(a, a->edit.text, a->target);
 		else
-			app_recompute(a, a->sentence, a->edit.text);
+			rc = app_recompute(a, a->sentence, a->edit.text);
+		if (rc)
+			a->editing = which;   /* too long...: the message says; fix it */
 		break;
 	}
 	case LE_FULL:
 		app_msg(a, 1, _("the text is limited to %d bytes"), EDIT_MAX - 2);
 		break;
 	case LE_NONE:
+		a->edit_dirty = 1;
 		break;
+	}
+}
+
+/* A key between the brackets of a paste: text, never a command.  In the
+ * editor a pasted line break or tab is a space (the text is one line);
+ * outside it the paste is dropped with a word on how to paste. */
+static void paste_key(struct app *a, int key, const char *utf8)
+{
+	if (!a->editing)
+		return;
+	if (key == TK_ENTER || key == TK_TAB)
+		edit_key(a, 0, " ");
+	else if (utf8 && *utf8)
+		edit_key(a, 0, utf8);
+}
+
+void app_edit_check(struct app *a)
+{
+	if (!a->editing || !a->edit_dirty)
+		return;
+	a->edit_dirty = 0;
+	struct pass_input in;
+	struct err e;
+	const char *s = a->editing == 1 ? a->edit.text : a->sentence;
+	const char *t = a->editing == 2 ? a->edit.text : a->target;
+	if (input_build(a->m, s, *t ? t : NULL, &a->opts, &in, &e) == 0) {
+		input_free(&in);
+		if (a->edit_bad)   /* fixed: the message goes */
+			a->scr.message = NULL;
+		a->edit_bad = 0;
+	} else {
+		/* too many tokens for max_len...: said now, not only at Enter */
+		app_msg(a, 1, "%s", e.msg);
+		a->edit_bad = 1;
 	}
 }
 
@@ -400,6 +438,17 @@ void app_on_key(struct app *a, int key, const char *utf8)
 {
 	if (key == TK_RESIZE)
 		return;
+	if (key == TK_PASTE_BEGIN || key == TK_PASTE_END) {
+		a->pasting = key == TK_PASTE_BEGIN;
+		if (a->pasting && !a->editing)
+			app_msg(a, 0, _("a paste is text, not keys: press e (the sentence) or t "
+					"(the target), then paste"));
+		return;
+	}
+	if (a->pasting) {
+		paste_key(a, key, utf8);
+		return;
+	}
 	if (a->editing) {
 		edit_key(a, key, utf8);
 		return;

@@ -35,12 +35,18 @@ static struct { int sig; struct sigaction old; } saved[NSIGS];
  * recurs when the instruction is retried on return.  endwin is not
  * async-signal-safe, but the program is ending: a clean terminal is worth
  * that (htop does the same). */
+static const char PASTE_ON[] = "\033[?2004h", PASTE_OFF[] = "\033[?2004l";
+/* ncurses key codes for the paste brackets (define_key: past KEY_MAX) */
+enum { KEY_PASTE_BEGIN = KEY_MAX + 1, KEY_PASTE_END };
+
 static void on_signal(int sig, siginfo_t *si, void *ctx)
 {
 	(void)ctx;
 	if (active) {
 		active = 0;
 		endwin();
+		if (write(STDOUT_FILENO, PASTE_OFF, sizeof PASTE_OFF - 1) < 0)
+			(void)0;   /* nothing more to do while dying */
 	}
 	for (size_t i = 0; i < NSIGS; i++)
 		if (saved[i].sig == sig)
@@ -118,6 +124,10 @@ int term_init(struct err *e)
 	set_escdelay(25);
 	mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED, NULL);
 	mouseinterval(0);
+	define_key("\033[200~", KEY_PASTE_BEGIN);
+	define_key("\033[201~", KEY_PASTE_END);
+	fputs(PASTE_ON, stdout);
+	fflush(stdout);
 	depth = pick_depth();
 	catch_signals();
 	return 0;
@@ -128,6 +138,8 @@ void term_end(void)
 	if (active) {
 		curs_set(1);
 		endwin();
+		fputs(PASTE_OFF, stdout);
+		fflush(stdout);
 	}
 	active = 0;
 }
@@ -257,6 +269,8 @@ int term_key(int timeout_ms, char utf8[8])
 		case KEY_DC: return TK_DELETE;
 		case KEY_BTAB: return TK_BTAB;
 		case KEY_F(1): return TK_F1;
+		case KEY_PASTE_BEGIN: return TK_PASTE_BEGIN;
+		case KEY_PASTE_END: return TK_PASTE_END;
 		case KEY_MOUSE: {
 			MEVENT ev;
 			if (getmouse(&ev) == OK &&

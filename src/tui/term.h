@@ -7,7 +7,9 @@
  * SIGBUS, SIGFPE, SIGILL, SIGABRT: restored, then the previous handler,
  * e.g. a sanitizer's, reports it) and term_fatal.  Ctrl-Z (SIGTSTP) and fg
  * (SIGCONT) are ncurses': the terminal is given back while stopped and the
- * screen redrawn on return (tests/hygiene.test). */
+ * screen redrawn on return (tests/hygiene.test).  Bracketed paste is on
+ * while the terminal is ours (ESC[?2004h; off again wherever it is given
+ * back), so that a paste arrives between TK_PASTE_BEGIN and TK_PASTE_END. */
 #ifndef ATTNSCOPE_TERM_H
 #define ATTNSCOPE_TERM_H
 
@@ -23,6 +25,8 @@ enum {
 	TK_PGUP, TK_PGDN, TK_HOME, TK_END,
 	TK_ENTER, TK_BACKSPACE, TK_DELETE, TK_ESC, TK_TAB, TK_BTAB,
 	TK_F1,
+	TK_PASTE_BEGIN, TK_PASTE_END,   /* bracketed paste: what comes between
+					   is pasted text, not keys */
 };
 
 /* Returns 0, or -1 with a message in e (TERM unknown, not a tty). */
