@@ -93,7 +93,8 @@ static void print_steps(const struct model *m, const struct pass_input *in,
 					continue;
 				if (shown >= topk && !c->kept)
 					continue;
-				const char *t = vocab_str(&m->tgt_vocab, c->token);
+				char t[2048];   /* a token (≤ 256 bytes) made safe */
+				safetext_copy(t, sizeof t, vocab_str(&m->tgt_vocab, c->token), 0);
 				fputs("      ", stdout);
 				utf8_fpad(stdout, t, 16, 0);
 				/* TRANSLATORS: one candidate of a beam-search step: its

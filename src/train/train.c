@@ -332,9 +332,20 @@ static int step_batch(struct run *r, int nw, struct bp_loss *l, struct err *e)
 static int load_data(struct run *r, struct err *e)
 {
 	const struct train_opts *o = r->o;
-	char buf[1024];
 	if (trainset_load(&r->train, r->m, o->corpus, e))
 		return -1;
+	if (o->heldout && r->m->cfg.arch == ARCH_ENC_DEC &&
+	    trainset_load(&r->held, r->m, o->heldout, e))
+		return -1;
+	return 0;
+}
+
+/* What load_data read, said once the outputs are known to be writable
+ * (a refusal is one line). */
+static void report_data(struct run *r)
+{
+	const struct train_opts *o = r->o;
+	char buf[1024];
 	int skipped = 0;
 	for (int k = 0; k < CORPUS_NBAD; k++)
 		skipped += r->train.corpus.nbad[k];
@@ -352,14 +363,11 @@ static int load_data(struct run *r, struct err *e)
 		say(r, _("attnscope: warning: %s: held-out translation accuracy needs an "
 			 "encoder-decoder model; not measured"), o->heldout);
 	} else if (o->heldout) {
-		if (trainset_load(&r->held, r->m, o->heldout, e))
-			return -1;
 		say(r, _("held-out %s: %d pairs"), o->heldout, r->held.n);
 		if (r->held.unknown)
 			say(r, _("attnscope: warning: %s: %s"), o->heldout,
 			    trainset_unknown_summary(&r->held, buf, sizeof buf));
 	}
-	return 0;
 }
 
 static int resume(struct run *r, struct err *e)
@@ -553,6 +561,7 @@ enum train_status train_run(const struct train_opts *o, struct err *e)
 		goto out;
 	if (check_outputs(&r, e))
 		goto out;
+	report_data(&r);
 	r.start_step = r.st.step;
 	struct train_opts o2 = *o;   /* the batch order follows the run's seed */
 	o2.seed = r.st.seed;
