@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "base/i18n.h"
+#include "base/safefile.h"
 #include "base/strtab.h"
 #include "formats/bpe.h"
 #include "formats/corpus.h"
@@ -161,11 +162,10 @@ static int write_vocab(const struct bpe_counts *wc, const struct bpe *b,
 		if (t.key[j])
 			p[t.val[j]].s = t.key[j];
 	qsort(p, (size_t)np, sizeof *p, cmp_piece);
-	FILE *fp = fopen(path, "w");
-	if (!fp) {
-		err_set(e, "%s: %s", path, strerror(errno));
+	struct safefile sf;
+	if (safefile_open(&sf, path, 0, e))
 		goto out;
-	}
+	FILE *fp = sf.fp;
 	int n = 0;
 	for (int i = 0; i < 4; i++, n++)
 		fprintf(fp, "%s\n", SPECIALS[i]);
@@ -178,10 +178,8 @@ static int write_vocab(const struct bpe_counts *wc, const struct bpe *b,
 			n++;
 		}
 	}
-	if (fclose(fp)) {
-		err_set(e, "%s: write error", path);
+	if (safefile_commit(&sf, e))
 		goto out;
-	}
 	*ntok = n;
 	*per_word = words ? (double)pieces / (double)words : 0;
 	rc = 0;
@@ -237,6 +235,10 @@ int cmd_bpe(int argc, char **argv)
 	}
 	if (!cpath || !prefix) {
 		cli_fail("bpe needs --corpus FILE and --out PREFIX (try attnscope bpe --help)");
+		return 2;
+	}
+	if (!*prefix) {
+		cli_fail("--out needs a file name prefix, not an empty string");
 		return 2;
 	}
 	/* --side: bit 0 the source, bit 1 the target */

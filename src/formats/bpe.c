@@ -7,6 +7,7 @@
 
 #include "bpe.h"
 #include "vocab.h"
+#include "base/safefile.h"
 #include "base/utf8.h"
 
 #define WORD_MAX_BYTES 256
@@ -64,16 +65,9 @@ int bpe_load(struct bpe *b, const char *path, struct err *e)
 		bpe_free(b);
 		return err_set(e, "%s: out of memory", path);
 	}
-	FILE *fp = fopen(path, "r");
-	struct stat sb;
-	if (!fp) {
-		err_set(e, "%s: %s", path, strerror(errno));
+	FILE *fp = safefile_fopen_read(path, e);   /* not a FIFO or a device */
+	if (!fp)
 		goto fail;
-	}
-	if (fstat(fileno(fp), &sb) || !S_ISREG(sb.st_mode)) {
-		err_set(e, "%s: not a regular file", path);
-		goto fail;
-	}
 	char line[LINE_MAX_BYTES], key[LINE_MAX_BYTES];
 	int lineno = 0, cap = 0;
 	for (;;) {
@@ -527,14 +521,12 @@ out:
 
 int bpe_write(const struct bpe *b, const char *path, struct err *e)
 {
-	FILE *fp = fopen(path, "w");
-	if (!fp)
-		return err_set(e, "%s: %s", path, strerror(errno));
-	fputc('#', fp);          /* subword-nmt's first line, "#version: 0.2" */
-	fputs("version: 0.2\n", fp);
+	struct safefile sf;
+	if (safefile_open(&sf, path, 0, e))
+		return -1;
+	fputc('#', sf.fp);          /* subword-nmt's first line, "#version: 0.2" */
+	fputs("version: 0.2\n", sf.fp);
 	for (int i = 0; i < b->n; i++)
-		fprintf(fp, "%s %s\n", b->left[i], b->right[i]);
-	if (fclose(fp))
-		return err_set(e, "%s: write error", path);
-	return 0;
+		fprintf(sf.fp, "%s %s\n", b->left[i], b->right[i]);
+	return safefile_commit(&sf, e);
 }

@@ -7,13 +7,14 @@
 
 #include "metapkl.h"
 #include "pickle.h"
+#include "base/safefile.h"
 
 #define METAPKL_MAX_BYTES (64u << 20)
 #define METAPKL_MAX_VOCAB (1 << 24)
 
 int metapkl_sniff(const char *path)
 {
-	FILE *fp = fopen(path, "rb");
+	FILE *fp = safefile_fopen_read(path, NULL);   /* a FIFO would block */
 	int a = fp ? getc(fp) : EOF, b = fp ? getc(fp) : EOF;
 	if (fp)
 		fclose(fp);
@@ -23,9 +24,9 @@ int metapkl_sniff(const char *path)
 /* The whole file, at most METAPKL_MAX_BYTES. */
 static unsigned char *slurp(const char *path, size_t *len, struct err *e)
 {
-	FILE *fp = fopen(path, "rb");
+	FILE *fp = safefile_fopen_read(path, e);
 	if (!fp)
-		return err_set(e, "%s: %s", path, strerror(errno)), NULL;
+		return NULL;
 	size_t cap = 1 << 16, n = 0;
 	unsigned char *buf = malloc(cap);
 	while (buf) {

@@ -7,11 +7,12 @@
 
 #include "tensorfile.h"
 #include "torchsave.h"
+#include "base/safefile.h"
 
 /* The first n bytes of path into buf; the count read, or -1. */
 static ssize_t head(const char *path, unsigned char *buf, size_t n)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = safefile_open_read(path, NULL);   /* a FIFO would block */
 	if (fd < 0)
 		return -1;
 	ssize_t k = read(fd, buf, n);

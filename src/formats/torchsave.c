@@ -22,6 +22,7 @@
 
 #include "torchsave.h"
 #include "pickle.h"
+#include "base/safefile.h"
 #include "zipfile.h"
 #include "base/i18n.h"
 
@@ -615,10 +616,10 @@ int ts_open(struct st_file *f, const char *path, const char *key, struct err *e)
 	const char *why = NULL;
 
 	memset(f, 0, sizeof *f);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 || fstat(fd, &sb))
+	if ((fd = safefile_open_read(path, e)) < 0)
+		return -1;
+	if (fstat(fd, &sb))
 		er = errno;
-	else if (!S_ISREG(sb.st_mode))
-		why = _("not a regular file");
 	else if (sb.st_size < 4)
 		why = _("file is too short for a torch.save archive");
 	else if ((uint64_t)sb.st_size > SIZE_MAX)
@@ -626,8 +627,7 @@ int ts_open(struct st_file *f, const char *path, const char *key, struct err *e)
 	else if ((map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE,
 			     fd, 0)) == MAP_FAILED)
 		er = errno;
-	if (fd >= 0)
-		close(fd);
+	close(fd);
 	if (er || why)
 		return err_set(e, "%s: %s", path, why ? why : strerror(er));
 	f->map = map;
