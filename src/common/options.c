@@ -41,6 +41,7 @@ static const char *const USAGE = N_(
 	"       attnscope info [--model FILE]\n"
 	"       attnscope bench [--model FILE] [--src-len N] [--tgt-len N] [--iters N]\n"
 	"                 [--frames N [--width W] [--height H]] [--beam K [--max-len N]]\n"
+	"                 [--save-weights FILE.safetensors]\n"
 	"       attnscope --help | --version\n"
 	"\n"
 	"Steps through one forward pass of a Transformer and shows every stage.\n"
@@ -70,6 +71,8 @@ static const char *const USAGE = N_(
 	"  --frames N [--width W --height H]      bench: also time N headless frames\n"
 	"  --beam K [--max-len N]                 bench: also beam search N tokens,\n"
 	"                                         cached vs recomputed\n"
+	"  --save-weights FILE                    bench: only write the model's weights\n"
+	"                                         (seeded ones too), e.g. for PyTorch\n"
 	"\n"
 	"A fully masked attention row (every key masked) gives all-zero weights.\n");
 
@@ -85,7 +88,7 @@ int cli_fail(const char *fmt, ...)
 }
 
 enum {
-	O_MODEL = 256, O_TARGET, O_OUT, O_STAGE, O_FORMAT, O_HEAD, O_WIDTH,
+	O_MODEL = 256, O_SAVE_WEIGHTS, O_TARGET, O_OUT, O_STAGE, O_FORMAT, O_HEAD, O_WIDTH,
 	O_NOCAUSAL, O_ENCCAUSAL, O_PADTO, O_PADTGT, O_SRCLEN, O_TGTLEN, O_ITERS,
 	O_LECTURE, O_PLAY, O_CHECK, O_POT, O_LANG, O_SCHEME, O_PRESENTER, O_DECODE, O_BEAM, O_ALPHA, O_MAXOUT, O_STEPS, O_JSON, O_FRAMES, O_HEIGHT, O_HELP, O_VERSION,
 };
@@ -94,6 +97,7 @@ static const struct option LONGOPTS[] = {
 	{ "model", required_argument, 0, O_MODEL },
 	{ "target", required_argument, 0, O_TARGET },
 	{ "out", required_argument, 0, O_OUT },
+	{ "save-weights", required_argument, 0, O_SAVE_WEIGHTS },
 	{ "stage", required_argument, 0, O_STAGE },
 	{ "format", required_argument, 0, O_FORMAT },
 	{ "head", required_argument, 0, O_HEAD },
@@ -151,7 +155,7 @@ static const struct {
 	{ "info", BIT(O_MODEL), 1 },
 	{ "bench", BIT(O_MODEL) | BIT(O_NOCAUSAL) | BIT(O_ENCCAUSAL) | BIT(O_SRCLEN) |
 		   BIT(O_TGTLEN) | BIT(O_ITERS) | BIT(O_FRAMES) | BIT(O_WIDTH) | BIT(O_HEIGHT) |
-		   BIT(O_BEAM) | BIT(O_MAXOUT), 0 },
+		   BIT(O_BEAM) | BIT(O_MAXOUT) | BIT(O_SAVE_WEIGHTS), 0 },
 };
 
 /* An option's name as the user wrote it. */
@@ -291,6 +295,7 @@ int cli_parse(struct cli *c, const char *cmd, int argc, char **argv)
 		case O_MODEL: c->model = optarg; break;
 		case O_TARGET: c->target = optarg; break;
 		case O_OUT: c->out = optarg; break;
+		case O_SAVE_WEIGHTS: c->save_weights = optarg; break;
 		case O_STAGE: c->stage = optarg; break;
 		case O_FORMAT: c->format = optarg; break;
 		case O_DECODE: c->decode = optarg; break;
