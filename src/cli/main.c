@@ -80,8 +80,10 @@ int main(int argc, char **argv)
 	}
 	struct cli c;
 	int r = cli_parse(&c, cmd, argc, argv);
-	if (r)
+	if (r) {
+		cli_free(&c);
 		return r < 0 ? 2 : 0;
+	}
 	int status;
 	if (run) {
 		status = run(&c);
