@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "formats/bpe.h"
 #include "base/i18n.h"
 #include "base/safetext.h"
 #include "base/utf8.h"
@@ -89,17 +90,47 @@ static int score_pair(const struct model *m, const struct corpus_pair *p,
 	}
 	if (input_build(m, p->src, p->tgt, &o, &in, e))
 		return err_prefix(e, "line %d", p->line);
-	/* the word tokenizer must give the corpus's words, or indices drift */
-	if (in.src_len - 2 * off != p->nsrc || in.tgt_len - 1 != p->ntgt) {
+	/* BPE pieces map to the corpus's words: a word ends at each piece
+	 * without "@@" (word tokens map one to one).  src_word[k]: the word of
+	 * source token k, -1 for the wrap; first[j]: target word j's first
+	 * piece, counted from the first label. */
+	const int S = in.S, T = in.T, ns = in.src_len - 2 * off, nt = in.tgt_len - 1;
+	int *src_word = calloc((size_t)S + 1, sizeof *src_word);
+	int *first = calloc((size_t)nt + 1, sizeof *first);
+	int ws = 0, wt = 0;
+	if (!src_word || !first) {
+		free(src_word);
+		free(first);
+		input_free(&in);
+		return err_set(e, "out of memory");
+	}
+	for (int k = 0; k < S; k++)
+		src_word[k] = -1;
+	for (int k = 0; k < ns; k++) {
+		src_word[k + off] = ws;
+		ws += !bpe_is_cont(in.src_tok[k + off]);
+	}
+	for (int k = 0; k < nt; k++) {
+		if (k == 0 || !bpe_is_cont(in.tgt_tok[k]))
+			if (wt < nt)
+				first[wt] = k;
+		wt += !bpe_is_cont(in.tgt_tok[k + 1]);
+	}
+	/* the tokenizer must give the corpus's words, or indices drift */
+	if (m->cfg.tok.type == TOKENIZE_CHAR || ws != p->nsrc || wt != p->ntgt) {
+		free(src_word);
+		free(first);
 		input_free(&in);
 		t->skipped++;
 		return 0;
 	}
 	struct trace *tr = forward_run(m, &in, &o, NULL, e);
-	const int S = in.S, T = in.T;
 	input_free(&in);
-	if (!tr)
+	if (!tr) {
+		free(src_word);
+		free(first);
 		return -1;
+	}
 	for (int j = 0; j < p->ntgt; j++) {
 		if (!has_link(p, j))
 			continue;
@@ -112,16 +143,20 @@ static int score_pair(const struct model *m, const struct corpus_pair *p,
 				continue;
 			for (int h = 0; h < H; h++)
 				for (int k = 0; k < 2; k++) {
-					int row = j + k;   /* generating: row j; reading: j + 1 */
+					/* generating its first piece: row first[j];
+					   reading it: the next row */
+					int row = first[j] + k;
 					if (row >= T)
 						continue;
 					const float *w = stage_f32(s) + ((size_t)h * T + row) * S;
-					int src = argmax(w, S) - off;
+					int src = src_word[argmax(w, S)];
 					if (src >= 0 && src < p->nsrc && linked(p, src, j))
 						t->hit[((size_t)l * H + h) * 2 + k]++;
 				}
 		}
 	}
+	free(src_word);
+	free(first);
 	t->pairs++;
 	trace_free(tr);
 	return 0;
