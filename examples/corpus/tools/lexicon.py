@@ -1,0 +1,400 @@
+#!/usr/bin/python3
+"""lexicon.py - the everyday lexicon: forms, checks, and the grammar.
+
+    examples/corpus/tools/lexicon.py [--check] [--report]
+
+Reads the hand-written word lists in examples/corpus/lexicon/ (nouns.tsv,
+adjectives.tsv, verbs.tsv: an English word, its Brazilian Portuguese
+translation, the grammar class it joins) and derives every form the grammar
+needs: Portuguese plurals and gender agreement, the present, the pretérito
+perfeito, the infinitive and the gerúndio (estar + gerúndio is the
+progressive), the English 3rd person, past and -ing forms.  It writes
+
+  examples/corpus/lexicon/forms.tsv   every derived form, one entry a line,
+                                      with whether dict-freedict-eng-por
+                                      lists the pair ("freedict" / "hand")
+  examples/corpus/everyday.yaml       examples/corpus/grammar.yaml with these
+                                      words added to its classes, verbs with
+                                      a gerund, a sentence-final "." on every
+                                      template, and the templates of
+                                      lexicon/templates.yaml (questions,
+                                      progressive, idioms, ...)
+
+--check writes nothing and exits 1 when either file differs from what it
+would write (tests/lexicon.test).  --report checks every Portuguese form
+with hunspell (hunspell-pt-br) and every English one with wamerican's
+word list, prints the counts and the forms they reject, and exits 1 if
+any is rejected.  Only the Python standard library."""
+import gzip, os, re, subprocess, sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CORPUS = os.path.dirname(HERE)
+LEX = os.path.join(CORPUS, "lexicon")
+FREEDICT = "/usr/share/dictd/freedict-eng-por.dict.dz"
+HUNSPELL_DIC = "/usr/share/hunspell/pt_BR.dic"
+WORDS = "/usr/share/dict/american-english"
+
+
+def rows(name):
+    out = []
+    for ln, line in enumerate(open(os.path.join(LEX, name), encoding="utf-8"), 1):
+        line = line.rstrip("\n")
+        if not line or line.startswith("#"):
+            continue
+        f = line.split("\t")
+        out.append((ln, f))
+    return out
+
+
+# ---- Portuguese ----
+
+def pt_plural(w):
+    if " " in w:          # "guarda-chuva" has none; first word of a phrase
+        h, t = w.split(" ", 1)
+        return pt_plural(h) + " " + t
+    if w.endswith("ão"):
+        return w[:-2] + "ões"
+    if w.endswith("m"):
+        return w[:-1] + "ns"
+    if w[-1] in "rz":
+        return w + "es"
+    if w.endswith("al"):
+        return w[:-2] + "ais"
+    if w.endswith("el"):
+        return w[:-2] + "éis"
+    if w.endswith("ol"):
+        return w[:-2] + "óis"
+    if w.endswith("ul"):
+        return w[:-2] + "uis"
+    if w.endswith("s") or w.endswith("x"):
+        return w
+    return w + "s"
+
+
+def pt_fem(w):
+    if w.endswith("o"):
+        return w[:-1] + "a"
+    if w.endswith("ês"):
+        return w[:-2] + "esa"
+    if w.endswith("or"):
+        return w + "a"
+    return w
+
+
+def pt_verb(inf, ov):
+    """The ten forms of the grammar's verb classes."""
+    stem, end = inf[:-2], inf[-2:]
+    # spelling before e/i: -car -> qu, -gar -> gu, -çar -> c; -cer -> ç and
+    # -ger/-gir -> j before o/a
+    e_stem = stem
+    if end == "ar":
+        if stem.endswith("c"):
+            e_stem = stem[:-1] + "qu"
+        elif stem.endswith("g"):
+            e_stem = stem + "u"
+        elif stem.endswith("ç"):
+            e_stem = stem[:-1] + "c"
+    o_stem = stem
+    if end in ("er", "ir"):
+        if stem.endswith("c"):
+            o_stem = stem[:-1] + "ç"
+        elif stem.endswith("g"):
+            o_stem = stem[:-1] + "j"
+    if end == "ar":
+        f = [o_stem + "o", stem + "a", stem + "amos", stem + "am",
+             e_stem + "ei", stem + "ou", stem + "amos", stem + "aram", inf, stem + "ando"]
+    elif end == "er":
+        f = [o_stem + "o", stem + "e", stem + "emos", stem + "em",
+             stem + "i", stem + "eu", stem + "emos", stem + "eram", inf, stem + "endo"]
+    elif end == "ir":
+        f = [o_stem + "o", stem + "e", stem + "imos", stem + "em",
+             stem + "i", stem + "iu", stem + "imos", stem + "iram", inf, stem + "indo"]
+    else:
+        raise ValueError("not an infinitive: " + inf)
+    keys = ["p1", "p3", "p1pl", "p3pl", "pp1", "pp3", "pp1pl", "pp3pl", "inf", "ger"]
+    return [ov.get(k, v) for k, v in zip(keys, f)]
+
+
+# ---- English ----
+
+def en_plural(w):
+    if re.search(r"[^aeiou]y$", w):
+        return w[:-1] + "ies"
+    if re.search(r"(s|x|z|ch|sh)$", w) or w.endswith("o") and w not in ("photo", "zoo", "radio"):
+        return w + "es"
+    return w + "s"
+
+
+def en_third(w):
+    h, _, t = w.partition(" ")
+    return (en_plural(h) + (" " + t if t else "")) if h != "have" else "has"
+
+
+def en_past(w):
+    h, _, t = w.partition(" ")
+    if h.endswith("e"):
+        p = h + "d"
+    elif re.search(r"[^aeiou]y$", h):
+        p = h[:-1] + "ied"
+    else:
+        p = h + "ed"
+    return p + (" " + t if t else "")
+
+
+def en_ing(w):
+    h, _, t = w.partition(" ")
+    if h.endswith("e") and not h.endswith(("ee", "oe", "ye")) and len(h) > 2:
+        g = h[:-1] + "ing"
+    elif h.endswith("ie"):
+        g = h[:-2] + "ying"
+    else:
+        g = h + "ing"
+    return g + (" " + t if t else "")
+
+
+def overrides(f, n):
+    ov = {}
+    for item in (f[n].split() if len(f) > n else []):
+        k, _, v = item.partition("=")
+        ov[k] = v
+    return ov
+
+
+# ---- the entries ----
+
+def entries():
+    """[(class, kind, en_forms, pt_forms, extra, en_key, pt_key)]"""
+    out = []
+    for ln, f in rows("nouns.tsv"):
+        cls, en, pt, g = f[0], f[1], f[2], f[3]
+        en_sg, _, en_pl = en.partition("/")
+        pt_sg, _, pt_pl = pt.partition("/")
+        out.append((cls, "noun", [en_sg, en_pl or en_plural(en_sg)],
+                    [pt_sg, pt_pl or pt_plural(pt_sg)], "g: " + g, en_sg, pt_sg))
+    for ln, f in rows("adjectives.tsv"):
+        cls, en, pt = f[0], f[1], f[2]
+        forms = pt.split("/")
+        if len(forms) == 1:
+            m = forms[0]
+            fe = pt_fem(m)
+            forms = [m, fe, pt_plural(m), pt_plural(fe)]
+        out.append((cls, "adj", [en], forms, "", en, forms[0]))
+    for ln, f in rows("verbs.tsv"):
+        cls, en, inf = f[0], f[1], f[2]
+        ov = overrides(f, 3)
+        base, _, past = en.partition("/")
+        past = ov.get("en_past", past or en_past(base))
+        en_f = [ov.get("en3", en_third(base)), base, past, ov.get("enger", en_ing(base))]
+        out.append((cls, "verb", en_f, pt_verb(inf, ov), "", base, inf))
+    return out
+
+
+def freedict():
+    """English headword -> set of Portuguese translations."""
+    d = {}
+    if not os.path.exists(FREEDICT):
+        return None
+    head = None
+    for line in gzip.open(FREEDICT, "rt", encoding="utf-8"):
+        line = line.rstrip("\n")
+        m = re.match(r"^(\S.*?) /", line)
+        if m and not line.startswith(" "):
+            head = m.group(1).lower()
+            d.setdefault(head, set())
+        elif head and line.strip():
+            for t in re.split(r",\s*", re.sub(r"^\s*\d+\.\s*", "", line)):
+                d[head].add(t.strip().lower())
+    return d
+
+
+def forms_tsv(es):
+    fd = freedict()
+    lines = ["# forms.tsv - generated by examples/corpus/tools/lexicon.py from nouns.tsv,",
+             "# adjectives.tsv and verbs.tsv; do not edit.  Columns: class, English",
+             "# forms, Portuguese forms (noun sg/pl; adjective m.sg/f.sg/m.pl/f.pl; verb",
+             "# present p1.sg/p3.sg/p1.pl/p3.pl, pretérito perfeito the same,",
+             "# infinitive, gerúndio), source (freedict: dict-freedict-eng-por lists",
+             "# the pair; hand: it does not, the translation is the list's own)."]
+    nfd = 0
+    for cls, kind, en, pt, extra, ek, pk in es:
+        src = "hand"
+        if fd is not None and pk in fd.get(ek, ()):
+            src = "freedict"
+        elif fd is None:
+            src = "?"
+        nfd += src == "freedict"
+        lines.append("\t".join([cls, "/".join(en), "/".join(pt), src]))
+    return "\n".join(lines) + "\n", nfd
+
+
+# ---- the grammar ----
+
+def yaml_entry(kind, en, pt, extra):
+    q = lambda s: '"%s"' % s if re.search(r"[:#,{}\[\]]", s) else s
+    body = "en: %s, pt: %s" % (q("/".join(en)), q("/".join(pt)))
+    if extra:
+        body += ", " + extra
+    return "      - {%s}" % body
+
+
+NUMBERS = [("one", "um/uma"), ("two", "dois/duas"), ("three", "três"), ("four", "quatro"),
+           ("five", "cinco"), ("six", "seis"), ("seven", "sete"), ("eight", "oito"),
+           ("nine", "nove"), ("ten", "dez"), ("eleven", "onze"), ("twelve", "doze"),
+           ("fifteen", "quinze"), ("twenty", "vinte")]
+WEATHER = [("raining", "chovendo"), ("snowing", "nevando"), ("cold", "frio"),
+           ("hot", "quente"), ("sunny", "ensolarado"), ("windy", "ventando"),
+           ("cloudy", "nublado")]
+VERB_CLASSES = ["vt_person", "vt_thing", "vi", "vde", "modal", "modal_de", "go", "give"]
+
+
+def grammar(es):
+    src = open(os.path.join(CORPUS, "grammar.yaml"), encoding="utf-8").read()
+    lines = src.split("\n")
+    head = ["# everyday.yaml - GENERATED by examples/corpus/tools/lexicon.py from",
+            "# grammar.yaml, lexicon/*.tsv and lexicon/templates.yaml: do not edit",
+            "# (edit those and run the script).  The grammar of en-pt-small: the",
+            "# lecture grammar's classes with the everyday words added, verbs with",
+            "# the gerund (estar + gerúndio), an optional \".\" ending every template",
+            "# of grammar.yaml, and the templates students write (questions, the",
+            "# progressive, idioms, infinitives, numbers).  The format is grammar.yaml's",
+            "# (its header comment below).", "#"]
+    out = []
+    by_class = {}
+    for e in es:
+        by_class.setdefault(e[0], []).append(e)
+    cls = None
+    in_templates = False
+    i = 0
+    while i < len(lines):
+        l = lines[i]
+        if l.startswith("  t: [pres, past, inf]"):
+            l = l.replace("[pres, past, inf]", "[pres, past, inf, ger]")
+        m = re.match(r"^  (\w+):", l)
+        if m and not in_templates:
+            cls = m.group(1)
+        if l.startswith("templates:"):
+            in_templates = True
+        if l.startswith("phrases:"):
+            # the new classes at the end of the lexicon
+            out.pop() if out and out[-1] == "" else None
+            out += ["", "  # ---- generated: sentence-final punctuation and modal_de ----",
+                    "  stop:                     # \".\" or nothing at the end of a sentence",
+                    "    en: [any]", "    pt: [any]", "    words:",
+                    "      - {en: \".\", pt: \".\"}", "      - {en: \"-\", pt: \"-\"}",
+                    "  aux:                      # do/does/did of questions (English only)",
+                    "    en: [pres.p3.sg, pres|inf, past]", "    pt: [any]", "    words:",
+                    "      - {en: does/do/did, pt: \"-\"}",
+                    "  be_have:                  # how old are you -> quantos anos você tem",
+                    "    like: be", "    words:",
+                    "      - {en: am/is/are/was/were, pt: tenho/tem/temos/têm/tinha/tinha/tínhamos/tinham}",
+                    "  num:                      # numbers: ten years -> dez anos",
+                    "    en: [any]", "    pt: [m, f]", "    words:"]
+            out += ["      - {en: %s, pt: %s}" % (e, p) for e, p in NUMBERS]
+            out += ["  weather:                  # it is raining -> está chovendo",
+                    "    en: [any]", "    pt: [any]", "    words:"]
+            out += ["      - {en: %s, pt: %s}" % (e, p) for e, p in WEATHER]
+            out += [
+                    "  modal_de:                 # + to + infinitive with de: gosto de comer",
+                    "    like: vt_person", "    words:"]
+            out += [yaml_entry(*e[1:5]) for e in by_class.get("modal_de", [])]
+            out.append("")
+            out.append(l)
+            i += 1
+            continue
+        if l.startswith("rewrite:"):
+            in_templates = False
+            out.pop() if out and out[-1] == "" else None
+            out.append("")
+            out.append("  # ---- generated from lexicon/templates.yaml ----")
+            out += open(os.path.join(LEX, "templates.yaml"), encoding="utf-8").read() \
+                .rstrip("\n").split("\n")
+            out.append("")
+        if in_templates:
+            if l == "    slots:":
+                out.append(l)
+                out.append("      Z: stop")
+                i += 1
+                continue
+            mm = re.match(r"^    (en|pt): (.*)$", l)
+            if mm:
+                l = "    %s: %s Z" % (mm.group(1), mm.group(2))
+        if not in_templates and cls == "vt_person" and l.startswith("    en: ["):
+            l = "    en: [pres.p3.sg, pres|inf, past, ger]"
+        if not in_templates and cls == "vt_person" and l.startswith("         past.p1.sg"):
+            l = l.replace("inf]", "inf, ger]")
+        if not in_templates and cls in by_class and l.startswith("      - {"):
+            if cls in VERB_CLASSES:
+                i += 1
+                if not lines[i].startswith("      - {"):
+                    out += [yaml_entry(*e[1:5]) for e in by_class[cls]]
+                continue
+            # nouns and adjectives: keep the grammar's, add the new after them
+            out.append(l)
+            if not lines[i + 1].startswith("      - {"):
+                have = set(re.findall(r"en: ([^,/}]+)", "\n".join(out[-40:])))
+                seen = set()
+                for e in by_class[cls]:
+                    if e[5] in have or e[5] in seen:
+                        continue
+                    seen.add(e[5])
+                    out.append(yaml_entry(*e[1:5]))
+            i += 1
+            continue
+        out.append(l)
+        i += 1
+    return "\n".join(head + out)
+
+
+def report(es):
+    pt = sorted({w for e in es for f in e[3] for w in f.replace("-", " ").split()
+                 if f != "-"})
+    en = sorted({w for e in es for f in e[2] for w in f.split()})
+    bad = 0
+    if os.path.exists(HUNSPELL_DIC):
+        p = subprocess.run(["hunspell", "-d", "pt_BR", "-l"], input="\n".join(pt),
+                           capture_output=True, text=True)
+        rej = sorted(set(p.stdout.split()))
+        print("Portuguese: %d distinct words checked with hunspell pt_BR, %d rejected%s"
+              % (len(pt), len(rej), (": " + " ".join(rej)) if rej else ""))
+        bad += len(rej)
+    else:
+        print("Portuguese: not checked (%s missing: apt-get install hunspell-pt-br)"
+              % HUNSPELL_DIC)
+    if os.path.exists(WORDS):
+        known = set(w.strip().lower() for w in open(WORDS, encoding="utf-8", errors="replace"))
+        rej = [w for w in en if w not in known]
+        print("English: %d distinct words checked with wamerican, %d rejected%s"
+              % (len(en), len(rej), (": " + " ".join(rej)) if rej else ""))
+        bad += len(rej)
+    else:
+        print("English: not checked (%s missing: apt-get install wamerican)" % WORDS)
+    return bad
+
+
+def main():
+    check = "--check" in sys.argv
+    es = entries()
+    ftext, nfd = forms_tsv(es)
+    gtext = grammar(es)
+    targets = [(os.path.join(LEX, "forms.tsv"), ftext),
+               (os.path.join(CORPUS, "everyday.yaml"), gtext)]
+    status = 0
+    for path, text in targets:
+        if check:
+            old = open(path, encoding="utf-8").read() if os.path.exists(path) else None
+            if old != text:
+                print("%s is not what lexicon.py writes (run it)" % path)
+                status = 1
+        else:
+            open(path, "w", encoding="utf-8").write(text)
+    print("%d entries (%d nouns, %d adjectives, %d verbs); %d pairs attested in "
+          "dict-freedict-eng-por" % (len(es), sum(e[1] == "noun" for e in es),
+                                     sum(e[1] == "adj" for e in es),
+                                     sum(e[1] == "verb" for e in es), nfd))
+    if "--report" in sys.argv and report(es):
+        status = 1
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
