@@ -159,6 +159,8 @@ static int pop_mark(struct pk *p, size_t *from, struct err *e)
 static int add_items(struct pk *p, struct pk_value *c, struct pk_value *const *it,
 		     size_t n, struct err *e)
 {
+	if (!n)
+		return 0;
 	if (grow((void **)&c->items, &c->cap, c->n + n, sizeof *c->items)) {
 		pk_fail(p, e, _("out of memory"));
 		return -1;
@@ -533,7 +535,7 @@ static int step(struct pk *p, struct err *e)
 		if (op == 'd' && n % 2)
 			return pk_fail(p, e, _("DICT with an odd number of items")), -1;
 		v = new_seq(p, op == 't' ? PK_TUPLE : op == 'l' ? PK_LIST :
-			    op == 'd' ? PK_DICT : PK_SET, p->stack + from, n, e);
+			    op == 'd' ? PK_DICT : PK_SET, n ? p->stack + from : NULL, n, e);
 		p->sn = from;
 		return push(p, v, e);
 	}

@@ -257,14 +257,37 @@ static void fmt_dims(const uint64_t *d, int n, char *buf, size_t cap)
 		snprintf(buf + k, cap - k, "]");
 }
 
-/* Copies a strided tensor into row-major order. */
+/* n elements of es bytes, src stepping by stride elements, to dst. */
+static void copy_row(unsigned char *dst, const unsigned char *src, uint64_t n,
+		     uint64_t stride, unsigned es)
+{
+	switch (es) {
+#define ROW(T) \
+	for (uint64_t i = 0; i < n; i++) \
+		memcpy(dst + i * sizeof(T), src + i * stride * sizeof(T), sizeof(T)); \
+	break;
+	case 1: ROW(uint8_t)
+	case 2: ROW(uint16_t)
+	case 4: ROW(uint32_t)
+	case 8: ROW(uint64_t)
+#undef ROW
+	default:
+		for (uint64_t i = 0; i < n; i++)
+			memcpy(dst + i * es, src + i * stride * es, es);
+	}
+}
+
+/* Copies a strided tensor (numel > 0) into row-major order, a row of the
+ * last dimension at a time. */
 static void gather(unsigned char *out, const unsigned char *base, const struct ts_tensor *t,
 		   unsigned es, uint64_t numel)
 {
 	uint64_t idx[ST_MAXDIM] = { 0 }, off = 0;
-	for (uint64_t k = 0; k < numel; k++) {
-		memcpy(out + k * es, base + off * es, es);
-		for (int d = t->ndim - 1; d >= 0; d--) {
+	const int last = t->ndim - 1;
+	const uint64_t n = last >= 0 ? t->shape[last] : 1, step = last >= 0 ? t->stride[last] : 1;
+	for (uint64_t k = 0; k < numel; k += n) {
+		copy_row(out + k * es, base + off * es, n, step, es);
+		for (int d = last - 1; d >= 0; d--) {
 			if (++idx[d] < t->shape[d]) {
 				off += t->stride[d];
 				break;

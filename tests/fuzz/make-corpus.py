@@ -203,6 +203,45 @@ if exe:
 else:
     print("ATTNSCOPE not set: no dump-seed-toy.safetensors seed", file=sys.stderr)
 
+# ---- torchsave: mode byte, then a file, a pickle or a packed archive ----
+# (fuzz_torchsave.c).  Real files come from tests/torchsave/make.py, which
+# needs PyTorch: run this script with Debian's /usr/bin/python3.
+shutil.rmtree(os.path.join(out, "torchsave"), ignore_errors=True)
+
+
+def packed(pt):
+    """Mode 2: data.pkl and storages 0..C-1 of a torch.save file."""
+    import zipfile
+    z = zipfile.ZipFile(pt)
+    names = z.namelist()
+    pkl = [n for n in names if n.endswith("/data.pkl")][0]
+    folder = pkl[: -len("data.pkl")]
+    st = []
+    while folder + "data/%d" % len(st) in names:
+        st.append(z.read(folder + "data/%d" % len(st)))
+    p = z.read(pkl)
+    return (b"\x02" + struct.pack("<H", len(p)) + p + bytes([len(st)])
+            + b"".join(struct.pack("<H", len(s)) for s in st) + b"".join(st))
+
+
+try:
+    import subprocess
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([sys.executable, os.path.join(top, "tests", "torchsave", "make.py"), tmp],
+                       check=True)
+        for f in ("odd.pt", "namespace.pt"):
+            put("torchsave", "file-" + f, b"\x00" + open(os.path.join(tmp, f), "rb").read())
+            put("torchsave", "packed-" + f, packed(os.path.join(tmp, f)))
+        put("torchsave", "meta.pkl", b"\x01" + open(os.path.join(tmp, "meta.pkl"), "rb").read())
+        for f in sorted(glob.glob(os.path.join(tmp, "bad", "*.pt"))):
+            data = open(f, "rb").read()
+            if len(data) < 16384:
+                put("torchsave", "bad-" + os.path.basename(f), b"\x00" + data)
+except (ImportError, subprocess.CalledProcessError) as exc:
+    print("no torchsave seeds (tests/torchsave/make.py needs PyTorch): %s" % exc,
+          file=sys.stderr)
+
 # ---- tokenize: flags byte, then sentence [TAB target] -----------------
 shutil.rmtree(os.path.join(out, "tokenize"), ignore_errors=True)
 sentences = [

@@ -12,6 +12,9 @@ Written with PyTorch itself (Debian python3-torch 1.13), as users save them:
                          'model_args': {...}, 'iter_num': 5, 'config': {...},
                          'best_val_loss': a 0-d tensor}
   sd_state.pt            {'state_dict': sd, 'epoch': 3}
+  zip64.pt               sd.pt rewritten with ZIP64 records everywhere
+  namespace.pt           {'model': ..., 'args': argparse.Namespace, 'np':
+                         a numpy scalar}: instances beside the state_dict
   odd.pt, odd.ref.safetensors, odd.dtypes
                          tensors of every dtype and layout: F16, BF16, F64,
                          I64, I32, BOOL, tied (two names, one storage), a
@@ -87,6 +90,19 @@ torch.save({"model": sd, "optimizer": opt.state_dict(),
             "config": {"out_dir": "out", "compile": False, "lr": 6e-4}},
            os.path.join(out, "ckpt.pt"))
 torch.save({"state_dict": sd, "epoch": 3}, os.path.join(out, "sd_state.pt"))
+# the same archive with ZIP64 records everywhere (what torch writes past
+# 4 GiB): zip64 extra fields in local headers and the central directory,
+# the ZIP64 end-of-central-directory record and locator; Python's zipfile
+# writes them all when its limits are 0.  The data lose torch's 64-byte
+# alignment on the way.
+src = zipfile.ZipFile(os.path.join(out, "sd.pt"))
+limits = zipfile.ZIP64_LIMIT, zipfile.ZIP_FILECOUNT_LIMIT
+zipfile.ZIP64_LIMIT = zipfile.ZIP_FILECOUNT_LIMIT = 0
+with zipfile.ZipFile(os.path.join(out, "zip64.pt"), "w", zipfile.ZIP_STORED) as z64:
+    for info in src.infolist():
+        with z64.open(info.filename, "w", force_zip64=True) as w:
+            w.write(src.read(info.filename))
+zipfile.ZIP64_LIMIT, zipfile.ZIP_FILECOUNT_LIMIT = limits
 # an instance of a class in an entry the model does not need: skipped
 torch.save({"model": {"w": torch.ones(2)}, "args": argparse.Namespace(lr=0.1, name="x"),
             "np": numpy.float32(1.5)}, os.path.join(out, "namespace.pt"))

@@ -156,6 +156,9 @@ static void check_checkpoints(void)
 	open_ok(&f, "sd_state.pt", NULL);
 	compare("sd_state.pt (default: entry state_dict)", &f, &ref);
 	st_close(&f);
+	open_ok(&f, "zip64.pt", NULL);
+	compare("zip64.pt (ZIP64 records, unaligned data)", &f, &ref);
+	st_close(&f);
 	open_ok(&f, "namespace.pt", NULL);
 	tap_ok(f.n == 1 && st_find(&f, "w") &&
 	       !strcmp(st_meta(&f, "torch:entry:args") ? st_meta(&f, "torch:entry:args") : "",
