@@ -6,8 +6,8 @@
  * (collections.OrderedDict, set/frozenset, _codecs.encode for bytes,
  * copyreg._reconstructor for protocol 0/1 instances) are understood here;
  * every other global goes to the caller's hooks or is treated as pickle.h
- * says.  The values form a graph owned by struct pk: each value is on one
- * list, so freeing never recurses. */
+ * says.  The values form a graph owned by struct pk, allocated in chunks,
+ * so freeing never recurses. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,20 +18,32 @@
 #include "base/i18n.h"
 
 #define PK_MAX_MEMO (1u << 22)
+/* Values a pickle may make (about 100 bytes each): a state_dict of 100000
+ * tensors makes about 1.8 M; the limit keeps a hostile pickle near 200 MB. */
+#define PK_MAX_VALUES ((size_t)1 << 21)
 
 /* globals understood here (tags below 0) */
 enum { G_ORDEREDDICT = -1, G_SET = -2, G_FROZENSET = -3, G_ENCODE = -4,
        G_RECONSTRUCTOR = -5 };
+
+/* Values are allocated in chunks: no allocator overhead per value. */
+#define PK_CHUNK 4096
+struct pk_chunk {
+	struct pk_chunk *next;
+	size_t used;
+	struct pk_value v[PK_CHUNK];
+};
 
 struct pk {
 	char *what;
 	const unsigned char *buf;
 	size_t len, pos, op;          /* op: offset of the current opcode */
 	const struct pk_hooks *h;
-	struct pk_value *all;
+	struct pk_chunk *chunks;
 	size_t nvalues, maxvalues;
 	struct pk_value **stack;
 	size_t sn, scap;
+	size_t nitems;                /* items put in containers so far */
 	size_t *marks;
 	size_t mn, mcap;
 	struct pk_value **memo;
@@ -69,13 +81,17 @@ static void *pk_fail(struct pk *p, struct err *e, const char *fmt, ...)
 struct pk_value *pk_new(struct pk *p, enum pk_kind kind, struct err *e)
 {
 	if (p->nvalues >= p->maxvalues)
-		return pk_fail(p, e, _("more values than a pickle of this size can hold"));
-	struct pk_value *v = calloc(1, sizeof *v);
-	if (!v)
-		return pk_fail(p, e, _("out of memory"));
+		return pk_fail(p, e, _("more than %zu values: more than a pickle of this size "
+				       "or any state_dict holds"), p->maxvalues);
+	if (!p->chunks || p->chunks->used == PK_CHUNK) {
+		struct pk_chunk *c = calloc(1, sizeof *c);
+		if (!c)
+			return pk_fail(p, e, _("out of memory"));
+		c->next = p->chunks;
+		p->chunks = c;
+	}
+	struct pk_value *v = &p->chunks->v[p->chunks->used++];
 	v->kind = kind;
-	v->next_alloc = p->all;
-	p->all = v;
 	p->nvalues++;
 	return v;
 }
@@ -84,12 +100,14 @@ void pk_free(struct pk *p)
 {
 	if (!p)
 		return;
-	for (struct pk_value *v = p->all, *nx; v; v = nx) {
-		nx = v->next_alloc;
-		free(v->s);
-		free(v->items);
-		free(v->ext);
-		free(v);
+	for (struct pk_chunk *c = p->chunks, *nx; c; c = nx) {
+		nx = c->next;
+		for (size_t i = 0; i < c->used; i++) {
+			free(c->v[i].s);
+			free(c->v[i].items);
+			free(c->v[i].ext);
+		}
+		free(c);
 	}
 	free(p->stack);
 	free(p->marks);
@@ -117,6 +135,10 @@ static int push(struct pk *p, struct pk_value *v, struct err *e)
 {
 	if (!v)
 		return -1;
+	if (p->sn >= PK_MAX_VALUES) {
+		pk_fail(p, e, _("more than %zu values on the stack"), (size_t)PK_MAX_VALUES);
+		return -1;
+	}
 	if (grow((void **)&p->stack, &p->scap, p->sn + 1, sizeof *p->stack)) {
 		pk_fail(p, e, _("out of memory"));
 		return -1;
@@ -161,6 +183,10 @@ static int add_items(struct pk *p, struct pk_value *c, struct pk_value *const *i
 {
 	if (!n)
 		return 0;
+	if ((p->nitems += n) > 4 * PK_MAX_VALUES) {
+		pk_fail(p, e, _("more than %zu items in containers"), 4 * PK_MAX_VALUES);
+		return -1;
+	}
 	if (grow((void **)&c->items, &c->cap, c->n + n, sizeof *c->items)) {
 		pk_fail(p, e, _("out of memory"));
 		return -1;
@@ -505,6 +531,9 @@ static int step(struct pk *p, struct err *e)
 	case '.':    /* STOP */
 		return 1;
 	case '(':    /* MARK */
+		if (p->mn >= PK_MAX_VALUES)
+			return pk_fail(p, e, _("more than %zu marks on the stack"),
+				       (size_t)PK_MAX_VALUES), -1;
 		if (grow((void **)&p->marks, &p->mcap, p->mn + 1, sizeof *p->marks))
 			return pk_fail(p, e, _("out of memory")), -1;
 		p->marks[p->mn++] = p->sn;
@@ -702,7 +731,7 @@ struct pk_value *pk_load(struct pk **pp, const char *what, const void *buf,
 	p->buf = buf;
 	p->len = len;
 	p->h = hooks;
-	p->maxvalues = 2 * len + 64;
+	p->maxvalues = len < (PK_MAX_VALUES - 64) / 2 ? 2 * len + 64 : PK_MAX_VALUES;
 	int rc;
 	while (!(rc = step(p, e)))
 		;

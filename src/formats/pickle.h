@@ -37,15 +37,16 @@ enum pk_kind {
 struct pk_value {
 	enum pk_kind kind;
 	int tag;                       /* PK_GLOBAL: the hook's code (0 unknown); PK_EXT */
-	int64_t i;                     /* PK_INT, PK_BOOL */
-	double f;                      /* PK_FLOAT */
+	union {
+		int64_t i;             /* PK_INT, PK_BOOL */
+		double f;              /* PK_FLOAT */
+	};
 	char *s; size_t len;           /* PK_STR, PK_BYTES, PK_GLOBAL, PK_OBJECT;
 					  NUL-terminated, len without it */
 	struct pk_value **items;       /* PK_TUPLE/LIST/SET: n items; PK_DICT: n/2
 					  pairs, key then value, in insertion order */
 	size_t n, cap;
 	void *ext;                     /* PK_EXT: the hook's data, freed by pk_free */
-	struct pk_value *next_alloc;   /* the pk's list of values */
 };
 
 struct pk;

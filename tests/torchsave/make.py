@@ -247,6 +247,8 @@ bad("alias2", archive(tensor_pkl("0", 9, 0, [3, 3], [1, 2]), [("0", b"\0" * 36)]
 bad("no_storage", archive(tensor_pkl("7", 4, 0, [4], [1]), [("0", b"\0" * 16)]), "storage")
 bad("deep", archive(b"\x80\x02" + b"]" * 200000 + b"a" * 199999 + b"."), "")
 bad("deep_mark", archive(b"\x80\x02" + b"(" * 300000 + b"."), "")
+bad("values", archive(b"\x80\x02" + b"]" * 2200000 + b"."), "values")
+bad("dup_flood", archive(b"\x80\x02]" + b"2" * 2200000 + b"."), "stack")
 bad("memo_huge", archive(b"\x80\x02}r\xff\xff\xff\xff."), "memo")
 bad("memo_get", archive(b"\x80\x02j\xff\xff\xff\x7f."), "memo")
 bad("string_len", archive(b"\x80\x02X\xff\xff\xff\x7fabc."), "truncated")
