@@ -38,7 +38,7 @@ static const char *const USAGE = N_(
 	"       attnscope align-eval [--model FILE] --corpus FILE.tsv [--max N]\n"
 	"       attnscope corpus --grammar FILE --out PREFIX [--pairs N] [--heldout N]\n"
 	"                 [--seed S] (attnscope corpus --help)\n"
-	"       attnscope info [--model FILE]\n"
+	"       attnscope info [--model FILE] [FILE]\n"
 	"       attnscope bench [--model FILE] [--src-len N] [--tgt-len N] [--iters N]\n"
 	"                 [--frames N [--width W] [--height H]] [--beam K [--max-len N]]\n"
 	"                 [--save-weights FILE.safetensors]\n"
