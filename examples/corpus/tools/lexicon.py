@@ -278,9 +278,10 @@ def grammar(es):
             # the new classes at the end of the lexicon
             out.pop() if out and out[-1] == "" else None
             out += ["", "  # ---- generated: sentence-final punctuation and modal_de ----",
-                    "  stop:                     # \".\" or nothing at the end of a sentence",
+                    "  stop:                     # \".\", \"!\" or nothing at the end of a sentence",
                     "    en: [any]", "    pt: [any]", "    words:",
-                    "      - {en: \".\", pt: \".\"}", "      - {en: \"-\", pt: \"-\"}",
+                    "      - {en: \".\", pt: \".\", weight: 3}",
+                    "      - {en: \"!\", pt: \"!\"}", "      - {en: \"-\", pt: \"-\", weight: 3}",
                     "  aux:                      # do/does/did of questions (English only)",
                     "    en: [pres.p3.sg, pres|inf, past]", "    pt: [any]", "    words:",
                     "      - {en: does/do/did, pt: \"-\"}",
