@@ -10,7 +10,8 @@
 #include "base/i18n.h"
 #include "engine/model.h"
 
-#define LABEL_MAX 14
+#define LABEL_MAX 14     /* a column (key) label */
+#define ROW_LABEL_MAX 22 /* a row label: "adorável → </s>" */
 #define CURSOR_MARK RGB(255, 0, 255)
 
 static int neg_inf(float x)
@@ -30,11 +31,22 @@ static enum axis col_axis(const struct stage *s)
 
 static void label(const struct trace *t, enum axis a, int i, char *buf, size_t n)
 {
-	char raw[96];
+	char raw[160];
 	trace_axis_label(t, a, i, raw, sizeof raw);
 	if (a == AX_NONE)
 		snprintf(raw, sizeof raw, "%d", i);
 	text_fit(raw, LABEL_MAX, buf, n);
+}
+
+/* A query row's label: the token and, at a decoder position, the word it
+ * predicts ("gato → é"). */
+static void row_label(const struct trace *t, enum axis a, int i, char *buf, size_t n)
+{
+	char raw[160];
+	trace_row_label(t, a, i, raw, sizeof raw);
+	if (a == AX_NONE)
+		snprintf(raw, sizeof raw, "%d", i);
+	text_fit(raw, ROW_LABEL_MAX, buf, n);
 }
 
 /* A value in cw−1 columns plus a space (fmt_cell_fit: the magnitude kept). */
@@ -68,7 +80,7 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 	/* row label column */
 	int lw = 1;
 	for (int i = 0; i < rows && i < 4096; i++) {
-		label(t, ra, i, buf, sizeof buf);
+		row_label(t, ra, i, buf, sizeof buf);
 		int w = utf8_width(buf);
 		lw = w > lw ? w : lw;
 	}
@@ -166,7 +178,7 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 		int y = r.y + hh + yy * ch + (ch > 1);   /* big cells: the middle line */
 		int i0 = *top + yy * (half ? 2 : 1);
 		int i1 = half && i0 + 1 < rows && yy * 2 + 1 < nr ? i0 + 1 : -1;
-		label(t, ra, i0, buf, sizeof buf);
+		row_label(t, ra, i0, buf, sizeof buf);
 		int on = i0 == crow || i1 == crow;
 		const struct style *st = on ? &cur : &lab;
 		canvas_text(c, r.x + lw - 1 - utf8_width(buf), y, lw - 1, buf,

@@ -32,7 +32,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	if (v->row >= v->top + vis) v->top = v->row - vis + 1;
 	for (int k = 0; k < vis && v->top + k < n; k++) {
 		int i = v->top + k;
-		trace_axis_label(v->tr, s->axes[0], i, tok, sizeof tok);
+		trace_row_label(v->tr, s->axes[0], i, tok, sizeof tok);
 		char fit[64];
 		text_fit(tok, 16, fit, sizeof fit);
 		snprintf(buf, sizeof buf, "%8d  %s", i, fit);

@@ -286,8 +286,8 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 		snprintf(buf, sizeof buf, _("inspector · head %d of %d · %s"), hh,
 			 a.h, a.prefix);
 	put(c, r, r.x, y++, buf, hd);
-	trace_axis_label(t, qa, qi, tok, sizeof tok);
-	text_fit(tok, 24, fit, sizeof fit);
+	trace_row_label(t, qa, qi, tok, sizeof tok);
+	text_fit(tok, 30, fit, sizeof fit);
 	/* TRANSLATORS: %s is "source token", "decoder token" or "token",
 	 * then the token and its position. */
 	snprintf(buf, sizeof buf, _("query: %s “%s” (position %d)"),

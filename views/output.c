@@ -17,7 +17,7 @@
 
 #define TOPK_MAX 15
 #define TOKEN_MAX 14          /* columns for a token in the bar list */
-#define LIST_MAX 18           /* columns of the position list */
+#define LIST_MAX 24           /* columns of the position list ("adorável → </s>") */
 
 /* --- labels --- */
 
@@ -35,7 +35,7 @@ static const char *pad_cols(const char *s, int w, char *buf, size_t n)
 static const char *row_label(const struct trace *t, const struct stage *s,
 			     int i, char *buf, size_t n)
 {
-	return trace_axis_label(t, s->axes[0], i, buf, n);
+	return trace_row_label(t, s->axes[0], i, buf, n);
 }
 
 /* The label token id at position i, or -1 (no target, or out of range). */
@@ -158,8 +158,8 @@ static void draw_dist(struct view_state *v, struct canvas *c, struct rect r)
 	if (pr.w < 1)
 		return;
 
-	/* title: which position, and its label */
-	row_label(t, s, row, tok, sizeof tok);
+	/* title: which position (its input token), and its label */
+	trace_axis_label(t, s->axes[0], row, tok, sizeof tok);
 	text_fit(tok, 24, fit, sizeof fit);
 	snprintf(buf, sizeof buf, _("next token after “%s” (position %d)"), fit, row);
 	int x = pr.x + clip_text(c, pr, pr.x, pr.y, pr.w, buf, &hd) + 2;

@@ -9,6 +9,7 @@
 #include "base/i18n.h"
 #include "base/safetext.h"
 #include "base/utf8.h"
+#include "engine/decode.h"
 #include "engine/model.h"
 
 #define SIDEBAR_W 24
@@ -173,16 +174,55 @@ static void shape_text(const struct stage *st, char *buf, size_t n)
  * The value is never cut: it is laid out first. */
 enum { SP_NAME, SP_FORMULA, SP_SHAPE, SP_WHERE, SP_N };
 
+/* On the decoding page the cell cursor is not on screen: the status line
+ * tells the step, the input it extends and the selected candidate with its
+ * probability instead. */
+static void decode_status(const struct view_state *v, char *name, size_t nn,
+			  char *where, size_t wn, char *val, size_t vn)
+{
+	const struct decode_result *r = v->dec;
+	int s = clampi(v->dec_step, 0, r->nsteps - 1);
+	const struct decode_step *st = &r->steps[s];
+	int h = clampi(v->dec_hyp, 0, st->nhyps - 1);
+	const struct hyp *hy = st->nhyps ? &st->hyps[h] : NULL;
+	const struct cand *cd = NULL;
+	for (int i = 0, k = 0; i < st->ncands && !cd; i++)
+		if (st->cands[i].parent == h && k++ == v->dec_cand)
+			cd = &st->cands[i];
+	const struct vocab *voc = v->m ? &v->m->tgt_vocab : v->tr->vocab;
+	const char *last = hy && hy->n ? vocab_str(voc, hy->ids[hy->n - 1]) : "<s>";
+	/* TRANSLATORS: the status line on the decoding page */
+	snprintf(name, nn, _("decoding step %d of %d"), s + 1, r->nsteps);
+	if (!cd) {
+		snprintf(where, wn, _("after “%s”"), last ? last : "?");
+		snprintf(val, vn, "—");
+		return;
+	}
+	const char *tok = vocab_str(voc, cd->token);
+	/* TRANSLATORS: after the last input token, the candidate next token
+	 * and (after " = ") its probability */
+	snprintf(where, wn, _("after “%s”: candidate “%s”, p"), last ? last : "?",
+		 tok ? tok : "?");
+	fmt_pct(val, vn, cd->prob);
+}
+
 void screen_status_line(const struct view_state *v, int width, char *out,
 			size_t n)
 {
 	const struct stage *st = view_stage(v);
-	char shape[64], where[256], val[64], cut[SP_N][256];
-	shape_text(st, shape, sizeof shape);
-	view_cursor_text(v, where, sizeof where, val, sizeof val);
-	const char *piece[SP_N] = {
-		st->name, st->formula && *st->formula ? _(st->formula) : "", shape, where
-	};
+	char shape[64], where[256], val[64], cut[SP_N][256], dname[96];
+	const char *name = st->name, *formula = st->formula && *st->formula ?
+						  _(st->formula) : "";
+	if (v->dec && (v->flags & (VF_DECODE | VF_COMPARE)) && v->dec->nsteps > 0) {
+		decode_status(v, dname, sizeof dname, where, sizeof where, val, sizeof val);
+		name = dname;
+		formula = "";
+		shape[0] = 0;
+	} else {
+		shape_text(st, shape, sizeof shape);
+		view_cursor_text(v, where, sizeof where, val, sizeof val);
+	}
+	const char *piece[SP_N] = { name, formula, shape, where };
 	int w[SP_N];
 	for (int i = 0; i < SP_N; i++)
 		w[i] = utf8_width(piece[i]);

@@ -133,7 +133,7 @@ void view_cursor_text(const struct view_state *v, char *where, size_t wn,
 	view_dims(s, &rows, &cols);
 	enum axis ra = s->axes[s->ndim == 3 ? 1 : 0];
 	enum axis ca = s->axes[s->ndim - 1];
-	trace_axis_label(t, ra, v->row, rl, sizeof rl);
+	trace_row_label(t, ra, v->row, rl, sizeof rl);
 	if (s->dtype == DT_I32) {
 		const int32_t *ids = s->data;
 		snprintf(where, wn, _("position %d “%s”"), v->row, rl);

@@ -44,8 +44,8 @@ static void print_matrix(const struct trace *t, const struct stage *s,
 	enum axis ra = s->axes[s->ndim == 3 ? 1 : 0], ca = s->axes[s->ndim - 1];
 	int lw = 4;
 	for (int i = 0; i < rows; i++) {
-		trace_axis_label(t, ra, i, lab, sizeof lab);
-		int w = utf8_width(text_fit(lab, 16, fit, sizeof fit));
+		trace_row_label(t, ra, i, lab, sizeof lab);
+		int w = utf8_width(text_fit(lab, 24, fit, sizeof fit));
 		lw = w > lw ? w : lw;
 	}
 	const int cw = 11;
@@ -65,8 +65,8 @@ static void print_matrix(const struct trace *t, const struct stage *s,
 		}
 		putchar('\n');
 		for (int i = 0; i < rows; i++) {
-			trace_axis_label(t, ra, i, lab, sizeof lab);
-			utf8_fpad(stdout, text_fit(lab, 16, fit, sizeof fit), lw, 1);
+			trace_row_label(t, ra, i, lab, sizeof lab);
+			utf8_fpad(stdout, text_fit(lab, 24, fit, sizeof fit), lw, 1);
 			for (int j = c0; j < c1; j++) {
 				if (s->dtype == DT_I32)
 					snprintf(val, sizeof val, "%d", ((const int32_t *)s->data)[i]);
@@ -122,7 +122,7 @@ static void print_csv(const struct trace *t, const struct stage *s, int head)
 		for (int i = 0; i < rows; i++) {
 			if (s->ndim == 3)
 				printf("%d,", h);
-			csv_field(trace_axis_label(t, ra, i, lab, sizeof lab));
+			csv_field(trace_row_label(t, ra, i, lab, sizeof lab));
 			for (int j = 0; j < cols; j++) {
 				if (s->dtype == DT_I32)
 					printf(",%d", ((const int32_t *)s->data)[i]);

@@ -472,13 +472,14 @@ static void output(struct ctx *c, const float *x, int n, enum axis ax,
 	}
 }
 
+/* A copy of n strings (NULL entries stay NULL). */
 static char **dup_tokens(char **src, int n)
 {
 	char **out = calloc((size_t)(n ? n : 1), sizeof *out);
 	if (!out)
 		return NULL;
 	for (int i = 0; i < n; i++) {
-		if (!(out[i] = strdup(src[i]))) {
+		if (src[i] && !(out[i] = strdup(src[i]))) {
 			tokens_free(out, i);
 			return NULL;
 		}
@@ -509,8 +510,22 @@ struct trace *forward_run(const struct model *m, const struct pass_input *in,
 	if (!(c.t->src_tokens = dup_tokens(in->src_tok, in->S)) ||
 	    !(c.t->tgt_tokens = dup_tokens(in->tgt_tok, in->T)))
 		goto oom;
-	if (in->label_tok && !(c.t->label_tokens = dup_tokens(in->label_tok, in->T)))
+	if (in->label_tok && (!(c.t->label_tokens = dup_tokens(in->label_tok, in->T)) ||
+			      !(c.t->next_tokens = dup_tokens(in->label_tok, in->T))))
 		goto oom;
+	if (in->src_typed && !(c.t->src_typed = dup_tokens(in->src_typed, in->S)))
+		goto oom;
+	if (in->ndropped && !(c.t->dropped = dup_tokens(in->dropped, in->ndropped)))
+		goto oom;
+	c.t->ndropped = in->ndropped;
+	if (in->tgt_typed) {
+		/* the first ntgt_typed positions (decoding replaces the rest) */
+		if (!(c.t->tgt_typed = calloc((size_t)(in->T ? in->T : 1), sizeof *c.t->tgt_typed)))
+			goto oom;
+		for (int i = 0; i < in->T && i < in->ntgt_typed; i++)
+			if (in->tgt_typed[i] && !(c.t->tgt_typed[i] = strdup(in->tgt_typed[i])))
+				goto oom;
+	}
 
 	switch (cfg->arch) {
 	case ARCH_ENC_DEC: {

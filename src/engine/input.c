@@ -10,10 +10,13 @@
 struct seq {
 	char **tok;
 	int32_t *ids;
+	char **typed;      /* the typed word of an <unk> token, else NULL */
 	int n, cap;
 };
 
-static int seq_push(struct seq *s, const char *tok, int32_t id)
+/* Appends tok (and, for an <unk>, the word typed). */
+static int seq_push_typed(struct seq *s, const char *tok, int32_t id,
+			  const char *typed)
 {
 	if (s->n == s->cap) {
 		int cap = s->cap ? s->cap * 2 : 16;
@@ -25,35 +28,69 @@ static int seq_push(struct seq *s, const char *tok, int32_t id)
 		if (!ni)
 			return -1;
 		s->ids = ni;
+		char **ny = realloc(s->typed, (size_t)cap * sizeof *ny);
+		if (!ny)
+			return -1;
+		s->typed = ny;
 		s->cap = cap;
 	}
-	if (!(s->tok[s->n] = strdup(tok)))
+	s->typed[s->n] = NULL;
+	if (!(s->tok[s->n] = strdup(tok)) || (typed && !(s->typed[s->n] = strdup(typed)))) {
+		free(s->tok[s->n]);
 		return -1;
+	}
 	s->ids[s->n++] = id;
 	return 0;
+}
+
+static int seq_push(struct seq *s, const char *tok, int32_t id)
+{
+	return seq_push_typed(s, tok, id, NULL);
+}
+
+/* Hands over s's typed words when there are any (frees them otherwise). */
+static char **seq_take_typed(struct seq *s)
+{
+	char **t = s->typed;
+	int any = 0;
+	for (int i = 0; i < s->n; i++)
+		any |= t[i] != NULL;
+	s->typed = NULL;
+	if (!any) {
+		free(t);
+		return NULL;
+	}
+	return t;
 }
 
 static void seq_free(struct seq *s)
 {
 	tokens_free(s->tok, s->n);
+	tokens_free(s->typed, s->n);
 	free(s->ids);
 	memset(s, 0, sizeof *s);
 }
 
-/* Remembers a distinct unknown word. */
-static int note_unknown(struct pass_input *in, const char *w)
+/* Remembers a distinct word in the list (unknown words, dropped marks). */
+static int note_word(char ***list, int *n, const char *w)
 {
-	for (int i = 0; i < in->nunknown; i++)
-		if (strcmp(in->unknown[i], w) == 0)
+	for (int i = 0; i < *n; i++)
+		if (strcmp((*list)[i], w) == 0)
 			return 0;
-	char **nu = realloc(in->unknown, (size_t)(in->nunknown + 1) * sizeof *nu);
+	char **nu = realloc(*list, (size_t)(*n + 1) * sizeof *nu);
 	if (!nu)
 		return -1;
-	in->unknown = nu;
-	if (!(nu[in->nunknown] = strdup(w)))
+	*list = nu;
+	if (!(nu[*n] = strdup(w)))
 		return -1;
-	in->nunknown++;
+	(*n)++;
 	return 0;
+}
+
+/* Sentence punctuation: left out when the vocabulary lacks it. */
+static int sentence_punct(const char *t)
+{
+	return t[0] && !t[1] && strchr(".,?!;:", t[0]);
 }
 
 /* Tokenizes text and appends its tokens (mapped through v) to s. */
@@ -70,15 +107,24 @@ static int append_text(const struct model *m, const struct vocab *v,
 	in->invalid_utf8 += invalid;
 	for (int i = 0; i < n; i++) {
 		int id = vocab_id(v, toks[i]);
+		if (id < 0 && sentence_punct(toks[i])) {
+			if (note_word(&in->dropped, &in->ndropped, toks[i])) {
+				tokens_free(toks, n);
+				return err_set(e, "out of memory");
+			}
+			continue;
+		}
 		if (id < 0) {
-			if (note_unknown(in, toks[i])) {
+			if (note_word(&in->unknown, &in->nunknown, toks[i])) {
 				tokens_free(toks, n);
 				return err_set(e, "out of memory");
 			}
 			id = TOK_UNK;
 		}
-		/* show <unk> in the pass: that is what the model sees */
-		if (seq_push(s, id == TOK_UNK ? vocab_str(v, TOK_UNK) : toks[i], id)) {
+		/* show <unk> in the pass: that is what the model sees; keep the
+		 * word typed beside it for the labels */
+		if (seq_push_typed(s, id == TOK_UNK ? vocab_str(v, TOK_UNK) : toks[i], id,
+				   id == TOK_UNK && vocab_id(v, toks[i]) < 0 ? toks[i] : NULL)) {
 			tokens_free(toks, n);
 			return err_set(e, "out of memory");
 		}
@@ -193,6 +239,10 @@ int input_build(const struct model *m, const char *sentence,
 			in->labels = lab.ids;
 		}
 	}
+	in->src_typed = src.n ? seq_take_typed(&src) : NULL;
+	in->tgt_typed = tgt.n ? seq_take_typed(&tgt) : NULL;
+	in->ntgt_typed = in->tgt_typed ? tgt.n : 0;
+	tokens_free(lab.typed, lab.n);
 	in->src_tok = src.tok;
 	in->src_ids = src.ids;
 	in->S = src.n;
@@ -217,6 +267,9 @@ void input_free(struct pass_input *in)
 	tokens_free(in->label_tok, in->T);
 	free(in->labels);
 	tokens_free(in->unknown, in->nunknown);
+	tokens_free(in->src_typed, in->S);
+	tokens_free(in->tgt_typed, in->ntgt_typed);
+	tokens_free(in->dropped, in->ndropped);
 	memset(in, 0, sizeof *in);
 }
 
@@ -231,6 +284,20 @@ const char *input_unknown_summary(const struct pass_input *in, char *buf,
 	for (int i = 0; i < in->nunknown; i++) {
 		size_t l = strlen(buf);
 		snprintf(buf + l, bufsz - l, "%s \"%s\"", i ? "," : "", in->unknown[i]);
+	}
+	return buf;
+}
+
+const char *input_dropped_summary(const struct pass_input *in, char *buf,
+				  size_t bufsz)
+{
+	buf[0] = 0;
+	if (!in->ndropped)
+		return buf;
+	snprintf(buf, bufsz, "%s", _("punctuation left out (not in the model's vocabulary):"));
+	for (int i = 0; i < in->ndropped; i++) {
+		size_t l = strlen(buf);
+		snprintf(buf + l, bufsz - l, " %s", in->dropped[i]);
 	}
 	return buf;
 }

@@ -25,6 +25,14 @@ struct pass_input {
 	                                   sentence for decoder-only */
 	char **label_tok; int32_t *labels;                  /* [T] or NULL */
 	char **unknown; int nunknown;   /* distinct words mapped to <unk> */
+	char **src_typed;               /* [S]: the word typed where a token
+	                                   is <unk>, NULL elsewhere; or NULL */
+	char **tgt_typed; int ntgt_typed;  /* the same for the decoder input's
+	                                   first ntgt_typed positions (they
+	                                   stay when decoding replaces the
+	                                   rest) */
+	char **dropped; int ndropped;   /* distinct punctuation marks left out
+	                                   because the vocabulary lacks them */
 	int invalid_utf8;               /* bytes replaced by U+FFFD */
 };
 
@@ -34,8 +42,17 @@ int input_build(const struct model *m, const char *sentence,
 		struct pass_input *in, struct err *e);
 void input_free(struct pass_input *in);
 
+/* Sentence punctuation (. , ? ! ; :) the tokenizer splits off is a token
+ * when the vocabulary has it; when it does not (the shipped en-pt-tiny has
+ * none) it is left out and listed in dropped, never fed as <unk>. */
+
 /* "unknown words: foo, bar" style summary into buf ("" when none). */
 const char *input_unknown_summary(const struct pass_input *in, char *buf,
+				  size_t bufsz);
+
+/* "punctuation left out (not in the vocabulary): . ?" into buf ("" when
+ * none). */
+const char *input_dropped_summary(const struct pass_input *in, char *buf,
 				  size_t bufsz);
 
 #endif

@@ -100,7 +100,13 @@ void trace_reset(struct trace *t)
 	tokens_free(t->src_tokens, t->S);
 	tokens_free(t->tgt_tokens, t->T);
 	tokens_free(t->label_tokens, t->T);
-	t->src_tokens = t->tgt_tokens = t->label_tokens = NULL;
+	tokens_free(t->next_tokens, t->T);
+	tokens_free(t->src_typed, t->S);
+	tokens_free(t->tgt_typed, t->T);
+	t->src_tokens = t->tgt_tokens = t->label_tokens = t->next_tokens = NULL;
+	tokens_free(t->dropped, t->ndropped);
+	t->src_typed = t->tgt_typed = t->dropped = NULL;
+	t->ndropped = 0;
 	t->S = t->T = 0;
 	t->n = 0;
 	if (a && a->first) {
@@ -180,15 +186,19 @@ size_t trace_bytes(const struct trace *t)
 const char *trace_axis_label(const struct trace *t, enum axis a, int i,
 			     char *buf, size_t bufsz)
 {
-	const char *s = NULL;
+	const char *s = NULL, *typed = NULL;
 	switch (a) {
 	case AX_SRC:
-		if (i >= 0 && i < t->S)
+		if (i >= 0 && i < t->S) {
 			s = t->src_tokens[i];
+			typed = t->src_typed ? t->src_typed[i] : NULL;
+		}
 		break;
 	case AX_TGT:
-		if (i >= 0 && i < t->T)
+		if (i >= 0 && i < t->T) {
 			s = t->tgt_tokens[i];
+			typed = t->tgt_typed ? t->tgt_typed[i] : NULL;
+		}
 		break;
 	case AX_VOCAB:
 		if (t->vocab)
@@ -200,9 +210,49 @@ const char *trace_axis_label(const struct trace *t, enum axis a, int i,
 	case AX_NONE:
 		break;
 	}
-	if (s)
+	if (s && typed)
+		snprintf(buf, bufsz, "%s→%s", typed, s);
+	else if (s)
 		snprintf(buf, bufsz, "%s", s);
 	else
 		snprintf(buf, bufsz, "%d", i);
 	return buf;
+}
+
+const char *trace_row_label(const struct trace *t, enum axis a, int i,
+			    char *buf, size_t bufsz)
+{
+	trace_axis_label(t, a, i, buf, bufsz);
+	const char *next = a == AX_TGT && t->next_tokens && i >= 0 && i < t->T ?
+			   t->next_tokens[i] : NULL;
+	/* a padded position predicts nothing */
+	if (next && strcmp(t->tgt_tokens[i], "<pad>") != 0) {
+		size_t l = strlen(buf);
+		snprintf(buf + l, bufsz - l, " → %s", next);
+	}
+	return buf;
+}
+
+int trace_set_next(struct trace *t, int i, const char *tok)
+{
+	if (i < 0 || i >= t->T)
+		return 0;
+	if (!t->next_tokens && !(t->next_tokens = calloc((size_t)t->T, sizeof *t->next_tokens)))
+		return -1;
+	free(t->next_tokens[i]);
+	t->next_tokens[i] = NULL;
+	if (tok && !(t->next_tokens[i] = strdup(tok)))
+		return -1;
+	return 0;
+}
+
+int trace_has_unknown(const struct trace *t)
+{
+	for (int i = 0; t->src_typed && i < t->S; i++)
+		if (t->src_typed[i])
+			return 1;
+	for (int i = 0; t->tgt_typed && i < t->T; i++)
+		if (t->tgt_typed[i])
+			return 1;
+	return 0;
 }

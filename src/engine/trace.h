@@ -79,6 +79,17 @@ struct trace {
 	char **tgt_tokens; int T;        /* decoder input: <s> + target */
 	char **label_tokens;             /* labels (target + </s>), T of them,
 	                                    or NULL without a target */
+	char **next_tokens;              /* what each decoder position
+	                                    predicts, T of them (entries may
+	                                    be NULL), or NULL: the labels
+	                                    under teacher forcing; while
+	                                    decoding, the tokens the search
+	                                    chose (trace_set_next) */
+	char **src_typed, **tgt_typed;   /* the word the user typed where a
+	                                    token became <unk> (NULL entries
+	                                    elsewhere), S / T of them, or NULL */
+	char **dropped; int ndropped;    /* punctuation the input left out
+	                                    (not in the vocabulary) */
 	const struct vocab *vocab;       /* target vocabulary, for AX_VOCAB
 	                                    labels (not owned) */
 	struct pass_opts opts;
@@ -110,9 +121,22 @@ static inline const float *stage_f32(const struct stage *s)
 	return (const float *)s->data;
 }
 
-/* Label of index i along axis a ("cat", "h2", "17"), written into buf. */
+/* Label of index i along axis a ("cat", "h2", "17"), written into buf; a
+ * token that became <unk> shows the word typed: "reads→<unk>". */
 const char *trace_axis_label(const struct trace *t, enum axis a, int i,
 			     char *buf, size_t bufsz);
+
+/* Label of query row i along axis a: as trace_axis_label, and for a
+ * decoder position whose next token is known "gato → é" (the input at that
+ * position → the word it predicts: the shift by one of the decoder).
+ * Column (key) labels stay trace_axis_label's plain tokens. */
+const char *trace_row_label(const struct trace *t, enum axis a, int i,
+			    char *buf, size_t bufsz);
+/* Sets what decoder position i predicts (copied; NULL clears it).
+ * Returns 0, or -1 on out-of-memory. */
+int trace_set_next(struct trace *t, int i, const char *tok);
+/* Whether any token of the pass was typed as a word the vocabulary lacks. */
+int trace_has_unknown(const struct trace *t);
 
 /* Total bytes of stage data held. */
 size_t trace_bytes(const struct trace *t);

@@ -46,6 +46,28 @@ int app_decode_all(struct app *a, const char *sentence)
 	return 0;
 }
 
+/* What each row of the step's pass predicts, for the row labels
+ * ("gato → é"): a row before the last predicts the next input token (the
+ * search chose it at an earlier step); the last row, the token the search
+ * chose at this step from hypothesis hyp (its kept candidate of best
+ * score; none when the hypothesis was dropped). */
+static void label_next(struct app *a, const struct decode_step *st, int hyp, int len)
+{
+	struct trace *t = a->tr;
+	for (int i = 0; i + 1 < len && i + 1 < t->T; i++)
+		if (trace_set_next(t, i, t->tgt_tokens[i + 1]))
+			term_fatal("%s", _("out of memory"));
+	const struct cand *best = NULL;
+	for (int k = 0; k < st->ncands; k++) {
+		const struct cand *cd = &st->cands[k];
+		if (cd->parent == hyp && cd->kept && (!best || cd->score > best->score))
+			best = cd;
+	}
+	if (best && len >= 1 &&
+	    trace_set_next(t, len - 1, vocab_str(&a->m->tgt_vocab, best->token)))
+		term_fatal("%s", _("out of memory"));
+}
+
 /* The pass of the step on screen: the followed hypothesis's decoder input
  * (<s> + its tokens so far); its last row is the step's distribution. */
 int app_step_pass(struct app *a)
@@ -75,6 +97,7 @@ int app_step_pass(struct app *a)
 		term_fatal("%s", e.msg);
 	int in_len = in.tgt_len;
 	input_free(&in);
+	label_next(a, st, v->dec_hyp, in_len);
 	v->tr = a->tr;
 	v->alt = NULL;
 	v->dec = r;

@@ -181,7 +181,7 @@ int main(void)
 	tap_ok(view_for(&v) == &inspect_view, "VF_INSPECT picks the inspector");
 	txt = vt_render(&v, 100, 30, DEPTH_NONE);
 	vt_snapshot("inspect_dec0_self", txt);
-	tap_contains(txt, "query: decoder token “gato”", "self: query named");
+	tap_contains(txt, "query: decoder token “gato → é”", "self: query named, with the word it predicts");
 	tap_contains(txt, "key: decoder token “seu”", "self: key named");
 	tap_contains(txt, "+ mask 0", "self: visible key has mask 0");
 	tap_ok(v.geom.valid && v.geom.nr == 1 && v.geom.top == 2 &&
@@ -203,7 +203,7 @@ int main(void)
 	v.col = 2;   /* "cat" */
 	txt = vt_render(&v, 100, 30, DEPTH_NONE);
 	vt_snapshot("inspect_dec1_cross", txt);
-	tap_contains(txt, "query: decoder token “gato”", "cross: query is a decoder token");
+	tap_contains(txt, "query: decoder token “gato → é”", "cross: query is a decoder token, with the word it predicts");
 	tap_contains(txt, "key: source token “cat”", "cross: key is a source token");
 	tap_contains(txt, "cross-attention", "cross: says cross-attention");
 	free(txt);
