@@ -29,6 +29,40 @@ static int put(struct canvas *c, int x, int y, int maxw, enum role r,
 	return canvas_text(c, x, y, maxw, s, st.fg, st.bg, st.attr);
 }
 
+/* "  ⚠ unknown: reads, xyz · left out: ." while the pass has tokens typed
+ * as words the vocabulary lacks, or punctuation it left out. */
+static void input_marker(const struct trace *t, char *buf, size_t n)
+{
+	size_t len = 0;
+	buf[0] = 0;
+	for (int k = 0; k < 2; k++) {
+		char **typed = k ? t->tgt_typed : t->src_typed;
+		int m = k ? t->T : t->S;
+		for (int i = 0; typed && i < m; i++) {
+			if (!typed[i])
+				continue;
+			/* each word once */
+			int seen = 0;
+			for (int kk = 0; kk <= k && !seen; kk++) {
+				char **ty = kk ? t->tgt_typed : t->src_typed;
+				int mm = kk == k ? i : t->S;
+				for (int j = 0; ty && j < mm && !seen; j++)
+					seen = ty[j] && !strcmp(ty[j], typed[i]);
+			}
+			if (seen || len + 8 >= n)
+				continue;
+			/* TRANSLATORS: the header's marker of words outside the
+			 * vocabulary, then the words */
+			len += (size_t)snprintf(buf + len, n - len, "%s%s", len ? ", " : _("  ⚠ unknown: "),
+						typed[i]);
+		}
+	}
+	for (int i = 0; i < t->ndropped && len + 8 < n; i++)
+		/* TRANSLATORS: the header's marker of punctuation left out */
+		len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? " " :
+					len ? _(" · left out: ") : _("  ⚠ left out: "), t->dropped[i]);
+}
+
 static void draw_header(struct screen *s, struct canvas *c)
 {
 	const struct pass_opts *o = &s->v.tr->opts;
@@ -40,6 +74,12 @@ static void draw_header(struct screen *s, struct canvas *c)
 	if (s->target) {
 		snprintf(buf, sizeof buf, " → %s", s->target);
 		x += put(c, x, 0, c->w - x, R_TITLE, buf);
+	}
+	/* words the model does not know, for as long as they are in the pass */
+	input_marker(s->v.tr, buf, sizeof buf);
+	if (*buf) {
+		struct style wn = role_style(R_WARN, c->depth), ti = role_style(R_TITLE, c->depth);
+		x += canvas_text(c, x, 0, c->w - x, buf, wn.fg, ti.bg, wn.attr | ATTR_BOLD);
 	}
 	/* the masks that exist in this model, right-aligned */
 	enum arch arch = s->v.m ? s->v.m->cfg.arch : ARCH_ENC_DEC;
@@ -260,11 +300,18 @@ static void draw_status(struct screen *s, struct canvas *c)
 	char buf[1024];
 	int y = c->h - 2;
 	fill_line(c, y, R_STATUS);
-	screen_status_line(&s->v, c->w, buf, sizeof buf);
-	if (s->edit_prompt && s->message)   /* the editor has the last line */
+	if (s->edit_prompt && s->message) {   /* the editor has the last line */
 		put(c, 0, y, c->w, s->message_is_error ? R_WARN : R_ACCENT, s->message);
-	else
+	} else if (s->edit_prompt) {
+		/* TRANSLATORS: the status line while the sentence or target is
+		 * edited, until Tab completes a word */
+		snprintf(buf, sizeof buf, " %s", s->edit_hint && *s->edit_hint ? s->edit_hint :
+			 _("Tab completes a word from the model's vocabulary · Enter runs · Esc cancels"));
 		put(c, 0, y, c->w, R_STATUS, buf);
+	} else {
+		screen_status_line(&s->v, c->w, buf, sizeof buf);
+		put(c, 0, y, c->w, R_STATUS, buf);
+	}
 
 	y = c->h - 1;
 	if (s->edit_prompt) {

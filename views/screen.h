@@ -30,6 +30,7 @@ struct screen {
 	const char *edit_prompt;       /* line editor open: prompt, text, */
 	const char *edit_text;         /*   and the cursor's byte offset */
 	int edit_cursor;
+	const char *edit_hint;         /*   and Tab's completions, or NULL */
 	int show_help;
 	int help_top;                  /* first key shown when the help scrolls */
 	int show_explain;              /* the "what this stage does" panel */

@@ -179,6 +179,8 @@ int cli_decode(struct cli *c, const struct model *m, struct pass_input *in,
 	char buf[1024];
 	if (in->nunknown)
 		warn_msg("%s", input_unknown_summary(in, buf, sizeof buf));
+	if (in->ndropped)
+		warn_msg("%s", input_dropped_summary(in, buf, sizeof buf));
 	decode_opts_default(&o);
 	o.beam = c->beam ? c->beam : 1;
 	o.alpha = c->alpha;

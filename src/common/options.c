@@ -408,6 +408,8 @@ struct trace *cli_run_pass(struct cli *c, const struct model *m)
 	char buf[1024];
 	if (in.nunknown)
 		warn_msg("%s", input_unknown_summary(&in, buf, sizeof buf));
+	if (in.ndropped)
+		warn_msg("%s", input_dropped_summary(&in, buf, sizeof buf));
 	if (in.invalid_utf8)
 		warn_msg(P_("%d invalid UTF-8 byte replaced by U+FFFD",
 			    "%d invalid UTF-8 bytes replaced by U+FFFD", in.invalid_utf8),

@@ -45,6 +45,8 @@ static int run_into(struct app *a, const char *sentence, const char *target,
 		char buf[600];
 		if (in.nunknown)
 			app_msg(a, 1, "%s", input_unknown_summary(&in, buf, sizeof buf));
+		else if (in.ndropped)
+			app_msg(a, 0, "%s", input_dropped_summary(&in, buf, sizeof buf));
 		if (in.invalid_utf8)
 			app_msg(a, 1, P_("%d invalid UTF-8 byte replaced by U+FFFD",
 					 "%d invalid UTF-8 bytes replaced by U+FFFD", in.invalid_utf8),
@@ -157,6 +159,7 @@ void app_draw(struct app *a, struct canvas *c)
 	s->edit_prompt = a->editing ? _(prompt[a->editing]) : NULL;
 	s->edit_text = a->edit.text;
 	s->edit_cursor = a->edit.cur;
+	s->edit_hint = a->editing ? a->edit_hint : NULL;
 	screen_draw(s, c);
 }
 

@@ -31,6 +31,7 @@ struct app {
 	int edit_dirty;              /* edited since the length was checked */
 	int edit_bad;                /* the check's message is on screen */
 	int pasting;                 /* between the brackets of a paste */
+	char edit_hint[512];         /* Tab's completions, shown while editing */
 	int quit;
 	/* decoding: the trace on screen is the pass of one decoding step */
 	int decoding;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "complete.h"
 #include "term.h"
 #include "base/i18n.h"
 #include "views/palette.h"
@@ -184,11 +185,21 @@ static void edit_open(struct app *a, int which)
 	}
 	a->editing = which;
 	a->edit_dirty = a->edit_bad = 0;
+	a->edit_hint[0] = 0;
 	lineedit_set(&a->edit, which == 1 ? a->sentence : a->target);
 }
 
 static void edit_key(struct app *a, int key, const char *utf8)
 {
+	if (key == TK_TAB) {
+		/* the sentence is the source unless the model has no encoder */
+		const struct vocab *voc = a->editing == 1 && a->m->cfg.arch != ARCH_DEC_ONLY ?
+					  &a->m->src_vocab : &a->m->tgt_vocab;
+		complete_word(&a->edit, voc, a->m->cfg.tok.lowercase, a->edit_hint,
+			      sizeof a->edit_hint);
+		a->edit_dirty = 1;
+		return;
+	}
 	switch (lineedit_key(&a->edit, key, utf8)) {
 	case LE_CANCEL:
 		a->editing = 0;
