@@ -60,6 +60,10 @@ void app_lecture_go(struct app *a, int i)
 	if (s->row >= 0) {
 		v->row = s->row;
 		v->col = s->col;
+	} else if (!decoding) {
+		/* a step without a cursor starts at the first cell: going back
+		 * must not keep a later step's cursor */
+		v->row = v->col = 0;
 	}
 	static const int FLAGS[] = {
 		[LV_STAGE] = 0, [LV_HEADS] = VF_ALL_HEADS,
