@@ -145,18 +145,16 @@ static void mark_masked(struct canvas *c, struct rect r,
 	}
 }
 
-/* "causal mask ON · this pass" over one half. */
+/* "with the causal mask" or "without the causal mask" over one half (the
+ * pass on screen in the header colour). */
 static void half_title(struct canvas *c, struct rect r, int x, int y, int w,
 		       const struct trace *t, int current)
 {
 	char buf[96];
 	struct style st = role_style(current ? R_HEADER : R_LABEL, c->depth);
-	/* TRANSLATORS: the title over one of the two matrices: the state of
-	 * the decoder's causal mask, and whether this is the pass on screen
-	 * or the other one. */
-	snprintf(buf, sizeof buf, "%s", t->opts.causal ?
-		 (current ? _("causal mask ON · this pass") : _("causal mask ON · other pass")) :
-		 (current ? _("causal mask OFF · this pass") : _("causal mask OFF · other pass")));
+	/* TRANSLATORS: the titles over the two matrices of the mask diff */
+	snprintf(buf, sizeof buf, "%s", t->opts.causal ? _("with the causal mask") :
+		 _("without the causal mask"));
 	struct rect h = { x, y, w, 1 };
 	if (h.x + h.w > r.x + r.w)
 		h.w = r.x + r.w - h.x;

@@ -353,6 +353,12 @@ static void draw_loss(struct view_state *v, struct canvas *c, struct rect r)
 	int x = r.x + clip_text(c, r, r.x, r.y, r.w, buf, &hd) + 2;
 	clip_text(c, r, x, r.y, r.x + r.w - x, _("loss = −log p(label)"), &mu);
 
+	/* the bars start at 0 and end at ln V, the loss of a uniform guess
+	 * (a scale of 0 to the largest loss would make small differences
+	 * look large) */
+	const int V = ps ? ps->shape[1] : t->vocab ? t->vocab->n : 0;
+	const double uniform = V > 1 ? log((double)V) : 1;
+	const double scale_max = mx > uniform ? mx : uniform;
 	/* columns: cursor, position, input → label, −log p, p, bar */
 	const int tokw = r.w >= 70 ? 12 : 8;
 	const int fixed = 1 + 4 + tokw + 3 + tokw + 9 + 8 + 2;
@@ -372,8 +378,14 @@ static void draw_loss(struct view_state *v, struct canvas *c, struct rect r)
 		snprintf(buf, sizeof buf, "    %s   %s   −log p       p", h1, h2);
 		clip_text(c, r, r.x + 1, y0, r.w - 1, buf, &mu);
 		if (bw >= 8) {
-			snprintf(buf, sizeof buf, _("bar 0–%.2f"), mx > 0 ? mx : 1);
-			clip_text(c, r, r.x + fixed, y0, bw, buf, &mu);
+			char sn[32];
+			fmt_num(sn, sizeof sn, scale_max, 2);
+			/* TRANSLATORS: the loss bars' scale: from 0 to ln V, the
+			 * loss of a uniform guess over the V tokens (or to the
+			 * largest loss, when it is larger) */
+			snprintf(buf, sizeof buf, scale_max > uniform ? _("bar 0–%s (the largest loss)") :
+				 _("bar 0–%s = ln V, a uniform guess"), sn);
+			clip_text(c, r, r.x + fixed, y0, r.x + r.w - (r.x + fixed), buf, &mu);
 		}
 		y0++;
 	}
@@ -418,8 +430,8 @@ static void draw_loss(struct view_state *v, struct canvas *c, struct rect r)
 			clip_text(c, r, cx, y, 8, buf, st);
 		}
 		cx += 8 + 2;
-		if (bw > 0 && mx > 0)
-			draw_bar(c, r, cx, y, bw, loss[i] / mx, on ? cur.fg : ac.fg,
+		if (bw > 0 && scale_max > 0)
+			draw_bar(c, r, cx, y, bw, loss[i] / scale_max, on ? cur.fg : ac.fg,
 			    on ? cur.bg : COLOR_DEFAULT, on ? cur.attr : 0);
 	}
 	v->geom = (struct grid_geom){ 1, r.x, y0, r.w, 1, v->top, 0, nvis, 1, 0 };

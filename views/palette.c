@@ -194,11 +194,17 @@ struct scale scale_for(const struct stage *s, const float *data, size_t n)
 	struct scale sc = { 0, 0, 1 };
 	if (s->kind == SK_WEIGHTS || s->kind == SK_PROBS)
 		return sc;
-	float mx = 0;
+	float mx = 0, mn = 0;
 	for (size_t i = 0; i < n; i++)
-		if (isfinite(data[i]) && fabsf(data[i]) > mx)
-			mx = fabsf(data[i]);
-	if (s->kind == SK_LOSS) {
+		if (isfinite(data[i])) {
+			if (fabsf(data[i]) > mx)
+				mx = fabsf(data[i]);
+			if (data[i] < mn)
+				mn = data[i];
+		}
+	/* a loss, or activations that are never negative (ReLU's output):
+	 * sequential from 0, no blue half that nothing uses */
+	if (s->kind == SK_LOSS || (s->kind == SK_VECTORS && mn >= 0 && n > 0)) {
 		sc.hi = mx > 0 ? mx : 1;
 		return sc;
 	}

@@ -24,8 +24,9 @@ struct scale {
 };
 
 /* The scale a stage is drawn with: sequential 0…1 for weights and
- * probabilities, diverging with max = the largest finite |value| of data[n]
- * otherwise. */
+ * probabilities, sequential 0…max for a loss and for activations with no
+ * negative value (ReLU's output), diverging with max = the largest finite
+ * |value| of data[n] otherwise. */
 struct scale scale_for(const struct stage *s, const float *data, size_t n);
 
 /* Background colour of a value (−∞ gets NEGINF_BG). */

@@ -237,6 +237,51 @@ int main(void)
 	status_lines(m, t);
 	i18n_init("en");
 	colours(m, t);
+
+	/* ReLU's output is never negative: a sequential scale from 0 */
+	const struct stage *fh = trace_find(t, "encoder.1.ffn.hidden");
+	if (tap_ok(fh != NULL, "encoder.1.ffn.hidden present")) {
+		struct scale sc = scale_for(fh, stage_f32(fh), stage_numel(fh));
+		tap_ok(!sc.diverging && sc.lo == 0 && sc.hi > 0,
+		       "ffn.hidden (relu) on a sequential 0…max scale (diverging %d, lo %g)",
+		       sc.diverging, sc.lo);
+	}
+	const struct stage *sa = trace_find(t, "encoder.1.self_attn.scores");
+	if (sa) {
+		struct scale sc = scale_for(sa, stage_f32(sa), stage_numel(sa));
+		tap_ok(sc.diverging, "scores (signed) stay on a diverging scale");
+	}
+
+	/* the loss bars: 0 to ln V (a uniform guess), not 0 to the largest loss */
+	{
+		struct trace *lt = vt_pass(m, "i love you very much", "eu te amo muito", NULL);
+		struct view_state v;
+		if (tap_ok(lt && !vt_state(&v, lt, m, "loss"), "pass on the lecture's sentence")) {
+			char *txt = vt_render(&v, 100, 30, DEPTH_NONE);
+			char want[64];
+			snprintf(want, sizeof want, "bar 0–%.2f = ln V", log((double)m->tgt_vocab.n));
+			tap_contains(txt, want, "loss bars scaled 0 to ln V");
+			/* the longest bar is the largest loss's share of ln V */
+			const struct stage *ls = view_stage(&v);
+			double mx = 0;
+			for (int i = 0; i < ls->shape[0]; i++)
+				mx = fmax(mx, stage_f32(ls)[i]);
+			int longest = 0;
+			for (const char *p = txt; *p;) {
+				const char *e = strchr(p, '\n');
+				int run = 0;
+				for (const char *q = p; q < (e ? e : p + strlen(p)); q++)
+					run += !strncmp(q, "█", 3);
+				longest = run > longest ? run : longest;
+				p = e ? e + 1 : p + strlen(p);
+			}
+			tap_ok(longest <= (int)ceil(40 * mx / log((double)m->tgt_vocab.n)) + 1,
+			       "longest loss bar %d cells for a loss of %.3f (of 40 for ln V)",
+			       longest, mx);
+			free(txt);
+		}
+		trace_free(lt);
+	}
 	trace_free(t);
 	model_free(m);
 	return tap_done();
