@@ -246,6 +246,25 @@ static void decode_status(const struct view_state *v, char *name, size_t nn,
 	fmt_pct(val, vn, cd->prob);
 }
 
+/* s without its " (N)" position numbers. */
+static void drop_positions(const char *s, char *out, size_t n)
+{
+	size_t k = 0;
+	while (*s && k + 1 < n) {
+		if (s[0] == ' ' && s[1] == '(' && s[2] >= '0' && s[2] <= '9') {
+			const char *p = s + 2;
+			while (*p >= '0' && *p <= '9')
+				p++;
+			if (*p == ')') {
+				s = p + 1;
+				continue;
+			}
+		}
+		out[k++] = *s++;
+	}
+	out[k] = 0;
+}
+
 void screen_status_line(const struct view_state *v, int width, char *out,
 			size_t n)
 {
@@ -263,6 +282,8 @@ void screen_status_line(const struct view_state *v, int width, char *out,
 		view_cursor_text(v, where, sizeof where, val, sizeof val);
 	}
 	const char *piece[SP_N] = { name, formula, shape, where };
+	char compact[256];
+	drop_positions(where, compact, sizeof compact);
 	int w[SP_N];
 	for (int i = 0; i < SP_N; i++)
 		w[i] = utf8_width(piece[i]);
@@ -280,6 +301,13 @@ void screen_status_line(const struct view_state *v, int width, char *out,
 		if (total <= width || k >= sizeof ORDER / sizeof *ORDER)
 			break;
 		int p = ORDER[k].piece, lo = ORDER[k].floor;
+		if (p == SP_WHERE && piece[p] != compact) {
+			/* first the positions go: “gato → é” × “lovely” */
+			piece[p] = compact;
+			w[p] = utf8_width(compact);
+			k--;
+			continue;
+		}
 		if (w[p] <= lo)
 			continue;
 		int want = w[p] - (total - width);
