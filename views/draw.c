@@ -98,15 +98,14 @@ const char *fmt_num(char *buf, size_t n, double x, int prec)
 	return buf;
 }
 
-/* "−" (3 bytes, 1 column) for a negative x, then |x| with prec decimals,
- * fixed or scientific (sci). */
+/* "-" for a negative x, then |x| with prec decimals, fixed or scientific
+ * (sci).  The ASCII minus, as the stage tables always had it: a value
+ * copied from the screen must parse (Python's float, strtod). */
 static const char *signed_fmt(char *buf, size_t n, double x, int sci, int prec)
 {
 	size_t k = 0;
-	if (x < 0 && n > 4) {
-		memcpy(buf, "−", 3);
-		k = 3;
-	}
+	if (x < 0 && n > 2)
+		buf[k++] = '-';
 	if (sci)
 		snprintf(buf + k, n - k, "%.*e", prec, fabs(x));
 	else

@@ -42,14 +42,15 @@ void draw_bar(struct canvas *c, struct rect r, int x, int y, int w,
 const char *fmt_num(char *buf, size_t n, double x, int prec);
 /* A cell's value as every view shows it (status line, inspector): four
  * significant digits, fixed from 0.001 to 99999 ("1.000", "0.4213",
- * "−12.34", "0.001234"), else scientific with three ("2.90e-12",
- * "−1.23e+05"); exact zero "0"; "−∞", "∞", "nan".  The magnitude is never
+ * "-12.34", "0.001234"), else scientific with three ("2.90e-12",
+ * "-1.23e+05"); exact zero "0"; "−∞", "∞", "nan"; an ASCII minus, so that
+ * a value copied from the screen parses.  The magnitude is never
  * lost: there is no mantissa without its exponent. */
 const char *fmt_cell(char *buf, size_t n, double x);
 /* The same in at most w columns (w >= 5; heatmap cells): fixed with up to
  * three decimals when |x| rounds to 0.001 or more and fits ("0.421",
- * "−12.34"), else the exponent kept and mantissa digits dropped ("3e-12",
- * "−1e+05", "1.2e-05").  Never "0.000" for a value that is not zero. */
+ * "-12.34"), else the exponent kept and mantissa digits dropped ("3e-12",
+ * "-1e+05", "1.2e-05").  Never "0.000" for a value that is not zero. */
 const char *fmt_cell_fit(char *buf, size_t n, double x, int w);
 /* A probability as a percentage: "42.1%", "<0.1%", "0%". */
 void fmt_pct(char *buf, size_t n, double p);

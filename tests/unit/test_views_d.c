@@ -202,20 +202,20 @@ int main(void)
 	/* the formatter */
 	check_fmt(2.90066e-12, "2.90e-12");
 	check_fmt(7.07908e-12, "7.08e-12");
-	check_fmt(-3.5e-7, "−3.50e-07");
+	check_fmt(-3.5e-7, "-3.50e-07");
 	check_fmt(1.0, "1.000");
 	check_fmt(0.42133, "0.4213");
 	check_fmt(0.0012345, "0.001234");
-	check_fmt(-12.3456, "−12.35");
+	check_fmt(-12.3456, "-12.35");
 	check_fmt(9.99996, "10.00");
 	check_fmt(12345.6, "12346");
 	check_fmt(123456.0, "1.23e+05");
 	check_fmt(0, "0");
 	check_fmt(-INFINITY, "−∞");
 	check_fit(2.90066e-12, 6, "3e-12");
-	check_fit(-2.90066e-12, 6, "−3e-12");
+	check_fit(-2.90066e-12, 6, "-3e-12");
 	check_fit(0.42133, 6, "0.421");
-	check_fit(-0.42133, 5, "−0.42");
+	check_fit(-0.42133, 5, "-0.42");
 	check_fit(0.0004, 6, "4e-04");
 	check_fit(0.0006, 6, "0.001");
 	check_fit(123.456, 6, "123.5");
