@@ -123,6 +123,26 @@ const char *view_col_title(const struct stage *s)
 	return buf;
 }
 
+/* Whether the cursor's key is masked (−∞ in the sibling .masked stage of
+ * an attention weights stage). */
+static int masked_key(const struct view_state *v)
+{
+	const struct stage *s = view_stage(v);
+	char nm[STAGE_NAME_MAX + 8];
+	const char *dot = strrchr(s->name, '.');
+	if (!dot || strcmp(dot, ".weights"))
+		return 0;
+	snprintf(nm, sizeof nm, "%.*s.masked", (int)(dot - s->name), s->name);
+	const struct stage *m = trace_find(v->tr, nm);
+	if (!m || m->ndim != s->ndim || m->shape[0] != s->shape[0] ||
+	    m->shape[1] != s->shape[1] || m->shape[2] != s->shape[2])
+		return 0;
+	int rows, cols;
+	view_dims(m, &rows, &cols);
+	float x = view_slice(m, v->head)[(size_t)v->row * cols + v->col];
+	return isinf(x) && x < 0;
+}
+
 void view_cursor_text(const struct view_state *v, char *where, size_t wn,
 		      char *val, size_t vn)
 {
@@ -143,6 +163,9 @@ void view_cursor_text(const struct view_state *v, char *where, size_t wn,
 	float x = view_slice(s, v->head)[(size_t)v->row * cols + (s->ndim == 1 ? 0 : v->col)];
 	if (isinf(x) && x < 0)
 		snprintf(val, vn, "%s", _("−∞ (masked)"));
+	else if (x == 0 && s->kind == SK_WEIGHTS && masked_key(v))
+		/* TRANSLATORS: the weight of a masked key in the status line */
+		snprintf(val, vn, "%s", _("0 (masked)"));
 	else
 		fmt_cell(val, vn, x);
 	if (s->ndim == 1) {

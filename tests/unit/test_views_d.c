@@ -81,6 +81,14 @@ static void status_lines(const struct model *m, const struct trace *t)
 		if (!ok)
 			printf("# |%s|\n", line);
 	}
+	/* a masked key's weight says it is masked, not just 0 */
+	if (!vt_state(&v, t, m, "decoder.0.self_attn.weights")) {
+		v.row = 0;
+		v.col = 3;
+		screen_status_line(&v, 120, line, sizeof line);
+		status_value(line, val, sizeof val);
+		tap_ok(!strcmp(val, _("0 (masked)")), "a masked key's weight reads \"%s\"", val);
+	}
 	/* every cell of some stages at 60 and 120 columns */
 	static const char *const ST[] = { "decoder.0.self_attn.masked",
 					  "decoder.0.self_attn.weights",
