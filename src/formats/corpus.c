@@ -25,6 +25,19 @@ static int count_words(const char *s)
 	return n;
 }
 
+/* Whether the line's len bytes hold a control character other than TAB
+ * (a NUL byte too): such a line is not text a corpus can hold, and a CR
+ * or NUL inside it would not read back the same once written. */
+static int has_control(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char ch = (unsigned char)s[i];
+		if ((ch < 0x20 && ch != '\t') || ch == 0x7f)
+			return 1;
+	}
+	return 0;
+}
+
 /* Parses "i-j i-j ..." into a new array; -1 when malformed or out of
  * range, -2 when out of memory. */
 static int parse_align(const char *s, int nsrc, int ntgt, int32_t **out, int *nout)
@@ -175,9 +188,8 @@ int corpus_read(const char *path, struct corpus *c, struct err *e)
 			buf[--len] = 0;
 		if (len && buf[len - 1] == '\r')
 			buf[--len] = 0;
-		if ((size_t)len != strlen(buf)) {
-			/* a NUL byte inside the line: treat as malformed */
-			int k = CORPUS_NO_TAB;
+		if (has_control(buf, (size_t)len)) {
+			int k = CORPUS_CONTROL;
 			if (c->nbad[k] < CORPUS_FIRST_BAD)
 				c->bad_line[k][c->nbad[k]] = line;
 			c->nbad[k]++;
@@ -234,6 +246,10 @@ int corpus_read(const char *path, struct corpus *c, struct err *e)
 		if (k == CORPUS_NO_TAB)
 			warn_msg(P_("%s: skipped %d line without a tab (%s)",
 				    "%s: skipped %d lines without a tab (%s)", n), path, n, which);
+		else if (k == CORPUS_CONTROL)
+			warn_msg(P_("%s: skipped %d line with a control character (%s)",
+				    "%s: skipped %d lines with a control character (%s)", n),
+				 path, n, which);
 		else if (k == CORPUS_EMPTY_SIDE)
 			warn_msg(P_("%s: skipped %d line with an empty side (%s)",
 				    "%s: skipped %d lines with an empty side (%s)", n),

@@ -32,7 +32,8 @@ struct corpus_pair {
 };
 
 /* Kinds of bad lines corpus_read skips. */
-enum corpus_bad { CORPUS_NO_TAB, CORPUS_EMPTY_SIDE, CORPUS_BAD_ALIGN, CORPUS_NBAD };
+enum corpus_bad { CORPUS_NO_TAB, CORPUS_EMPTY_SIDE, CORPUS_BAD_ALIGN, CORPUS_CONTROL,
+		  CORPUS_NBAD };
 #define CORPUS_FIRST_BAD 5    /* bad line numbers remembered per kind */
 
 struct corpus {
@@ -44,7 +45,9 @@ struct corpus {
 };
 
 /* Reads a TSV corpus into c (initialised here).  Lines without a tab, with
- * an empty side, or with a malformed alignment (not "i-j", or an index out
+ * an empty side, with a control character other than TAB (NUL, a CR that
+ * does not end the line, ESC, DEL...: text that would not read back the
+ * same), or with a malformed alignment (not "i-j", or an index out
  * of range for its sentence) are skipped, counted in c->nbad with their
  * first line numbers, and reported as one warning per kind on stderr.
  * Returns 0, or -1 (e filled) when the file cannot be read or has no

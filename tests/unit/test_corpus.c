@@ -143,6 +143,38 @@ static void test_many_bad(void)
 	corpus_free(&c);
 }
 
+/* A control character other than TAB makes a line bad: a CR that does not
+ * end the line, a NUL, an ESC.  (Found by fuzz_corpus: "o gato\r\r\n" kept
+ * "o gato\r", which the written corpus read back as "o gato".) */
+static void test_control(void)
+{
+	static const char text[] =
+		"the cat\to gato\r\r\n"                         /* 1 CR inside */
+		"the dog\to cachorro\r\n"                        /* 2 good (CRLF) */
+		"a \033[31mred\033[0m cat\tum gato\n"               /* 3 ESC */
+		"a cat\tum g\0ato\n"                             /* 4 NUL */
+		"a\x7f cat\tum gato\t0-0\n";                     /* 5 DEL */
+	char p[512];
+	snprintf(p, sizeof p, "%s/control.tsv", dir);
+	FILE *f = fopen(p, "wb");
+	if (!f || fwrite(text, 1, sizeof text - 1, f) != sizeof text - 1 || fclose(f)) {
+		tap_ok(0, "write %s", p);
+		return;
+	}
+	struct corpus c;
+	struct err e = { "" };
+	int rc = corpus_read(p, &c, &e);
+	tap_ok(rc == 0 && c.n == 1 && !strcmp(c.pairs[0].tgt, "o cachorro"),
+	       "only the CRLF line is kept (got %d pairs)", c.n);
+	tap_ok(c.nbad[CORPUS_CONTROL] == 4 && c.bad_line[CORPUS_CONTROL][0] == 1 &&
+	       c.bad_line[CORPUS_CONTROL][1] == 3 && c.bad_line[CORPUS_CONTROL][2] == 4 &&
+	       c.bad_line[CORPUS_CONTROL][3] == 5,
+	       "lines with a control character: 4, at lines 1 3 4 5 (got %d)",
+	       c.nbad[CORPUS_CONTROL]);
+	corpus_free(&c);
+	unlink(p);
+}
+
 static void test_errors(void)
 {
 	struct corpus c;
@@ -209,6 +241,7 @@ int main(void)
 	}
 	test_bad_lines();
 	test_many_bad();
+	test_control();
 	test_errors();
 	test_vocab();
 	const char *names[] = { "bad.tsv", "out.tsv", "many.tsv", "nothing.tsv",
