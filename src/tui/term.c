@@ -57,6 +57,36 @@ static void on_signal(int sig, siginfo_t *si, void *ctx)
 	raise(sig);
 }
 
+/* Ctrl-Z: ncurses' own handler gives the terminal back and stops the
+ * program; bracketed paste goes off around it (the shell gets the terminal
+ * as it was) and on again after fg. */
+static struct sigaction tstp_old;
+
+static void on_tstp(int sig)
+{
+	if (write(STDOUT_FILENO, PASTE_OFF, sizeof PASTE_OFF - 1) < 0)
+		(void)0;
+	if (!(tstp_old.sa_flags & SA_SIGINFO) && tstp_old.sa_handler != SIG_DFL &&
+	    tstp_old.sa_handler != SIG_IGN)
+		tstp_old.sa_handler(sig);   /* returns after SIGCONT */
+	else
+		raise(SIGSTOP);
+	if (active && write(STDOUT_FILENO, PASTE_ON, sizeof PASTE_ON - 1) < 0)
+		(void)0;
+}
+
+static void catch_tstp(void)
+{
+	struct sigaction sa;
+	if (sigaction(SIGTSTP, NULL, &tstp_old) || tstp_old.sa_handler == SIG_IGN)
+		return;   /* a shell without job control: nothing stops us */
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_tstp;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTSTP, &sa, NULL);
+}
+
 static void catch_signals(void)
 {
 	size_t k = 0;
@@ -128,6 +158,7 @@ int term_init(struct err *e)
 	define_key("\033[201~", KEY_PASTE_END);
 	fputs(PASTE_ON, stdout);
 	fflush(stdout);
+	catch_tstp();
 	depth = pick_depth();
 	catch_signals();
 	return 0;
@@ -140,6 +171,8 @@ void term_end(void)
 		endwin();
 		fputs(PASTE_OFF, stdout);
 		fflush(stdout);
+		if (tstp_old.sa_handler != SIG_IGN)
+			sigaction(SIGTSTP, &tstp_old, NULL);
 	}
 	active = 0;
 }
