@@ -9,6 +9,7 @@
 #include "lecture.h"
 #include "base/i18n.h"
 #include "base/path.h"
+#include "base/safetext.h"
 #include "engine/decode.h"
 #include "engine/forward.h"
 #include "engine/input.h"
@@ -383,7 +384,17 @@ static void po_string(FILE *f, const char *s)
 		case '\\': fputs("\\\\", f); break;
 		case '\t': fputs("\\t", f); break;
 		case '\n': fputs(s[1] ? "\\n\"\n\"" : "\\n", f); break;
-		default: fputc(*s, f);
+		default: {
+			/* other controls (C0, DEL, C1) as octal escapes: the same
+			 * bytes for gettext, nothing a terminal obeys */
+			unsigned char c = (unsigned char)*s, c1 = (unsigned char)s[1];
+			if (c < 0x20 || c == 0x7f)
+				fprintf(f, "\\%03o", c);
+			else if (c == 0xc2 && c1 >= 0x80 && c1 < 0xa0)
+				fprintf(f, "\\%03o\\%03o", c, c1), s++;
+			else
+				fputc(c, f);
+		}
 		}
 	}
 	fputs("\"\n", f);
@@ -392,7 +403,9 @@ static void po_string(FILE *f, const char *s)
 static void po_entry(FILE *f, const char *comment, const char *path, int line,
 		     const char *msgid)
 {
-	fprintf(f, "\n#. %s\n#: %s:%d\nmsgid ", comment, path, line);
+	char sp[1024];
+	fprintf(f, "\n#. %s\n#: %s:%d\nmsgid ", comment,
+		safetext_copy(sp, sizeof sp, path, 0), line);
 	po_string(f, msgid);
 	fputs("msgstr \"\"\n", f);
 }
