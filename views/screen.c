@@ -71,7 +71,15 @@ static void draw_header(struct screen *s, struct canvas *c)
 	int x = put(c, 0, 0, c->w, R_TITLE, " attnscope ");
 	snprintf(buf, sizeof buf, "│ %s │ %s", s->model_name, s->sentence);
 	x += put(c, x, 0, c->w - x, R_TITLE, buf);
-	if (s->target) {
+	if (s->target && s->target_is_own) {
+		/* TRANSLATORS: the header, when no target was given: the
+		 * decoder is teacher-forced on the model's own translation. */
+		snprintf(buf, sizeof buf, _(" → target: the model's translation “%s”"), s->target);
+		if (utf8_width(buf) > c->w - x)
+			/* TRANSLATORS: the short form of the above. */
+			snprintf(buf, sizeof buf, _(" → model's: %s"), s->target);
+		x += put(c, x, 0, c->w - x, R_TITLE, buf);
+	} else if (s->target) {
 		snprintf(buf, sizeof buf, " → %s", s->target);
 		x += put(c, x, 0, c->w - x, R_TITLE, buf);
 	}

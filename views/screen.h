@@ -25,6 +25,7 @@ struct screen {
 	struct view_state v;
 	const char *model_name;
 	const char *sentence, *target;
+	int target_is_own;             /* target is the model's translation */
 	const char *message;           /* one line for the user, or NULL */
 	int message_is_error;
 	const char *edit_prompt;       /* line editor open: prompt, text, */

@@ -665,3 +665,32 @@ int decode_set_target(const struct model *m, struct pass_input *in,
 	in->tgt_len = len;
 	return 0;
 }
+
+int decode_teacher_force(const struct model *m, struct pass_input *in,
+			 const int32_t *ids, int n, int pad_to)
+{
+	if (decode_set_target(m, in, ids, n, pad_to))
+		return -1;
+	const int prompt = in->prompt > 0 ? in->prompt : 1, T = in->T;
+	int32_t *lab = malloc((size_t)T * sizeof *lab);
+	char **ltok = calloc((size_t)T, sizeof *ltok);
+	if (!lab || !ltok) {
+		free(lab);
+		free(ltok);
+		return -1;
+	}
+	/* position i predicts decoder input i+1: the output after the prompt */
+	for (int i = 0; i < T; i++) {
+		int k = i - (prompt - 1);   /* index into ids */
+		lab[i] = i >= in->tgt_len ? TOK_PAD : k < 0 ? in->tgt_ids[i + 1] :
+			 k < n ? ids[k] : TOK_EOS;
+		if (!(ltok[i] = strdup(vocab_str(&m->tgt_vocab, lab[i])))) {
+			tokens_free(ltok, i);
+			free(lab);
+			return -1;
+		}
+	}
+	in->labels = lab;
+	in->label_tok = ltok;
+	return 0;
+}

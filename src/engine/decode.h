@@ -97,4 +97,11 @@ void decode_result_free(struct decode_result *r);
 int decode_set_target(const struct model *m, struct pass_input *in,
 		      const int32_t *ids, int n, int pad_to);
 
+/* Teacher forcing on a decoded output: in's decoder side becomes <s> +
+ * ids[0..n) as decode_set_target makes it, and its labels ids + </s>
+ * (<pad> under the padding), as input_build makes them for a target.
+ * Returns 0 or -1 on out-of-memory. */
+int decode_teacher_force(const struct model *m, struct pass_input *in,
+			 const int32_t *ids, int n, int pad_to);
+
 #endif

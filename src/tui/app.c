@@ -30,8 +30,62 @@ void app_msg(struct app *a, int is_err, const char *fmt, ...)
 	a->scr.message_is_error = is_err;
 }
 
-/* Runs the pass for sentence/target/opts into *into.  On failure keeps the
- * old trace and returns -1 with the reason in a message. */
+static int blank(const char *s)
+{
+	return s[strspn(s, " \t\r\n\v\f")] == 0;
+}
+
+/* Without a target an encoder-decoder's decoder would see <s> alone (T =
+ * 1: the causal mask has nothing to hide).  The stepper teacher-forces it
+ * on the model's own greedy translation instead (a->own), decoded once per
+ * sentence and model with the default masks, so that the what-ifs (m, M,
+ * x) change the pass and not what it is fed.  dump and render keep the
+ * contract's <s> alone (README). */
+static void own_translation(struct app *a, const char *sentence, const char *target)
+{
+	if (a->m->cfg.arch != ARCH_ENC_DEC || !blank(target)) {
+		a->own_ok = 0;
+		return;
+	}
+	if (a->own_ok && a->own_m == a->m && strcmp(a->own_for, sentence) == 0)
+		return;
+	a->own_ok = 0;
+	struct pass_input in;
+	struct pass_opts po;
+	struct decode_opts o;
+	struct decode_result r;
+	struct err e;
+	pass_opts_default(&po);
+	if (input_build(a->m, sentence, NULL, &po, &in, &e))
+		return;   /* run_into says why */
+	decode_opts_default(&o);
+	int rc = decode_run(a->m, &in, &po, &o, &r, &e);
+	input_free(&in);
+	if (rc)
+		return;
+	int32_t *ids = malloc((size_t)(r.nbest + 1) * sizeof *ids);
+	if (ids) {
+		if (r.nbest)
+			memcpy(ids, r.best, (size_t)r.nbest * sizeof *ids);
+		free(a->own);
+		a->own = ids;
+		a->nown = r.nbest;
+		a->own_ok = 1;
+		a->own_m = a->m;
+		snprintf(a->own_for, sizeof a->own_for, "%s", sentence);
+		size_t used = 0;
+		a->own_text[0] = 0;
+		for (int i = 0; i < r.nbest && used + 1 < sizeof a->own_text; i++)
+			used += (size_t)snprintf(a->own_text + used, sizeof a->own_text - used,
+						 "%s%s", i ? " " : "",
+						 vocab_str(&a->m->tgt_vocab, ids[i]));
+	}
+	decode_result_free(&r);
+}
+
+/* Runs the pass for sentence/target/opts into *into (no target: the
+ * model's translation, when own_translation made one).  On failure keeps
+ * the old trace and returns -1 with the reason in a message. */
 static int run_into(struct app *a, const char *sentence, const char *target,
 		    const struct pass_opts *o, struct trace **into, int report)
 {
@@ -41,6 +95,9 @@ static int run_into(struct app *a, const char *sentence, const char *target,
 		app_msg(a, 1, "%s", e.msg);
 		return -1;
 	}
+	if (a->own_ok && blank(target) &&
+	    decode_teacher_force(a->m, &in, a->own, a->nown, o->pad_target))
+		term_fatal("%s", _("out of memory"));
 	if (report) {
 		char buf[600];
 		if (in.nunknown)
@@ -78,6 +135,7 @@ int app_recompute(struct app *a, const char *sentence, const char *target)
 	char name[STAGE_NAME_MAX] = "";
 	if (a->tr && a->tr->n)
 		snprintf(name, sizeof name, "%s", a->tr->stages[a->scr.v.stage].name);
+	own_translation(a, sentence, target);
 	if (run_into(a, sentence, target, &a->opts, &a->tr, 1))
 		return -1;
 	if (sentence != a->sentence)
@@ -155,7 +213,8 @@ void app_draw(struct app *a, struct canvas *c)
 	struct screen *s = &a->scr;
 	s->model_name = a->m->cfg.name;
 	s->sentence = a->sentence;
-	s->target = *a->target ? a->target : NULL;
+	s->target = *a->target ? a->target : a->own_ok && !a->decoding ? a->own_text : NULL;
+	s->target_is_own = !*a->target && a->own_ok && !a->decoding;
 	s->edit_prompt = a->editing ? _(prompt[a->editing]) : NULL;
 	s->edit_text = a->edit.text;
 	s->edit_cursor = a->edit.cur;
@@ -310,6 +369,7 @@ int app_loop(struct app *a)
 	trace_free(a->alt);
 	for (int k = 0; k < 2; k++)
 		decode_result_free(&a->dec[k]);
+	free(a->own);
 	return 0;
 }
 

@@ -21,6 +21,14 @@ struct app {
 	struct model *m;
 	int churn;                   /* big buffers freed since the last trim */
 	char sentence[EDIT_MAX], target[EDIT_MAX];
+	/* no target given (encoder-decoder): the decoder is teacher-forced on
+	 * the model's own greedy translation, own[0..nown) (own_text for the
+	 * header); own_ok 0 when there is none (decoder-only, or it failed) */
+	int32_t *own;
+	int nown, own_ok;
+	char own_text[EDIT_MAX];
+	char own_for[EDIT_MAX];      /* the sentence it translates, */
+	const struct model *own_m;   /*   with this model */
 	struct pass_opts opts;
 	struct trace *tr;            /* the pass on screen */
 	struct trace *alt;           /* causal mask flipped, for the mask diff */
