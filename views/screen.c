@@ -71,20 +71,28 @@ static void draw_header(struct screen *s, struct canvas *c)
 	int x = put(c, 0, 0, c->w, R_TITLE, " attnscope ");
 	snprintf(buf, sizeof buf, "│ %s │ %s", s->model_name, s->sentence);
 	x += put(c, x, 0, c->w - x, R_TITLE, buf);
+	/* words the model does not know, for as long as they are in the pass */
+	char mark[512];
+	input_marker(s->v.tr, mark, sizeof mark);
 	if (s->target && s->target_is_own) {
+		/* the model's translation gives way to the marker: the long
+		 * form, else the short one, cut at the end if need be */
+		int room = c->w - x - utf8_width(mark);
 		/* TRANSLATORS: the header, when no target was given: the
 		 * decoder is teacher-forced on the model's own translation. */
 		snprintf(buf, sizeof buf, _(" → target: the model's translation “%s”"), s->target);
-		if (utf8_width(buf) > c->w - x)
+		if (utf8_width(buf) > room) {
+			char cut[512];
 			/* TRANSLATORS: the short form of the above. */
-			snprintf(buf, sizeof buf, _(" → model's: %s"), s->target);
+			snprintf(cut, sizeof cut, _(" → model's: %s"), s->target);
+			text_fit(cut, room > 12 ? room : 12, buf, sizeof buf);
+		}
 		x += put(c, x, 0, c->w - x, R_TITLE, buf);
 	} else if (s->target) {
 		snprintf(buf, sizeof buf, " → %s", s->target);
 		x += put(c, x, 0, c->w - x, R_TITLE, buf);
 	}
-	/* words the model does not know, for as long as they are in the pass */
-	input_marker(s->v.tr, buf, sizeof buf);
+	snprintf(buf, sizeof buf, "%s", mark);
 	if (*buf) {
 		struct style wn = role_style(R_WARN, c->depth), ti = role_style(R_TITLE, c->depth);
 		x += canvas_text(c, x, 0, c->w - x, buf, wn.fg, ti.bg, wn.attr | ATTR_BOLD);
