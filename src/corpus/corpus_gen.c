@@ -220,7 +220,9 @@ static int enumerate(struct gen *x, struct gr_pair *p, int *complete, long *dist
 	for (int t = 0; t < grammar_ntemplates(g) && !rc; t++) {
 		gr_chooser_reset(&c);
 		do {
-			if (budget-- <= 0) {
+			/* bounded in derivations and in the words they make (a
+			   grammar of 2^32 long sentences would take minutes) */
+			if (budget-- <= 0 || gr_chooser_work(&c) > 4 * GR_SEARCH_WORK) {
 				*complete = 0;
 				break;
 			}

@@ -68,6 +68,10 @@ void gr_chooser_free(struct gr_chooser *c);
 int gr_chooser_next(struct gr_chooser *c);
 /* Enumeration: starts over at the first derivation. */
 void gr_chooser_reset(struct gr_chooser *c);
+/* Words the derivations made with c have produced so far: a measure of
+ * their cost, which bounds searches (GR_SEARCH_WORK). */
+long long gr_chooser_work(const struct gr_chooser *c);
+#define GR_SEARCH_WORK 5000000LL    /* words: a fraction of a second */
 
 /* One derived pair: space-separated words and "i-j" alignment pairs
  * (sorted by i then j).  The buffers are reused between derivations. */

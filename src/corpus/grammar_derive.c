@@ -151,6 +151,7 @@ struct ctx {
 	struct link *l;
 	int nl, capl;
 	int *cand;
+	long long work;           /* words pushed by every derivation so far */
 };
 
 /* What a slot produced. */
@@ -174,6 +175,7 @@ static int push_word(struct ctx *x, int side, const char *s, int cls)
 	}
 	x->w[side][x->nw[side]].s = s;
 	x->w[side][x->nw[side]++].cls = cls;
+	x->work++;
 	return 0;
 }
 
@@ -670,6 +672,12 @@ int grammar_derive(const struct grammar *g, int t, struct gr_chooser *c,
 	return derive(g, t, c, out, x);
 }
 
+long long gr_chooser_work(const struct gr_chooser *c)
+{
+	const struct ctx *x = c->scratch;
+	return x ? x->work : 0;
+}
+
 void gr_pair_free(struct gr_pair *p)
 {
 	free(p->en);
@@ -704,7 +712,11 @@ int grammar_find(const struct grammar *g, int t, const char *en,
 		return -1;
 	}
 	c.only_words = words;
-	long budget = 20000000;   /* derivations; the word filter keeps it small */
+	/* the word filter keeps the search small, but a grammar can still
+	   make 2^32 sentences of the sentence's words: the search is bounded
+	   by the words it derives (GR_SEARCH_WORK), and running out of it
+	   says so rather than "cannot produce" */
+	long tried = 0;
 	do {
 		rc = grammar_derive(g, t, &c, out, e);
 		if (rc < 0)
@@ -712,7 +724,15 @@ int grammar_find(const struct grammar *g, int t, const char *en,
 		if (rc > 0 && strcmp(out->en, en) == 0)
 			break;
 		rc = 0;
-	} while (--budget > 0 && gr_chooser_next(&c));
+		tried++;
+		if (gr_chooser_work(&c) > GR_SEARCH_WORK) {
+			rc = err_set(e, "%s:%d: template %s: gave up searching for \"%.80s\" after %ld "
+				     "derivations (%lld words): too many ways to derive its words",
+				     g->file, g->tmpl[t].line, g->tmpl[t].name, en, tried,
+				     gr_chooser_work(&c));
+			break;
+		}
+	} while (gr_chooser_next(&c));
 	gr_chooser_free(&c);
 	free(copy);
 	free(words);
