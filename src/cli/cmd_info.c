@@ -104,19 +104,28 @@ static int info_weights(const char *path)
 				continue;
 			if (!any++)
 				fputs(_("\nother entries (not read)\n"), stdout);
+			char sk[1024];
 			fputs("  ", stdout);
-			utf8_fpad(stdout, k + 12, 28, 0);
-			printf(" %s\n", f.meta_vals[i]);
+			utf8_fpad(stdout, safetext_copy(sk, sizeof sk, k + 12, 0), 28, 0);
+			putchar(' ');
+			safetext_fputs(f.meta_vals[i], stdout, 0);
+			putchar('\n');
 		}
 	} else {
-		for (int i = 0; i < f.nmeta; i++)
-			printf("%s%s: %s\n", i ? "" : _("\nmetadata\n"), f.meta_keys[i],
-			       f.meta_vals[i]);
+		/* the file's own text: made safe for the terminal */
+		for (int i = 0; i < f.nmeta; i++) {
+			fputs(i ? "" : _("\nmetadata\n"), stdout);
+			safetext_fputs(f.meta_keys[i], stdout, 0);
+			fputs(": ", stdout);
+			safetext_fputs(f.meta_vals[i], stdout, 0);
+			putchar('\n');
+		}
 	}
 	int nw = 8;
 	unsigned long long params = 0;
+	char sn[2048];
 	for (int i = 0; i < f.n; i++) {
-		int w = utf8_width(f.t[i].name);
+		int w = utf8_width(safetext_copy(sn, sizeof sn, f.t[i].name, 0));
 		nw = w > nw ? (w < 64 ? w : 64) : nw;
 		params += f.t[i].numel;
 	}
@@ -129,9 +138,10 @@ static int info_weights(const char *path)
 			snprintf(sh + strlen(sh), sizeof sh - strlen(sh), "%s%llu", k ? ", " : "",
 				 (unsigned long long)t->shape[k]);
 		strncat(sh, "]", sizeof sh - strlen(sh) - 1);
+		char sd[64];
 		fputs("  ", stdout);
-		utf8_fpad(stdout, t->name, nw, 0);
-		printf(" %-5s %s\n", t->dtype_str, sh);
+		utf8_fpad(stdout, safetext_copy(sn, sizeof sn, t->name, 0), nw, 0);
+		printf(" %-5s %s\n", safetext_copy(sd, sizeof sd, t->dtype_str, 0), sh);
 	}
 	st_close(&f);
 	return 0;
