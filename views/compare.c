@@ -384,7 +384,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	}
 	clip_text(c, r, r.x + 1, y++, r.w - 1, buf, vs);
 	if (*why && y < r.y + r.h) {
-		int lines = canvas_wrap(NULL, rect_sub(r, r.x + 1, y, r.w - 1, 3), why, 0, 0, 0);
+		int lines = canvas_wrap(NULL, rect_sub(r, r.x + 1, y, r.w - 1, r.w < 70 ? 4 : 3), why, 0, 0, 0);
 		struct rect wr = rect_sub(r, r.x + 1, y, r.w - 1, lines);
 		y += canvas_wrap(c, wr, why, tx.fg, tx.bg, tx.attr);
 	}
