@@ -411,8 +411,11 @@ static size_t rewrite_into(const char *buf, size_t len, char *o)
 				EMIT(hx[(cp >> (4 * k)) & 15]);
 			i += 11;
 		} else {
+			/* an escape: two bytes as they are (i moves outside EMIT,
+			   which evaluates its argument only when writing) */
 			EMIT(c);
-			EMIT(buf[++i]);
+			i++;
+			EMIT(buf[i]);
 		}
 	}
 #undef EMIT

@@ -567,6 +567,22 @@ static void test_strict_json(void)
 		       "  a tensor name with a pair (upper-case hex) decodes too");
 		st_close(&f);
 	}
+	/* escaped quotes before a pair: the rewrite's counting pass once
+	   skipped the escaped character only when writing, so it sized the
+	   copy short (fuzz_safetensors, ASan: heap-buffer-overflow) */
+	p = tpath("quotes-then-pair.st");
+	snprintf(h, sizeof h, "{\"__metadata__\":{\"q\":\"[\\\"a\\\",\\\"b\\\"] \\\\\",\"e\":\"\\ud83d\\ude00\"},"
+		 "\"a\":%s}", ent);
+	put_st(p, h, 8);
+	rc = st_open(&f, p, &e);
+	tap_ok(rc == 0 && f.nmeta == 2, "escaped quotes and a surrogate pair%s%s", rc ? ": " : "",
+	       rc ? e.msg : "");
+	if (rc == 0) {
+		int qi = !strcmp(f.meta_keys[0], "q") ? 0 : 1;
+		tap_ok(!strcmp(f.meta_vals[qi], "[\"a\",\"b\"] \\") &&
+		       !strcmp(f.meta_vals[1 - qi], "\xf0\x9f\x98\x80"), "  both read back unchanged");
+		st_close(&f);
+	}
 	/* raw DEL, U+0085 (NEL), U+2028 and a BOM are JSON that YAML refuses raw */
 	p = tpath("raw-yaml-unsafe.st");
 	snprintf(h, sizeof h, "{\"__metadata__\":{\"e\":\"a\x7f\xc2\x85\xe2\x80\xa8\xef\xbb\xbf\xf0\x9f\x98\x80\\ud83d\\ude00\"},"
