@@ -176,6 +176,10 @@ struct model *modelfile_load_fresh(const char *path, uint64_t seed,
 		goto out;
 	}
 	m = model_load(tmp, e);
+	/* the copy is gone once read: forget it as an input, or a file made
+	 * later that happens to reuse its inode (a checkpoint) would look
+	 * like one */
+	safefile_forget_input(tmp);
 	unlink(tmp);
 	if (!m) {
 		/* name the real file in the message */
