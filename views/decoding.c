@@ -84,7 +84,8 @@ static int page_init(struct page *P, const struct view_state *v)
 	P->beam = v->dec_beam > 0 ? v->dec_beam : maxh;
 	P->alpha = v->dec_alpha;
 	P->cand = v->dec_cand;
-	const char *sos = P->voc ? vocab_str(P->voc, TOK_SOS) : NULL;
+	int sos_id = v->m ? v->m->tgt_sp[TOK_SOS] : v->tr ? v->tr->sos_id : -1;
+	const char *sos = P->voc ? vocab_str(P->voc, sos_id) : NULL;
 	P->sos[0] = (char *)(sos ? sos : "<s>");
 	P->anc = malloc((size_t)(P->s + 1) * sizeof *P->anc);
 	if (!P->anc)

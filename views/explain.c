@@ -227,6 +227,17 @@ static const struct explanation TEXTS[] = {
 	     "the cross-entropy: 0 when the model is sure and right, large when it "
 	     "is sure and wrong.") },
 
+	{ "pooled",
+	  N_("A classifier reads one vector for the whole sentence: the mean of "
+	     "the encoder's outputs over the real (not padded) tokens, or the first "
+	     "token's, or the last one's, as the head's pool says.") },
+	{ "class_logits",
+	  N_("The classifier's scores, one per label: the pooled vector times the "
+	     "head's weights plus its bias. The higher, the likelier that label.") },
+	{ "class_probs",
+	  N_("Softmax turns the class scores into probabilities over the labels "
+	     "that sum to 1; the largest is the model's answer.") },
+
 	/* ---- anything else ---- */
 	{ "other",
 	  N_("An intermediate result of the forward pass, kept so that it can be "
@@ -262,6 +273,9 @@ static const char *by_kind(enum stage_kind k)
 	case SK_LOGITS: return "logits";
 	case SK_PROBS: return "probs";
 	case SK_LOSS: return "loss";
+	case SK_POOLED: return "pooled";
+	case SK_CLASS_LOGITS: return "class_logits";
+	case SK_CLASS_PROBS: return "class_probs";
 	case SK_VECTORS: break;
 	}
 	return "other";

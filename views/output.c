@@ -41,14 +41,14 @@ static const char *row_label(const struct trace *t, const struct stage *s,
 /* The label token id at position i, or -1 (no target, or out of range). */
 static int label_id(const struct trace *t, int rows, int i)
 {
-	if (!t->label_tokens || rows != t->T || i < 0 || i >= t->T || !t->vocab)
+	if (!t->label_tokens || rows > t->T || i < 0 || i >= rows || !t->vocab)
 		return -1;
 	return vocab_id(t->vocab, t->label_tokens[i]);
 }
 
 static int is_padding(const struct trace *t, int rows, int i)
 {
-	return label_id(t, rows, i) == TOK_PAD;
+	return t->pad_id >= 0 && label_id(t, rows, i) == t->pad_id;
 }
 
 /* A [rows, V] stage with this name and shape, or NULL. */
@@ -140,10 +140,10 @@ static void draw_dist(struct view_state *v, struct canvas *c, struct rect r)
 
 	const struct stage *ps = s->kind == SK_PROBS ? s : sibling(t, "probs", rows, V);
 	const struct stage *ls = s->kind == SK_LOGITS ? s : sibling(t, "logits", rows, V);
-	const struct stage *loss = trace_find(t, "loss");
-	if (loss && (loss->ndim != 1 || loss->shape[0] != rows))
-		loss = NULL;
 	const int row = clampi(v->row, 0, rows - 1);
+	const struct stage *loss = trace_find(t, "loss");
+	if (loss && (loss->ndim != 1 || loss->shape[0] > rows || row >= loss->shape[0]))
+		loss = NULL;    /* (a decoder-only model's last position may have none) */
 	const float *p = ps ? stage_f32(ps) + (size_t)row * V : NULL;    /* [V] */
 	const float *lg = ls ? stage_f32(ls) + (size_t)row * V : NULL;   /* [V] */
 	const float *key = p ? p : lg;    /* what ranks the tokens */
@@ -170,7 +170,7 @@ static void draw_dist(struct view_state *v, struct canvas *c, struct rect r)
 	int lid = label_id(t, rows, row);
 	int lrank = lid >= 0 && lid < V && key ? rank_of(key, V, lid) : 0;
 	int y = pr.y + 1;
-	if (lid == TOK_PAD) {
+	if (lid >= 0 && lid == t->pad_id) {
 		clip_text(c, pr, pr.x, y, pr.w, _("label <pad>: a padded position, no loss"), &mu);
 	} else if (lid >= 0 && lid < V) {
 		/* "label “x”: rank r of V · p … · loss …", the parts that do not
@@ -216,7 +216,7 @@ static void draw_dist(struct view_state *v, struct canvas *c, struct rect r)
 		k -= 2;     /* room for "⋮" and the label's own line */
 	int idx[TOPK_MAX];
 	k = k > 0 ? top_k(key, V, k, idx) : 0;
-	int show_label = lrank > k && lid >= 0 && lid < V && lid != TOK_PAD &&
+	int show_label = lrank > k && lid >= 0 && lid < V && lid != t->pad_id &&
 			 avail - k >= 2 && k > 0;
 
 	/* columns: rank, token, bar, p, logit, label mark */
@@ -308,7 +308,7 @@ static void draw_dist(struct view_state *v, struct canvas *c, struct rect r)
 		/* TRANSLATORS: the last %s is " · ◀ the teacher-forced label" or
 		 * empty. */
 		snprintf(buf, sizeof buf, _("top %d of %d tokens%s"), k, V,
-			 lid >= 0 && lid != TOK_PAD ? _(" · ◀ the teacher-forced label") : "");
+			 lid >= 0 && lid != t->pad_id ? _(" · ◀ the teacher-forced label") : "");
 		clip_text(c, pr, pr.x, y + 1, pr.w, buf, &mu);
 	}
 }
@@ -412,11 +412,11 @@ static void draw_loss(struct view_state *v, struct canvas *c, struct rect r)
 		cx += tokw;
 		clip_text(c, r, cx, y, 3, " → ", on ? st : &mu);
 		cx += 3;
-		const char *lt = t->label_tokens && rows == t->T ? t->label_tokens[i] : "?";
+		const char *lt = t->label_tokens && rows <= t->T ? t->label_tokens[i] : "?";
 		text_fit(lt, tokw, fit, sizeof fit);
 		clip_text(c, r, cx, y, tokw, fit, on ? st : &lab);
 		cx += tokw;
-		if (lid == TOK_PAD) {
+		if (lid >= 0 && lid == t->pad_id) {
 			clip_text(c, r, cx + 2, y, r.x + r.w - cx - 2, _("padding (not counted)"),
 			     on ? st : &mu);
 			continue;

@@ -212,7 +212,7 @@ int screen_stage_at(const struct screen *s, int x, int y)
 
 static void shape_text(const struct stage *st, char *buf, size_t n)
 {
-	static const char *dim[] = { "", "h", "S", "T", "V" };
+	static const char *dim[] = { "", "h", "S", "T", "V", "C" };
 	size_t len = 0;
 	len += (size_t)snprintf(buf + len, n - len, "[");
 	for (int i = 0; i < st->ndim && len < n; i++) {

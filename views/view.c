@@ -78,6 +78,9 @@ const struct view_class *view_for(const struct view_state *v)
 	case SK_PROBS:
 	case SK_LOSS:
 		return &output_view;
+	case SK_CLASS_LOGITS:
+	case SK_CLASS_PROBS:
+		return &classes_view;
 	default:
 		return &heatmap_view;
 	}
@@ -89,6 +92,8 @@ static const char *axis_noun(enum axis a)
 	case AX_SRC: return _("source token");
 	case AX_TGT: return _("decoder token");
 	case AX_VOCAB: return _("vocabulary");
+	/* TRANSLATORS: the axis of a classifier's labels (a noun). */
+	case AX_CLASS: return _("label");
 	/* TRANSLATORS: the axis of attention heads (a noun). */
 	case AX_HEAD: return _("head");
 	default: return _("dimension");

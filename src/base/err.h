@@ -7,7 +7,7 @@
 #define ATTNSCOPE_ERR_H
 
 struct err {
-	char msg[512];
+	char msg[8192];   /* one line; a tensor mismatch lists one per tensor */
 };
 
 /* Formats msg into e (if e is non-NULL) and returns -1. */

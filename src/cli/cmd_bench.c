@@ -77,14 +77,15 @@ static int fill_ids(struct pass_input *in, const struct model *m, int S, int T)
 		return -1;
 	const struct vocab *vs = &m->src_vocab, *vt = &m->tgt_vocab;
 	for (int i = 0; i < S; i++) {
-		int id = vs->n > TOK_NSPECIAL ? TOK_NSPECIAL + i % (vs->n - TOK_NSPECIAL) : TOK_UNK;
+		int id = vs->n > TOK_NSPECIAL ? TOK_NSPECIAL + i % (vs->n - TOK_NSPECIAL) : i % vs->n;
 		in->src_ids[i] = id;
 		if (!(in->src_tok[i] = strdup(vocab_str(vs, id))))
 			return -1;
 	}
 	for (int i = 0; i < T; i++) {
-		int id = i == 0 ? TOK_SOS :
-			 vt->n > TOK_NSPECIAL ? TOK_NSPECIAL + (i * 3) % (vt->n - TOK_NSPECIAL) : TOK_UNK;
+		int id = i == 0 && m->tgt_sp[TOK_SOS] >= 0 ? m->tgt_sp[TOK_SOS] :
+			 vt->n > TOK_NSPECIAL ? TOK_NSPECIAL + (i * 3) % (vt->n - TOK_NSPECIAL)
+			 : (i * 3) % vt->n;
 		in->tgt_ids[i] = id;
 		if (!(in->tgt_tok[i] = strdup(vocab_str(vt, id))))
 			return -1;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "engine/layout.h"
 #include "base/i18n.h"
 #include "base/safetext.h"
 #include "base/utf8.h"
@@ -184,7 +185,9 @@ int cmd_info(struct cli *c)
 	printf(_("tokenizer %s%s%s; source vocab %d, target vocab %d%s\n"),
 	       g->tok.type == TOKENIZE_WORD ? "word" : g->tok.type == TOKENIZE_BPE ? "bpe" : "char",
 	       g->tok.lowercase ? _(", lowercase") : "",
-	       g->tok.wrap_source ? _(", source wrapped in <s> … </s>") : "",
+	       g->tok.wrap_source && g->arch != ARCH_DEC_ONLY &&
+	       (m->src_sp[TOK_SOS] >= 0 || m->src_sp[TOK_EOS] >= 0) ?
+	       _(", source wrapped in <s> … </s>") : "",
 	       /* TRANSLATORS: the vocabulary is shared by source and target */
 	       m->src_vocab.n, m->tgt_vocab.n, m->shared_vocab ? _(" (shared)") : "");
 	if (m->src_bpe || m->tgt_bpe)
@@ -193,6 +196,29 @@ int cmd_info(struct cli *c)
 		printf(_("BPE merges: source %d, target %d%s\n"),
 		       m->src_bpe ? m->src_bpe->n : 0, m->tgt_bpe ? m->tgt_bpe->n : 0,
 		       m->src_bpe == m->tgt_bpe ? _(" (shared)") : "");
+	{
+		/* the specials as the vocabulary has them (DESIGN.md: by name) */
+		static const char *const role[] = { "pad", "sos", "eos", "unk" };
+		char sp[512] = "";
+		for (int i = 0; i < TOK_NSPECIAL; i++) {
+			size_t l = strlen(sp);
+			if (m->tgt_sp[i] >= 0)
+				snprintf(sp + l, sizeof sp - l, "%s%s %.40s = %d", i ? ", " : "", role[i],
+					 vocab_str(&m->tgt_vocab, m->tgt_sp[i]), m->tgt_sp[i]);
+			else
+				snprintf(sp + l, sizeof sp - l, "%s%s null", i ? ", " : "", role[i]);
+		}
+		field(lw, _("specials"), sp);
+	}
+	if (g->layout != LAYOUT_NN_TRANSFORMER)
+		field(lw, _("layout"), LAYOUT_NAMES[g->layout]);
+	if (g->head.nlabels) {
+		static const char *const pool[] = { "mean", "first", "last" };
+		char hd[512];
+		/* TRANSLATORS: `info` on a classifier; the pool is a YAML value */
+		snprintf(hd, sizeof hd, _("%d labels, pool %s"), g->head.nlabels, pool[g->head.pool]);
+		field(lw, _("classifier"), hd);
+	}
 	field(lw, _("weights"), g->wsrc == W_FILE ? g->weights_path :
 	      /* TRANSLATORS: values of the "weights" line of `attnscope
 		 info` (where the weights come from) */

@@ -8,6 +8,7 @@
 #include "base/safetext.h"
 #include "base/utf8.h"
 #include "engine/decode.h"
+#include "engine/forward.h"
 #include "views/canvas.h"
 
 static void print_ids(const struct model *m, const int32_t *ids, int n)
@@ -189,8 +190,60 @@ int cli_decode(struct cli *c, const struct model *m, struct pass_input *in,
 		input_free(in);
 		return cli_fail("%s", e.msg);
 	}
-	if (r->hit_max_len)
+	if (r->hit_max_len && m->tgt_sp[TOK_EOS] >= 0)   /* (no </s> to wait for) */
 		warn_msg("stopped at the length limit (%d tokens) without </s>", r->nbest);
+	return 0;
+}
+
+/* A classifier (an encoder-only model with a head): the label
+ * distribution, most likely first; --json: output (the top label),
+ * labels and probs in the head's order. */
+static int classify(struct cli *c, const struct model *m)
+{
+	struct trace *t = cli_run_pass(c, m);
+	if (!t)
+		return 1;
+	const struct stage *ps = trace_find(t, "class_probs");
+	const struct stage *ls = trace_find(t, "class_logits");
+	const int C = m->cfg.head.nlabels;
+	const float *p = stage_f32(ps), *lg = stage_f32(ls);   /* [C] */
+	int best = 0;
+	for (int i = 1; i < C; i++)
+		best = p[i] > p[best] ? i : best;
+	if (c->json) {
+		printf("{\"model\":");
+		json_str(m->cfg.name);
+		printf(",\"sentence\":");
+		json_str(c->sentence);
+		printf(",\"output\":");
+		json_str(m->cfg.head.labels[best]);
+		printf(",\"labels\":[");
+		for (int i = 0; i < C; i++) {
+			printf("%s", i ? "," : "");
+			json_str(m->cfg.head.labels[i]);
+		}
+		printf("],\"probs\":[");
+		for (int i = 0; i < C; i++)
+			printf("%s%.6f", i ? "," : "", p[i]);
+		printf("],\"logits\":[");
+		for (int i = 0; i < C; i++)
+			printf("%s%.6f", i ? "," : "", lg[i]);
+		printf("]}\n");
+	} else {
+		int done[256] = { 0 };
+		for (int k = 0; k < C && k < 256; k++) {
+			int j = -1;
+			for (int i = 0; i < C && i < 256; i++)
+				if (!done[i] && (j < 0 || p[i] > p[j]))
+					j = i;
+			done[j] = 1;
+			utf8_fpad(stdout, m->cfg.head.labels[j], 16, 0);
+			/* TRANSLATORS: `translate` on a classifier: one label's
+			   probability and logit (after the label's name) */
+			printf(_(" %7.3f%%  logit %.4f\n"), 100.0 * p[j], lg[j]);
+		}
+	}
+	trace_free(t);
 	return 0;
 }
 
@@ -199,6 +252,11 @@ int cmd_translate(struct cli *c)
 	struct model *m = cli_load_model(c);
 	if (!m)
 		return 1;
+	if (m->cfg.head.nlabels) {
+		int st = classify(c, m);
+		model_free(m);
+		return st;
+	}
 	struct pass_input in;
 	struct decode_result r;
 	int status = cli_decode(c, m, &in, &r);
@@ -210,7 +268,8 @@ int cmd_translate(struct cli *c)
 				print_steps(m, &in, &r, 5);
 			char text[4096];
 			safetext_fputs(output_text(m, r.best, r.nbest, text, sizeof text), stdout, 0);
-			printf("%s\n", r.hit_max_len ? _("   [no </s>: stopped at the length limit]") : "");
+			printf("%s\n", r.hit_max_len && m->tgt_sp[TOK_EOS] >= 0 ?
+			       _("   [no </s>: stopped at the length limit]") : "");
 		}
 		decode_result_free(&r);
 		input_free(&in);

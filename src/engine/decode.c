@@ -141,7 +141,7 @@ static void residual(const struct dec *D, int B, const float *g, const float *b)
 	for (size_t i = 0; i < n; i++)
 		D->x[i] += D->y[i];
 	if (D->m->cfg.norm == NORM_POST)
-		op_layernorm(D->x, B, D->d, g, b, (float)D->m->cfg.norm_eps, D->x);
+		forward_norm(&D->m->cfg, D->x, B, g, b, D->x);
 }
 
 /* The sublayer's input: LN(x) for pre-norm, else x. */
@@ -149,7 +149,7 @@ static const float *sub_in(const struct dec *D, int B, const float *g, const flo
 {
 	if (D->m->cfg.norm != NORM_PRE)
 		return D->x;
-	op_layernorm(D->x, B, D->d, g, b, (float)D->m->cfg.norm_eps, D->u);
+	forward_norm(&D->m->cfg, D->x, B, g, b, D->u);
 	return D->u;
 }
 
@@ -213,17 +213,13 @@ static void dec_step(struct dec *D, int B, int t, const int32_t *tok, float *out
 		}
 		u = sub_in(D, B, g, gb);
 		op_linear(u, B, d, L->l1_w, L->l1_b, D->F, D->hid);
-		if (c->act == ACT_GELU)
-			op_gelu(D->hid, (size_t)B * D->F);
-		else
-			op_relu(D->hid, (size_t)B * D->F);
+		forward_act(c, D->hid, (size_t)B * D->F);
 		op_linear(D->hid, B, D->F, L->l2_w, L->l2_b, d, D->y);
 		residual(D, B, g, gb);
 	}
 	const float *y = D->x;
 	if (m->dec_norm_w) {
-		op_layernorm(D->x, B, d, m->dec_norm_w, m->dec_norm_b,
-			     (float)c->norm_eps, D->u);
+		forward_norm(c, D->x, B, m->dec_norm_w, m->dec_norm_b, D->u);
 		y = D->u;
 	}
 	op_linear(y, B, d, m->gen_w, m->gen_b, D->V, out);
@@ -337,12 +333,14 @@ void decode_result_free(struct decode_result *r)
 }
 
 /* Indices of the k largest entries of row[V], largest first, leaving out
- * tokens never generated (<pad>, <s>) and </s> when allow_eos is 0. */
-static int top_indices(const float *row, int V, int k, int allow_eos, int *idx)
+ * tokens never generated (the model's <pad>, <s>: sp) and </s> when
+ * allow_eos is 0. */
+static int top_indices(const float *row, int V, const int *sp, int k,
+		       int allow_eos, int *idx)
 {
 	int n = 0;
 	for (int j = 0; j < V; j++) {
-		if (j == TOK_PAD || j == TOK_SOS || (j == TOK_EOS && !allow_eos))
+		if (j == sp[TOK_PAD] || j == sp[TOK_SOS] || (j == sp[TOK_EOS] && !allow_eos))
 			continue;
 		if (n < k || row[j] > row[idx[n - 1]]) {
 			int p = n < k ? n++ : k - 1;
@@ -428,8 +426,10 @@ int decode_run(const struct model *m, const struct pass_input *src,
 	if (maxlen < 1)
 		return err_set(e, "no room to decode: the prompt fills max_len %d", c->max_len);
 	int K = B > o->topk ? B : o->topk;   /* candidates per hypothesis */
-	if (K > V - 3)
-		K = V - 3;
+	const int never = (m->tgt_sp[TOK_PAD] >= 0) + (m->tgt_sp[TOK_SOS] >= 0) +
+			  (m->tgt_sp[TOK_EOS] >= 0 && m->tgt_sp[TOK_EOS] != m->tgt_sp[TOK_PAD]);
+	if (K > V - never)
+		K = V - never;
 	if (K < 1)
 		return err_set(e, "%s: the target vocabulary has no ordinary tokens", m->path);
 
@@ -439,7 +439,7 @@ int decode_run(const struct model *m, const struct pass_input *src,
 	int S = 0, rc = -1;
 	if (c->arch == ARCH_ENC_DEC) {
 		struct pass_input in1 = *src;   /* the encoder, plus one <s> step */
-		int32_t sos = TOK_SOS;
+		int32_t sos = m->tgt_sp[TOK_SOS];
 		char *sos_tok = (char *)"<s>";
 		in1.tgt_ids = &sos;
 		in1.tgt_tok = &sos_tok;
@@ -499,7 +499,7 @@ int decode_run(const struct model *m, const struct pass_input *src,
 		int nc = 0;
 		for (int b = 0; b < nlive; b++) {
 			const float *row = lp + (size_t)b * V;
-			int nk = top_indices(row, V, K, step >= o->min_len, idx);
+			int nk = top_indices(row, V, m->tgt_sp, K, step >= o->min_len, idx);
 			for (int k = 0; k < nk; k++) {
 				struct cand *cd = &cands[nc++];
 				cd->parent = b;
@@ -565,7 +565,7 @@ int decode_run(const struct model *m, const struct pass_input *src,
 			h.score = cd->score;
 			h.parent = cd->parent;
 			cd->kept = 1;
-			if (cd->token == TOK_EOS) {
+			if (cd->token == m->tgt_sp[TOK_EOS]) {
 				cd->finished = 1;
 				r->finished[r->nfinished++] = h;
 			} else {
@@ -644,8 +644,10 @@ int decode_set_target(const struct model *m, struct pass_input *in,
 		return -1;
 	}
 	for (int i = 0; i < T; i++) {
-		nid[i] = i < prompt ? (m->cfg.arch == ARCH_DEC_ONLY ? in->tgt_ids[i] : TOK_SOS)
-			 : i < len ? ids[i - prompt] : TOK_PAD;
+		int pad = m->tgt_sp[TOK_PAD] >= 0 ? m->tgt_sp[TOK_PAD] : 0;
+		nid[i] = i < prompt ? (m->cfg.arch == ARCH_DEC_ONLY ? in->tgt_ids[i]
+					: m->tgt_sp[TOK_SOS])
+			 : i < len ? ids[i - prompt] : pad;
 		ntok[i] = strdup(vocab_str(&m->tgt_vocab, nid[i]));
 		if (!ntok[i]) {
 			tokens_free(ntok, i);
@@ -659,6 +661,7 @@ int decode_set_target(const struct model *m, struct pass_input *in,
 	free(in->labels);
 	in->label_tok = NULL;
 	in->labels = NULL;
+	in->nlabels = in->label_len = 0;
 	in->tgt_ids = nid;
 	in->tgt_tok = ntok;
 	in->T = T;

@@ -63,6 +63,7 @@ static const char F_NORM[] = "LayerNorm(x + Sublayer(x))";
 static const char F_NORM_PRE[] = "LayerNorm(x)";
 static const char F_HIDDEN_RELU[] = "max(0, x·W₁ᵀ + b₁)";
 static const char F_HIDDEN_GELU[] = "GELU(x·W₁ᵀ + b₁)";
+static const char F_HIDDEN_GELU_NEW[] = "GELU_tanh(x·W₁ᵀ + b₁)";
 static const char F_FFN_OUT[] = "hidden·W₂ᵀ + b₂";
 /* TRANSLATORS: formula of a stage (status line, explanation panel):
    keep the notation, translate the words */
@@ -78,7 +79,40 @@ static const char F_LOGITS[] = "x·W_genᵀ + b";
    keep the notation, translate the words */
 static const char *const F_LOGITS_TIED = N_("x·E_tgtᵀ  (tied to the embedding)");
 static const char F_PROBS[] = "softmax(logits)";
+/* TRANSLATORS: formula of a stage (status line, explanation panel):
+   keep the notation, translate the words */
+static const char *const F_CLS_MEMORY = N_("encoder output, read by the classifier");
+/* TRANSLATORS: formula of a stage (status line, explanation panel):
+   keep the notation, translate the words */
+static const char *const F_POOL_MEAN = N_("mean of memory over the real tokens");
+/* TRANSLATORS: formula of a stage (status line, explanation panel):
+   keep the notation, translate the words */
+static const char *const F_POOL_FIRST = N_("memory[0] (the first token)");
+/* TRANSLATORS: formula of a stage (status line, explanation panel):
+   keep the notation, translate the words */
+static const char *const F_POOL_LAST = N_("memory[n−1] (the last real token)");
+static const char F_CLASS_LOGITS[] = "pooled·W_headᵀ + b";
+static const char F_CLASS_PROBS[] = "softmax(class_logits)";
 static const char F_LOSS[] = "−log p(label)";
+
+void forward_norm(const struct config *c, const float *x, int n,
+		  const float *g, const float *b, float *y)
+{
+	if (c->norm_kind == NK_STD)
+		op_layernorm_std(x, n, c->d_model, g, b, (float)c->norm_eps, y);
+	else
+		op_layernorm(x, n, c->d_model, g, b, (float)c->norm_eps, y);
+}
+
+void forward_act(const struct config *c, float *x, size_t n)
+{
+	if (c->act == ACT_GELU)
+		op_gelu(x, n);
+	else if (c->act == ACT_GELU_NEW)
+		op_gelu_new(x, n);
+	else
+		op_relu(x, n);
+}
 
 /* A [rows, cols] float stage. */
 static float *mat(struct ctx *c, enum stage_kind kind, enum block blk,
@@ -255,7 +289,7 @@ static const float *sublayer_in(struct ctx *c, enum block blk, int layer,
 	snprintf(nm, sizeof nm, "%s.norm%d", prefix, k);
 	float *y = mat(c, SK_VECTORS, blk, layer, F_NORM_PRE, n, ax, c->d, AX_NONE, nm);
 	if (y)
-		op_layernorm(x, n, c->d, g, b, (float)c->m->cfg.norm_eps, y);
+		forward_norm(&c->m->cfg, x, n, g, b, y);
 	return y;
 }
 
@@ -281,7 +315,7 @@ static const float *sublayer_out(struct ctx *c, enum block blk, int layer,
 	snprintf(nm, sizeof nm, "%s.norm%d", prefix, k);
 	float *o = mat(c, SK_VECTORS, blk, layer, F_NORM, n, ax, c->d, AX_NONE, nm);
 	if (o)
-		op_layernorm(a, n, c->d, g, b, (float)c->m->cfg.norm_eps, o);
+		forward_norm(&c->m->cfg, a, n, g, b, o);
 	return o;
 }
 
@@ -290,15 +324,21 @@ static const float *ffn(struct ctx *c, enum block blk, int layer,
 			const float *x, int n, enum axis ax)
 {
 	char nm[STAGE_NAME_MAX];
-	int gelu = c->m->cfg.act == ACT_GELU;
+	int gelu = c->m->cfg.act != ACT_RELU;
 	snprintf(nm, sizeof nm, "%s.ffn.hidden", prefix);
 	float *hid = mat(c, SK_VECTORS, blk, layer,
-			 gelu ? F_HIDDEN_GELU : F_HIDDEN_RELU, n, ax, c->F, AX_NONE, nm);
+			 !gelu ? F_HIDDEN_RELU : c->m->cfg.act == ACT_GELU ? F_HIDDEN_GELU
+			 : F_HIDDEN_GELU_NEW, n, ax, c->F, AX_NONE, nm);
 	snprintf(nm, sizeof nm, "%s.ffn.out", prefix);
 	float *out = mat(c, SK_VECTORS, blk, layer, F_FFN_OUT, n, ax, c->d, AX_NONE, nm);
 	if (!hid || !out)
 		return NULL;
-	op_linear_act(x, n, c->d, L->l1_w, L->l1_b, c->F, hid, gelu ? OP_GELU : OP_RELU);
+	if (c->m->cfg.act == ACT_GELU_NEW) {   /* the tanh GELU: not fused */
+		op_linear(x, n, c->d, L->l1_w, L->l1_b, c->F, hid);
+		op_gelu_new(hid, (size_t)n * c->F);
+	} else {
+		op_linear_act(x, n, c->d, L->l1_w, L->l1_b, c->F, hid, gelu ? OP_GELU : OP_RELU);
+	}
 	op_linear(hid, n, c->F, L->l2_w, L->l2_b, c->d, out);
 	return out;
 }
@@ -364,7 +404,7 @@ static const float *final_norm(struct ctx *c, enum block blk, const char *name,
 		return x;
 	float *y = mat(c, SK_VECTORS, blk, -1, F_FINAL_NORM, n, ax, c->d, AX_NONE, name);
 	if (y)
-		op_layernorm(x, n, c->d, g, b, (float)c->m->cfg.norm_eps, y);
+		forward_norm(&c->m->cfg, x, n, g, b, y);
 	return y;
 }
 
@@ -435,7 +475,7 @@ static const float *decoder(struct ctx *c, const struct pass_input *in,
 
 /* logits, probs and (with labels) loss for x[n, d]. */
 static void output(struct ctx *c, const float *x, int n, enum axis ax,
-		   const int32_t *labels, int label_len)
+		   const int32_t *labels, int nlabels, int label_len)
 {
 	const struct model *m = c->m;
 	const int V = m->tgt_vocab.n;
@@ -449,7 +489,7 @@ static void output(struct ctx *c, const float *x, int n, enum axis ax,
 	op_softmax_rows(pr, n, V);
 	if (!labels)
 		return;
-	int shape[1] = { n };
+	int shape[1] = { nlabels };
 	enum axis axes[1] = { ax };
 	struct stage *s = trace_add(c->t, SK_LOSS, BLK_OUTPUT, -1, F_LOSS, DT_F32,
 				    1, shape, axes, "loss");
@@ -458,7 +498,7 @@ static void output(struct ctx *c, const float *x, int n, enum axis ax,
 		return;
 	}
 	float *loss = s->data;
-	memset(loss, 0, (size_t)n * sizeof *loss);   /* padding: loss 0 */
+	memset(loss, 0, (size_t)nlabels * sizeof *loss);   /* padding: loss 0 */
 	for (int i = 0; i < label_len; i++) {
 		/* −log p = logsumexp(logits) − logit[label], stable for tiny p */
 		const float *r = lg + (size_t)i * V;
@@ -470,6 +510,52 @@ static void output(struct ctx *c, const float *x, int n, enum axis ax,
 			sum += exp((double)r[j] - mx);
 		loss[i] = (float)(mx + log(sum) - r[labels[i]]);
 	}
+}
+
+/* A 1-D float stage [n]. */
+static float *vec(struct ctx *c, enum stage_kind kind, const char *formula,
+		  int n, enum axis ax, const char *name)
+{
+	int shape[1] = { n };
+	enum axis axes[1] = { ax };
+	struct stage *s = trace_add(c->t, kind, BLK_OUTPUT, -1, formula, DT_F32, 1,
+				    shape, axes, "%s", name);
+	if (!s)
+		c->failed = 1;
+	return s ? s->data : NULL;
+}
+
+/* An encoder-only classifier: memory [S, d], pooled [d], class_logits [C],
+ * class_probs [C]. */
+static void classify(struct ctx *c, const float *x, const struct pass_input *in)
+{
+	const struct model *m = c->m;
+	const int d = c->d, C = m->cfg.head.nlabels, S = in->S;
+	const int n = in->src_len > 0 ? in->src_len : S;   /* real tokens */
+	float *mem = mat(c, SK_VECTORS, BLK_ENCODER, -1, F_CLS_MEMORY, S, AX_SRC, d,
+			 AX_NONE, "memory");
+	const enum pool_kind pk = m->cfg.head.pool;
+	float *pool = vec(c, SK_POOLED, pk == POOL_MEAN ? F_POOL_MEAN :
+			  pk == POOL_FIRST ? F_POOL_FIRST : F_POOL_LAST, d, AX_NONE, "pooled");
+	float *lg = vec(c, SK_CLASS_LOGITS, F_CLASS_LOGITS, C, AX_CLASS, "class_logits");
+	float *pr = vec(c, SK_CLASS_PROBS, F_CLASS_PROBS, C, AX_CLASS, "class_probs");
+	if (c->failed)
+		return;
+	memcpy(mem, x, (size_t)S * d * sizeof *mem);
+	for (int j = 0; j < d; j++) {
+		double acc = 0;
+		if (pk == POOL_MEAN) {
+			for (int i = 0; i < n; i++)
+				acc += x[(size_t)i * d + j];
+			acc /= n;
+		} else {
+			acc = x[(size_t)(pk == POOL_FIRST ? 0 : n - 1) * d + j];
+		}
+		pool[j] = (float)acc;
+	}
+	op_linear(pool, 1, d, m->head_w, m->head_b, C, lg);
+	memcpy(pr, lg, (size_t)C * sizeof *pr);
+	op_softmax_rows(pr, 1, C);
 }
 
 /* A copy of n strings (NULL entries stay NULL). */
@@ -505,6 +591,10 @@ struct trace *forward_run(const struct model *m, const struct pass_input *in,
 		goto oom;
 	c.t->opts = *o;
 	c.t->vocab = &m->tgt_vocab;
+	c.t->pad_id = m->tgt_sp[TOK_PAD];
+	c.t->sos_id = m->tgt_sp[TOK_SOS];
+	c.t->classes = (const char *const *)m->cfg.head.labels;
+	c.t->nclasses = m->cfg.head.nlabels;
 	c.t->S = in->S;
 	c.t->T = in->T;
 	if (!(c.t->src_tokens = dup_tokens(in->src_tok, in->S)) ||
@@ -537,19 +627,21 @@ struct trace *forward_run(const struct model *m, const struct pass_input *in,
 		memcpy(mc, mem, (size_t)in->S * c.d * sizeof *mc);
 		const float *y = decoder(&c, in, mc);
 		if (y)
-			output(&c, y, in->T, AX_TGT, in->labels, in->tgt_len);
+			output(&c, y, in->T, AX_TGT, in->labels, in->nlabels, in->label_len);
 		break;
 	}
 	case ARCH_DEC_ONLY: {
 		const float *y = decoder(&c, in, NULL);
 		if (y)
-			output(&c, y, in->T, AX_TGT, in->labels, in->tgt_len);
+			output(&c, y, in->T, AX_TGT, in->labels, in->nlabels, in->label_len);
 		break;
 	}
 	case ARCH_ENC_ONLY: {
 		const float *y = encoder(&c, in);
-		if (y)
-			output(&c, y, in->S, AX_SRC, NULL, 0);
+		if (y && m->head_w)
+			classify(&c, y, in);
+		else if (y)
+			output(&c, y, in->S, AX_SRC, NULL, 0, 0);
 		break;
 	}
 	}

@@ -17,6 +17,13 @@ struct trace *forward_run(const struct model *m, const struct pass_input *in,
 			  const struct pass_opts *o, struct trace *reuse,
 			  struct err *e);
 
+/* The model's norm (LayerNorm, or the Annotated Transformer's) of rows
+ * x[n, d] into y (may be x); g, b may be NULL. */
+void forward_norm(const struct config *c, const float *x, int n,
+		  const float *g, const float *b, float *y);
+/* The model's activation in place over x[n]. */
+void forward_act(const struct config *c, float *x, size_t n);
+
 /* Floating-point operations of one pass at these lengths (multiply-add = 2). */
 double forward_flops(const struct model *m, int S, int T);
 

@@ -93,8 +93,9 @@ static int sentence_punct(const char *t)
 	return t[0] && !t[1] && strchr(".,?!;:", t[0]);
 }
 
-/* Tokenizes text and appends its tokens (mapped through v) to s. */
-static int append_text(const struct model *m, const struct vocab *v,
+/* Tokenizes text and appends its tokens (mapped through v, whose <unk>
+ * has id unk, -1 for none) to s. */
+static int append_text(const struct model *m, const struct vocab *v, int unk,
 		       const char *text, struct seq *s, struct pass_input *in,
 		       struct err *e)
 {
@@ -114,17 +115,23 @@ static int append_text(const struct model *m, const struct vocab *v,
 			}
 			continue;
 		}
+		if (id < 0 && unk < 0) {
+			err_set(e, "%s: \"%.40s\" is not in the vocabulary, and the model has no "
+				"unknown-word token (unk: null)", m->path, toks[i]);
+			tokens_free(toks, n);
+			return -1;
+		}
 		if (id < 0) {
 			if (note_word(&in->unknown, &in->nunknown, toks[i])) {
 				tokens_free(toks, n);
 				return err_set(e, "out of memory");
 			}
-			id = TOK_UNK;
+			id = unk;
 		}
 		/* show <unk> in the pass: that is what the model sees; keep the
 		 * word typed beside it for the labels */
-		if (seq_push_typed(s, id == TOK_UNK ? vocab_str(v, TOK_UNK) : toks[i], id,
-				   id == TOK_UNK && vocab_id(v, toks[i]) < 0 ? toks[i] : NULL)) {
+		if (seq_push_typed(s, id == unk ? vocab_str(v, unk) : toks[i], id,
+				   id == unk && vocab_id(v, toks[i]) < 0 ? toks[i] : NULL)) {
 			tokens_free(toks, n);
 			return err_set(e, "out of memory");
 		}
@@ -141,13 +148,17 @@ static int push_special(struct seq *s, const struct vocab *v, int id,
 	return 0;
 }
 
-/* Pads s with <pad> to `to` tokens (--pad-to or --pad-target: flag); s is
- * the sentence, or the target when is_target. */
-static int pad(struct seq *s, const struct vocab *v, int to, const char *flag,
-	       int is_target, const struct model *m, struct err *e)
+/* Pads s with <pad> (id padid) to `to` tokens (--pad-to or --pad-target:
+ * flag); s is the sentence, or the target when is_target. */
+static int pad(struct seq *s, const struct vocab *v, int padid, int to,
+	       const char *flag, int is_target, const struct model *m,
+	       struct err *e)
 {
 	if (!to)
 		return 0;
+	if (padid < 0)
+		return err_set(e, "%s: %s needs a padding token, and the model has none "
+			       "(pad: null)", m->path, flag);
 	/* (to >= 1, so the sequence has 2 tokens or more here) */
 	if (to < s->n)
 		return is_target ?
@@ -158,7 +169,7 @@ static int pad(struct seq *s, const struct vocab *v, int to, const char *flag,
 		return err_set(e, "%s %d exceeds the model's max_len %d", flag, to,
 			       m->cfg.max_len);
 	while (s->n < to)
-		if (push_special(s, v, TOK_PAD, e))
+		if (push_special(s, v, padid, e))
 			return -1;
 	return 0;
 }
@@ -198,42 +209,62 @@ int input_build(const struct model *m, const char *sentence,
 	if (target && blank(target))
 		target = NULL;
 
+	const int *ss = m->src_sp, *ts = m->tgt_sp;
 	if (c->arch != ARCH_DEC_ONLY) {
-		if (c->tok.wrap_source && push_special(&src, &m->src_vocab, TOK_SOS, e))
+		/* <s> tokens </s>, each where the model has it */
+		int wrap = c->tok.wrap_source;
+		if (wrap && ss[TOK_SOS] >= 0 && push_special(&src, &m->src_vocab, ss[TOK_SOS], e))
 			goto fail;
-		if (append_text(m, &m->src_vocab, sentence, &src, in, e) < 0)
+		if (append_text(m, &m->src_vocab, ss[TOK_UNK], sentence, &src, in, e) < 0)
 			goto fail;
-		if (c->tok.wrap_source && push_special(&src, &m->src_vocab, TOK_EOS, e))
+		if (wrap && ss[TOK_EOS] >= 0 && push_special(&src, &m->src_vocab, ss[TOK_EOS], e))
 			goto fail;
 		in->src_len = src.n;
 		if (check_len(m, src.n, 0, e) ||
-		    pad(&src, &m->src_vocab, o->pad_to, "--pad-to", 0, m, e))
+		    pad(&src, &m->src_vocab, ss[TOK_PAD], o->pad_to, "--pad-to", 0, m, e))
 			goto fail;
 	}
 	if (c->arch != ARCH_ENC_ONLY) {
-		/* decoder input <s> + sequence; labels sequence + </s> */
+		/* decoder input <s> + sequence; labels: the next token of each
+		 * position, sequence + </s> (without a <s>, a decoder-only model
+		 * starts from the sequence's first token) */
 		const struct vocab *v = &m->tgt_vocab;
 		const char *seqs[2] = { c->arch == ARCH_DEC_ONLY ? sentence : target,
 					c->arch == ARCH_DEC_ONLY ? target : NULL };
-		if (push_special(&tgt, v, TOK_SOS, e))
+		if (ts[TOK_SOS] < 0 && c->arch == ARCH_ENC_DEC) {
+			err_set(e, "%s: an encoder-decoder model needs a start token for its "
+				"decoder (tokenizer.specials.sos)", m->path);
+			goto fail;
+		}
+		if (ts[TOK_SOS] >= 0 && push_special(&tgt, v, ts[TOK_SOS], e))
 			goto fail;
 		for (int k = 0; k < 2; k++)
-			if (seqs[k] && append_text(m, v, seqs[k], &tgt, in, e) < 0)
+			if (seqs[k] && append_text(m, v, ts[TOK_UNK], seqs[k], &tgt, in, e) < 0)
 				goto fail;
-		int have_labels = tgt.n > 1;
+		int have_labels = tgt.n > 1 ||
+				  (tgt.n == 1 && ts[TOK_SOS] < 0 && ts[TOK_EOS] >= 0);
 		for (int i = 1; have_labels && i < tgt.n; i++)
 			if (seq_push(&lab, tgt.tok[i], tgt.ids[i])) {
 				err_set(e, "out of memory");
 				goto fail;
 			}
-		if (have_labels && push_special(&lab, v, TOK_EOS, e))
+		if (have_labels && ts[TOK_EOS] >= 0 && push_special(&lab, v, ts[TOK_EOS], e))
 			goto fail;
 		in->tgt_len = tgt.n;
+		in->label_len = lab.n;
 		in->prompt = c->arch == ARCH_DEC_ONLY ? tgt.n : 1;
 		if (check_len(m, tgt.n, c->arch != ARCH_DEC_ONLY, e) ||
-		    pad(&tgt, v, o->pad_target, "--pad-target", 1, m, e) ||
-		    (have_labels && pad(&lab, v, tgt.n, "--pad-target", 1, m, e)))
+		    pad(&tgt, v, ts[TOK_PAD], o->pad_target, "--pad-target", 1, m, e) ||
+		    (have_labels && o->pad_target &&
+		     pad(&lab, v, ts[TOK_PAD], tgt.n, "--pad-target", 1, m, e)))
 			goto fail;
+		in->nlabels = lab.n;
+		/* the views read T label slots: "" where a position has none */
+		while (have_labels && lab.n < tgt.n)
+			if (seq_push(&lab, "", -1)) {
+				err_set(e, "out of memory");
+				goto fail;
+			}
 		if (have_labels) {
 			in->label_tok = lab.tok;
 			in->labels = lab.ids;

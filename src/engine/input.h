@@ -4,7 +4,10 @@
  * padded with <pad> to --pad-to; decoder input = <s> + target (just <s>
  * without a target), padded to --pad-target; labels = target + </s>.
  * Decoder-only: the sentence (plus the target, if any) is the sequence:
- * decoder input = <s> + sequence, labels = sequence + </s>.
+ * decoder input = <s> + sequence, labels = sequence + </s>.  The specials
+ * are the model's ids; one the model lacks (null) is left out: without
+ * <s> the decoder input is the sequence itself, without </s> the last
+ * position has no label; without <s>/</s> the source is not wrapped.
  * Encoder-only: only the source.
  *
  * A sentence longer than max_len is an error that states the limit (a
@@ -24,6 +27,10 @@ struct pass_input {
 	                                   decoding: 1 (<s>), or <s> + the
 	                                   sentence for decoder-only */
 	char **label_tok; int32_t *labels;                  /* [T] or NULL */
+	int nlabels;                    /* the loss's length: T, or T − 1 when
+	                                   the last position has no next token
+	                                   (decoder-only without </s>) */
+	int label_len;                  /* of which real labels (not padding) */
 	char **unknown; int nunknown;   /* distinct words mapped to <unk> */
 	char **src_typed;               /* [S]: the word typed where a token
 	                                   is <unk>, NULL elsewhere; or NULL */

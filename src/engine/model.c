@@ -8,17 +8,20 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "layout.h"
 #include "model.h"
 #include "weights.h"
 #include "base/path.h"
+#include "formats/metapkl.h"
 #include "formats/ydoc.h"
 
 static const char *const TOP_KEYS[] = {
 	"name", "description", "architecture", "d_model", "heads",
 	"encoder_layers", "decoder_layers", "d_ff", "max_len", "norm",
 	"norm_eps", "activation", "positional_encoding", "scale_embedding",
-	"bias", "tokenizer", "weights", "weights_key", "tensors", "init", "examples",
-	"training", NULL
+	"bias", "tokenizer", "weights", "tensors", "init", "examples",
+	"training", "layout", "tensor_names", "ignore_tensors", "weights_key",
+	"head", NULL
 };
 static const char *const TOK_KEYS[] = {
 	"type", "lowercase", "wrap_source", "source_vocab", "target_vocab",
@@ -26,6 +29,8 @@ static const char *const TOK_KEYS[] = {
 };
 static const char *const SPECIAL_KEYS[] = { "pad", "sos", "eos", "unk", NULL };
 static const char *const INIT_KEYS[] = { "random", NULL };
+static const char *const HEAD_KEYS[] = { "pool", "labels", "weight", "bias", NULL };
+static const char *const POOL_NAMES[] = { "mean", "first", "last", NULL };
 static const char *const SPECIAL_DEFAULT[] = { "<pad>", "<s>", "</s>", "<unk>" };
 
 #define MODEL_MAX_DIM 65536
@@ -153,7 +158,7 @@ static int get_enum(const struct ydoc *d, const struct ynode *map,
 
 static const char *const ARCH_NAMES[] = { "encoder-decoder", "decoder-only", "encoder-only", NULL };
 static const char *const NORM_NAMES[] = { "post", "pre", "none", NULL };
-static const char *const ACT_NAMES[] = { "relu", "gelu", NULL };
+static const char *const ACT_NAMES[] = { "relu", "gelu", "gelu_new", NULL };
 static const char *const PE_NAMES[] = { "sinusoidal", "learned", "none", NULL };
 static const char *const TOKTYPE_NAMES[] = { "word", "char", "bpe", NULL };
 
@@ -162,9 +167,71 @@ const char *norm_name(enum norm_style n) { return NORM_NAMES[n]; }
 const char *act_name(enum activation a) { return ACT_NAMES[a]; }
 const char *pe_name(enum pe_kind p) { return PE_NAMES[p]; }
 
-/* A vocabulary from a file name or an inline list of strings. */
-/* where receives what later messages about the vocabulary name: its file,
- * or "YAML:LINE: key" for an inline list. */
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* A JSON vocabulary: a list of tokens (id = index) or an object token -> id. */
+static int load_vocab_json(const char *path, struct vocab *v, struct err *e)
+{
+	struct ydoc j;
+	if (ydoc_load(&j, path, e))
+		return -1;
+	const struct ynode *r = j.root;
+	int rc = -1;
+	const char **toks = NULL;
+	size_t n = r ? r->n : 0;
+	if (!r || (r->kind != Y_SEQ && r->kind != Y_MAP)) {
+		err_set(e, "%s: a JSON vocabulary is a list of tokens or an object token -> id",
+			path);
+		goto out;
+	}
+	if (!(toks = calloc(n ? n : 1, sizeof *toks))) {
+		err_set(e, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct ynode *t = r->kind == Y_SEQ ? r->items[i] : r->items[2 * i];
+		long long id = (long long)i;
+		if (t->kind != Y_SCALAR || !t->len) {
+			err_set(e, "%s:%d: every token must be a non-empty string", path, t->line);
+			goto out;
+		}
+		if (r->kind == Y_MAP && ynode_int(&j, r->items[2 * i + 1], 0, (long long)n - 1,
+						  &id, e)) {
+			err_prefix(e, "%s: the ids must be 0 … %zu, each once", path, n - 1);
+			goto out;
+		}
+		if (toks[id]) {
+			err_set(e, "%s:%d: id %lld given twice", path, t->line, id);
+			goto out;
+		}
+		toks[id] = t->str;
+	}
+	rc = vocab_init(v, toks, (int)n, path, e);
+out:
+	free(toks);
+	ydoc_free(&j);
+	return rc;
+}
+
+/* nanoGPT's meta.pkl: its itos (metapkl.h, the restricted unpickler). */
+static int load_vocab_pkl(const char *path, struct vocab *v, struct err *e)
+{
+	char **toks = NULL;
+	int n = 0;
+	if (metapkl_load(path, &toks, &n, e))
+		return -1;
+	int rc = vocab_init(v, (const char *const *)toks, n, path, e);
+	tokens_free(toks, n);
+	return rc;
+}
+
+/* A vocabulary from a file name (text, JSON, nanoGPT's meta.pkl) or an
+ * inline list of strings.  where receives what later messages about the
+ * vocabulary name: its file, or "YAML:LINE: key" for an inline list. */
 static int load_vocab(const struct ydoc *d, const struct ynode *n,
 		      const char *yaml, const char *key, struct vocab *v,
 		      char *where, size_t wsz, struct err *e)
@@ -175,7 +242,13 @@ static int load_vocab(const struct ydoc *d, const struct ynode *n,
 		if (!path)
 			return err_set(e, "out of memory");
 		snprintf(where, wsz, "%s", path);
-		int rc = vocab_load(v, path, e);
+		int rc;
+		if (ends_with(path, ".json"))
+			rc = load_vocab_json(path, v, e);
+		else if (ends_with(path, ".pkl") || metapkl_sniff(path))
+			rc = load_vocab_pkl(path, v, e);
+		else
+			rc = vocab_load(v, path, e);
 		if (rc)
 			err_prefix(e, "%s:%d: %s", d->file, n->line, key);
 		free(path);
@@ -203,29 +276,33 @@ static int load_vocab(const struct ydoc *d, const struct ynode *n,
 	return rc;
 }
 
-/* target: the target vocabulary, else the source one. */
-static int check_specials(const struct model *m, const struct vocab *v,
-			  int target, const char *where, struct err *e)
+/* The specials' ids in v (target: the target vocabulary) into ids[]:
+ * found by name wherever they are; -1 for a special that is null.  A
+ * special the YAML does not name must be in v under its default spelling,
+ * unless v has none of the defaults (a vocabulary without specials, as a
+ * character model's). */
+static int find_specials(const struct model *m, const struct vocab *v,
+			 int target, const char *where, int *ids,
+			 struct err *e)
 {
 	/* the keys under tokenizer.specials */
 	static const char *role[] = { "pad", "sos", "eos", "unk" };
+	int defaults_found = 0;
 	for (int i = 0; i < TOK_NSPECIAL; i++) {
 		const char *sp = m->cfg.tok.specials[i];
-		int id = vocab_id(v, sp);
-		if (id < 0)
+		ids[i] = sp ? vocab_id(v, sp) : -1;
+		defaults_found += !m->cfg.tok.specials_given[i] && ids[i] >= 0;
+	}
+	for (int i = 0; i < TOK_NSPECIAL; i++) {
+		const char *sp = m->cfg.tok.specials[i];
+		if (sp && ids[i] < 0 && (m->cfg.tok.specials_given[i] || defaults_found))
 			return target ?
-				err_set(e, "%s: target vocabulary lacks the special token %s (%s)",
-					where, sp, role[i]) :
-				err_set(e, "%s: source vocabulary lacks the special token %s (%s)",
-					where, sp, role[i]);
-		if (id != i)
-			return target ?
-				err_set(e, "%s: target vocabulary has %s at id %d; the specials must "
-					"come first: <pad> 0, <s> 1, </s> 2, <unk> 3",
-					where, sp, id) :
-				err_set(e, "%s: source vocabulary has %s at id %d; the specials must "
-					"come first: <pad> 0, <s> 1, </s> 2, <unk> 3",
-					where, sp, id);
+				err_set(e, "%s: target vocabulary lacks the special token %s (%s; "
+					"write %s: null if the model has none)",
+					where, sp, role[i], role[i]) :
+				err_set(e, "%s: source vocabulary lacks the special token %s (%s; "
+					"write %s: null if the model has none)",
+					where, sp, role[i], role[i]);
 	}
 	return 0;
 }
@@ -286,6 +363,14 @@ static int parse_merges(struct model *m, const struct ydoc *d,
 	return 0;
 }
 
+/* A YAML null: ~, null, or nothing. */
+static int is_null(const struct ynode *n)
+{
+	return n->kind == Y_SCALAR && !n->quoted &&
+	       (!n->len || !strcmp(n->str, "~") || !strcmp(n->str, "null") ||
+		!strcmp(n->str, "Null") || !strcmp(n->str, "NULL"));
+}
+
 static int parse_tokenizer(struct model *m, const struct ydoc *d,
 			   const struct ynode *tk, struct err *e)
 {
@@ -301,9 +386,18 @@ static int parse_tokenizer(struct model *m, const struct ydoc *d,
 	if (sp) {
 		if (check_keys(d, sp, SPECIAL_KEYS, "tokenizer.specials", e))
 			return -1;
-		for (int i = 0; i < TOK_NSPECIAL; i++)
-			if (get_str(d, sp, SPECIAL_KEYS[i], &c->tok.specials[i], e))
+		for (int i = 0; i < TOK_NSPECIAL; i++) {
+			const struct ynode *v = ynode_get(sp, SPECIAL_KEYS[i]);
+			if (!v)
+				continue;
+			c->tok.specials_given[i] = 1;
+			if (is_null(v)) {
+				free(c->tok.specials[i]);
+				c->tok.specials[i] = NULL;
+			} else if (get_str(d, sp, SPECIAL_KEYS[i], &c->tok.specials[i], e)) {
 				return -1;
+			}
+		}
 	}
 	if (parse_merges(m, d, tk, e))
 		return -1;
@@ -314,18 +408,19 @@ static int parse_tokenizer(struct model *m, const struct ydoc *d,
 			       d->file, tk->line);
 	char where[PATH_MAX + 64];
 	if (load_vocab(d, sv, m->path, "source_vocab", &m->src_vocab, where, sizeof where, e) ||
-	    check_specials(m, &m->src_vocab, 0, where, e))
+	    find_specials(m, &m->src_vocab, 0, where, m->src_sp, e))
 		return -1;
 	if (tv) {
 		if (load_vocab(d, tv, m->path, "target_vocab", &m->tgt_vocab, where, sizeof where,
 			       e) ||
-		    check_specials(m, &m->tgt_vocab, 1, where, e))
+		    find_specials(m, &m->tgt_vocab, 1, where, m->tgt_sp, e))
 			return -1;
 	} else {
 		m->shared_vocab = 1;
 		if (vocab_init(&m->tgt_vocab, (const char *const *)m->src_vocab.tok,
 			       m->src_vocab.n, m->path, e))
 			return -1;
+		memcpy(m->tgt_sp, m->src_sp, sizeof m->tgt_sp);
 	}
 	return 0;
 }
@@ -349,6 +444,79 @@ static int parse_strlist(const struct ydoc *d, const struct ynode *n,
 		*count = (int)i + 1;
 	}
 	return 0;
+}
+
+/* One string or a list of strings (ignore_tensors). */
+static int parse_globs(const struct ydoc *d, const struct ynode *n,
+		       const char *key, char ***out, int *count, struct err *e)
+{
+	if (n->kind != Y_SCALAR)
+		return parse_strlist(d, n, key, out, count, e);
+	if (!(*out = calloc(1, sizeof **out)) || !((*out)[0] = strdup(n->str)))
+		return err_set(e, "out of memory");
+	*count = 1;
+	return 0;
+}
+
+/* tensor_names: this document's name -> the file's name, or a list of
+ * names joined along the first dimension (separate Q, K, V). */
+static int parse_tnames(struct config *c, const struct ydoc *d,
+			const struct ynode *n, struct err *e)
+{
+	if (n->kind != Y_MAP)
+		return err_set(e, "%s:%d: tensor_names must be a mapping of this document's "
+			       "names to the file's", d->file, n->line);
+	if (!(c->tnames = calloc(n->n ? n->n : 1, sizeof *c->tnames)))
+		return err_set(e, "out of memory");
+	for (size_t i = 0; i < n->n; i++) {
+		const struct ynode *k = n->items[2 * i], *v = n->items[2 * i + 1];
+		struct tname *t = &c->tnames[c->ntnames];
+		if (k->kind != Y_SCALAR || !k->len)
+			return err_set(e, "%s:%d: tensor_names: keys must be tensor names",
+				       d->file, k->line);
+		if (!(t->doc = strdup(k->str)))
+			return err_set(e, "out of memory");
+		c->ntnames++;
+		size_t np = v->kind == Y_SEQ ? v->n : 1;
+		if (v->kind == Y_MAP || np < 1 || np > TNAME_MAXPARTS)
+			return err_set(e, "%s:%d: tensor_names: %s must name one tensor of the file, "
+				       "or a list of 2 or 3 joined along the first dimension",
+				       d->file, v->line, k->str);
+		for (size_t j = 0; j < np; j++) {
+			const struct ynode *f = v->kind == Y_SEQ ? v->items[j] : v;
+			if (f->kind != Y_SCALAR || !f->len)
+				return err_set(e, "%s:%d: tensor_names: %s must name tensors of the file",
+					       d->file, f->line, k->str);
+			if (!(t->file[j] = strdup(f->str)))
+				return err_set(e, "out of memory");
+			t->nparts = (int)j + 1;
+		}
+	}
+	return 0;
+}
+
+/* head: {pool, labels, weight, bias} of an encoder-only classifier. */
+static int parse_head(struct config *c, const struct ydoc *d,
+		      const struct ynode *n, struct err *e)
+{
+	int pool = POOL_MEAN;
+	const struct ynode *l;
+	if (check_keys(d, n, HEAD_KEYS, "head", e) ||
+	    get_enum(d, n, "pool", POOL_NAMES, &pool, e) ||
+	    get_str(d, n, "weight", &c->head.weight, e) ||
+	    get_str(d, n, "bias", &c->head.bias, e))
+		return -1;
+	c->head.pool = pool;
+	if (c->arch != ARCH_ENC_ONLY)
+		return err_set(e, "%s:%d: head: only an encoder-only model ends in a classifier",
+			       d->file, n->line);
+	if (!(l = ynode_get(n, "labels")) || l->kind != Y_SEQ || !l->n)
+		return err_set(e, "%s:%d: head needs labels: a list of the classes' names",
+			       d->file, n->line);
+	if (!c->head.weight)
+		return err_set(e, "%s:%d: head needs weight: the file's name of the "
+			       "classifier's weight [classes, d_model]", d->file, n->line);
+	return parse_strlist(d, l, "head.labels", &c->head.labels, &c->head.nlabels, e);
 }
 
 /* `training:` is a flat mapping of facts about how a model was made; kept
@@ -386,6 +554,19 @@ static int parse_config(struct model *m, const struct ydoc *d, struct err *e)
 		return err_set(e, "%s: the file is empty", d->file);
 	if (check_keys(d, r, TOP_KEYS, NULL, e))
 		return -1;
+	int lay = LAYOUT_NN_TRANSFORMER;
+	if (get_enum(d, r, "layout", LAYOUT_NAMES, &lay, e))
+		return -1;
+	c->layout = lay;
+	static const struct { const char *key; unsigned bit; } GIVEN[] = {
+		{ "architecture", IMPLY_ARCH }, { "norm", IMPLY_NORM },
+		{ "norm_eps", IMPLY_EPS }, { "activation", IMPLY_ACT },
+		{ "positional_encoding", IMPLY_PE }, { "scale_embedding", IMPLY_SCALE },
+		{ "d_ff", IMPLY_DFF },
+	};
+	for (size_t i = 0; i < sizeof GIVEN / sizeof *GIVEN; i++)
+		if (ynode_get(r, GIVEN[i].key))
+			c->given |= GIVEN[i].bit;
 	if (!ynode_get(r, "name"))
 		return err_set(e, "%s:%d: missing required key \"name\"", d->file, r->line);
 	if (get_str(d, r, "name", &c->name, e) ||
@@ -407,6 +588,7 @@ static int parse_config(struct model *m, const struct ydoc *d, struct err *e)
 	c->norm = nrm;
 	c->act = act;
 	c->pe = pe;
+	layout_imply(c->layout, c, c->given);   /* what the YAML leaves out */
 	const struct ynode *n;
 	if ((n = ynode_get(r, "norm_eps"))) {
 		if (ynode_float(d, n, &c->norm_eps, e))
@@ -441,6 +623,13 @@ static int parse_config(struct model *m, const struct ydoc *d, struct err *e)
 	    parse_strlist(d, n, "examples", &c->examples, &c->nexamples, e))
 		return -1;
 	if ((n = ynode_get(r, "training")) && parse_training(m, d, n, e))
+		return -1;
+	if ((n = ynode_get(r, "tensor_names")) && parse_tnames(c, d, n, e))
+		return -1;
+	if ((n = ynode_get(r, "ignore_tensors")) &&
+	    parse_globs(d, n, "ignore_tensors", &c->ignore, &c->nignore, e))
+		return -1;
+	if ((n = ynode_get(r, "head")) && parse_head(c, d, n, e))
 		return -1;
 
 	/* exactly one source of weights */
@@ -558,11 +747,21 @@ void model_free(struct model *m)
 	free(c->name);
 	free(c->description);
 	free(c->weights_path);
-	free(c->weights_key);
 	for (int i = 0; i < TOK_NSPECIAL; i++)
 		free(c->tok.specials[i]);
 	tokens_free(c->examples, c->nexamples);
 	tokens_free(c->info, c->ninfo);
+	for (int i = 0; i < c->ntnames; i++) {
+		free(c->tnames[i].doc);
+		for (int j = 0; j < TNAME_MAXPARTS; j++)
+			free(c->tnames[i].file[j]);
+	}
+	free(c->tnames);
+	tokens_free(c->ignore, c->nignore);
+	tokens_free(c->head.labels, c->head.nlabels);
+	free(c->head.weight);
+	free(c->head.bias);
+	free(c->weights_key);
 	vocab_free(&m->src_vocab);
 	vocab_free(&m->tgt_vocab);
 	if (m->tgt_bpe && m->tgt_bpe != m->src_bpe) {

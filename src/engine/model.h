@@ -17,7 +17,27 @@
 
 enum arch { ARCH_ENC_DEC, ARCH_DEC_ONLY, ARCH_ENC_ONLY };
 enum norm_style { NORM_POST, NORM_PRE, NORM_NONE };
-enum activation { ACT_RELU, ACT_GELU };
+enum activation { ACT_RELU, ACT_GELU, ACT_GELU_NEW };
+/* torch.nn.LayerNorm: (x−mean)/√(var + eps); NK_STD: the Annotated
+ * Transformer's a_2·(x−mean)/(std + eps) + b_2 with the unbiased std. */
+enum norm_kind { NK_LAYERNORM, NK_STD };
+enum pool_kind { POOL_MEAN, POOL_FIRST, POOL_LAST };
+
+/* `tensor_names:` entry: this document's name (with {i}) -> the file's, one
+ * name or several joined along the first dimension (separate Q, K, V). */
+#define TNAME_MAXPARTS 3
+struct tname {
+	char *doc;
+	char *file[TNAME_MAXPARTS];
+	int nparts;
+};
+
+/* `head:` of an encoder-only classifier (present when nlabels > 0). */
+struct head_cfg {
+	enum pool_kind pool;
+	char **labels; int nlabels;
+	char *weight, *bias;          /* the file's tensor names (bias may be NULL) */
+};
 enum pe_kind { PE_SINUSOIDAL, PE_LEARNED, PE_NONE };
 enum weights_src { W_FILE, W_INLINE, W_RANDOM };
 
@@ -31,7 +51,14 @@ struct config {
 	enum activation act;
 	enum pe_kind pe;
 	int scale_embedding;
-	int bias;                    /* projections have biases (default 1) */
+	int bias;                    /* projections may have biases (default 1;
+	                                a file without any loads as bias-free) */
+	enum norm_kind norm_kind;
+	int layout;                  /* enum layout_kind (layout.h) */
+	unsigned given;              /* IMPLY_* bits of the keys the YAML gives */
+	struct tname *tnames; int ntnames;   /* tensor_names: */
+	char **ignore; int nignore;  /* ignore_tensors: globs */
+	struct head_cfg head;
 	int final_norm;              /* -1: if present in weights, 0/1 forced */
 	struct tokenizer_cfg tok;
 	enum weights_src wsrc;
@@ -86,6 +113,10 @@ struct model {
 	const float *gen_w;           /* [Vt, d] (tgt_embed when absent) */
 	const float *gen_b;           /* [Vt] or NULL */
 	int gen_tied;
+	const float *head_w, *head_b; /* [C, d], [C] or NULL: classifier head */
+	/* the specials' ids in the source and target vocabularies (SP_PAD…),
+	 * -1 where the model has none (`null`) */
+	int src_sp[TOK_NSPECIAL], tgt_sp[TOK_NSPECIAL];
 	struct wtensor *tensors; int ntensors;
 	void *map; size_t maplen;     /* mmap'd weights file, if any */
 };

@@ -155,6 +155,39 @@ void op_layernorm(const float *x, int n, int d, const float *g, const float *b,
 	}
 }
 
+void op_layernorm_std(const float *x, int n, int d, const float *g,
+		      const float *b, float eps, float *y)
+{
+	for (int i = 0; i < n; i++) {
+		const float *xr = x + (size_t)i * d;
+		float *yr = y + (size_t)i * d;
+		double mean = 0, var = 0;
+		for (int j = 0; j < d; j++)
+			mean += xr[j];
+		mean /= d;
+		for (int j = 0; j < d; j++) {
+			double c = xr[j] - mean;
+			var += c * c;
+		}
+		var = d > 1 ? var / (d - 1) : 0;     /* unbiased, as torch.std */
+		float inv = (float)(1.0 / (sqrt(var) + eps));
+		for (int j = 0; j < d; j++) {
+			float v = (float)(xr[j] - mean) * inv;
+			yr[j] = v * (g ? g[j] : 1.0f) + (b ? b[j] : 0.0f);
+		}
+	}
+}
+
+void op_gelu_new(float *x, size_t n)
+{
+	/* 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))) */
+	const double k = 0.7978845608028654;
+	for (size_t i = 0; i < n; i++) {
+		double v = x[i];
+		x[i] = (float)(0.5 * v * (1.0 + tanh(k * (v + 0.044715 * v * v * v))));
+	}
+}
+
 /* Loops over blocks of 16 with a fixed trip count: what -O2 vectorises. */
 void op_relu(float *x, size_t n)
 {

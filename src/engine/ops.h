@@ -35,9 +35,15 @@ void op_softmax_rows(float *x, int rows, int cols);
 void op_layernorm(const float *x, int n, int d, const float *g, const float *b,
 		  float eps, float *y);
 
+/* y = (x - mean) / (std + eps) · g + b per row, std unbiased (d − 1): the
+ * Annotated Transformer's LayerNorm. */
+void op_layernorm_std(const float *x, int n, int d, const float *g,
+		      const float *b, float eps, float *y);
+
 void op_relu(float *x, size_t n);
 void op_add(const float *a, const float *b, float *y, size_t n);   /* y = a + b */
 void op_gelu(float *x, size_t n);     /* exact: x·Φ(x), with erf */
+void op_gelu_new(float *x, size_t n); /* tanh approximation (GPT-2, minGPT) */
 
 /* Sinusoidal positional encoding rows [n, d] (Vaswani et al. §3.5). */
 void op_sinusoid(int n, int d, float *out);

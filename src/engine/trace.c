@@ -204,6 +204,10 @@ const char *trace_axis_label(const struct trace *t, enum axis a, int i,
 		if (t->vocab)
 			s = vocab_str(t->vocab, i);
 		break;
+	case AX_CLASS:
+		if (t->classes && i >= 0 && i < t->nclasses)
+			s = t->classes[i];
+		break;
 	case AX_HEAD:
 		snprintf(buf, bufsz, "h%d", i);
 		return buf;

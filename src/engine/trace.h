@@ -25,6 +25,7 @@ enum axis {
 	AX_SRC,    /* source tokens */
 	AX_TGT,    /* decoder input tokens */
 	AX_VOCAB,  /* target vocabulary */
+	AX_CLASS,  /* a classifier's labels */
 };
 
 /* What a stage holds, so a view can pick a colour scale and a layout. */
@@ -37,6 +38,9 @@ enum stage_kind {
 	SK_LOGITS,    /* [T, V] */
 	SK_PROBS,     /* [T, V] */
 	SK_LOSS,      /* [T] */
+	SK_POOLED,    /* [d] a classifier's pooled vector */
+	SK_CLASS_LOGITS, /* [C] */
+	SK_CLASS_PROBS,  /* [C] */
 };
 
 /* Where in the model a stage sits. */
@@ -92,6 +96,10 @@ struct trace {
 	                                    (not in the vocabulary) */
 	const struct vocab *vocab;       /* target vocabulary, for AX_VOCAB
 	                                    labels (not owned) */
+	int pad_id, sos_id;              /* its <pad> and <s>, -1 when none */
+	const char *const *classes;      /* a classifier's labels, for AX_CLASS
+	                                    (not owned), and their count */
+	int nclasses;
 	struct pass_opts opts;
 	/* private: arena of stage data */
 	void *arena;

@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "layout.h"
 #include "weights.h"
+#include "base/i18n.h"
 #include "formats/tensorfile.h"
 
 enum winit { WI_XAVIER, WI_ZERO, WI_ONE };
@@ -19,6 +21,7 @@ struct want {
 	enum winit init;
 	const float **dest;
 	int found;            /* index into m->tensors, or -1 */
+	int is_bias;          /* all biases of a file are present, or none */
 };
 
 struct wants {
@@ -67,8 +70,11 @@ static int want_linear(struct wants *ws, const struct config *c,
 {
 	if (!want_add(ws, w, 1, 1, WI_XAVIER, 2, out, in, "%s%s", prefix, wsuf))
 		return -1;
-	if (c->bias && !want_add(ws, b, 1, 1, WI_ZERO, 1, out, 0, "%s%s", prefix, bsuf))
+	struct want *wb;
+	if (c->bias && !(wb = want_add(ws, b, 1, 1, WI_ZERO, 1, out, 0, "%s%s", prefix, bsuf)))
 		return -1;
+	if (c->bias)
+		wb->is_bias = 1;
 	return 0;
 }
 
@@ -79,8 +85,12 @@ static int want_norm(struct wants *ws, const struct config *c, const float **g,
 	const int d = c->d_model;
 	if (!want_add(ws, g, required, in_random, WI_ONE, 1, d, 0, "%s.weight", prefix))
 		return -1;
-	if (c->bias && !want_add(ws, b, required, in_random, WI_ZERO, 1, d, 0, "%s.bias", prefix))
+	struct want *wb;
+	if (c->bias && !(wb = want_add(ws, b, required, in_random, WI_ZERO, 1, d, 0,
+				       "%s.bias", prefix)))
 		return -1;
+	if (c->bias)
+		wb->is_bias = 1;
 	return 0;
 }
 
@@ -152,6 +162,13 @@ static int build_wants(struct model *m, struct wants *ws)
 	if (ok && dec && c->norm != NORM_NONE)
 		ok &= !want_norm(ws, c, &m->dec_norm_w, &m->dec_norm_b, 0,
 				 c->norm == NORM_PRE, "decoder.norm");
+	const int C = c->head.nlabels;
+	if (C) {        /* a classifier: its head instead of a generator */
+		ok &= !!want_add(ws, &m->head_w, 1, 1, WI_XAVIER, 2, C, d, "head.weight");
+		if (c->head.bias)
+			ok &= !!want_add(ws, &m->head_b, 1, 1, WI_ZERO, 1, C, 0, "head.bias");
+		return ok ? 0 : -1;
+	}
 	/* (a seeded random encoder-only model whose target vocabulary is not
 	   its source's cannot tie its generator: it gets one of its own) */
 	const int own_gen = c->arch == ARCH_ENC_ONLY && !m->shared_vocab &&
@@ -312,63 +329,305 @@ static int parse_inline(struct model *m, const struct ydoc *d,
 	return 0;
 }
 
-/* ---- weights file: safetensors or torch.save ---- */
+/* ---- a weights file: the file's names mapped by the layout ---- */
+
+/* Where one want's parts are among the file's tensors (-1: absent). */
+struct wmatch {
+	int nparts;
+	int part[TNAME_MAXPARTS];
+	char fname[TNAME_MAXPARTS][LAYOUT_NAME_MAX];
+};
+
+struct fnames {
+	const struct st_tensor *t; int n;
+	const char **canon;              /* the names without wrapper prefixes */
+	char prefix[LAYOUT_NAME_MAX];    /* nn.Transformer's common prefix */
+};
+
+static int fn_find(const struct fnames *F, const char *name)
+{
+	for (int i = 0; i < F->n; i++)
+		if (strcmp(F->canon[i], name) == 0)
+			return i;
+	return -1;
+}
+
+/* Maps every want onto the file's tensors under layout (tensor_names
+ * too when use_tn) and marks the claimed ones.  Returns the number of
+ * problems: missing parts of wanted tensors and file tensors neither
+ * claimed nor ignored.  *nobias: the file has none of the biases. */
+static int resolve(const struct config *c, const struct wants *ws, int layout,
+		   int use_tn, const struct fnames *F, struct wmatch *mt,
+		   int *claimed, int *nobias)
+{
+	const char *pfx = layout == LAYOUT_NN_TRANSFORMER ? F->prefix : "";
+	int problems = 0, bias_found = 0;
+	memset(claimed, 0, (size_t)F->n * sizeof *claimed);
+	for (int i = 0; i < ws->n; i++) {
+		struct wmatch *x = &mt[i];
+		x->nparts = layout_file_names(c, layout, use_tn, pfx, ws->w[i].name, x->fname);
+		for (int k = 0; k < x->nparts; k++)
+			x->part[k] = fn_find(F, x->fname[k]);
+		if (x->nparts == 1 && x->part[0] < 0 && *pfx) {   /* beside the prefix */
+			char alt[TNAME_MAXPARTS][LAYOUT_NAME_MAX];
+			if (layout_file_names(c, layout, use_tn, "", ws->w[i].name, alt) == 1 &&
+			    (x->part[0] = fn_find(F, alt[0])) >= 0)
+				memcpy(x->fname[0], alt[0], sizeof alt[0]);
+		}
+		for (int k = 0; k < x->nparts; k++)
+			if (x->part[k] >= 0) {
+				claimed[x->part[k]] = 1;
+				bias_found |= ws->w[i].is_bias;
+			}
+	}
+	for (int i = 0; i < ws->n; i++) {
+		const struct want *w = &ws->w[i];
+		int found = 0;
+		for (int k = 0; k < mt[i].nparts; k++)
+			found += mt[i].part[k] >= 0;
+		if (found ? found < mt[i].nparts
+			  : w->required && !(w->is_bias && !bias_found))
+			problems++;
+	}
+	for (int i = 0; i < F->n; i++)
+		if (!claimed[i] && !layout_ignored(c, layout, F->canon[i]))
+			problems++;
+	*nobias = !bias_found;
+	return problems;
+}
+
+/* Whether layout fits the file's names, with what it implies (and
+ * without the YAML's tensor_names). */
+static int layout_fits(const struct model *m, int layout, const struct fnames *F)
+{
+	struct model tmp = *m;
+	struct wants ws = { 0 };
+	struct wmatch *mt = NULL;
+	int fits = 0, nobias;
+	layout_imply(layout, &tmp.cfg, m->cfg.given);
+	if (tmp.cfg.arch == ARCH_DEC_ONLY)
+		tmp.cfg.enc_layers = 0;
+	else if (tmp.cfg.arch == ARCH_ENC_ONLY)
+		tmp.cfg.dec_layers = 0;
+	tmp.enc = calloc((size_t)tmp.cfg.enc_layers + 1, sizeof *tmp.enc);
+	tmp.dec = calloc((size_t)tmp.cfg.dec_layers + 1, sizeof *tmp.dec);
+	int *cl = calloc((size_t)F->n + 1, sizeof *cl);
+	if (tmp.enc && tmp.dec && cl && !build_wants(&tmp, &ws) &&
+	    (mt = calloc((size_t)ws.n + 1, sizeof *mt)))
+		fits = resolve(&tmp.cfg, &ws, layout, 0, F, mt, cl, &nobias) == 0;
+	free(mt);
+	free(cl);
+	free(ws.w);
+	free(tmp.enc);
+	free(tmp.dec);
+	return fits;
+}
+
+/* A growing message (at most one err's worth). */
+struct msgbuf {
+	char s[sizeof ((struct err *)0)->msg];
+	size_t n;
+	int lines, dropped;
+};
+
+static void say(struct msgbuf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void say(struct msgbuf *b, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, _(fmt), ap);
+	va_end(ap);
+	size_t l = strlen(line);
+	if (b->n + l + 160 >= sizeof b->s) {   /* keep room for the last lines */
+		b->dropped++;
+		return;
+	}
+	if (b->lines++)
+		b->s[b->n++] = '\n';
+	memcpy(b->s + b->n, line, l + 1);
+	b->n += l;
+}
+
+static void st_shape_str(char *buf, size_t n, const struct st_tensor *t)
+{
+	snprintf(buf, n, "[");
+	for (int k = 0; k < t->ndim; k++)
+		snprintf(buf + strlen(buf), n - strlen(buf), "%s%llu", k ? ", " : "",
+			 (unsigned long long)t->shape[k]);
+	snprintf(buf + strlen(buf), n - strlen(buf), "]");
+}
+
+/* Part k of nparts of want w: its shape fits (learned positions may hold
+ * more rows than max_len). */
+static int part_fits(const struct want *w, int nparts, const struct st_tensor *t)
+{
+	if (t->ndim != w->ndim || w->shape[0] % nparts)
+		return 0;
+	uint64_t rows = (uint64_t)(w->shape[0] / nparts);
+	if (strcmp(w->name, "pos_embed.weight") == 0 ? t->shape[0] < rows : t->shape[0] != rows)
+		return 0;
+	return w->ndim == 1 || t->shape[1] == (uint64_t)w->shape[1];
+}
+
+/* Lists every mismatch (unexpected, missing, misshapen) into e. */
+static int mismatch(const struct model *m, const struct wants *ws,
+		    const struct fnames *F, const struct wmatch *mt,
+		    const int *claimed, int nobias, struct err *e)
+{
+	const struct config *c = &m->cfg;
+	const char *path = c->weights_path;
+	struct msgbuf *b = calloc(1, sizeof *b);
+	char s1[96], s2[96];
+	int nunexp = 0, nmiss = 0, nshape = 0;
+	if (!b)
+		return err_set(e, "out of memory");
+	for (int i = 0; i < F->n; i++)
+		nunexp += !claimed[i] && !layout_ignored(c, c->layout, F->canon[i]);
+	for (int i = 0; i < ws->n; i++) {
+		const struct want *w = &ws->w[i];
+		for (int k = 0; k < mt[i].nparts; k++)
+			if (mt[i].part[k] < 0 ? (mt[i].nparts > 1 || (w->required &&
+					      !(w->is_bias && nobias)))
+					      : !part_fits(w, mt[i].nparts, &F->t[mt[i].part[k]]))
+				mt[i].part[k] < 0 ? nmiss++ : nshape++;
+		nmiss += !mt[i].nparts && w->required;
+	}
+	int fits[LAYOUT_N] = { 0 }, nfit = 0;
+	for (int L = 0; L < LAYOUT_N; L++)
+		nfit += fits[L] = L != c->layout && layout_fits(m, L, F);
+	if (nunexp + nmiss + nshape + nfit > 1)   /* one problem: one line */
+		say(b, N_("%s: the tensors do not fit the model (layout %s): %d unexpected, "
+		    "%d missing, %d of the wrong shape"), path, LAYOUT_NAMES[c->layout],
+		    nunexp, nmiss, nshape);
+	for (int i = 0; i < F->n; i++)
+		if (!claimed[i] && !layout_ignored(c, c->layout, F->canon[i])) {
+			st_shape_str(s1, sizeof s1, &F->t[i]);
+			say(b, N_("%s: unexpected tensor %s %s"), path, F->t[i].name, s1);
+		}
+	for (int i = 0; i < ws->n; i++) {
+		const struct want *w = &ws->w[i];
+		shape_str(s2, sizeof s2, w->ndim, w->shape);
+		if (!mt[i].nparts && w->required)
+			say(b, N_("%s: missing tensor %s %s"), path, w->name, s2);
+		for (int k = 0; k < mt[i].nparts; k++) {
+			int p = mt[i].part[k];
+			if (p < 0 && mt[i].nparts > 1)
+				say(b, N_("%s: missing tensor %s (part %d of %d of %s %s)"), path,
+				    mt[i].fname[k], k + 1, mt[i].nparts, w->name, s2);
+			else if (p < 0 && w->required && !(w->is_bias && nobias) &&
+				 strcmp(w->name, mt[i].fname[k]) == 0)
+				say(b, N_("%s: missing tensor %s %s"), path, w->name, s2);
+			else if (p < 0 && w->required && !(w->is_bias && nobias))
+				say(b, N_("%s: missing tensor %s %s (as %s in the file)"), path,
+				    w->name, s2, mt[i].fname[k]);
+			else if (p >= 0 && !part_fits(w, mt[i].nparts, &F->t[p])) {
+				st_shape_str(s1, sizeof s1, &F->t[p]);
+				if (mt[i].nparts > 1) {
+					int rows = w->shape[0] / mt[i].nparts;
+					if (w->ndim == 1)
+						snprintf(s2, sizeof s2, "[%d]", rows);
+					else
+						snprintf(s2, sizeof s2, "[%d, %d]", rows, w->shape[1]);
+				}
+				say(b, N_("%s: tensor %s has shape %s; %s needs %s"), path,
+				    F->t[p].name, s1, w->name, s2);
+			}
+		}
+	}
+	for (int L = 0; L < LAYOUT_N; L++)
+		if (fits[L])
+			say(b, N_("%s: these names fit layout: %s"), path, LAYOUT_NAMES[L]);
+	if (b->dropped)
+		say(b, N_("%s: … and %d more"), path, b->dropped);
+	err_set(e, "%s", b->s);
+	free(b);
+	return -1;
+}
+
+/* want w's data from its parts (joined along the first dimension). */
+static int load_want(struct model *m, struct want *w, const struct wmatch *x,
+		     const struct fnames *F, struct err *e)
+{
+	const char *path = m->cfg.weights_path;
+	const struct st_tensor *t0 = &F->t[x->part[0]];
+	size_t numel = want_numel(w);
+	float *p;
+	int mapped = x->nparts == 1 && st_is_f32_inplace(t0);
+	if (mapped) {
+		p = (float *)(uintptr_t)t0->bytes;
+	} else {
+		size_t off = 0;
+		if (!(p = malloc(numel * sizeof *p)))
+			return err_set(e, "%s: out of memory for %s", path, w->name);
+		for (int k = 0; k < x->nparts; k++) {
+			const struct st_tensor *t = &F->t[x->part[k]];
+			size_t part = numel / (size_t)x->nparts;
+			if (t->numel == part) {
+				if (st_to_f32(t, p + off, e)) {
+					free(p);
+					return err_prefix(e, "%s", path);
+				}
+			} else {   /* more rows than needed (positions): the first ones */
+				float *all = malloc(t->numel * sizeof *all);
+				if (!all || st_to_f32(t, all, e)) {
+					free(p);
+					free(all);
+					return all ? err_prefix(e, "%s", path)
+						   : err_set(e, "%s: out of memory for %s", path, w->name);
+				}
+				memcpy(p + off, all, part * sizeof *p);
+				free(all);
+			}
+			off += part;
+		}
+	}
+	if (add_tensor(m, w, p, mapped)) {
+		if (!mapped)
+			free(p);
+		return err_set(e, "out of memory");
+	}
+	return 0;
+}
 
 static int bind_file(struct model *m, struct wants *ws, struct err *e)
 {
 	struct st_file f;
-	const char *path = m->cfg.weights_path;
-	if (tensorfile_open(&f, path, m->cfg.weights_key, e))
+	struct fnames F = { 0 };
+	struct wmatch *mt = NULL;
+	int *claimed = NULL, rc = -1, nobias;
+	if (tensorfile_open(&f, m->cfg.weights_path, m->cfg.weights_key, e))
 		return -1;
-	int rc = -1;
-	for (int i = 0; i < f.n; i++) {
-		const struct st_tensor *t = &f.t[i];
-		struct want *w = want_find(ws, t->name);
-		char want_s[48];
-		if (!w) {
-			if (m->cfg.arch == ARCH_ENC_ONLY)
-				err_set(e, "%s: unexpected tensor \"%.80s\" (not part of an %s model "
-					"with this configuration)", path, t->name, arch_name(m->cfg.arch));
-			else
-				err_set(e, "%s: unexpected tensor \"%.80s\" (not part of a %s model "
-					"with this configuration)", path, t->name, arch_name(m->cfg.arch));
+	F.t = f.t;
+	F.n = f.n;
+	F.canon = calloc((size_t)f.n + 1, sizeof *F.canon);
+	claimed = calloc((size_t)f.n + 1, sizeof *claimed);
+	mt = calloc((size_t)ws->n + 1, sizeof *mt);
+	if (!F.canon || !claimed || !mt) {
+		err_set(e, "out of memory");
+		goto out;
+	}
+	for (int i = 0; i < f.n; i++)
+		F.canon[i] = layout_strip(f.t[i].name);
+	layout_prefix(F.canon, F.n, F.prefix);
+	int problems = resolve(&m->cfg, ws, m->cfg.layout, 1, &F, mt, claimed, &nobias);
+	for (int i = 0; i < ws->n; i++)
+		for (int k = 0; k < mt[i].nparts; k++)
+			if (mt[i].part[k] >= 0 &&
+			    !part_fits(&ws->w[i], mt[i].nparts, &F.t[mt[i].part[k]]))
+				problems++;
+	if (problems) {
+		mismatch(m, ws, &F, mt, claimed, nobias, e);
+		goto out;
+	}
+	for (int i = 0; i < ws->n; i++) {
+		struct want *w = &ws->w[i];
+		if (w->is_bias && nobias)
+			w->required = 0;     /* nn.Linear(bias=False): zero */
+		if (mt[i].nparts && mt[i].part[0] >= 0 && load_want(m, w, &mt[i], &F, e))
 			goto out;
-		}
-		shape_str(want_s, sizeof want_s, w->ndim, w->shape);
-		int same = t->ndim == w->ndim;
-		for (int k = 0; same && k < w->ndim; k++)
-			same = t->shape[k] == (uint64_t)w->shape[k];
-		if (!same) {
-			char got[96] = "[";
-			for (int k = 0; k < t->ndim; k++)
-				snprintf(got + strlen(got), sizeof got - strlen(got), "%s%llu",
-					 k ? ", " : "", (unsigned long long)t->shape[k]);
-			strncat(got, "]", sizeof got - strlen(got) - 1);
-			err_set(e, "%s: tensor %s has shape %s, the configuration needs %s",
-				path, t->name, got, want_s);
-			goto out;
-		}
-		float *p;
-		int mapped = st_is_f32_inplace(t);
-		if (mapped) {
-			p = (float *)(uintptr_t)t->bytes;
-		} else {
-			if (!(p = malloc(t->numel * sizeof *p))) {
-				err_set(e, "%s: out of memory for %s", path, t->name);
-				goto out;
-			}
-			if (st_to_f32(t, p, e)) {
-				free(p);
-				err_prefix(e, "%s", path);
-				goto out;
-			}
-		}
-		if (add_tensor(m, w, p, mapped)) {
-			if (!mapped)
-				free(p);
-			err_set(e, "out of memory");
-			goto out;
-		}
 	}
 	/* the mapping now belongs to the model */
 	m->map = f.map;
@@ -376,6 +635,9 @@ static int bind_file(struct model *m, struct wants *ws, struct err *e)
 	f.map = NULL;
 	rc = 0;
 out:
+	free(F.canon);
+	free(claimed);
+	free(mt);
 	st_close(&f);
 	return rc;
 }
@@ -428,8 +690,11 @@ int weights_bind(struct model *m, const struct ydoc *doc,
 			goto out;
 		}
 	}
-	/* a final norm comes as weight and bias together */
-	if (c->bias && (!m->enc_norm_w != !m->enc_norm_b || !m->dec_norm_w != !m->dec_norm_b)) {
+	/* a final norm comes as weight and bias together (or without biases) */
+	int biases = 0;
+	for (int i = 0; i < ws.n; i++)
+		biases |= ws.w[i].is_bias && ws.w[i].found >= 0;
+	if (biases && (!m->enc_norm_w != !m->enc_norm_b || !m->dec_norm_w != !m->dec_norm_b)) {
 		err_set(e, "%s: a final norm needs both .weight and .bias", from);
 		goto out;
 	}
@@ -449,7 +714,7 @@ int weights_bind(struct model *m, const struct ydoc *doc,
 	}
 	if (c->arch == ARCH_ENC_ONLY)
 		m->tgt_embed = same ? m->src_embed : NULL;
-	if (!m->gen_w) {
+	if (!m->gen_w && !c->head.nlabels) {
 		if (!m->tgt_embed) {
 			err_set(e, "%s: missing tensor generator.weight [%d, %d] (an encoder-only "
 				"model ties it to the source embedding only when the target "

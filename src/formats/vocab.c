@@ -51,6 +51,9 @@ int vocab_init(struct vocab *v, const char *const *toks, int n,
 	       const char *what, struct err *e)
 {
 	memset(v, 0, sizeof *v);
+	for (int i = 0; i < n; i++)
+		if (!toks[i])
+			return err_set(e, "%s: no token has id %d", what, i);
 	if (n <= 0)
 		return err_set(e, "%s: vocabulary is empty", what);
 	if (n > VOCAB_MAX_TOKENS)
@@ -93,6 +96,24 @@ static int read_line(FILE *fp, char *buf, int cap)
 	return n;
 }
 
+/* "\n", "\t" and "\\" in place (a char vocabulary's newline and tab);
+ * any other backslash stays as it is.  Returns the new length. */
+static int unescape(char *s, int len)
+{
+	int o = 0;
+	for (int i = 0; i < len; i++) {
+		if (s[i] == '\\' && i + 1 < len &&
+		    (s[i + 1] == 'n' || s[i + 1] == 't' || s[i + 1] == '\\')) {
+			i++;
+			s[o++] = s[i] == 'n' ? '\n' : s[i] == 't' ? '\t' : '\\';
+		} else {
+			s[o++] = s[i];
+		}
+	}
+	s[o] = 0;
+	return o;
+}
+
 int vocab_load(struct vocab *v, const char *path, struct err *e)
 {
 	memset(v, 0, sizeof *v);
@@ -126,6 +147,7 @@ int vocab_load(struct vocab *v, const char *path, struct err *e)
 				lineno, TOKEN_MAX_BYTES);
 			goto out;
 		}
+		len = unescape(line, len);
 		if (n >= VOCAB_MAX_TOKENS) {
 			err_set(e, "%s: more than %d tokens (the limit)", path,
 				VOCAB_MAX_TOKENS);

@@ -1,7 +1,9 @@
 /* vocab.h - token <-> id tables and the word/char tokenizers.
  *
- * A vocabulary is a list of tokens; the id is the index.  The four specials
- * come first: <pad> 0, <s> 1, </s> 2, <unk> 3 (DESIGN.md). */
+ * A vocabulary is a list of tokens; the id is the index.  The shipped
+ * models put the four specials first (<pad> 0, <s> 1, </s> 2, <unk> 3);
+ * other models have them anywhere, or not at all: code asks the model for
+ * their ids (model.h src_sp / tgt_sp, indexed by these roles). */
 #ifndef ATTNSCOPE_VOCAB_H
 #define ATTNSCOPE_VOCAB_H
 
@@ -10,6 +12,8 @@
 
 #include "base/err.h"
 
+/* The roles of the specials (indices into tokenizer_cfg.specials and the
+ * model's id tables); also the shipped models' ids. */
 enum { TOK_PAD = 0, TOK_SOS = 1, TOK_EOS = 2, TOK_UNK = 3, TOK_NSPECIAL = 4 };
 
 struct vocab {
@@ -29,13 +33,17 @@ struct tokenizer_cfg {
 	enum tok_type type;
 	int lowercase;
 	int wrap_source;
-	char *specials[TOK_NSPECIAL];  /* the special tokens' spellings */
+	char *specials[TOK_NSPECIAL];  /* the special tokens' spellings; NULL:
+	                                  the model has none (`null`) */
+	int specials_given[TOK_NSPECIAL];  /* spelled out in the YAML */
 };
 
 /* Builds from n strings (copied).  Duplicates are an error. */
 int vocab_init(struct vocab *v, const char *const *toks, int n,
 	       const char *what, struct err *e);
-/* Reads one token a line (UTF-8; a trailing \r is dropped). */
+/* Builds from n strings (copied); toks[i] NULL (an id without a token) is
+ * an error.  Reads one token a line (UTF-8; a trailing \r is dropped;
+ * "\n", "\t" and "\\" are a newline, a tab and a backslash). */
 int vocab_load(struct vocab *v, const char *path, struct err *e);
 void vocab_free(struct vocab *v);
 /* id of tok, or -1. */

@@ -171,6 +171,13 @@ struct backprop *backprop_new(const struct model *m, struct err *e)
 		err_set(e, "%s: an encoder-only model has no decoder to train", m->path);
 		return NULL;
 	}
+	/* the gradients know LayerNorm, ReLU and the exact GELU only */
+	if (m->cfg.norm_kind != NK_LAYERNORM || m->cfg.act == ACT_GELU_NEW) {
+		err_set(e, "%s: training supports torch.nn.LayerNorm with relu or gelu, "
+			"not this model's %s", m->path, m->cfg.act == ACT_GELU_NEW ?
+			"gelu_new" : "LayerNorm (std + eps)");
+		return NULL;
+	}
 	struct backprop *bp = calloc(1, sizeof *bp);
 	if (!bp)
 		goto oom;

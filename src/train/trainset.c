@@ -52,11 +52,11 @@ static void unique_unknown(struct trainset *ts)
 	ts->nunknown_words = k;
 }
 
-static long count_unk(const int32_t *ids, int n)
+static long count_unk(const int32_t *ids, int n, int32_t unk)
 {
 	long c = 0;
-	for (int i = 0; i < n; i++)
-		c += ids[i] == TOK_UNK;
+	for (int i = 0; unk >= 0 && i < n; i++)
+		c += ids[i] == unk;
 	return c;
 }
 
@@ -90,7 +90,8 @@ static int add_pair(struct trainset *ts, const struct model *m, int k,
 	const int wrap = enc && m->cfg.tok.wrap_source ? 2 : 0;
 	ts->src_tokens += enc ? p->S - wrap : 0;
 	ts->tgt_tokens += p->T - 1;
-	ts->unknown += (enc ? count_unk(p->src, p->S) : 0) + count_unk(p->tgt, p->T);
+	ts->unknown += (enc ? count_unk(p->src, p->S, ts->unk) : 0) +
+		       count_unk(p->tgt, p->T, m->tgt_sp[TOK_UNK]);
 	ts->n++;
 	input_free(&in);
 	return 0;
@@ -100,6 +101,14 @@ int trainset_load(struct trainset *ts, const struct model *m, const char *path,
 		  struct err *e)
 {
 	memset(ts, 0, sizeof *ts);
+	/* teacher forcing feeds <s> + target and learns target + </s> */
+	if (m->tgt_sp[TOK_SOS] < 0 || m->tgt_sp[TOK_EOS] < 0)
+		return err_set(e, "%s: training needs the start and end tokens (specials sos "
+			       "and eos) in the target vocabulary", m->path);
+	ts->src_pad = m->src_sp[TOK_PAD] >= 0 ? m->src_sp[TOK_PAD] : 0;   /* masked */
+	ts->tgt_pad = m->tgt_sp[TOK_PAD] >= 0 ? m->tgt_sp[TOK_PAD] : 0;
+	ts->eos = m->tgt_sp[TOK_EOS];
+	ts->unk = m->src_sp[TOK_UNK];
 	if (corpus_read(path, &ts->corpus, e)) {
 		trainset_free(ts);
 		return -1;
@@ -301,11 +310,11 @@ int trainset_batch(const struct trainset *ts, const int *idx, int n,
 		int32_t *s = tb->src + (size_t)k * S;
 		int32_t *t = tb->tgt + (size_t)k * T, *l = tb->lab + (size_t)k * T;
 		for (int j = 0; j < S; j++)
-			s[j] = j < p->S ? p->src[j] : TOK_PAD;
+			s[j] = j < p->S ? p->src[j] : ts->src_pad;
 		for (int j = 0; j < T; j++) {
-			t[j] = j < p->T ? p->tgt[j] : TOK_PAD;
+			t[j] = j < p->T ? p->tgt[j] : ts->tgt_pad;
 			/* labels: the next decoder input, then </s> */
-			l[j] = j + 1 < p->T ? p->tgt[j + 1] : j + 1 == p->T ? TOK_EOS : -1;
+			l[j] = j + 1 < p->T ? p->tgt[j + 1] : j + 1 == p->T ? ts->eos : -1;
 		}
 		tb->src_len[k] = p->S;
 		tb->tgt_len[k] = p->T;

@@ -33,6 +33,7 @@ struct trainset {
 	long src_tokens, tgt_tokens;          /* words, without specials */
 	long unknown;                         /* word occurrences mapped to <unk> */
 	char **unknown_words; int nunknown_words;   /* distinct, first seen first */
+	int32_t src_pad, tgt_pad, eos, unk;   /* the model's specials' ids */
 };
 
 /* Reads a TSV corpus with corpus_read (english<TAB>portuguese[<TAB>align];

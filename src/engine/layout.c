@@ -1,0 +1,286 @@
+/* layout.c - the name tables of the checkpoint families (DESIGN.md
+ * "Checkpoints people already have") and glob matching.
+ *
+ * Each table follows how its family's source code names the modules:
+ *   pytorch-tutorial: PyTorch's "Language Translation with nn.Transformer",
+ *     Seq2SeqTransformer: transformer (nn.Transformer), src_tok_emb /
+ *     tgt_tok_emb (TokenEmbedding: .embedding, × √E), generator (Linear),
+ *     positional_encoding.pos_embedding (a buffer [maxlen, 1, E]).
+ *   annotated-transformer: harvardnlp's EncoderDecoder: layers with
+ *     self_attn / src_attn (MultiHeadedAttention: linears.0–3 = Q, K, V, O),
+ *     feed_forward.w_1 / w_2, sublayer.{j}.norm (its LayerNorm a_2, b_2),
+ *     encoder.norm / decoder.norm, src_embed.0.lut (× √d), src_embed.1.pe
+ *     (a buffer), generator.proj.
+ *   nanogpt: karpathy's nanoGPT and minGPT: transformer.wte / wpe /
+ *     h.{i}.ln_1 / attn.c_attn (packed Q|K|V, nn.Linear [out, in]) /
+ *     attn.c_proj / ln_2 / mlp.c_fc / mlp.c_proj, transformer.ln_f, lm_head;
+ *     the causal mask buffer attn.bias. */
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "layout.h"
+
+const char *const LAYOUT_NAMES[] = {
+	"nn.Transformer", "pytorch-tutorial", "annotated-transformer", "nanogpt", NULL
+};
+
+/* doc -> file parts.  A doc pattern ending in '*' maps a prefix: the rest
+ * of the name is kept. */
+struct rule {
+	const char *doc;
+	const char *file[TNAME_MAXPARTS];
+};
+
+static const struct rule TUTORIAL[] = {
+	{ "src_embed.weight", { "src_tok_emb.embedding.weight" } },
+	{ "tgt_embed.weight", { "tgt_tok_emb.embedding.weight" } },
+	{ "encoder.*", { "transformer.encoder.*" } },
+	{ "decoder.*", { "transformer.decoder.*" } },
+	{ NULL, { NULL } }
+};
+
+#define ANN_ATTN(stack, doc, file)                                              \
+	{ stack ".layers.{i}." doc ".in_proj_weight",                           \
+	  { stack ".layers.{i}." file ".linears.0.weight",                      \
+	    stack ".layers.{i}." file ".linears.1.weight",                      \
+	    stack ".layers.{i}." file ".linears.2.weight" } },                  \
+	{ stack ".layers.{i}." doc ".in_proj_bias",                             \
+	  { stack ".layers.{i}." file ".linears.0.bias",                        \
+	    stack ".layers.{i}." file ".linears.1.bias",                        \
+	    stack ".layers.{i}." file ".linears.2.bias" } },                    \
+	{ stack ".layers.{i}." doc ".out_proj.weight",                          \
+	  { stack ".layers.{i}." file ".linears.3.weight" } },                  \
+	{ stack ".layers.{i}." doc ".out_proj.bias",                            \
+	  { stack ".layers.{i}." file ".linears.3.bias" } }
+#define ANN_FF(stack)                                                           \
+	{ stack ".layers.{i}.linear1.weight", { stack ".layers.{i}.feed_forward.w_1.weight" } }, \
+	{ stack ".layers.{i}.linear1.bias", { stack ".layers.{i}.feed_forward.w_1.bias" } },     \
+	{ stack ".layers.{i}.linear2.weight", { stack ".layers.{i}.feed_forward.w_2.weight" } }, \
+	{ stack ".layers.{i}.linear2.bias", { stack ".layers.{i}.feed_forward.w_2.bias" } }
+#define ANN_NORM(stack, k, j)                                                   \
+	{ stack ".layers.{i}.norm" k ".weight", { stack ".layers.{i}.sublayer." j ".norm.a_2" } }, \
+	{ stack ".layers.{i}.norm" k ".bias", { stack ".layers.{i}.sublayer." j ".norm.b_2" } }
+
+static const struct rule ANNOTATED[] = {
+	{ "src_embed.weight", { "src_embed.0.lut.weight" } },
+	{ "tgt_embed.weight", { "tgt_embed.0.lut.weight" } },
+	ANN_ATTN("encoder", "self_attn", "self_attn"),
+	ANN_ATTN("decoder", "self_attn", "self_attn"),
+	ANN_ATTN("decoder", "multihead_attn", "src_attn"),
+	ANN_FF("encoder"),
+	ANN_FF("decoder"),
+	ANN_NORM("encoder", "1", "0"),
+	ANN_NORM("encoder", "2", "1"),
+	ANN_NORM("decoder", "1", "0"),
+	ANN_NORM("decoder", "2", "1"),
+	ANN_NORM("decoder", "3", "2"),
+	{ "encoder.norm.weight", { "encoder.norm.a_2" } },
+	{ "encoder.norm.bias", { "encoder.norm.b_2" } },
+	{ "decoder.norm.weight", { "decoder.norm.a_2" } },
+	{ "decoder.norm.bias", { "decoder.norm.b_2" } },
+	{ "generator.weight", { "generator.proj.weight" } },
+	{ "generator.bias", { "generator.proj.bias" } },
+	{ NULL, { NULL } }
+};
+
+/* nanoGPT is decoder-only: its one embedding is this document's src_embed
+ * (the decoder shares it). */
+static const struct rule NANOGPT[] = {
+	{ "src_embed.weight", { "transformer.wte.weight" } },
+	{ "pos_embed.weight", { "transformer.wpe.weight" } },
+	{ "decoder.layers.{i}.norm1.weight", { "transformer.h.{i}.ln_1.weight" } },
+	{ "decoder.layers.{i}.norm1.bias", { "transformer.h.{i}.ln_1.bias" } },
+	{ "decoder.layers.{i}.self_attn.in_proj_weight", { "transformer.h.{i}.attn.c_attn.weight" } },
+	{ "decoder.layers.{i}.self_attn.in_proj_bias", { "transformer.h.{i}.attn.c_attn.bias" } },
+	{ "decoder.layers.{i}.self_attn.out_proj.weight", { "transformer.h.{i}.attn.c_proj.weight" } },
+	{ "decoder.layers.{i}.self_attn.out_proj.bias", { "transformer.h.{i}.attn.c_proj.bias" } },
+	{ "decoder.layers.{i}.norm2.weight", { "transformer.h.{i}.ln_2.weight" } },
+	{ "decoder.layers.{i}.norm2.bias", { "transformer.h.{i}.ln_2.bias" } },
+	{ "decoder.layers.{i}.linear1.weight", { "transformer.h.{i}.mlp.c_fc.weight" } },
+	{ "decoder.layers.{i}.linear1.bias", { "transformer.h.{i}.mlp.c_fc.bias" } },
+	{ "decoder.layers.{i}.linear2.weight", { "transformer.h.{i}.mlp.c_proj.weight" } },
+	{ "decoder.layers.{i}.linear2.bias", { "transformer.h.{i}.mlp.c_proj.bias" } },
+	{ "decoder.norm.weight", { "transformer.ln_f.weight" } },
+	{ "decoder.norm.bias", { "transformer.ln_f.bias" } },
+	{ "generator.weight", { "lm_head.weight" } },
+	{ "generator.bias", { "lm_head.bias" } },
+	{ NULL, { NULL } }
+};
+
+static const struct rule *const RULES[LAYOUT_N] = {
+	NULL, TUTORIAL, ANNOTATED, NANOGPT
+};
+
+/* Buffers each family keeps in its state_dict: positional tables and
+ * causal masks, not weights of the pass. */
+static const char *const BUF_COMMON[] = { "pe", "*.pe", "pos_embedding", "*.pos_embedding", NULL };
+static const char *const BUF_NANOGPT[] = { "transformer.h.*.attn.bias",
+					   "transformer.h.*.attn.masked_bias", NULL };
+
+void layout_imply(int layout, struct config *c, unsigned given)
+{
+	unsigned set = ~given;
+	switch (layout) {
+	case LAYOUT_TUTORIAL:      /* nn.Transformer's defaults, TokenEmbedding × √E */
+		if (set & IMPLY_ARCH) c->arch = ARCH_ENC_DEC;
+		if (set & IMPLY_NORM) c->norm = NORM_POST;
+		if (set & IMPLY_EPS) c->norm_eps = 1e-5;
+		if (set & IMPLY_ACT) c->act = ACT_RELU;
+		if (set & IMPLY_PE) c->pe = PE_SINUSOIDAL;
+		if (set & IMPLY_SCALE) c->scale_embedding = 1;
+		break;
+	case LAYOUT_ANNOTATED:     /* SublayerConnection: x + sublayer(norm(x)) */
+		c->norm_kind = NK_STD;
+		if (set & IMPLY_NORM) c->norm = NORM_PRE;
+		if (set & IMPLY_EPS) c->norm_eps = 1e-6;
+		if (set & IMPLY_ACT) c->act = ACT_RELU;
+		if (set & IMPLY_PE) c->pe = PE_SINUSOIDAL;
+		if (set & IMPLY_SCALE) c->scale_embedding = 1;
+		break;
+	case LAYOUT_NANOGPT:       /* GPT: pre-norm blocks, wte + wpe, MLP 4·n_embd */
+		if (set & IMPLY_ARCH) c->arch = ARCH_DEC_ONLY;
+		if (set & IMPLY_NORM) c->norm = NORM_PRE;
+		if (set & IMPLY_EPS) c->norm_eps = 1e-5;
+		if (set & IMPLY_ACT) c->act = ACT_GELU;
+		if (set & IMPLY_PE) c->pe = PE_LEARNED;
+		if (set & IMPLY_SCALE) c->scale_embedding = 0;
+		if (set & IMPLY_DFF) c->d_ff = 4 * c->d_model;
+		break;
+	default:
+		break;
+	}
+}
+
+int layout_match(const char *pattern, const char *name, int *layer)
+{
+	const char *p = pattern, *n = name;
+	while (*p) {
+		if (strncmp(p, "{i}", 3) == 0) {
+			if (*n < '0' || *n > '9' || (*n == '0' && n[1] >= '0' && n[1] <= '9'))
+				return 0;
+			long v = 0;
+			while (*n >= '0' && *n <= '9' && v < 100000)
+				v = v * 10 + (*n++ - '0');
+			if (*n >= '0' && *n <= '9')
+				return 0;
+			if (layer)
+				*layer = (int)v;
+			p += 3;
+			continue;
+		}
+		if (*p++ != *n++)
+			return 0;
+	}
+	return *n == 0;
+}
+
+/* pattern with {i} replaced by layer (and a trailing '*' by rest). */
+static void expand(const char *pattern, int layer, const char *rest, char *out)
+{
+	size_t o = 0;
+	for (const char *p = pattern; *p && o + 12 < LAYOUT_NAME_MAX; p++) {
+		if (strncmp(p, "{i}", 3) == 0) {
+			o += (size_t)snprintf(out + o, LAYOUT_NAME_MAX - o, "%d", layer);
+			p += 2;
+		} else if (*p == '*' && !p[1] && rest) {
+			o += (size_t)snprintf(out + o, LAYOUT_NAME_MAX - o, "%s", rest);
+		} else {
+			out[o++] = *p;
+		}
+	}
+	out[o < LAYOUT_NAME_MAX ? o : LAYOUT_NAME_MAX - 1] = 0;
+}
+
+int layout_file_names(const struct config *c, int layout, int use_tnames,
+		      const char *prefix, const char *doc,
+		      char out[][LAYOUT_NAME_MAX])
+{
+	int layer = 0;
+	if (strcmp(doc, "head.weight") == 0 || strcmp(doc, "head.bias") == 0) {
+		const char *f = doc[5] == 'w' ? c->head.weight : c->head.bias;
+		if (!f)
+			return 0;
+		snprintf(out[0], LAYOUT_NAME_MAX, "%s", f);
+		return 1;
+	}
+	for (int k = 0; use_tnames && k < c->ntnames; k++) {
+		const struct tname *t = &c->tnames[k];
+		if (!layout_match(t->doc, doc, &layer))
+			continue;
+		for (int j = 0; j < t->nparts; j++)
+			expand(t->file[j], layer, NULL, out[j]);
+		return t->nparts;
+	}
+	const struct rule *r = layout >= 0 && layout < LAYOUT_N ? RULES[layout] : NULL;
+	for (; r && r->doc; r++) {
+		size_t pl = strlen(r->doc);
+		if (r->doc[pl - 1] == '*') {
+			if (strncmp(r->doc, doc, pl - 1) != 0)
+				continue;
+			expand(r->file[0], 0, doc + pl - 1, out[0]);
+			return 1;
+		}
+		if (!layout_match(r->doc, doc, &layer))
+			continue;
+		int n = 0;
+		while (n < TNAME_MAXPARTS && r->file[n]) {
+			expand(r->file[n], layer, NULL, out[n]);
+			n++;
+		}
+		return n;
+	}
+	snprintf(out[0], LAYOUT_NAME_MAX, "%s%s", prefix ? prefix : "", doc);
+	return 1;
+}
+
+const char *layout_strip(const char *name)
+{
+	for (;;) {
+		if (strncmp(name, "module.", 7) == 0)
+			name += 7;
+		else if (strncmp(name, "_orig_mod.", 10) == 0)
+			name += 10;
+		else
+			return name;
+	}
+}
+
+static int any_glob(const char *const *globs, int n, const char *name)
+{
+	for (int i = 0; n < 0 ? globs[i] != NULL : i < n; i++)
+		if (fnmatch(globs[i], name, 0) == 0)
+			return 1;
+	return 0;
+}
+
+int layout_ignored(const struct config *c, int layout, const char *name)
+{
+	if (any_glob((const char *const *)c->ignore, c->nignore, name) ||
+	    any_glob(BUF_COMMON, -1, name))
+		return 1;
+	return layout == LAYOUT_NANOGPT && any_glob(BUF_NANOGPT, -1, name);
+}
+
+const char *layout_prefix(const char *const *names, int n, char *buf)
+{
+	static const char *const anchors[] = {
+		"encoder.layers.0.self_attn.in_proj_weight",
+		"decoder.layers.0.self_attn.in_proj_weight",
+	};
+	buf[0] = 0;
+	for (int i = 0; i < n; i++) {
+		size_t nl = strlen(names[i]);
+		for (size_t a = 0; a < sizeof anchors / sizeof *anchors; a++) {
+			size_t al = strlen(anchors[a]);
+			if (nl > al && nl - al < LAYOUT_NAME_MAX &&
+			    strcmp(names[i] + nl - al, anchors[a]) == 0) {
+				memcpy(buf, names[i], nl - al);
+				buf[nl - al] = 0;
+				return buf;
+			}
+		}
+	}
+	return buf;
+}
