@@ -11,6 +11,7 @@ int err_set(struct err *e, const char *fmt, ...)
 {
 	if (e) {
 		va_list ap;
+		e->lines = 0;
 		va_start(ap, fmt);
 		vsnprintf(e->msg, sizeof e->msg, _(fmt), ap);
 		va_end(ap);

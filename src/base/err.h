@@ -8,6 +8,8 @@
 
 struct err {
 	char msg[8192];   /* one line; a tensor mismatch lists one per tensor */
+	int lines;        /* msg holds several lines the program made (each
+	                     line's text from files already made safe) */
 };
 
 /* Formats msg into e (if e is non-NULL) and returns -1. */

@@ -214,7 +214,7 @@ int cmd_align_eval(int argc, char **argv)
 			 "(try attnscope align-eval --help)");
 		return 2;
 	}
-	struct err e = { "" };
+	struct err e = { "", 0 };
 	char buf[4096];
 	if (!model) {
 		if (model_default_path(buf, sizeof buf, &e))

@@ -252,7 +252,7 @@ int cmd_bpe(int argc, char **argv)
 		return 2;
 	}
 
-	struct err e = { "" };
+	struct err e = { "", 0 };
 	struct corpus c;
 	struct bpe_counts wc[2], all;
 	struct bpe b = { 0 };

@@ -216,7 +216,7 @@ int cmd_corpus(int argc, char **argv)
 		return 2;
 	}
 
-	struct err e = { "" };
+	struct err e = { "", 0 };
 	struct grammar *g = grammar_load(gpath, &e);
 	if (!g)
 		return cli_fail("%s", e.msg);

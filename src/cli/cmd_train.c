@@ -173,7 +173,7 @@ int cmd_train(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	struct err e = { "" };
+	struct err e = { "", 0 };
 	enum train_status st = train_run(&o, &e);
 	switch (st) {
 	case TRAIN_DONE:

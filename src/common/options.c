@@ -383,8 +383,15 @@ struct model *cli_load_model(struct cli *c)
 {
 	struct err e;
 	struct model *m = model_load(c->model, &e);
-	if (!m)
+	if (m)
+		return m;
+	if (e.lines) {   /* a mismatch list: one line a tensor */
+		fputs("attnscope: ", stderr);
+		safetext_fputs(e.msg, stderr, SAFETEXT_KEEP_NL);
+		fputc('\n', stderr);
+	} else {
 		cli_fail("%s", e.msg);
+	}
 	return m;
 }
 

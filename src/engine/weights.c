@@ -8,6 +8,7 @@
 #include "layout.h"
 #include "weights.h"
 #include "base/i18n.h"
+#include "base/safetext.h"
 #include "formats/tensorfile.h"
 
 enum winit { WI_XAVIER, WI_ZERO, WI_ONE };
@@ -435,11 +436,12 @@ static void say(struct msgbuf *b, const char *fmt, ...)
 
 static void say(struct msgbuf *b, const char *fmt, ...)
 {
-	char line[512];
+	char raw[512], line[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof line, _(fmt), ap);
+	vsnprintf(raw, sizeof raw, _(fmt), ap);
 	va_end(ap);
+	safetext_copy(line, sizeof line, raw, 0);   /* names from the file */
 	size_t l = strlen(line);
 	if (b->n + l + 160 >= sizeof b->s) {   /* keep room for the last lines */
 		b->dropped++;
@@ -543,6 +545,7 @@ static int mismatch(const struct model *m, const struct wants *ws,
 	if (b->dropped)
 		say(b, N_("%s: … and %d more"), path, b->dropped);
 	err_set(e, "%s", b->s);
+	e->lines = b->lines > 1;
 	free(b);
 	return -1;
 }

@@ -238,7 +238,7 @@ void app_save_svg(struct app *a)
 	app_draw(a, cv);
 	/* the first free name; an existing file (or link, FIFO...) is never
 	 * touched: the temporary is linked to a name that must not exist */
-	struct err e = { "" };
+	struct err e = { "", 0 };
 	int rc = -1;
 	for (int n = 1; n < 10000; n++) {
 		struct safefile sf;
