@@ -188,4 +188,10 @@ int gr_class_ref(struct grammar *g, const struct ynode *n, const char *what,
 /* Reads class c (resolving like: and union: first). */
 int gr_resolve_class(struct grammar *g, struct gr_class *c, struct err *e);
 
+/* grammar_bounds.c: a phrase must not contain itself nor nest more than
+ * GR_MAXDEPTH deep (computes p->height and p->maxw); a template's
+ * sentences stay within GR_MAXWORDS words a side.  0, or -1 with e set. */
+int gr_phrase_check(struct grammar *g, struct gr_phrase *p, int depth, struct err *e);
+int gr_template_size(const struct grammar *g, const struct gr_rule *r, struct err *e);
+
 #endif

@@ -10,6 +10,7 @@
 
 #include "layout.h"
 #include "model.h"
+#include "model_keys.h"
 #include "weights.h"
 #include "base/path.h"
 #include "formats/metapkl.h"
@@ -36,125 +37,6 @@ static const char *const SPECIAL_DEFAULT[] = { "<pad>", "<s>", "</s>", "<unk>" }
 #define MODEL_MAX_DIM 65536
 #define MODEL_MAX_LAYERS 256
 #define MODEL_MAX_LEN 65536
-
-/* where: the key of the mapping ("tokenizer", ...), NULL for the file's
- * top level (the messages then say "the model file"). */
-static int check_keys(const struct ydoc *d, const struct ynode *map,
-		      const char *const *known, const char *where,
-		      struct err *e)
-{
-	if (map->kind != Y_MAP)
-		return where ? err_set(e, "%s:%d: %s must be a mapping, found a %s",
-				       d->file, map->line, where, ynode_kind_name(map->kind))
-			     : err_set(e, "%s:%d: the model file must be a mapping, found a %s",
-				       d->file, map->line, ynode_kind_name(map->kind));
-	for (size_t i = 0; i < map->n; i++) {
-		const struct ynode *k = map->items[2 * i];
-		if (k->kind != Y_SCALAR)
-			return where ? err_set(e, "%s:%d: keys in %s must be plain words",
-					       d->file, k->line, where)
-				     : err_set(e, "%s:%d: keys in the model file must be plain words",
-					       d->file, k->line);
-		int found = 0;
-		for (const char *const *p = known; *p; p++)
-			found |= strcmp(*p, k->str) == 0;
-		if (!found)
-			return where ? err_set(e, "%s:%d: unknown key \"%.60s\" in %s",
-					       d->file, k->line, k->str, where)
-				     : err_set(e, "%s:%d: unknown key \"%.60s\" in the model file",
-					       d->file, k->line, k->str);
-		for (size_t j = 0; j < i; j++)
-			if (map->items[2 * j]->kind == Y_SCALAR &&
-			    strcmp(map->items[2 * j]->str, k->str) == 0)
-				return err_set(e, "%s:%d: key \"%s\" given twice (first at line %d)",
-					       d->file, k->line, k->str,
-					       map->items[2 * j]->line);
-	}
-	return 0;
-}
-
-/* Rewrites a ynode error "file:line: what" as "file:line: key: what". */
-static int keyed(const struct ydoc *d, const struct ynode *n, const char *key,
-		 struct err *e)
-{
-	char rest[sizeof e->msg];
-	const char *p = e->msg;
-	size_t fl = strlen(d->file);
-	if (strncmp(p, d->file, fl) == 0 && p[fl] == ':') {
-		p += fl + 1;
-		while (*p >= '0' && *p <= '9')
-			p++;
-		if (*p == ':')
-			p++;
-		if (*p == ' ')
-			p++;
-	}
-	snprintf(rest, sizeof rest, "%s", p);
-	return err_set(e, "%s:%d: %s: %s", d->file, n->line, key, rest);
-}
-
-static int get_int(const struct ydoc *d, const struct ynode *map,
-		   const char *key, long long lo, long long hi, int *out,
-		   struct err *e)
-{
-	const struct ynode *n = ynode_get(map, key);
-	long long v;
-	if (!n)
-		return 0;
-	if (ynode_int(d, n, lo, hi, &v, e))
-		return keyed(d, n, key, e);
-	*out = (int)v;
-	return 0;
-}
-
-static int get_bool(const struct ydoc *d, const struct ynode *map,
-		    const char *key, int *out, struct err *e)
-{
-	const struct ynode *n = ynode_get(map, key);
-	if (n && ynode_bool(d, n, out, e))
-		return keyed(d, n, key, e);
-	return 0;
-}
-
-/* Scalar string value for key (or NULL when absent); *bad on wrong kind. */
-static int get_str(const struct ydoc *d, const struct ynode *map,
-		   const char *key, char **out, struct err *e)
-{
-	const struct ynode *n = ynode_get(map, key);
-	if (!n)
-		return 0;
-	const char *s = ynode_str(d, n, e);
-	if (!s)
-		return keyed(d, n, key, e);
-	free(*out);
-	if (!(*out = strdup(s)))
-		return err_set(e, "out of memory");
-	return 0;
-}
-
-/* Chooses one of names[] for key; names are matched exactly. */
-static int get_enum(const struct ydoc *d, const struct ynode *map,
-		    const char *key, const char *const *names, int *out,
-		    struct err *e)
-{
-	const struct ynode *n = ynode_get(map, key);
-	if (!n)
-		return 0;
-	const char *s = ynode_str(d, n, e);
-	if (!s)
-		return keyed(d, n, key, e);
-	char list[256] = "";
-	for (int i = 0; names[i]; i++) {
-		if (strcmp(names[i], s) == 0) {
-			*out = i;
-			return 0;
-		}
-		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
-			 i ? " | " : "", names[i]);
-	}
-	return err_set(e, "%s:%d: %s must be %s, found \"%.40s\"", d->file,
-		       n->line, key, list, s);
-}
 
 static const char *const ARCH_NAMES[] = { "encoder-decoder", "decoder-only", "encoder-only", NULL };
 static const char *const NORM_NAMES[] = { "post", "pre", "none", NULL };
@@ -376,15 +258,15 @@ static int parse_tokenizer(struct model *m, const struct ydoc *d,
 {
 	struct config *c = &m->cfg;
 	int t = c->tok.type;
-	if (check_keys(d, tk, TOK_KEYS, "tokenizer", e) ||
-	    get_enum(d, tk, "type", TOKTYPE_NAMES, &t, e) ||
-	    get_bool(d, tk, "lowercase", &c->tok.lowercase, e) ||
-	    get_bool(d, tk, "wrap_source", &c->tok.wrap_source, e))
+	if (mkey_check(d, tk, TOK_KEYS, "tokenizer", e) ||
+	    mkey_enum(d, tk, "type", TOKTYPE_NAMES, &t, e) ||
+	    mkey_bool(d, tk, "lowercase", &c->tok.lowercase, e) ||
+	    mkey_bool(d, tk, "wrap_source", &c->tok.wrap_source, e))
 		return -1;
 	c->tok.type = t;
 	const struct ynode *sp = ynode_get(tk, "specials");
 	if (sp) {
-		if (check_keys(d, sp, SPECIAL_KEYS, "tokenizer.specials", e))
+		if (mkey_check(d, sp, SPECIAL_KEYS, "tokenizer.specials", e))
 			return -1;
 		for (int i = 0; i < TOK_NSPECIAL; i++) {
 			const struct ynode *v = ynode_get(sp, SPECIAL_KEYS[i]);
@@ -394,7 +276,7 @@ static int parse_tokenizer(struct model *m, const struct ydoc *d,
 			if (is_null(v)) {
 				free(c->tok.specials[i]);
 				c->tok.specials[i] = NULL;
-			} else if (get_str(d, sp, SPECIAL_KEYS[i], &c->tok.specials[i], e)) {
+			} else if (mkey_str(d, sp, SPECIAL_KEYS[i], &c->tok.specials[i], e)) {
 				return -1;
 			}
 		}
@@ -438,7 +320,7 @@ static int parse_strlist(const struct ydoc *d, const struct ynode *n,
 	for (size_t i = 0; i < n->n; i++) {
 		const char *s = ynode_str(d, n->items[i], e);
 		if (!s)
-			return keyed(d, n->items[i], key, e);
+			return mkey_keyed(d, n->items[i], key, e);
 		if (!((*out)[i] = strdup(s)))
 			return err_set(e, "out of memory");
 		*count = (int)i + 1;
@@ -501,10 +383,10 @@ static int parse_head(struct config *c, const struct ydoc *d,
 {
 	int pool = POOL_MEAN;
 	const struct ynode *l;
-	if (check_keys(d, n, HEAD_KEYS, "head", e) ||
-	    get_enum(d, n, "pool", POOL_NAMES, &pool, e) ||
-	    get_str(d, n, "weight", &c->head.weight, e) ||
-	    get_str(d, n, "bias", &c->head.bias, e))
+	if (mkey_check(d, n, HEAD_KEYS, "head", e) ||
+	    mkey_enum(d, n, "pool", POOL_NAMES, &pool, e) ||
+	    mkey_str(d, n, "weight", &c->head.weight, e) ||
+	    mkey_str(d, n, "bias", &c->head.bias, e))
 		return -1;
 	c->head.pool = pool;
 	if (c->arch != ARCH_ENC_ONLY)
@@ -552,10 +434,10 @@ static int parse_config(struct model *m, const struct ydoc *d, struct err *e)
 
 	if (!r)
 		return err_set(e, "%s: the file is empty", d->file);
-	if (check_keys(d, r, TOP_KEYS, NULL, e))
+	if (mkey_check(d, r, TOP_KEYS, NULL, e))
 		return -1;
 	int lay = LAYOUT_NN_TRANSFORMER;
-	if (get_enum(d, r, "layout", LAYOUT_NAMES, &lay, e))
+	if (mkey_enum(d, r, "layout", LAYOUT_NAMES, &lay, e))
 		return -1;
 	c->layout = lay;
 	static const struct { const char *key; unsigned bit; } GIVEN[] = {
@@ -569,20 +451,20 @@ static int parse_config(struct model *m, const struct ydoc *d, struct err *e)
 			c->given |= GIVEN[i].bit;
 	if (!ynode_get(r, "name"))
 		return err_set(e, "%s:%d: missing required key \"name\"", d->file, r->line);
-	if (get_str(d, r, "name", &c->name, e) ||
-	    get_str(d, r, "description", &c->description, e) ||
-	    get_enum(d, r, "architecture", ARCH_NAMES, &a, e) ||
-	    get_int(d, r, "d_model", 1, MODEL_MAX_DIM, &c->d_model, e) ||
-	    get_int(d, r, "heads", 1, MODEL_MAX_DIM, &c->heads, e) ||
-	    get_int(d, r, "encoder_layers", 0, MODEL_MAX_LAYERS, &c->enc_layers, e) ||
-	    get_int(d, r, "decoder_layers", 0, MODEL_MAX_LAYERS, &c->dec_layers, e) ||
-	    get_int(d, r, "d_ff", 1, MODEL_MAX_DIM * 16, &c->d_ff, e) ||
-	    get_int(d, r, "max_len", 1, MODEL_MAX_LEN, &c->max_len, e) ||
-	    get_enum(d, r, "norm", NORM_NAMES, &nrm, e) ||
-	    get_enum(d, r, "activation", ACT_NAMES, &act, e) ||
-	    get_enum(d, r, "positional_encoding", PE_NAMES, &pe, e) ||
-	    get_bool(d, r, "scale_embedding", &c->scale_embedding, e) ||
-	    get_bool(d, r, "bias", &c->bias, e))
+	if (mkey_str(d, r, "name", &c->name, e) ||
+	    mkey_str(d, r, "description", &c->description, e) ||
+	    mkey_enum(d, r, "architecture", ARCH_NAMES, &a, e) ||
+	    mkey_int(d, r, "d_model", 1, MODEL_MAX_DIM, &c->d_model, e) ||
+	    mkey_int(d, r, "heads", 1, MODEL_MAX_DIM, &c->heads, e) ||
+	    mkey_int(d, r, "encoder_layers", 0, MODEL_MAX_LAYERS, &c->enc_layers, e) ||
+	    mkey_int(d, r, "decoder_layers", 0, MODEL_MAX_LAYERS, &c->dec_layers, e) ||
+	    mkey_int(d, r, "d_ff", 1, MODEL_MAX_DIM * 16, &c->d_ff, e) ||
+	    mkey_int(d, r, "max_len", 1, MODEL_MAX_LEN, &c->max_len, e) ||
+	    mkey_enum(d, r, "norm", NORM_NAMES, &nrm, e) ||
+	    mkey_enum(d, r, "activation", ACT_NAMES, &act, e) ||
+	    mkey_enum(d, r, "positional_encoding", PE_NAMES, &pe, e) ||
+	    mkey_bool(d, r, "scale_embedding", &c->scale_embedding, e) ||
+	    mkey_bool(d, r, "bias", &c->bias, e))
 		return -1;
 	c->arch = a;
 	c->norm = nrm;
@@ -592,7 +474,7 @@ static int parse_config(struct model *m, const struct ydoc *d, struct err *e)
 	const struct ynode *n;
 	if ((n = ynode_get(r, "norm_eps"))) {
 		if (ynode_float(d, n, &c->norm_eps, e))
-			return keyed(d, n, "norm_eps", e);
+			return mkey_keyed(d, n, "norm_eps", e);
 		if (!(c->norm_eps > 0 && c->norm_eps < 1))
 			return err_set(e, "%s:%d: norm_eps must be in (0, 1)", d->file, n->line);
 	}
@@ -647,14 +529,14 @@ static int parse_config(struct model *m, const struct ydoc *d, struct err *e)
 	if (wf) {
 		const char *s = ynode_str(d, wf, e);
 		if (!s)
-			return keyed(d, wf, "weights", e);
+			return mkey_keyed(d, wf, "weights", e);
 		c->wsrc = W_FILE;
 		if (!(c->weights_path = path_beside(m->path, s)))
 			return err_set(e, "out of memory");
 		if ((n = ynode_get(r, "weights_key"))) {
 			const char *k = ynode_str(d, n, e);
 			if (!k)
-				return keyed(d, n, "weights_key", e);
+				return mkey_keyed(d, n, "weights_key", e);
 			if (!(c->weights_key = strdup(k)))
 				return err_set(e, "out of memory");
 		}
@@ -662,12 +544,12 @@ static int parse_config(struct model *m, const struct ydoc *d, struct err *e)
 		c->wsrc = W_INLINE;
 	} else {
 		long long seed;
-		if (check_keys(d, in, INIT_KEYS, "init", e))
+		if (mkey_check(d, in, INIT_KEYS, "init", e))
 			return -1;
 		if (!(n = ynode_get(in, "random")))
 			return err_set(e, "%s:%d: init needs random: SEED", d->file, in->line);
 		if (ynode_int(d, n, 0, LLONG_MAX, &seed, e))
-			return keyed(d, n, "init.random", e);
+			return mkey_keyed(d, n, "init.random", e);
 		c->wsrc = W_RANDOM;
 		c->seed = (unsigned long long)seed;
 	}
