@@ -386,7 +386,8 @@ static int st_parse(struct st_file *f, struct err *e)
 	return rc;
 }
 
-int st_open(struct st_file *f, const char *path, struct err *e)
+int st_map(struct st_file *f, const char *path, uint64_t min_size,
+	   const char *too_short, struct err *e)
 {
 	struct stat sb;
 	void *map = MAP_FAILED;
@@ -398,8 +399,8 @@ int st_open(struct st_file *f, const char *path, struct err *e)
 		return -1;
 	if (fstat(fd, &sb))
 		er = errno;
-	else if (sb.st_size < 8)
-		why = _("file is too short for safetensors (need at least 8 bytes)");
+	else if ((uint64_t)sb.st_size < min_size)
+		why = too_short;
 	else if ((uint64_t)sb.st_size > SIZE_MAX)
 		why = _("file too large to map");
 	else if ((map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE,
@@ -414,6 +415,13 @@ int st_open(struct st_file *f, const char *path, struct err *e)
 		st_close(f);
 		return err_set(e, "%s: out of memory", path);
 	}
+	return 0;
+}
+
+int st_open(struct st_file *f, const char *path, struct err *e)
+{
+	if (st_map(f, path, 8, _("file is too short for safetensors (need at least 8 bytes)"), e))
+		return -1;
 	if (st_parse(f, e)) {
 		st_close(f);
 		return -1;

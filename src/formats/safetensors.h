@@ -44,6 +44,12 @@ struct st_file {
 	char **meta_keys, **meta_vals; int nmeta;
 };
 
+/* Maps path read-only into a zeroed f (map, maplen, path), refusing a
+ * file that is not regular or is shorter than min_size (the message
+ * too_short).  Returns 0, or -1 with e naming path; st_close frees.  The
+ * readers of both weight formats start with it. */
+int st_map(struct st_file *f, const char *path, uint64_t min_size,
+	   const char *too_short, struct err *e);
 /* Maps and validates path.  Returns 0, or -1 with e naming path and the
  * problem. */
 int st_open(struct st_file *f, const char *path, struct err *e);

@@ -16,8 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "torchsave.h"
@@ -633,32 +631,8 @@ out:
 
 int ts_open(struct st_file *f, const char *path, const char *key, struct err *e)
 {
-	struct stat sb;
-	void *map = MAP_FAILED;
-	int fd, er = 0;
-	const char *why = NULL;
-
-	memset(f, 0, sizeof *f);
-	if ((fd = safefile_open_read(path, e)) < 0)
+	if (st_map(f, path, 4, _("file is too short for a torch.save archive"), e))
 		return -1;
-	if (fstat(fd, &sb))
-		er = errno;
-	else if (sb.st_size < 4)
-		why = _("file is too short for a torch.save archive");
-	else if ((uint64_t)sb.st_size > SIZE_MAX)
-		why = _("file too large to map");
-	else if ((map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE,
-			     fd, 0)) == MAP_FAILED)
-		er = errno;
-	close(fd);
-	if (er || why)
-		return err_set(e, "%s: %s", path, why ? why : strerror(er));
-	f->map = map;
-	f->maplen = (size_t)sb.st_size;
-	if (!(f->path = strdup(path))) {
-		st_close(f);
-		return err_set(e, "%s: out of memory", path);
-	}
 	if (ts_read(f, key, e)) {
 		st_close(f);
 		return -1;
