@@ -498,6 +498,78 @@ static void draw_help(struct screen *s, struct canvas *c, struct rect r)
 	put(c, r.x, r.y, r.w, R_HEADER, cut);
 }
 
+/* The lecture's breadcrumb in place of the stage list: "encoder layer 0 ›
+ * self_attn.scores · stage 6 of 40", then the keys that bring the list back. */
+static void draw_breadcrumb(struct screen *s, struct canvas *c, int y)
+{
+	const struct stage *st = view_stage(&s->v);
+	char group[64], buf[256];
+	group_title(st, group, sizeof group);
+	/* TRANSLATORS: the lecture's one-line stage list (below 120 columns):
+	 * the group, the stage, its position in the pass */
+	snprintf(buf, sizeof buf, _(" %s › %s · stage %d of %d"), group, short_name(st),
+		 s->v.stage + 1, s->v.tr->n);
+	int x = put(c, 0, y, c->w, R_HEADER, buf);
+	/* TRANSLATORS: after the breadcrumb: the keys that bring the stage
+	 * list back */
+	const char *keys = _("  (g G E D O { }: the stage list)");
+	if (x + utf8_width(keys) <= c->w)
+		put(c, x, y, c->w - x, R_MUTED, keys);
+}
+
+/* The lecture's caption in a frame at the bottom of main: as tall as its
+ * text (the view keeps at least 9 lines); text that still does not fit is
+ * paged (s->caption_page), with "▼ 1/2 · space: more" on the frame.
+ * Returns the lines it took. */
+static int draw_caption(struct screen *s, struct canvas *c, struct rect main)
+{
+	int tw = main.w - 4;
+	if (tw < 8)
+		return 0;
+	int lines = canvas_wrap(NULL, (struct rect){ 0, 0, tw, 4096 }, s->caption, 0, 0, 0);
+	int room = clampi(main.h - 9 - 2, 3, 4096);   /* text lines the box may take */
+	int per = lines < 1 ? 1 : lines < room ? lines : room;
+	int pages = (lines + per - 1) / per;
+	if (pages < 1)
+		pages = 1;
+	int page = clampi(s->caption_page, 0, pages - 1);
+	s->caption_pages = pages;
+	int h = per + 2;
+	struct rect box = { main.x, main.y + main.h - h, main.w, h };
+	struct style fr = role_style(R_ACCENT, c->depth);
+	struct style tx = role_style(R_TEXT, c->depth);
+	canvas_frame(c, box, s->caption_title, fr.fg, fr.bg, 0);
+	/* the page: the whole text wrapped into a scratch canvas, its lines
+	 * copied */
+	struct canvas *sc = canvas_new(tw, lines > 0 ? lines : 1, c->depth);
+	if (sc) {
+		canvas_fill(sc, (struct rect){ 0, 0, sc->w, sc->h }, " ", tx.fg, tx.bg, 0);
+		canvas_wrap(sc, (struct rect){ 0, 0, tw, lines }, s->caption, tx.fg, tx.bg, tx.attr);
+		for (int k = 0; k < per && page * per + k < lines; k++)
+			for (int x = 0; x < tw; x++) {
+				int cx = box.x + 2 + x, cy = box.y + 1 + k;
+				if (cx < c->w && cy < c->h)
+					c->cells[(size_t)cy * c->w + cx] =
+						sc->cells[(size_t)(page * per + k) * tw + x];
+			}
+		canvas_free(sc);
+	}
+	if (pages > 1) {
+		char mark[96];
+		if (page + 1 < pages)
+			/* TRANSLATORS: on the caption's frame when it has more
+			 * pages: page %d of %d, and how to see the next one */
+			snprintf(mark, sizeof mark, _(" ▼ %d/%d · space: more "), page + 1, pages);
+		else
+			/* TRANSLATORS: on the caption's frame, its last page */
+			snprintf(mark, sizeof mark, _(" ▲ %d/%d · ← back "), page + 1, pages);
+		int w = utf8_width(mark);
+		canvas_text(c, box.x + box.w - 2 - w, box.y + box.h - 1, w, mark,
+			    fr.fg, fr.bg, fr.attr | ATTR_BOLD);
+	}
+	return h;
+}
+
 void screen_draw(struct screen *s, struct canvas *c)
 {
 	/* the scheme's background (terminal default in the default scheme) */
@@ -516,13 +588,19 @@ void screen_draw(struct screen *s, struct canvas *c)
 	}
 	view_clamp(&s->v);
 	draw_header(s, c);
-	int side = c->w >= 80 && !s->presenter ? SIDEBAR_W : 0;
+	/* a lecture below 120 columns: the view needs the width more than the
+	 * stage list does, which becomes a breadcrumb line (until a key that
+	 * moves between stages asks for it) */
+	int crumb = s->lecture && !s->show_stages && c->w < SCREEN_LECTURE_SIDEBAR_W;
+	int side = c->w >= 80 && !s->presenter && !crumb ? SIDEBAR_W : 0;
 	struct rect main = { side ? side + 2 : 1, 2, c->w - (side ? side + 3 : 2), c->h - 5 };
 	if (side) {
 		struct rect sb = { 0, 1, side, c->h - 3 };
 		draw_sidebar(s, c, sb);
 	} else {
 		s->sidebar = (struct rect){ 0, 0, 0, 0 };
+		if (crumb)
+			draw_breadcrumb(s, c, 1);
 	}
 	if (s->show_explain && main.h > 14) {
 		/* the stage's explanation under the view */
@@ -531,17 +609,9 @@ void screen_draw(struct screen *s, struct canvas *c)
 		main.h -= h;
 		explain_draw(c, box, view_stage(&s->v));
 	}
-	if (s->caption && main.h > 12) {
-		/* the lecture's caption under the view */
-		int h = main.h > 30 ? 7 : 5;
-		struct rect box = { main.x, main.y + main.h - h, main.w, h };
-		struct rect in = { box.x + 2, box.y + 1, box.w - 4, box.h - 2 };
-		struct style fr = role_style(R_ACCENT, c->depth);
-		struct style tx = role_style(R_TEXT, c->depth);
-		main.h -= h;
-		canvas_frame(c, box, s->caption_title, fr.fg, fr.bg, 0);
-		canvas_wrap(c, in, s->caption, tx.fg, tx.bg, tx.attr);
-	}
+	s->caption_pages = 1;
+	if (s->caption && main.h > 12)
+		main.h -= draw_caption(s, c, main);
 	if (s->show_help) {
 		/* the key table over the whole body: its descriptions need the
 		 * width more than the stage list does */

@@ -15,6 +15,9 @@
 
 #define SCREEN_MIN_W 60
 #define SCREEN_MIN_H 18
+/* In a lecture the stage list shows from this width on (below it, a
+ * one-line breadcrumb, unless show_stages). */
+#define SCREEN_LECTURE_SIDEBAR_W 120
 
 struct key_help {
 	const char *keys;      /* "→ n space" */
@@ -38,12 +41,17 @@ struct screen {
 	int presenter;                 /* projector: no stage list, big cells */
 	const char *caption;           /* lecture: the step's caption, or NULL */
 	char caption_title[160];       /*   "step 3 of 12 · title" */
+	int caption_page;              /*   the page shown when it does not fit */
+	int lecture;                   /* a lecture plays: below 120 columns the
+	                                  stage list gives way to a breadcrumb */
+	int show_stages;               /*   unless a key that needs it was used */
 	const struct key_help *keys;
 	int nkeys;
 	/* set by screen_draw, for mouse clicks */
 	struct rect sidebar;
 	int sidebar_first;             /* stage index of the sidebar's first line */
 	int sidebar_map[256];          /* stage index per sidebar line (−1: heading) */
+	int caption_pages;             /* pages the caption took (1: it fits) */
 };
 
 /* Draws everything.  Below SCREEN_MIN_W × SCREEN_MIN_H it draws only a

@@ -335,12 +335,13 @@ int app_loop(struct app *a)
 			a->churn = 0;
 		}
 		char utf8[8];
-		int playing = a->lec && a->play_ms > 0 && a->lstep + 1 < a->lec->n &&
+		int playing = a->lec && a->play_ms > 0 && (a->lstep + 1 < a->lec->n ||
+					a->scr.caption_page + 1 < a->scr.caption_pages) &&
 			      !a->editing;
 		/* a paste whose closing bracket never comes ends after a second */
 		int key = term_key(playing ? a->play_ms : a->pasting ? 1000 : -1, utf8);
 		if (key == TK_NONE && playing) {
-			app_lecture_go(a, a->lstep + 1);
+			app_lecture_advance(a, 1);
 			continue;
 		}
 		/* every key already waiting is handled before the next frame:

@@ -104,6 +104,9 @@ int app_decoding_page_key(struct app *a, enum action act);
 
 /* player.c: lecture mode */
 void app_lecture_go(struct app *a, int i);
+/* Space (dir 1) and ← (dir −1) in a lecture: the caption's next or previous
+ * page while it has one, else the next or previous step. */
+void app_lecture_advance(struct app *a, int dir);
 /* --lecture FILE: checks the whole script first, then plays it. */
 int app_lecture_run(struct app *a, struct cli *c);
 

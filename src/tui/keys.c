@@ -291,9 +291,14 @@ static void do_action(struct app *a, enum action act)
 	struct view_state *v = &a->scr.v;
 	if (a->lec && (act == A_NEXT || act == A_PREV)) {
 		/* a lecture: the space bar plays the script */
-		app_lecture_go(a, a->lstep + (act == A_NEXT ? 1 : -1));
+		app_lecture_advance(a, act == A_NEXT ? 1 : -1);
 		return;
 	}
+	/* keys that move between stages bring the stage list back (a
+	 * lecture below 120 columns shows a breadcrumb instead) */
+	if (act == A_FIRST || act == A_LAST || act == A_ENCODER || act == A_DECODER ||
+	    act == A_OUTPUT || act == A_LAYER_NEXT || act == A_LAYER_PREV || act == A_CROSS)
+		a->scr.show_stages = 1;
 	if (app_decoding_page_key(a, act))
 		return;
 	switch (act) {

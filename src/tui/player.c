@@ -80,6 +80,23 @@ void app_lecture_go(struct app *a, int i)
 	snprintf(a->scr.caption_title, sizeof a->scr.caption_title, "%d / %d%s%s",
 		 i + 1, l->n, l->title ? " · " : "", l->title ? _(l->title) : "");
 	a->scr.message = NULL;
+	a->scr.caption_page = 0;
+	a->scr.show_stages = 0;   /* the breadcrumb again (below 120 columns) */
+}
+
+void app_lecture_advance(struct app *a, int dir)
+{
+	struct screen *s = &a->scr;
+	/* a caption of several pages turns its pages first */
+	if (dir > 0 && s->caption && s->caption_page + 1 < s->caption_pages) {
+		s->caption_page++;
+		return;
+	}
+	if (dir < 0 && s->caption && s->caption_page > 0) {
+		s->caption_page--;
+		return;
+	}
+	app_lecture_go(a, a->lstep + dir);
 }
 
 /* --lecture FILE: check the whole script first, then play it. */
@@ -108,6 +125,7 @@ int app_lecture_run(struct app *a, struct cli *c)
 		return 0;
 	}
 	a->lec = &l;
+	a->scr.lecture = 1;
 	a->play_ms = c->play_ms;
 	a->m = lecture_model(&l, 0);
 	a->scr.v.m = a->m;
