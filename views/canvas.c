@@ -42,6 +42,41 @@ int canvas_resize(struct canvas *c, int w, int h)
 	return 0;
 }
 
+static int blank(const struct cell *x)
+{
+	return x->bg == COLOR_DEFAULT && !(x->attr & (ATTR_REVERSE | ATTR_UNDERLINE)) &&
+	       x->glyph[0] == ' ' && !x->glyph[1];
+}
+
+void canvas_extent(const struct canvas *c, int *w, int *h)
+{
+	int mw = 0, mh = 0;
+	for (int y = 0; y < c->h; y++)
+		for (int x = 0; x < c->w; x++)
+			if (!blank(&c->cells[(size_t)y * c->w + x])) {
+				mw = x + 1 > mw ? x + 1 : mw;
+				mh = y + 1;
+			}
+	*w = mw;
+	*h = mh;
+}
+
+int canvas_crop(struct canvas *c, int w, int h)
+{
+	w = w < 1 ? 1 : w > c->w ? c->w : w;
+	h = h < 1 ? 1 : h > c->h ? c->h : h;
+	struct cell *n = malloc((size_t)w * h * sizeof *n);
+	if (!n)
+		return -1;
+	for (int y = 0; y < h; y++)
+		memcpy(n + (size_t)y * w, c->cells + (size_t)y * c->w, (size_t)w * sizeof *n);
+	free(c->cells);
+	c->cells = n;
+	c->w = w;
+	c->h = h;
+	return 0;
+}
+
 void canvas_clear(struct canvas *c)
 {
 	for (int i = 0; i < c->w * c->h; i++) {

@@ -38,6 +38,9 @@ struct cell {
 struct canvas {
 	int w, h;
 	enum depth depth;
+	int figure;              /* a still picture (render, export, the SVG
+	                            key): views draw no cursor and no key
+	                            hints, and labels whole */
 	struct cell *cells;      /* [h, w] */
 };
 
@@ -50,6 +53,11 @@ void canvas_free(struct canvas *c);
 /* Resizes (contents cleared).  Returns 0, or -1 on out-of-memory. */
 int canvas_resize(struct canvas *c, int w, int h);
 void canvas_clear(struct canvas *c);
+/* The smallest w × h from the top left that holds every cell drawn (not a
+ * default-coloured space), and the canvas cut to it (contents kept).
+ * canvas_crop returns 0, or -1 on out-of-memory (c unchanged). */
+void canvas_extent(const struct canvas *c, int *w, int *h);
+int canvas_crop(struct canvas *c, int w, int h);
 
 /* Sets one cell (clipped).  glyph is one character of terminal width 1. */
 void canvas_put(struct canvas *c, int x, int y, const char *glyph, uint32_t fg,

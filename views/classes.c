@@ -29,7 +29,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	const struct style tx = role_style(R_TEXT, c->depth);
 	const struct style ac = role_style(R_ACCENT, c->depth);
 	const struct style hd = role_style(R_HEADER, c->depth);
-	const struct style cur = role_style(R_CURSOR, c->depth);
+	const struct style cur = role_style(c->figure ? R_HEADER : R_CURSOR, c->depth);
 	char buf[256], name[96], fit[96], num[32];
 	v->geom.valid = 0;
 	if (r.w < 1 || r.h < 1)

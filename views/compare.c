@@ -244,7 +244,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	const struct style ac = role_style(R_ACCENT, c->depth);
 	const struct style gd = role_style(R_GOOD, c->depth);
 	const struct style wa = role_style(R_WARN, c->depth);
-	const struct style cur = role_style(R_CURSOR, c->depth);
+	const struct style cur = role_style(c->figure ? R_HEADER : R_CURSOR, c->depth);
 	const struct vocab *voc = v->m ? &v->m->tgt_vocab : v->tr ? v->tr->vocab : NULL;
 	char buf[512], n1[32], n2[32];
 

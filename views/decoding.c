@@ -198,7 +198,7 @@ static void draw_input(const struct page *P, struct canvas *c, struct rect r)
 {
 	const struct style hd = role_style(R_HEADER, c->depth);
 	const struct style mu = role_style(R_MUTED, c->depth);
-	const struct style cur = role_style(R_CURSOR, c->depth);
+	const struct style cur = role_style(c->figure ? R_HEADER : R_CURSOR, c->depth);
 	const struct style ac = role_style(R_ACCENT, c->depth);
 	char buf[192], nx[160];
 	if (r.h < 1 || r.w < 1)
@@ -305,7 +305,7 @@ static void draw_cands(const struct page *P, struct canvas *c, struct rect r)
 	const struct style lab = role_style(R_LABEL, c->depth);
 	const struct style gd = role_style(R_GOOD, c->depth);
 	const struct style ac = role_style(R_ACCENT, c->depth);
-	const struct style cur = role_style(R_CURSOR, c->depth);
+	const struct style cur = role_style(c->figure ? R_HEADER : R_CURSOR, c->depth);
 	const struct decode_step *st = &P->d->steps[P->s];
 	const struct hyp *h = hyp_at(P, P->s, P->hyp);
 	char buf[192], b[32], n1[32];

@@ -389,6 +389,64 @@ static void draw_grid(struct view_state *v, struct canvas *c, struct rect r)
 	}
 }
 
+/* --- a figure: every head a labelled heatmap --- */
+
+/* For slides and papers (c->figure): each head drawn as a heatmap with
+ * its row and column tokens and its title, on the one shared scale, as
+ * many side by side as fit; no selection, no key hint. */
+static void draw_figure_grid(struct view_state *v, struct canvas *c, struct rect r)
+{
+	const struct stage *s = view_stage(v);
+	const struct style mu = role_style(R_MUTED, c->depth);
+	const struct style la = role_style(R_HEADER, c->depth);
+	const int H = s->shape[0], n = s->shape[1], m = s->shape[2];
+	const float *all = stage_f32(s);   /* [H, n, m] */
+	const size_t numel = (size_t)H * n * m;
+	struct scale sc = scale_for(s, all, numel);   /* one scale for all heads */
+	char buf[200];
+
+	/* (the figure's title says "all N heads") */
+	snprintf(buf, sizeof buf, _("rows: %s · columns: %s · one scale"),
+		 view_row_title(s), view_col_title(s));
+	clip_text(c, r, r.x, r.y, r.w, buf, &mu);
+
+	/* the size of one panel: head 0 drawn on a scratch canvas */
+	struct canvas *tmp = canvas_new(r.w, r.h, c->depth);
+	if (!tmp)
+		return;
+	tmp->figure = 1;
+	int top = 0, left = 0;
+	struct rect u = heatmap_draw(tmp, (struct rect){ 0, 0, r.w, r.h - 4 }, v->tr, s,
+				     all, n, m, &sc, v->zoom, &top, &left, -1, -1, NULL);
+	canvas_free(tmp);
+	if (u.w < 1 || u.h < 1)
+		return;
+	const int pw = u.w + 3, ph = u.h + 2;   /* title line and a gap */
+	int per_row = (r.w + 3) / pw;
+	per_row = per_row < 1 ? 1 : per_row > H ? H : per_row;
+	per_row = (H + (H + per_row - 1) / per_row - 1) / ((H + per_row - 1) / per_row);
+	int y0 = r.y + 2;
+	for (int h = 0; h < H; h++) {
+		const float *w = view_slice(s, h);   /* [n, m] */
+		int px = r.x + (h % per_row) * pw, py = y0 + (h / per_row) * ph;
+		if (s->kind == SK_WEIGHTS) {
+			const char *pat = attn_pattern(w, n, m);
+			snprintf(buf, sizeof buf, _("head %d · %.2f bits%s%s"), h,
+				 attn_entropy(w, n, m), *pat ? " · " : "", pat);
+		} else {
+			snprintf(buf, sizeof buf, _("head %d"), h);
+		}
+		clip_text(c, r, px, py, u.w, buf, &la);
+		top = left = 0;
+		heatmap_draw(c, rect_sub(r, px, py + 1, u.w, u.h), v->tr, s, w, n, m,
+			     &sc, v->zoom, &top, &left, -1, -1, NULL);
+	}
+	int ly = y0 + ((H + per_row - 1) / per_row) * ph;
+	if (ly < r.y + r.h)
+		draw_legend(c, r.x, ly, r.w, &sc, has_neginf(all, numel));
+	v->geom.valid = 0;
+}
+
 static void draw(struct view_state *v, struct canvas *c, struct rect r)
 {
 	const struct stage *s = view_stage(v);
@@ -403,6 +461,8 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	}
 	if (v->flags & VF_MEAN_HEADS)
 		draw_mean(v, c, r);
+	else if (c->figure)
+		draw_figure_grid(v, c, r);
 	else
 		draw_grid(v, c, r);
 }

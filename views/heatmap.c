@@ -12,6 +12,7 @@
 
 #define LABEL_MAX 14     /* a column (key) label */
 #define ROW_LABEL_MAX 22 /* a row label: "adorável → </s>" */
+#define FIGURE_LABEL_MAX 40   /* in a figure: whole labels */
 #define CURSOR_MARK RGB(255, 0, 255)
 
 static int neg_inf(float x)
@@ -29,32 +30,35 @@ static enum axis col_axis(const struct stage *s)
 	return s->ndim == 1 ? AX_NONE : s->axes[s->ndim - 1];
 }
 
-static void label(const struct trace *t, enum axis a, int i, char *buf, size_t n)
+static void label(const struct trace *t, enum axis a, int i, char *buf, size_t n,
+		  int figure)
 {
 	char raw[160];
 	trace_axis_label(t, a, i, raw, sizeof raw);
 	if (a == AX_NONE)
 		snprintf(raw, sizeof raw, "%d", i);
-	text_fit(raw, LABEL_MAX, buf, n);
+	text_fit(raw, figure ? FIGURE_LABEL_MAX : LABEL_MAX, buf, n);
 }
 
 /* A query row's label: the token and, at a decoder position, the word it
  * predicts ("gato → é"). */
-static void row_label(const struct trace *t, enum axis a, int i, char *buf, size_t n)
+static void row_label(const struct trace *t, enum axis a, int i, char *buf, size_t n,
+		      int figure)
 {
 	char raw[160];
 	trace_row_label(t, a, i, raw, sizeof raw);
 	if (a == AX_NONE)
 		snprintf(raw, sizeof raw, "%d", i);
-	text_fit(raw, ROW_LABEL_MAX, buf, n);
+	text_fit(raw, figure ? FIGURE_LABEL_MAX : ROW_LABEL_MAX, buf, n);
 }
 
 /* A value in cw−1 columns plus a space (fmt_cell_fit: the magnitude kept). */
-static void cell_number(char *buf, size_t n, float x, int cw)
+static void cell_number(char *buf, size_t n, float x, int cw, int figure)
 {
 	char num[32];
 	int w = cw - 1;
-	fmt_cell_fit(num, sizeof num, x, w);
+	fmt_cell_fit(num, sizeof num, x, figure && w > 6 ? 6 : w);   /* figure: cells
+	    widened for their labels keep six-column numbers, set apart */
 	int pad = w - utf8_width(num);
 	snprintf(buf, n, "%*s%s ", pad > 0 ? pad : 0, "", num);
 }
@@ -72,6 +76,10 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 	const struct style cur = role_style(R_CURSOR, c->depth);
 	char buf[128];
 	struct rect used = { r.x, r.y, 0, 0 };
+	/* a figure has no cursor, and cells wide enough for whole labels */
+	const int fig = c->figure;
+	if (fig)
+		crow = ccol = -1;
 
 	/* nothing drawn (too small) leaves no stale geometry for mouse clicks
 	 * and the mask diff's −∞ marks */
@@ -80,7 +88,7 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 	/* row label column */
 	int lw = 1;
 	for (int i = 0; i < rows && i < 4096; i++) {
-		row_label(t, ra, i, buf, sizeof buf);
+		row_label(t, ra, i, buf, sizeof buf, fig);
 		int w = utf8_width(buf);
 		lw = w > lw ? w : lw;
 	}
@@ -92,27 +100,29 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 	/* column label width (for the header) */
 	int clw = 1;
 	for (int j = 0; j < cols && j < 4096; j++) {
-		label(t, ca, j, buf, sizeof buf);
+		label(t, ca, j, buf, sizeof buf, fig);
 		int w = utf8_width(buf);
 		clw = w > clw ? w : clw;
 	}
 
+	/* (two blanks between labels: they stay apart as words in an SVG) */
+	const int ncw = fig && clw + 2 > 7 ? (clw + 2 < 24 ? clw + 2 : 24) : 7;
 	if (z == ZOOM_BIG && !(cols * 9 <= avail && rows * 3 + 1 <= r.h))
 		z = ZOOM_AUTO;
 	if (z == ZOOM_AUTO) {
-		if (cols * 7 <= avail && rows + 1 <= r.h)
+		if (cols * ncw <= avail && rows + 1 <= r.h)
 			z = ZOOM_NUMBERS;
 		else if (cols * 3 <= avail)
 			z = ZOOM_CELLS;
 		else
 			z = ZOOM_FIT;
 	}
-	const int cw = z == ZOOM_BIG ? 9 : z == ZOOM_NUMBERS ? 7 : z == ZOOM_CELLS ? 3 : 1;
+	const int cw = z == ZOOM_BIG ? 9 : z == ZOOM_NUMBERS ? ncw : z == ZOOM_CELLS ? 3 : 1;
 	const int ch = z == ZOOM_BIG ? 3 : 1;   /* lines per matrix row */
 	const int half = z == ZOOM_FIT && color;
 	int hh;   /* header rows */
 	if (z == ZOOM_CELLS && ca != AX_NONE)
-		hh = clampi(clw, 1, r.h / 3 > 6 ? 6 : (r.h / 3 > 1 ? r.h / 3 : 1));
+		hh = fig ? clw : clampi(clw, 1, r.h / 3 > 6 ? 6 : (r.h / 3 > 1 ? r.h / 3 : 1));
 	else
 		hh = 1;
 	int vc = avail / cw;
@@ -129,7 +139,7 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 	if (z == ZOOM_CELLS && ca != AX_NONE) {
 		for (int j = 0; j < nc; j++) {
 			int col = *left + j;
-			label(t, ca, col, buf, sizeof buf);
+			label(t, ca, col, buf, sizeof buf, fig);
 			const struct style *st = col == ccol ? &cur : &lab;
 			/* one character a row, top to bottom */
 			const char *p = buf;
@@ -178,8 +188,8 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 		int y = r.y + hh + yy * ch + (ch > 1);   /* big cells: the middle line */
 		int i0 = *top + yy * (half ? 2 : 1);
 		int i1 = half && i0 + 1 < rows && yy * 2 + 1 < nr ? i0 + 1 : -1;
-		row_label(t, ra, i0, buf, sizeof buf);
-		int on = i0 == crow || i1 == crow;
+		row_label(t, ra, i0, buf, sizeof buf, fig);
+		int on = crow >= 0 && (i0 == crow || i1 == crow);
 		const struct style *st = on ? &cur : &lab;
 		canvas_text(c, r.x + lw - 1 - utf8_width(buf), y, lw - 1, buf,
 			    st->fg, st->bg, st->attr);
@@ -209,7 +219,7 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 			if (isinf(v0) && v0 < 0 && color)
 				fg = NEGINF_FG;
 			if (z == ZOOM_NUMBERS || z == ZOOM_BIG) {
-				cell_number(buf, sizeof buf, v0, cw);
+				cell_number(buf, sizeof buf, v0, cw, fig);
 				if (is_cur) {
 					fg = cur.fg; bg = cur.bg; attr = cur.attr | ATTR_UNDERLINE;
 					if (!color) attr = ATTR_REVERSE | ATTR_BOLD;

@@ -11,7 +11,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	const int32_t *ids = s->data;
 	const struct style hd = role_style(R_HEADER, c->depth);
 	const struct style tx = role_style(R_TEXT, c->depth);
-	const struct style cur = role_style(R_CURSOR, c->depth);
+	const struct style cur = role_style(c->figure ? R_HEADER : R_CURSOR, c->depth);
 	const struct style mu = role_style(R_MUTED, c->depth);
 	char tok[96], buf[160];
 	int n = s->shape[0];

@@ -97,7 +97,7 @@ static void draw_positions(struct view_state *v, struct canvas *c,
 {
 	const struct style hd = role_style(R_HEADER, c->depth);
 	const struct style tx = role_style(R_TEXT, c->depth);
-	const struct style cur = role_style(R_CURSOR, c->depth);
+	const struct style cur = role_style(c->figure ? R_HEADER : R_CURSOR, c->depth);
 	const struct style bo = role_style(R_BORDER, c->depth);
 	char tok[96], fit[64], buf[128];
 
@@ -322,7 +322,7 @@ static void draw_loss(struct view_state *v, struct canvas *c, struct rect r)
 	const struct style mu = role_style(R_MUTED, c->depth);
 	const struct style tx = role_style(R_TEXT, c->depth);
 	const struct style lab = role_style(R_LABEL, c->depth);
-	const struct style cur = role_style(R_CURSOR, c->depth);
+	const struct style cur = role_style(c->figure ? R_HEADER : R_CURSOR, c->depth);
 	const struct style ac = role_style(R_ACCENT, c->depth);
 	const int rows = s->shape[0];
 	const float *loss = stage_f32(s);   /* [T] */

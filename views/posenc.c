@@ -143,7 +143,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	const struct style mu = role_style(R_MUTED, c->depth);
 	const struct style lab = role_style(R_LABEL, c->depth);
 	const struct style bo = role_style(R_BORDER, c->depth);
-	const struct style cur = role_style(R_CURSOR, c->depth);
+	const struct style cur = role_style(c->figure ? R_HEADER : R_CURSOR, c->depth);
 	const struct style wa = role_style(R_WARN, c->depth);
 	const int color = c->depth != DEPTH_NONE;
 	char buf[200], tok[96], fit[64];

@@ -12,6 +12,7 @@
 #include "base/safetext.h"
 #include "base/utf8.h"
 #include "views/canvas.h"
+#include "views/figure.h"
 #include "views/view.h"
 
 static int out_width(const struct cli *c)
@@ -49,7 +50,7 @@ static void print_matrix(const struct trace *t, const struct stage *s,
 		lw = w > lw ? w : lw;
 	}
 	const int cw = 11;
-	int per = (width - lw) / cw;
+	int per = width > 0 ? (width - lw) / cw : cols;   /* 0: every column */
 	if (per < 1)
 		per = 1;
 	if (s->ndim == 1)
@@ -146,12 +147,12 @@ static enum depth env_depth(void)
 	return DEPTH_256;
 }
 
+/* A figure (views/figure.c): title, the view without cursor or hints. */
 static int print_picture(const struct trace *t, const struct model *m,
 			 int idx, int head, int width, int svg)
 {
 	const struct stage *s = &t->stages[idx];
 	struct view_state v;
-	int rows, cols;
 	memset(&v, 0, sizeof v);
 	v.tr = t;
 	v.m = m;
@@ -159,20 +160,9 @@ static int print_picture(const struct trace *t, const struct model *m,
 	v.head = head >= 0 ? head : 0;
 	if (head < 0 && view_heads(s) > 1)
 		v.flags |= VF_ALL_HEADS;
-	view_dims(s, &rows, &cols);
-	int h = rows + 8;
-	if (v.flags & VF_ALL_HEADS)
-		h = (rows / 2 + 4) * ((view_heads(s) + 3) / 4) + 6;
-	if (s->kind == SK_LOGITS || s->kind == SK_PROBS || s->kind == SK_LOSS)
-		h = rows > 20 ? rows + 6 : 26;
-	if (h > 400)
-		h = 400;
-	struct canvas *c = canvas_new(width, h, svg ? DEPTH_TRUE : env_depth());
+	struct canvas *c = figure_new(&v, width, svg ? DEPTH_TRUE : env_depth());
 	if (!c)
 		return cli_fail("out of memory");
-	struct rect r = { 0, 0, width, h };
-	view_clamp(&v);
-	view_for(&v)->draw(&v, c, r);
 	if (svg)
 		canvas_write_svg(c, stdout);
 	else if (c->depth == DEPTH_NONE)
@@ -194,11 +184,20 @@ int cmd_render(struct cli *c)
 	struct model *m = cli_load_model(c);
 	if (!m)
 		return 1;
+	int listing = !strcmp(c->stage, "list");
+	if (listing && !c->sentence) {
+		/* the names do not depend on the words: any sentence will do */
+		const char *ex = m->cfg.nexamples ? m->cfg.examples[0] : "a";
+		if (!(c->sentence = strdup(ex))) {
+			model_free(m);
+			return cli_fail("out of memory");
+		}
+	}
 	struct trace *t = cli_run_pass(c, m);
 	int status = 1;
 	if (!t)
 		goto out;
-	if (!strcmp(c->stage, "list")) {
+	if (listing) {
 		for (int i = 0; i < t->n; i++)
 			printf("%s\n", t->stages[i].name);
 		status = 0;
@@ -219,7 +218,10 @@ int cmd_render(struct cli *c)
 		goto out;
 	}
 	if (svg || ansi) {
-		status = print_picture(t, m, idx, c->head, out_width(c), svg);
+		/* an SVG is as wide as the figure needs (cut to it), up to 200
+		 * columns unless --width; ANSI fits the terminal */
+		status = print_picture(t, m, idx, c->head,
+				       svg ? (c->width ? c->width : 200) : out_width(c), svg);
 		goto out;
 	}
 	i18n_english();   /* the tables are data: the same in every language */
@@ -235,7 +237,7 @@ int cmd_render(struct cli *c)
 			printf("  head %d of %d", h, view_heads(s));
 		printf("\nrows: %s%s%s\n", view_row_title(s), s->ndim > 1 ? " · columns: " : "",
 		       view_col_title(s));
-		print_matrix(t, s, h, out_width(c));
+		print_matrix(t, s, h, c->width);   /* every column unless --width */
 		if (h + 1 < view_heads(s) && c->head < 0)
 			putchar('\n');
 	}

@@ -16,6 +16,7 @@
 #include "tui.h"
 #include "base/i18n.h"
 #include "base/safefile.h"
+#include "views/figure.h"
 #include "common/options.h"
 #include "views/palette.h"
 
@@ -222,20 +223,21 @@ void app_draw(struct app *a, struct canvas *c)
 	screen_draw(s, c);
 }
 
-/* Writes the screen as it is now to attnscope-N.svg in the current
+/* Writes the view on screen as a figure to attnscope-N.svg in the current
  * directory (the first N not taken). */
 void app_save_svg(struct app *a)
 {
 	char path[64];
 	int w, h;
 	term_size(&w, &h);
-	struct canvas *cv = canvas_new(w, h, DEPTH_TRUE);
+	/* the view on screen as a figure (views/figure.c): title, no cursor,
+	 * no key hints; on a copy of the state, so the scroll stays as it is */
+	struct view_state fv = a->scr.v;
+	struct canvas *cv = figure_new(&fv, w > 200 ? w : 200, DEPTH_TRUE);
 	if (!cv) {
 		app_msg(a, 1, _("out of memory"));
 		return;
 	}
-	a->scr.message = NULL;
-	app_draw(a, cv);
 	/* the first free name; an existing file (or link, FIFO...) is never
 	 * touched: the temporary is linked to a name that must not exist */
 	struct err e = { "", 0 };

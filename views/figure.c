@@ -1,0 +1,103 @@
+/* figure.c - a view drawn as a still figure: title, formula and shape
+ * above the view, no cursor, no key hints, cut to what was drawn.
+ *
+ * Dimension names: h heads, n rows (queries, tokens), m columns. */
+#include <stdio.h>
+#include <string.h>
+
+#include "draw.h"
+#include "figure.h"
+#include "palette.h"
+#include "base/i18n.h"
+
+#define FIGURE_MAX_H 400
+
+/* "[h=4, S=8, S=8]": the stage's shape with its axis names. */
+static void shape_text(const struct stage *st, char *buf, size_t n)
+{
+	static const char *dim[] = { "", "h", "S", "T", "V", "C" };
+	size_t len = (size_t)snprintf(buf, n, "[");
+	for (int i = 0; i < st->ndim && len < n; i++) {
+		const char *nm = (unsigned)st->axes[i] < sizeof dim / sizeof *dim ?
+				 dim[st->axes[i]] : "";
+		len += (size_t)snprintf(buf + len, n - len, "%s%s%s%d", i ? ", " : "",
+					nm, *nm ? "=" : "", st->shape[i]);
+	}
+	if (len < n)
+		snprintf(buf + len, n - len, "]");
+}
+
+void figure_title(const struct view_state *v, char *buf, size_t n)
+{
+	const struct stage *s = view_stage(v);
+	const int H = view_heads(s);
+	char what[96] = "";
+	if (H > 1 && (v->flags & VF_MEAN_HEADS))
+		snprintf(what, sizeof what, P_("mean over %d heads", "mean over %d heads", H), H);
+	else if (H > 1 && (v->flags & VF_ALL_HEADS))
+		snprintf(what, sizeof what, P_("all %d heads", "all %d heads", H), H);
+	else if (H > 1)
+		snprintf(what, sizeof what, _("head %d of %d"), v->head, H);
+	snprintf(buf, n, "%s%s%s", s->name, *what ? " · " : "", what);
+}
+
+/* Lines the view needs to show the whole stage (the canvas is cut to
+ * what is drawn afterwards, so a generous guess costs nothing). */
+static int view_lines(const struct view_state *v)
+{
+	const struct stage *s = view_stage(v);
+	int rows, cols, H = view_heads(s);
+	view_dims(s, &rows, &cols);
+	if (v->dec && (v->flags & (VF_DECODE | VF_COMPARE)))
+		return 60;
+	if (v->flags & VF_INSPECT)
+		return 60;
+	if (v->flags & VF_PE_CURVES)
+		return 24;   /* the plot takes the height it is given */
+	if (s->kind == SK_LOGITS || s->kind == SK_PROBS || s->kind == SK_LOSS)
+		return rows > 20 ? rows + 8 : 28;
+	if (v->flags & VF_MASK_DIFF)
+		return 2 * rows + 16;
+	if (H > 1 && (v->flags & VF_ALL_HEADS) && !(v->flags & VF_MEAN_HEADS))
+		return (rows + 4) * H + 8;
+	return rows + 10;
+}
+
+struct canvas *figure_new(struct view_state *v, int width, enum depth d)
+{
+	const struct stage *s = view_stage(v);
+	const struct style ti = role_style(R_HEADER, d);
+	const struct style mu = role_style(R_MUTED, d);
+	char buf[512], shape[96];
+	int h = 3 + view_lines(v);
+	if (h > FIGURE_MAX_H)
+		h = FIGURE_MAX_H;
+	if (width < 20)
+		width = 20;
+	struct canvas *c = canvas_new(width, h, d);
+	if (!c)
+		return NULL;
+	c->figure = 1;
+	struct rect all = { 0, 0, width, h };
+
+	/* title: the stage (and head); the formula and the shape */
+	figure_title(v, buf, sizeof buf);
+	if (v->dec && (v->flags & (VF_DECODE | VF_COMPARE)))
+		snprintf(buf, sizeof buf, "%s", v->flags & VF_COMPARE ?
+			 _("greedy and beam search side by side") : _("decoding step by step"));
+	clip_text(c, all, 0, 0, width, buf, &ti);
+	if (!(v->dec && (v->flags & (VF_DECODE | VF_COMPARE)))) {
+		shape_text(s, shape, sizeof shape);
+		snprintf(buf, sizeof buf, "%s%s%s", s->formula && *s->formula ? _(s->formula) : "",
+			 s->formula && *s->formula ? "   " : "", shape);
+		clip_text(c, all, 0, 1, width, buf, &mu);
+	}
+
+	struct rect r = { 0, 3, width, h - 3 };
+	view_clamp(v);
+	view_for(v)->draw(v, c, r);
+	int w2, h2;
+	canvas_extent(c, &w2, &h2);
+	canvas_crop(c, w2 + 1, h2 + 1);   /* a margin; failing leaves it whole */
+	return c;
+}
