@@ -3,7 +3,7 @@
  *
  * The input is a stream of events.  A byte below 0x20 is a key from a
  * table (arrows, Home/End, Backspace, Delete, Enter, Esc, Ctrl-A/E/U, keys
- * the editor ignores), or one of: 0x1C resize the canvas (next two bytes:
+ * the editor ignores), or one of: 0x1C the canvas size for the next draw (next two bytes:
  * width, height), 0x1D draw the screen, 0x1E choose the stage on screen
  * and view flags (next two bytes), 0x1F insert the next 1..7 raw bytes as
  * one piece of "typed" text (invalid UTF-8 welcome).  Any other byte
@@ -11,7 +11,7 @@
  * After every key: the text is NUL-terminated and shorter than
  * LINEEDIT_MAX - 1 bytes and the cursor is within it.  The screen is drawn
  * with the editor open (the tiny model's pass) at the end, and on 0x1D and
- * Enter/Esc up to 4 times an input. */
+ * Enter/Esc once more an input (drawing is most of the cost). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,8 +60,10 @@ static void check(const struct lineedit *le)
 }
 
 static void draw(struct screen *s, const struct lineedit *le, int editing,
-		 struct canvas *c)
+		 struct canvas *c, int w, int h)
 {
+	if (w != c->w || h != c->h)
+		canvas_resize(c, w, h);
 	static const struct key_help help[] = { { "q", "quit" } };
 	s->v.tr = tr;
 	s->v.m = m;
@@ -82,7 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct lineedit le;
 	struct screen s;
-	int editing = 1, draws = 0;
+	int editing = 1, draws = 0, want_w = 80, want_h = 24;
 	struct canvas *c = canvas_new(80, 24, DEPTH_256);
 	if (!c)
 		return 0;
@@ -93,13 +95,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		char utf8[8] = "";
 		int key;
 		if (b == 0x1C && i + 2 <= size) {
-			canvas_resize(c, data[i], data[i + 1] % 128);
+			/* the size counts at the next draw: resizing clears the
+			   whole canvas, so a run of resizes costs one */
+			want_w = data[i];
+			want_h = data[i + 1] % 128;
 			i += 2;
 			continue;
 		}
 		if (b == 0x1D) {   /* a few draws an input keep the fuzzer fast */
-			if (draws++ < 4)
-				draw(&s, &le, editing, c);
+			if (draws++ < 1)
+				draw(&s, &le, editing, c, want_w, want_h);
 			continue;
 		}
 		if (b == 0x1E && i + 2 <= size) {
@@ -129,8 +134,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case LE_CANCEL:
 			/* the stepper closes the editor; the next edit reopens it */
 			editing = 0;
-			if (draws++ < 4)
-				draw(&s, &le, editing, c);
+			if (draws++ < 1)
+				draw(&s, &le, editing, c, want_w, want_h);
 			lineedit_set(&le, le.text);
 			editing = 1;
 			break;
@@ -139,7 +144,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		check(&le);
 	}
-	draw(&s, &le, editing, c);
+	draw(&s, &le, editing, c, want_w, want_h);
 	canvas_free(c);
 	return 0;
 }
