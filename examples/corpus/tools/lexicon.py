@@ -82,7 +82,7 @@ def pt_fem(w):
 
 
 def pt_verb(inf, ov):
-    """The ten forms of the grammar's verb classes."""
+    """The eleven forms of the grammar's verb classes (the imperative last)."""
     stem, end = inf[:-2], inf[-2:]
     # spelling before e/i: -car -> qu, -gar -> gu, -çar -> c; -cer -> ç and
     # -ger/-gir -> j before o/a
@@ -112,7 +112,10 @@ def pt_verb(inf, ov):
     else:
         raise ValueError("not an infinitive: " + inf)
     keys = ["p1", "p3", "p1pl", "p3pl", "pp1", "pp3", "pp1pl", "pp3pl", "inf", "ger"]
-    return [ov.get(k, v) for k, v in zip(keys, f)]
+    out = [ov.get(k, v) for k, v in zip(keys, f)]
+    # the imperative (você): the present subjunctive, abra / coma / faça
+    imp = e_stem + "e" if end == "ar" else out[0][:-1] + "a"
+    return out + [ov.get("imp", imp)]
 
 
 # ---- English ----
@@ -120,7 +123,7 @@ def pt_verb(inf, ov):
 def en_plural(w):
     if re.search(r"[^aeiou]y$", w):
         return w[:-1] + "ies"
-    if re.search(r"(s|x|z|ch|sh)$", w) or w.endswith("o") and w not in ("photo", "zoo", "radio"):
+    if re.search(r"(s|x|z|ch|sh)$", w) or w in ("potato", "tomato", "mango", "hero", "echo"):
         return w + "es"
     return w + "s"
 
@@ -153,11 +156,10 @@ def en_ing(w):
 
 
 def overrides(f, n):
-    ov = {}
-    for item in (f[n].split() if len(f) > n else []):
-        k, _, v = item.partition("=")
-        ov[k] = v
-    return ov
+    """key=form items; a form may have spaces (en3=takes care of) and runs to
+    the next key=."""
+    text = f[n] if len(f) > n else ""
+    return dict(re.findall(r"(\w+)=(.*?)(?=\s+\w+=|\s*$)", text))
 
 
 # ---- the entries ----
@@ -186,6 +188,11 @@ def entries():
         past = ov.get("en_past", past or en_past(base))
         en_f = [ov.get("en3", en_third(base)), base, past, ov.get("enger", en_ing(base))]
         out.append((cls, "verb", en_f, pt_verb(inf, ov), "", base, inf))
+    for ln, f in rows("other.tsv"):
+        cls, en, pt = f[0], f[1], f[2]
+        extra = f[3] if len(f) > 3 else ""
+        out.append((cls, "word", en.split("/"), pt.split("/"), extra, en.split("/")[0],
+                    pt.split("/")[0]))
     return out
 
 
@@ -244,7 +251,26 @@ NUMBERS = [("one", "um/uma"), ("two", "dois/duas"), ("three", "três"), ("four",
 WEATHER = [("raining", "chovendo"), ("snowing", "nevando"), ("cold", "frio"),
            ("hot", "quente"), ("sunny", "ensolarado"), ("windy", "ventando"),
            ("cloudy", "nublado")]
-VERB_CLASSES = ["vt_person", "vt_thing", "vi", "vde", "modal", "modal_de", "go", "give"]
+VERB_CLASSES = ["vt_person", "vt_thing", "vi", "vde", "modal", "modal_de", "go", "give",
+                "vmove"]
+# names students give themselves: the same in both languages (not words of
+# either dictionary, so not checked)
+NAMES = ["anna", "maria", "john", "pedro", "lucas", "sofia", "mike", "sarah", "tom",
+         "emma", "david", "laura", "carlos", "julia", "ana", "daniel", "peter", "lisa",
+         "ben", "kate", "paulo", "marcos", "beatriz", "rafael", "alice", "joão", "luiza",
+         "gabriel", "mary", "james"]
+# the new classes: (name, comment, definition lines); their words come
+# from other.tsv
+NEW_CLASSES = [
+    ("there_q", "is there a cat ? -> há um gato ?",
+     ["en: [pres.sg, pres.pl, past.sg, past.pl]", "pt: [pres, past]"]),
+    ("can", "i can swim -> eu posso nadar", ["like: be"]),
+    ("wh", "where do you live ? -> onde você mora ?", ["en: [any]", "pt: [any]"]),
+    ("greeting", "thank you . -> obrigado .", ["en: [any]", "pt: [any]"]),
+    ("hello", "hello , anna ! -> olá , anna !", ["en: [any]", "pt: [any]"]),
+    ("obj_me", "help me ! -> me ajude !", ["like: subj"]),
+    ("obj_near", "she is helping me -> ela está me ajudando", ["like: subj"]),
+]
 
 
 def grammar(es):
@@ -268,7 +294,13 @@ def grammar(es):
     while i < len(lines):
         l = lines[i]
         if l.startswith("  t: [pres, past, inf]"):
-            l = l.replace("[pres, past, inf]", "[pres, past, inf, ger]")
+            l = l.replace("[pres, past, inf]", "[pres, past, inf, ger, imp]")
+        if l.startswith("      a as: às"):
+            # por + article: obrigado pelo presente, andar pela praia
+            out += [l, "      por o: pelo", "      por a: pela", "      por os: pelos",
+                    "      por as: pelas"]
+            i += 1
+            continue
         m = re.match(r"^  (\w+):", l)
         if m and not in_templates:
             cls = m.group(1)
@@ -298,6 +330,16 @@ def grammar(es):
                     "  modal_de:                 # + to + infinitive with de: gosto de comer",
                     "    like: vt_person", "    words:"]
             out += [yaml_entry(*e[1:5]) for e in by_class.get("modal_de", [])]
+            out += ["  vmove:                    # walk through the park -> andar pelo parque",
+                    "    like: vt_person", "    words:"]
+            out += [yaml_entry(*e[1:5]) for e in by_class.get("vmove", [])]
+            for name, comment, defn in NEW_CLASSES:
+                out.append(("  %s:" % name).ljust(28) + "# " + comment)
+                out += ["    " + d for d in defn] + ["    words:"]
+                out += [yaml_entry(*e[1:5]) for e in by_class.get(name, [])]
+            out += ["  name:                     # my name is anna . -> meu nome é anna .",
+                    "    en: [any]", "    pt: [any]", "    words:"]
+            out += ["      - {en: %s, pt: %s}" % (n, n) for n in NAMES]
             out.append("")
             out.append(l)
             i += 1
@@ -320,9 +362,9 @@ def grammar(es):
             if mm:
                 l = "    %s: %s Z" % (mm.group(1), mm.group(2))
         if not in_templates and cls == "vt_person" and l.startswith("    en: ["):
-            l = "    en: [pres.p3.sg, pres|inf, past, ger]"
+            l = "    en: [pres.p3.sg, pres|inf|imp, past, ger]"
         if not in_templates and cls == "vt_person" and l.startswith("         past.p1.sg"):
-            l = l.replace("inf]", "inf, ger]")
+            l = l.replace("inf]", "inf, ger, imp]")
         if not in_templates and cls in by_class and l.startswith("      - {"):
             if cls in VERB_CLASSES:
                 i += 1
