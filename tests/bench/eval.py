@@ -17,6 +17,9 @@ with `attnscope translate --json` (greedy unless --beam) and reported:
   unknown  the share of sentences with at least one token outside the
            model's vocabulary (translate --json "unknown")
 
+--seen CORPUS.tsv also reports the figures over the sentences whose English
+(lower-cased, punctuation removed) is not an English side of CORPUS.tsv (a
+training corpus): the "unseen" share, what an unseen-template set measures.
 --show N lists the first N misses; --json prints the figures as JSON;
 --strip-punct removes . , ? ! : ; from the sentences and the variants first
 (for a model that has no punctuation tokens).
@@ -92,11 +95,20 @@ def main():
     ap.add_argument("--show", type=int, default=0)
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--strip-punct", action="store_true")
+    ap.add_argument("--seen")
     ap.add_argument("file")
     a = ap.parse_args()
     pairs = read(a.file)
+    seen = None
+    if a.seen:
+        bare = lambda t: " ".join(re.sub("[%s]" % re.escape(PUNCT), " ", t.lower()).split())
+        seen = set()
+        for line in open(a.seen, encoding="utf-8"):
+            seen.add(bare(line.split("\t", 1)[0]))
     exact = unk = failed = 0
     total = [[0, 0, 0] for _ in range(6)]
+    uexact = uunk = un = 0
+    utotal = [[0, 0, 0] for _ in range(6)]
     misses = []
     for ln, en, variants in pairs:
         if a.strip_punct:
@@ -121,6 +133,13 @@ def main():
         for k in range(6):
             for i in range(3):
                 total[k][i] += best[k][i]
+        if seen is not None and bare(en) not in seen:
+            un += 1
+            uexact += hit
+            uunk += bool(unknown)
+            for k in range(6):
+                for i in range(3):
+                    utotal[k][i] += best[k][i]
         if not hit:
             misses.append((ln, en, out, variants[0], unknown))
     n = len(pairs)
@@ -129,6 +148,11 @@ def main():
            "exact": exact, "exact_pct": 100.0 * exact / n if n else 0.0,
            "chrf": chrf(total), "with_unknown": unk,
            "with_unknown_pct": 100.0 * unk / n if n else 0.0, "errors": failed}
+    if seen is not None:
+        res["unseen"] = {"sentences": un, "exact": uexact,
+                         "exact_pct": 100.0 * uexact / un if un else 0.0,
+                         "chrf": chrf(utotal), "with_unknown": uunk,
+                         "with_unknown_pct": 100.0 * uunk / un if un else 0.0}
     if a.json:
         print(json.dumps(res))
     else:
@@ -139,6 +163,12 @@ def main():
         print("  with unknown  %5.1f%% (%d)" % (res["with_unknown_pct"], unk))
         if failed:
             print("  errors        %d" % failed)
+        if seen is not None:
+            u = res["unseen"]
+            print("  not in %s: %d sentences" % (a.seen, un))
+            print("    exact match %5.1f%% (%d)" % (u["exact_pct"], uexact))
+            print("    chrF        %5.1f" % u["chrf"])
+            print("    with unknown %4.1f%% (%d)" % (u["with_unknown_pct"], uunk))
     for ln, en, out, ref, unknown in misses[:a.show]:
         print("  line %d: %s -> %s   (want %s)%s" % (
             ln, en, out, ref, "  unknown: " + " ".join(unknown) if unknown else ""))
