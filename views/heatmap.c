@@ -63,6 +63,62 @@ static void cell_number(char *buf, size_t n, float x, int cw, int figure)
 	snprintf(buf, n, "%*s%s ", pad > 0 ? pad : 0, "", num);
 }
 
+/* The width dk of a head in a `concat` stage [n, h·dk] (its sibling
+ * `heads` stage [h, n, dk] says it), or 0: the columns where a head starts
+ * are marked. */
+static int head_width(const struct trace *t, const struct stage *s, int cols)
+{
+	size_t len = strlen(s->name);
+	if (len < 7 || strcmp(s->name + len - 7, ".concat") != 0)
+		return 0;
+	char nm[STAGE_NAME_MAX + 8];
+	snprintf(nm, sizeof nm, "%.*s.heads", (int)(len - 7), s->name);
+	const struct stage *h = trace_find(t, nm);
+	if (!h || h->ndim != 3 || h->shape[0] < 2 || h->shape[2] < 1 ||
+	    h->shape[0] * h->shape[2] != cols)
+		return 0;
+	return h->shape[2];
+}
+
+static int is_token_axis(enum axis a)
+{
+	return a == AX_SRC || a == AX_TGT || a == AX_VOCAB || a == AX_CLASS;
+}
+
+/* The legend of numbered columns: "0 <s>  1 your  2 cat …" for the visible
+ * columns left … left+nc−1, wrapped in r.w; the cursor's column in the
+ * cursor's colours.  With c NULL it only counts the lines.  Returns them. */
+static int column_legend(struct canvas *c, struct rect r, const struct trace *t,
+			 enum axis ca, int left, int nc, int ccol)
+{
+	const struct style lab = role_style(R_LABEL, c ? c->depth : DEPTH_NONE);
+	const struct style mut = role_style(R_MUTED, c ? c->depth : DEPTH_NONE);
+	const struct style cur = role_style(R_CURSOR, c ? c->depth : DEPTH_NONE);
+	int x = 0, y = 0;
+	char num[16], tok[160], cut[160];
+	for (int j = 0; j < nc; j++) {
+		int col = left + j;
+		snprintf(num, sizeof num, "%d", col);
+		label(t, ca, col, tok, sizeof tok, 0);
+		text_fit(tok, r.w - utf8_width(num) - 1, cut, sizeof cut);
+		int w = utf8_width(num) + 1 + utf8_width(cut);
+		if (x > 0 && x + 2 + w > r.w) {
+			x = 0;
+			y++;
+		}
+		if (x > 0)
+			x += 2;
+		if (c && y < r.h) {
+			const struct style *st = col == ccol ? &cur : &lab;
+			canvas_text(c, r.x + x, r.y + y, utf8_width(num), num, mut.fg, mut.bg, mut.attr);
+			canvas_text(c, r.x + x + utf8_width(num) + 1, r.y + y, w, cut,
+				    st->fg, st->bg, st->attr);
+		}
+		x += w;
+	}
+	return nc > 0 ? y + 1 : 0;
+}
+
 struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 			 const struct stage *s, const float *m, int rows,
 			 int cols, const struct scale *sc, enum zoom z,
@@ -74,7 +130,9 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 	const struct style lab = role_style(R_LABEL, c->depth);
 	const struct style mut = role_style(R_MUTED, c->depth);
 	const struct style cur = role_style(R_CURSOR, c->depth);
-	char buf[128];
+	const struct style hdr = role_style(R_HEADER, c->depth);
+	const int dk = head_width(t, s, cols);
+	char buf[256];
 	struct rect used = { r.x, r.y, 0, 0 };
 	/* a figure has no cursor, and cells wide enough for whole labels */
 	const int fig = c->figure;
@@ -97,18 +155,26 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 	if (avail < 1 || r.h < 2)
 		return used;
 
-	/* column label width (for the header) */
+	/* column label width (for a figure's header) */
 	int clw = 1;
 	for (int j = 0; j < cols && j < 4096; j++) {
 		label(t, ca, j, buf, sizeof buf, fig);
 		int w = utf8_width(buf);
 		clw = w > clw ? w : clw;
 	}
-
 	/* (two blanks between labels: they stay apart as words in an SVG) */
 	const int ncw = fig && clw + 2 > 7 ? (clw + 2 < 24 ? clw + 2 : 24) : 7;
-	if (z == ZOOM_BIG && !(cols * 9 <= avail && rows * 3 + 1 <= r.h))
-		z = ZOOM_AUTO;
+
+	/* big cells (presenter): as big as the screen allows, from 9 × 3 */
+	int cw = 9, ch = 3;
+	if (z == ZOOM_BIG) {
+		if (cols * 9 <= avail && rows * 3 + 1 <= r.h) {
+			ch = clampi((r.h - 1) / rows, 3, 7);
+			cw = clampi(avail / cols, 9, 2 * ch + 4);
+		} else {
+			z = ZOOM_AUTO;
+		}
+	}
 	if (z == ZOOM_AUTO) {
 		if (cols * ncw <= avail && rows + 1 <= r.h)
 			z = ZOOM_NUMBERS;
@@ -117,17 +183,47 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 		else
 			z = ZOOM_FIT;
 	}
-	const int cw = z == ZOOM_BIG ? 9 : z == ZOOM_NUMBERS ? ncw : z == ZOOM_CELLS ? 3 : 1;
-	const int ch = z == ZOOM_BIG ? 3 : 1;   /* lines per matrix row */
-	const int half = z == ZOOM_FIT && color;
-	int hh;   /* header rows */
-	if (z == ZOOM_CELLS && ca != AX_NONE)
-		hh = fig ? clw : clampi(clw, 1, r.h / 3 > 6 ? 6 : (r.h / 3 > 1 ? r.h / 3 : 1));
-	else
-		hh = 1;
+	if (z != ZOOM_BIG) {
+		cw = z == ZOOM_NUMBERS ? ncw : z == ZOOM_CELLS ? 3 : 1;
+		ch = 1;
+	}
+	/* cells too narrow for a token: on screen the columns are numbered and
+	 * a legend under the matrix names them (no letters stacked
+	 * vertically); a figure writes each whole label downwards */
+	const int vertical = fig && z == ZOOM_CELLS && ca != AX_NONE;
+	const int numbered = !fig && z == ZOOM_CELLS && is_token_axis(ca);
+	const int hh = vertical ? clw : 1;   /* header lines */
 	int vc = avail / cw;
-	int vr = (r.h - hh) * (half ? 2 : 1) / ch;
-	if (vr < 1)
+	int legend = numbered ? column_legend(NULL, r, t, ca, 0, vc < cols ? vc : cols, -1) : 0;
+	/* lines under the matrix: the legend, and "rows … · columns …" when
+	 * something is out of sight */
+	int below = legend + (vc < cols);
+	int lines = r.h - hh - below;
+	if (rows * ch > lines && !(vc < cols)) {
+		below++;
+		lines--;
+	}
+	/* two rows a line (half blocks) only when one a line does not fit */
+	const int half = z == ZOOM_FIT && color && rows > lines;
+	int rlw = 0;   /* half blocks: the odd rows' labels on the right */
+	if (half) {
+		for (int i = 1; i < rows && i < 4096; i += 2) {
+			row_label(t, ra, i, buf, sizeof buf, fig);
+			int w = utf8_width(buf) + 3;   /* " ▄ " and the label */
+			rlw = w > rlw ? w : rlw;
+		}
+		lw += 2;   /* the label and " ▀" */
+		avail = r.w - lw - rlw;
+		if (avail < 1)
+			return used;
+		vc = avail / cw;
+		if (vc < cols && below == legend) {
+			below++;
+			lines--;
+		}
+	}
+	int vr = lines * (half ? 2 : 1) / ch;
+	if (vr < 1 || vc < 1)
 		return used;
 	view_follow(left, ccol, vc, cols);
 	view_follow(top, crow, vr, rows);
@@ -136,11 +232,9 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 
 	/* column header */
 	int x0 = r.x + lw;
-	if (z == ZOOM_CELLS && ca != AX_NONE) {
+	if (vertical) {
 		for (int j = 0; j < nc; j++) {
-			int col = *left + j;
-			label(t, ca, col, buf, sizeof buf, fig);
-			const struct style *st = col == ccol ? &cur : &lab;
+			label(t, ca, *left + j, buf, sizeof buf, fig);
 			/* one character a row, top to bottom */
 			const char *p = buf;
 			for (int k = 0; k < hh && *p; k++) {
@@ -152,8 +246,22 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 				else if (b0 >= 0xC0) len = 2;
 				snprintf(g, sizeof g, "%.*s", len, p);
 				p += strnlen(p, (size_t)len);
-				canvas_text(c, x0 + j * cw + 1, r.y + k, 1, g, st->fg, st->bg, st->attr);
+				canvas_text(c, x0 + j * cw + 1, r.y + k, 1, g, lab.fg, lab.bg, lab.attr);
 			}
+		}
+	} else if (numbered) {
+		/* each visible column's number, centred on its cell, skipped
+		 * where it would touch the one before */
+		int end = -1;
+		for (int j = 0; j < nc; j++) {
+			int col = *left + j;
+			snprintf(buf, sizeof buf, "%d", col);
+			int w = utf8_width(buf), x = x0 + j * cw + (cw - w) / 2;
+			if (x <= end && col != ccol)
+				continue;
+			const struct style *st = col == ccol ? &cur : &lab;
+			canvas_text(c, x, r.y, w, buf, st->fg, st->bg, st->attr);
+			end = x + w;
 		}
 	} else if (z == ZOOM_NUMBERS || z == ZOOM_BIG) {
 		for (int j = 0; j < nc; j++) {
@@ -163,19 +271,25 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 			if (ca == AX_NONE)
 				snprintf(raw, sizeof raw, "%d", col);
 			text_fit(raw, cw - 1, buf, sizeof buf);
-			const struct style *st = col == ccol ? &cur : &lab;
+			const struct style *st = col == ccol ? &cur : dk && col % dk == 0 ? &hdr : &lab;
 			int w = utf8_width(buf);
-			canvas_text(c, x0 + j * cw + (cw - 1 - w), r.y, cw - 1, buf,
+			canvas_text(c, x0 + j * cw + (cw - 1 - w) / (z == ZOOM_BIG ? 2 : 1), r.y, cw - 1, buf,
 				    st->fg, st->bg, st->attr);
 		}
 	} else {
-		/* index ticks every 8 (or 4 at cell width) columns */
-		int step = cw == 1 ? 8 : 4;
+		/* index ticks every 8 (or 4 at cell width) columns; in a
+		 * concat, where each head starts: "h0", "h1" … */
+		int step = dk ? dk : cw == 1 ? 8 : 4;
 		for (int j = 0; j < nc; j++) {
 			int col = *left + j;
 			if (col % step == 0 || col == ccol) {
-				snprintf(buf, sizeof buf, "%d", col);
-				const struct style *st = col == ccol ? &cur : &mut;
+				if (dk && col != ccol)
+					/* "h1 16": head 1 starts at dim 16 (dk) */
+					snprintf(buf, sizeof buf, dk * cw >= 8 && col ? "h%d %d" : "h%d",
+						 col / dk, col);
+				else
+					snprintf(buf, sizeof buf, "%d", col);
+				const struct style *st = col == ccol ? &cur : dk ? &hdr : &mut;
 				canvas_text(c, x0 + j * cw, r.y, (nc - j) * cw, buf,
 					    st->fg, st->bg, st->attr);
 			}
@@ -184,19 +298,33 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 
 	/* rows */
 	const int yrows = half ? (nr + 1) / 2 : nr;
+	const struct style bnd = role_style(R_TEXT, c->depth);
 	for (int yy = 0; yy < yrows; yy++) {
-		int y = r.y + hh + yy * ch + (ch > 1);   /* big cells: the middle line */
+		/* big cells: the middle line of the coloured ones */
+		int y = r.y + hh + yy * ch + (ch - (ch >= 4) - 1) / 2;
 		int i0 = *top + yy * (half ? 2 : 1);
 		int i1 = half && i0 + 1 < rows && yy * 2 + 1 < nr ? i0 + 1 : -1;
 		row_label(t, ra, i0, buf, sizeof buf, fig);
-		int on = crow >= 0 && (i0 == crow || i1 == crow);
-		const struct style *st = on ? &cur : &lab;
-		canvas_text(c, r.x + lw - 1 - utf8_width(buf), y, lw - 1, buf,
-			    st->fg, st->bg, st->attr);
+		const struct style *st = i0 == crow ? &cur : &lab;
+		int lx = r.x + (lw - (half ? 2 : 0)) - 1 - utf8_width(buf);
+		canvas_text(c, lx, y, lw - 1, buf, st->fg, st->bg, st->attr);
+		if (half) {
+			/* which half of the line is whose: ▀ the left label's
+			 * row, ▄ the right one's */
+			canvas_text(c, r.x + lw - 2, y, 1, "▀", mut.fg, mut.bg, 0);
+			if (i1 >= 0) {
+				int rx = x0 + nc * cw + 1;
+				canvas_text(c, rx, y, 1, "▄", mut.fg, mut.bg, 0);
+				row_label(t, ra, i1, buf, sizeof buf, fig);
+				st = i1 == crow ? &cur : &lab;
+				canvas_text(c, rx + 2, y, rlw - 3, buf, st->fg, st->bg, st->attr);
+			}
+		}
 		for (int j = 0; j < nc; j++) {
 			int col = *left + j, x = x0 + j * cw;
 			float v0 = m[(size_t)i0 * cols + col];
 			int is_cur = i0 == crow && col == ccol;
+			int edge = dk && col % dk == 0 && col > 0 && color;   /* a head starts */
 			if (half) {
 				uint32_t top_c = is_cur ? CURSOR_MARK : scale_color(sc, v0);
 				uint32_t bot_c = COLOR_DEFAULT;
@@ -219,16 +347,30 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 			if (isinf(v0) && v0 < 0 && color)
 				fg = NEGINF_FG;
 			if (z == ZOOM_NUMBERS || z == ZOOM_BIG) {
-				cell_number(buf, sizeof buf, v0, cw, fig);
+				if (ch > 1) {   /* centred in a big cell */
+					char num[32];
+					fmt_cell_fit(num, sizeof num, v0, 8);
+					int pad = (cw - 1 - utf8_width(num)) / 2;
+					snprintf(buf, sizeof buf, "%*s%s", pad > 0 ? pad : 0, "", num);
+				} else {
+					cell_number(buf, sizeof buf, v0, cw, fig);
+				}
 				if (is_cur) {
 					fg = cur.fg; bg = cur.bg; attr = cur.attr | ATTR_UNDERLINE;
 					if (!color) attr = ATTR_REVERSE | ATTR_BOLD;
 				}
-				if (ch > 1) {   /* the cell's colour above and below */
-					canvas_fill(c, (struct rect){ x, y - 1, cw - 1, 1 }, " ", fg, bg, 0);
-					canvas_fill(c, (struct rect){ x, y + 1, cw - 1, 1 }, " ", fg, bg, 0);
-				}
-				canvas_text(c, x, y, cw, buf, fg, bg, attr | (ch > 1 ? ATTR_BOLD : 0));
+				/* big cells: the cell's colour on all its lines but
+				 * the last of a tall cell, the gap column blank on
+				 * every line (a grid of tiles, not notched) */
+				int tall = ch - (ch >= 4);
+				if (ch > 1)
+					canvas_fill(c, (struct rect){ x, y - (tall - 1) / 2, cw - 1, tall }, " ", fg, bg, 0);
+				canvas_text(c, x, y, ch > 1 ? cw - 1 : cw, buf, fg, bg,
+					    attr | (ch > 1 ? ATTR_BOLD : 0));
+				if (edge)
+					for (int k = 0; k < tall; k++)
+						canvas_put(c, x, y - (tall - 1) / 2 + k, "▏", bnd.fg == COLOR_DEFAULT ?
+							   contrast_fg(bg) : bnd.fg, bg, 0);
 			} else if (z == ZOOM_CELLS) {
 				const char *g = color ? " " : scale_glyph(sc, v0);
 				if (isinf(v0) && v0 < 0)
@@ -236,12 +378,14 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 				for (int k = 0; k < cw; k++)
 					canvas_put(c, x + k, y, k == 1 || !color ? g : " ",
 						   fg, bg, 0);
+				if (edge)
+					canvas_put(c, x, y, "▏", contrast_fg(bg), bg, 0);
 				if (is_cur) {
 					canvas_put(c, x, y, "[", color ? CURSOR_MARK : COLOR_DEFAULT, bg, ATTR_BOLD);
 					canvas_put(c, x + cw - 1, y, "]", color ? CURSOR_MARK : COLOR_DEFAULT, bg, ATTR_BOLD);
 				}
 			} else {
-				const char *g = color ? " " : scale_glyph(sc, v0);
+				const char *g = color ? edge ? "▏" : " " : scale_glyph(sc, v0);
 				if (is_cur) {
 					g = color ? "●" : "@";
 					fg = color ? CURSOR_MARK : COLOR_DEFAULT;
@@ -251,52 +395,104 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 			}
 		}
 	}
-	used.w = lw + nc * cw;
+	used.w = lw + nc * cw + (half ? rlw + 1 : 0);
 	used.h = hh + yrows * ch;
 	if (geom)
 		*geom = (struct grid_geom){ 1, x0, r.y + hh, cw, half ? 2 : 1,
 					    *top, *left, nr, nc, ch };
+	if (numbered && used.h < r.h)
+		used.h += column_legend(c, rect_sub(r, r.x, r.y + used.h, r.w, r.h - used.h),
+					t, ca, *left, nc, ccol);
 
-	/* what is out of sight */
+	/* what is out of sight, and how to page to it */
 	if ((nr < rows || nc < cols) && used.h < r.h) {
-		snprintf(buf, sizeof buf, _("rows %d–%d of %d · cols %d–%d of %d"),
-			 *top, *top + nr - 1, rows, *left, *left + nc - 1, cols);
-		canvas_text(c, r.x, r.y + used.h, r.w, buf, mut.fg, mut.bg, mut.attr);
+		/* TRANSLATORS: under a matrix that does not fit: the first and
+		 * last row on screen, of all (from 0, as the labels count) */
+		char rp[96], cp[96];
+		snprintf(rp, sizeof rp, _("rows %d–%d of %d"), *top, *top + nr - 1, rows);
+		/* TRANSLATORS: the same for the columns */
+		snprintf(cp, sizeof cp, _("columns %d–%d of %d"), *left, *left + nc - 1, cols);
+		/* both when they fit, else what is cut (the columns first) */
+		if (utf8_width(rp) + 3 + utf8_width(cp) <= r.w)
+			snprintf(buf, sizeof buf, "%s · %s", rp, cp);
+		else
+			snprintf(buf, sizeof buf, "%s", nc < cols ? cp : rp);
+		int x = canvas_text(c, r.x, r.y + used.h, r.w, buf, mut.fg, mut.bg, mut.attr);
+		/* TRANSLATORS: after the above: the keys that page */
+		const char *keys = nc < cols && nr < rows ?
+				   _("  (Shift+←→ or H L: page across · PgUp PgDn: rows)") :
+				   nc < cols ? _("  (Shift+←→ or H L: page across)") :
+				   _("  (PgUp PgDn: rows)");
+		if (x + utf8_width(keys) > r.w && nc < cols)
+			/* TRANSLATORS: the short form of the above */
+			keys = _("  (H L: page)");
+		if (x + utf8_width(keys) <= r.w)
+			canvas_text(c, r.x + x, r.y + used.h, r.w - x, keys, mut.fg, mut.bg, mut.attr);
 		used.h++;
 	}
 	return used;
 }
 
+int view_title(struct canvas *c, struct rect r, const char *head,
+	       const char *axes, const char *ent)
+{
+	const struct style ti = role_style(R_HEADER, c->depth);
+	const struct style mu = role_style(R_MUTED, c->depth);
+	char rows_part[200], cols_part[200];
+	const char *dot = strstr(axes, " · ");
+	snprintf(rows_part, sizeof rows_part, "%.*s", dot ? (int)(dot - axes) : (int)strlen(axes), axes);
+	snprintf(cols_part, sizeof cols_part, "%s", dot ? dot + strlen(" · ") : "");
+	const char *piece[5] = { head, axes, ent, NULL, NULL };
+	int np = 3;
+	int whole = utf8_width(head) + utf8_width(axes) + utf8_width(ent) + 4;
+	if (whole > r.w && utf8_width(head) + 2 + utf8_width(axes) > r.w && dot) {
+		piece[1] = rows_part;
+		piece[2] = cols_part;
+		piece[3] = ent;
+		np = 4;
+	}
+	int x = r.x, y = r.y;
+	for (int i = 0; i < np; i++) {
+		if (!piece[i] || !*piece[i])
+			continue;
+		int w = utf8_width(piece[i]);
+		if (x > r.x && x + w > r.x + r.w && y < r.y + 2) {
+			x = r.x;
+			y++;
+		}
+		const struct style *st = piece[i] == head ? &ti : &mu;
+		x += canvas_text(c, x, y, r.x + r.w - x, piece[i], st->fg, st->bg, st->attr) + 2;
+	}
+	return y - r.y + 1;
+}
+
 static void draw(struct view_state *v, struct canvas *c, struct rect r)
 {
 	const struct stage *s = view_stage(v);
-	const struct style ti = role_style(R_HEADER, c->depth);
-	const struct style mu = role_style(R_MUTED, c->depth);
 	int rows, cols;
 	view_dims(s, &rows, &cols);
 	const float *m = view_slice(s, v->head);
 	struct scale sc = scale_for(s, m, (size_t)rows * cols);
-	int x = r.x;
-	char buf[160];
+	char head[64] = "", axes[200], ent[160] = "";
 
-	/* title: head, axes, entropy and pattern */
-	if (view_heads(s) > 1) {
-		snprintf(buf, sizeof buf, _("head %d of %d"), v->head, view_heads(s));
-		x += canvas_text(c, x, r.y, r.w, buf, ti.fg, ti.bg, ti.attr) + 2;
-	}
-	snprintf(buf, sizeof buf, _("rows: %s · columns: %s"), view_row_title(s),
+	/* title: head, axes, entropy and pattern, on two lines when one is
+	 * too narrow (never cut while two lines hold it) */
+	if (view_heads(s) > 1)
+		snprintf(head, sizeof head, _("head %d of %d"), v->head, view_heads(s));
+	snprintf(axes, sizeof axes, _("rows: %s · columns: %s"), view_row_title(s),
 		 view_col_title(s));
-	x += canvas_text(c, x, r.y, r.x + r.w - x, buf, mu.fg, mu.bg, mu.attr) + 2;
 	if (s->kind == SK_WEIGHTS) {
 		const char *pat = attn_pattern(m, rows, cols);
-		snprintf(buf, sizeof buf, _("entropy %.2f bits%s%s"),
+		snprintf(ent, sizeof ent, _("entropy %.2f bits%s%s"),
 			 attn_entropy(m, rows, cols), *pat ? " · " : "", pat);
-		canvas_text(c, x, r.y, r.x + r.w - x, buf, mu.fg, mu.bg, mu.attr);
 	}
+	int tl = view_title(c, r, head, axes, ent);
 	int has_inf = 0;
 	for (size_t i = 0; i < (size_t)rows * cols; i++)
 		has_inf |= isinf(m[i]) && m[i] < 0;
-	struct rect area = { r.x, r.y + 2, r.w, r.h - 4 };
+	/* a blank line under a one-line title */
+	int ty = tl < 2 ? 2 : tl;
+	struct rect area = { r.x, r.y + ty, r.w, r.h - ty - 2 };
 	struct rect u = heatmap_draw(c, area, v->tr, s, m, rows, cols, &sc, v->zoom,
 				     &v->top, &v->left, v->row, v->col, &v->geom);
 	draw_legend(c, r.x, area.y + u.h + 1, r.w, &sc, has_inf);

@@ -28,11 +28,12 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 
 	snprintf(buf, sizeof buf, _("rows: %s · columns: %s"), view_row_title(s),
 		 view_col_title(s));
-	canvas_text(c, r.x, r.y, r.w, buf, mu.fg, mu.bg, mu.attr);
+	int tl = view_title(c, r, "", buf, "");
+	int ty = tl < 2 ? 2 : tl;
 
 	int stats = wants_stats(s) && r.w > 40;
 	int sw = stats ? 22 : 0;
-	struct rect area = { r.x, r.y + 2, r.w - sw, r.h - 4 };
+	struct rect area = { r.x, r.y + ty, r.w - sw, r.h - ty - 2 };
 	struct rect u = heatmap_draw(c, area, v->tr, s, m, rows, cols, &sc, v->zoom,
 				     &v->top, &v->left, v->row, v->col, &v->geom);
 	if (stats && v->geom.valid) {

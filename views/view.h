@@ -121,6 +121,13 @@ extern const struct view_class ids_view;
 extern const struct view_class decoding_view;
 extern const struct view_class compare_view;
 
+/* A view's title from line r.y: the head ("head 0 of 4", may be ""), the
+ * axes ("rows: … · columns: …") and a diagnostic (may be ""), each piece
+ * where it fits whole, the axes split at their " · " when need be, on up to
+ * three lines; only what they cannot hold is cut.  Returns the lines used. */
+int view_title(struct canvas *c, struct rect r, const char *head,
+	       const char *axes, const char *ent);
+
 /* Shared drawing for heatmap-like views: draws the matrix m[rows, cols]
  * with row/column labels at r, scrolled by top and left (adjusted to keep the
  * cursor in sight), cursor at (crow, ccol) (−1: none), coloured by sc.

@@ -21,6 +21,8 @@ static const char *const ACTION_HELP[A_COUNT] = {
 	[A_RIGHT] = N_("cursor right"),
 	[A_PGUP] = N_("cursor 10 rows up"),
 	[A_PGDN] = N_("cursor 10 rows down"),
+	[A_PAGE_LEFT] = N_("page left: the previous screenful of columns"),
+	[A_PAGE_RIGHT] = N_("page right: the next screenful of columns (wide stages)"),
 	[A_HEAD_NEXT] = N_("next head (decoding page: next hypothesis)"),
 	[A_HEAD_PREV] = N_("previous head (decoding page: previous hypothesis)"),
 	[A_LAYER_NEXT] = N_("same stage in the next layer"),
@@ -79,8 +81,9 @@ static const struct binding KEYS[] = {
 	{ TK_RIGHT, "→", A_NEXT }, { 'n', "n", A_NEXT }, { ' ', "space", A_NEXT },
 	{ TK_LEFT, "←", A_PREV }, { 'p', "p", A_PREV }, { TK_BACKSPACE, "backspace", A_PREV },
 	{ TK_UP, "↑", A_UP }, { 'k', "k", A_UP }, { TK_DOWN, "↓", A_DOWN }, { 'j', "j", A_DOWN },
-	{ 'h', "h", A_LEFT }, { TK_SLEFT, "shift-←", A_LEFT },
-	{ 'l', "l", A_RIGHT }, { TK_SRIGHT, "shift-→", A_RIGHT },
+	{ 'h', "h", A_LEFT }, { 'l', "l", A_RIGHT },
+	{ TK_SLEFT, "shift-←", A_PAGE_LEFT }, { 'H', "H", A_PAGE_LEFT },
+	{ TK_SRIGHT, "shift-→", A_PAGE_RIGHT }, { 'L', "L", A_PAGE_RIGHT },
 	{ TK_PGUP, "PgUp", A_PGUP }, { TK_PGDN, "PgDn", A_PGDN },
 	{ ']', "]", A_HEAD_NEXT }, { TK_TAB, "tab", A_HEAD_NEXT },
 	{ '[', "[", A_HEAD_PREV }, { TK_BTAB, "shift-tab", A_HEAD_PREV },
@@ -310,6 +313,16 @@ static void do_action(struct app *a, enum action act)
 	case A_RIGHT: v->col++; break;
 	case A_PGUP: v->row -= 10; break;
 	case A_PGDN: v->row += 10; break;
+	case A_PAGE_LEFT: case A_PAGE_RIGHT: {
+		/* a screenful of columns: the view and the cursor move together */
+		int page = v->geom.valid && v->geom.nc > 0 ? v->geom.nc : 8;
+		int d = act == A_PAGE_LEFT ? -page : page;
+		v->col += d;
+		v->left += d;
+		if (v->left < 0)
+			v->left = 0;
+		break;
+	}
 	case A_HEAD_NEXT: v->head = (v->head + 1) % view_heads(app_stage(a)); break;
 	case A_HEAD_PREV: v->head = (v->head + view_heads(app_stage(a)) - 1) % view_heads(app_stage(a)); break;
 	case A_LAYER_NEXT: app_go_layer(a, 1); break;
