@@ -591,6 +591,7 @@ struct trace *forward_run(const struct model *m, const struct pass_input *in,
 		goto oom;
 	c.t->opts = *o;
 	c.t->vocab = &m->tgt_vocab;
+	c.t->tok = &m->cfg.tok;
 	c.t->pad_id = m->tgt_sp[TOK_PAD];
 	c.t->sos_id = m->tgt_sp[TOK_SOS];
 	c.t->classes = (const char *const *)m->cfg.head.labels;

@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "input.h"
+#include "formats/gpt2bpe.h"
+#include "formats/wordpiece.h"
 #include "base/i18n.h"
 
 /* A token sequence under construction. */
@@ -93,12 +95,35 @@ static int sentence_punct(const char *t)
 	return t[0] && !t[1] && strchr(".,?!;:", t[0]);
 }
 
+/* GPT-2's and BERT's tokenizers give ids themselves (model_tok.h); a piece
+ * BERT could not spell is its [UNK], typed word unknown (the views show
+ * the [UNK]). */
+static int append_hf(const struct model *m, const struct vocab *v, const char *text,
+		     struct seq *s, struct pass_input *in, struct err *e)
+{
+	int32_t *ids;
+	int n, invalid = 0;
+	if (m->gpt2 ? gpt2bpe_encode(m->gpt2, text, &ids, &n, &invalid, e) :
+		      wordpiece_encode(m->wordpiece, text, &ids, &n, &invalid, e))
+		return -1;
+	in->invalid_utf8 += invalid;
+	for (int i = 0; i < n; i++)
+		if (seq_push(s, vocab_str(v, ids[i]), ids[i])) {
+			free(ids);
+			return err_set(e, "out of memory");
+		}
+	free(ids);
+	return n;
+}
+
 /* Tokenizes text and appends its tokens (mapped through v, whose <unk>
  * has id unk, -1 for none) to s. */
 static int append_text(const struct model *m, const struct vocab *v, int unk,
 		       const char *text, struct seq *s, struct pass_input *in,
 		       struct err *e)
 {
+	if (m->gpt2 || m->wordpiece)
+		return append_hf(m, v, text, s, in, e);
 	char **toks;
 	int invalid = 0;
 	const struct bpe *b = v == &m->src_vocab ? m->src_bpe : m->tgt_bpe;

@@ -11,6 +11,7 @@
 #include "layout.h"
 #include "model.h"
 #include "model_keys.h"
+#include "model_tok.h"
 #include "weights.h"
 #include "base/path.h"
 #include "formats/metapkl.h"
@@ -42,7 +43,7 @@ static const char *const ARCH_NAMES[] = { "encoder-decoder", "decoder-only", "en
 static const char *const NORM_NAMES[] = { "post", "pre", "none", NULL };
 static const char *const ACT_NAMES[] = { "relu", "gelu", "gelu_new", NULL };
 static const char *const PE_NAMES[] = { "sinusoidal", "learned", "none", NULL };
-static const char *const TOKTYPE_NAMES[] = { "word", "char", "bpe", NULL };
+static const char *const TOKTYPE_NAMES[] = { "word", "char", "bpe", "gpt2", "wordpiece", NULL };
 
 const char *arch_name(enum arch a) { return ARCH_NAMES[a]; }
 const char *norm_name(enum norm_style n) { return NORM_NAMES[n]; }
@@ -281,6 +282,8 @@ static int parse_tokenizer(struct model *m, const struct ydoc *d,
 			}
 		}
 	}
+	if (c->tok.type == TOKENIZE_GPT2 || c->tok.type == TOKENIZE_WORDPIECE)
+		return model_tok_yaml(m, d, tk, e);
 	if (parse_merges(m, d, tk, e))
 		return -1;
 	const struct ynode *sv = ynode_get(tk, "source_vocab");
@@ -654,6 +657,7 @@ void model_free(struct model *m)
 		bpe_free(m->src_bpe);
 		free(m->src_bpe);
 	}
+	model_tok_free(m);
 	for (int i = 0; i < m->ntensors; i++) {
 		free(m->tensors[i].name);
 		if (!m->tensors[i].mapped)

@@ -103,6 +103,9 @@ struct model {
 	/* tokenizer type bpe: the merges of each side (owned; tgt_bpe may be
 	 * src_bpe when both sides share one merges file), else NULL */
 	struct bpe *src_bpe, *tgt_bpe;
+	/* tokenizer type gpt2 / wordpiece (model_tok.h, owned), else NULL */
+	struct gpt2bpe *gpt2;
+	struct wordpiece *wordpiece;
 	/* weights (pointers into tensors[]) */
 	const float *src_embed;       /* [Vs, d] */
 	const float *tgt_embed;       /* [Vt, d] (== src_embed when tied) */

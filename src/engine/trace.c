@@ -214,6 +214,9 @@ const char *trace_axis_label(const struct trace *t, enum axis a, int i,
 	case AX_NONE:
 		break;
 	}
+	char lb[256];
+	if (s && t->tok)
+		s = tokens_label(t->tok, s, lb, sizeof lb);
 	if (s && typed)
 		snprintf(buf, bufsz, "%s→%s", typed, s);
 	else if (s)
@@ -232,7 +235,9 @@ const char *trace_row_label(const struct trace *t, enum axis a, int i,
 	/* a padded position predicts nothing */
 	if (next && strcmp(t->tgt_tokens[i], "<pad>") != 0) {
 		size_t l = strlen(buf);
-		snprintf(buf + l, bufsz - l, " → %s", next);
+		char lb[256];
+		snprintf(buf + l, bufsz - l, " → %s", t->tok ? tokens_label(t->tok, next, lb, sizeof lb) :
+						       next);
 	}
 	return buf;
 }

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 struct vocab;
+struct tokenizer_cfg;
 
 enum dtype { DT_F32, DT_I32 };
 
@@ -96,6 +97,8 @@ struct trace {
 	                                    (not in the vocabulary) */
 	const struct vocab *vocab;       /* target vocabulary, for AX_VOCAB
 	                                    labels (not owned) */
+	const struct tokenizer_cfg *tok; /* the model's tokenizer, for labels
+	                                    (GPT-2's pieces as text), or NULL */
 	int pad_id, sos_id;              /* its <pad> and <s>, -1 when none */
 	const char *const *classes;      /* a classifier's labels, for AX_CLASS
 	                                    (not owned), and their count */
@@ -130,7 +133,8 @@ static inline const float *stage_f32(const struct stage *s)
 }
 
 /* Label of index i along axis a ("cat", "h2", "17"), written into buf; a
- * token that became <unk> shows the word typed: "reads→<unk>". */
+ * token that became <unk> shows the word typed: "reads→<unk>"; GPT-2's
+ * pieces show as text with a visible space mark ("␣cat", tokens_label). */
 const char *trace_axis_label(const struct trace *t, enum axis a, int i,
 			     char *buf, size_t bufsz);
 

@@ -7,6 +7,8 @@
 
 #include "vocab.h"
 #include "bpe.h"
+#include "gpt2bpe.h"
+#include "wordpiece.h"
 #include "base/safefile.h"
 #include "base/utf8.h"
 
@@ -417,6 +419,10 @@ char *tokens_join(const struct tokenizer_cfg *c, char *const *toks, int n,
 {
 	size_t used = 0;
 	int glue = 1;             /* no space before the next token */
+	if (c->type == TOKENIZE_GPT2)
+		return gpt2bpe_text(toks, n, buf, cap);
+	if (c->type == TOKENIZE_WORDPIECE)
+		return wordpiece_text(toks, n, buf, cap);
 	if (!cap)
 		return buf;
 	buf[0] = 0;
@@ -447,5 +453,14 @@ char *tokens_join(const struct tokenizer_cfg *c, char *const *toks, int n,
 		glue = cont;
 	}
 	buf[used] = 0;
+	return buf;
+}
+
+char *tokens_label(const struct tokenizer_cfg *c, const char *tok, char *buf, size_t cap)
+{
+	if (c && c->type == TOKENIZE_GPT2)
+		return gpt2bpe_label(tok, buf, cap);
+	if (cap)
+		snprintf(buf, cap, "%s", tok);
 	return buf;
 }

