@@ -9,6 +9,7 @@
 
 #include "explain.h"
 #include "palette.h"
+#include "view.h"
 #include "base/i18n.h"
 
 struct explanation {
@@ -481,7 +482,44 @@ static int draw_wrapped(struct canvas *c, struct rect in, int *y,
 	return !next_line(&s, in.w, line);
 }
 
+static void panel(struct canvas *c, struct rect r, const struct stage *s,
+		  const char *view_text);
+
 void explain_draw(struct canvas *c, struct rect r, const struct stage *s)
+{
+	panel(c, r, s, NULL);
+}
+
+void explain_draw_view(struct canvas *c, struct rect r, const struct stage *s,
+		       int flags)
+{
+	const char *t = NULL;
+	if (flags & VF_MAP)
+		/* TRANSLATORS: the explanation panel of the architecture map
+		   (o key), before the stage's own explanation */
+		t = N_("The map is Figure 1 of the paper: the encoder stack on the left reads "
+		       "the source, the decoder stack on the right writes the target one "
+		       "token at a time and reads the encoder's output in its middle "
+		       "attention. The lit box is the stage on screen; N× is the number of "
+		       "layers, and the layer shown is named beside the stack.");
+	else if (flags & VF_MODEL)
+		/* TRANSLATORS: the explanation panel of the model view (V key) */
+		t = N_("Every layer × head of one attention at once: one row of small maps "
+		       "per layer, one column per head. Each tile's title is its mean row "
+		       "entropy in bits (low: sharp, high: spread out) and its tag the "
+		       "pattern it follows. Enter opens the selected one.");
+	else if (flags & VF_LINES)
+		/* TRANSLATORS: the explanation panel of the head view (v key) */
+		t = N_("The head view: each query on the left is joined to every key on the "
+		       "right by a line as strong as its attention weight, all heads at once "
+		       "in their colours. The selected query's lines are bright, and its "
+		       "weights in the selected head are the bars beside the keys. Each row "
+		       "of weights sums to 1.");
+	panel(c, r, s, t ? _(t) : NULL);
+}
+
+static void panel(struct canvas *c, struct rect r, const struct stage *s,
+		  const char *view_text)
 {
 	if (r.w < 1 || r.h < 1 || !s)
 		return;
@@ -497,6 +535,8 @@ void explain_draw(struct canvas *c, struct rect r, const struct stage *s)
 	const char *text = explain_text(s);
 	int y = 0;
 	if (!draw_wrapped(c, in, &y, formula, R_ACCENT))
+		return;
+	if (view_text && !draw_wrapped(c, in, &y, view_text, R_LABEL))
 		return;
 	/* a blank line between formula and text when everything fits */
 	if (y + 1 + count_lines(text, in.w) <= in.h)

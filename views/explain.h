@@ -28,4 +28,10 @@ const char *explain_text(const struct stage *s);
  * outside r; below 6×3 the frame is left out. */
 void explain_draw(struct canvas *c, struct rect r, const struct stage *s);
 
+/* The same panel for a stage seen through a view other than its own
+ * (flags: enum view_flag of views/view.h): the view's explanation first
+ * (the head view, the model view, the map), then the stage's. */
+void explain_draw_view(struct canvas *c, struct rect r, const struct stage *s,
+		       int flags);
+
 #endif

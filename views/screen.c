@@ -607,7 +607,9 @@ void screen_draw(struct screen *s, struct canvas *c)
 		int h = main.h > 32 ? 8 : 6;
 		struct rect box = { main.x, main.y + main.h - h, main.w, h };
 		main.h -= h;
-		explain_draw(c, box, view_stage(&s->v));
+		const struct view_class *vc = view_for(&s->v);
+		explain_draw_view(c, box, view_stage(&s->v),
+				  vc == &lines_view ? VF_LINES : 0);
 	}
 	s->caption_pages = 1;
 	if (s->caption && main.h > 12)

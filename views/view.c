@@ -49,6 +49,17 @@ static int is_attention(const struct stage *s)
 	return s->kind == SK_SCORES || s->kind == SK_WEIGHTS;
 }
 
+const struct stage *view_attn_weights(const struct trace *t, const struct stage *s)
+{
+	const char *a = strstr(s->name, "_attn.");
+	char nm[STAGE_NAME_MAX + 16];
+	if (!a)
+		return NULL;
+	snprintf(nm, sizeof nm, "%.*s_attn.weights", (int)(a - s->name), s->name);
+	const struct stage *w = trace_find(t, nm);
+	return w && w->ndim == 3 && w->dtype == DT_F32 && w->kind == SK_WEIGHTS ? w : NULL;
+}
+
 const struct view_class *view_for(const struct view_state *v)
 {
 	const struct stage *s = view_stage(v);
@@ -56,6 +67,8 @@ const struct view_class *view_for(const struct view_state *v)
 		return &compare_view;
 	if (v->dec && (v->flags & VF_DECODE))
 		return &decoding_view;
+	if ((v->flags & VF_LINES) && view_attn_weights(v->tr, s))
+		return &lines_view;
 	if (is_attention(s)) {
 		if (v->flags & VF_MASK_DIFF)
 			return &maskdiff_view;

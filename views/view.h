@@ -25,7 +25,19 @@ enum view_flag {
 	VF_MEAN_HEADS = 16,  /* average over heads (long sequences) */
 	VF_DECODE = 32,      /* decoding page: input so far, candidates, beam */
 	VF_COMPARE = 64,     /* greedy and beam side by side */
+	VF_LINES = 128,      /* head view: queries and keys joined by lines */
+	VF_MODEL = 256,      /* model view: every layer × head of one attention */
+	VF_MAP = 512,        /* architecture map (the paper's Figure 1) */
+	VF_MAP_SIDE = 1024,  /* a small map above the stage list */
 };
+
+/* A region of the architecture map that a click jumps from: the stage it
+ * leads to (set by the map's draw, like geom). */
+struct map_hit {
+	struct rect r;
+	int stage;
+};
+#define MAP_HITS_MAX 48
 
 /* How big a matrix cell is drawn: auto picks the largest that fits. */
 enum zoom { ZOOM_AUTO, ZOOM_NUMBERS, ZOOM_CELLS, ZOOM_FIT,
@@ -54,6 +66,9 @@ struct view_state {
 	enum zoom zoom;
 	int flags;                   /* enum view_flag */
 	struct grid_geom geom;       /* set by draw: the cursor's matrix */
+	unsigned long long heads_off; /* head view: heads hidden (bit h) */
+	struct map_hit map_hits[MAP_HITS_MAX];   /* set by the map's draw */
+	int nmap_hits;
 	/* decoding (NULL when not decoding): the search being replayed, the
 	 * step on screen (0-based; the trace is that step's pass), the
 	 * hypothesis followed, and the other search (greedy ↔ beam) for the
@@ -120,6 +135,11 @@ extern const struct view_class maskdiff_view;
 extern const struct view_class ids_view;
 extern const struct view_class decoding_view;
 extern const struct view_class compare_view;
+extern const struct view_class lines_view;
+
+/* The attention weights stage [h, nq, nk] that an attention stage (q, k,
+ * v, scores, masked, weights, heads, concat, out) belongs to, or NULL. */
+const struct stage *view_attn_weights(const struct trace *t, const struct stage *s);
 
 /* A view's title from line r.y: the head ("head 0 of 4", may be ""), the
  * axes ("rows: … · columns: …") and a diagnostic (may be ""), each piece

@@ -173,18 +173,101 @@ static int print_picture(const struct trace *t, const struct model *m,
 	return 0;
 }
 
+/* The flag of a --view name, or 0 when there is none. */
+static int view_flag(const char *name)
+{
+	static const struct { const char *name; int flag; } V[] = {
+		{ "lines", VF_LINES },
+	};
+	for (size_t i = 0; i < sizeof V / sizeof *V; i++)
+		if (!strcmp(V[i].name, name))
+			return V[i].flag;
+	return 0;
+}
+
+/* The stage a view starts on without --stage: the first attention's
+ * weights (the map: the first stage). */
+static int view_default_stage(const struct trace *t, int flag)
+{
+	for (int i = 0; i < t->n; i++)
+		if (t->stages[i].kind == SK_WEIGHTS)
+			return i;
+	return flag == VF_LINES ? -1 : 0;
+}
+
+/* render --view NAME: the view drawn headless, as plain text (--format
+ * text, no colour), ANSI or SVG, W × H cells (H: --height, else what the
+ * view needs at most). */
+static int print_view(struct cli *c, const struct trace *t, const struct model *m,
+		      int flag, int idx, const char *fmt)
+{
+	struct view_state v;
+	int svg = !strcmp(fmt, "svg"), ansi = !strcmp(fmt, "ansi");
+	memset(&v, 0, sizeof v);
+	v.tr = t;
+	v.m = m;
+	v.stage = idx;
+	v.head = c->head >= 0 ? c->head : 0;
+	v.flags = flag;
+	const struct stage *w = view_attn_weights(t, &t->stages[idx]);
+	if (flag == VF_LINES && !w)
+		return cli_fail("--view lines draws an attention stage; %s is not one (try "
+				"--stage %s)", t->stages[idx].name,
+				t->stages[view_default_stage(t, flag) >= 0 ?
+					  view_default_stage(t, flag) : idx].name);
+	int h = c->height;
+	if (!h) {
+		int n = w ? (w->shape[1] > w->shape[2] ? w->shape[1] : w->shape[2]) : 8;
+		h = 2 * n + 5;
+	}
+	if (w && c->head >= w->shape[0]) {
+		char msg[256];
+		snprintf(msg, sizeof msg, P_("--head %d: %s has %d head",
+					     "--head %d: %s has %d heads", w->shape[0]),
+			 c->head, w->name, w->shape[0]);
+		return cli_fail("%s", msg);
+	}
+	if (h > 400)
+		h = 400;
+	struct canvas *cv = canvas_new(out_width(c), h, svg ? DEPTH_TRUE :
+				       ansi ? env_depth() : DEPTH_NONE);
+	if (!cv)
+		return cli_fail("out of memory");
+	struct rect r = { 0, 0, cv->w, h };
+	cv->figure = svg || ansi;   /* a still picture: no key hints */
+	view_for(&v)->draw(&v, cv, r);
+	if (svg && !c->height) {
+		int w2, h2;
+		canvas_extent(cv, &w2, &h2);
+		canvas_crop(cv, w2 + 1, h2 + 1);   /* failing leaves it whole */
+	}
+	if (svg)
+		canvas_write_svg(cv, stdout);
+	else if (cv->depth == DEPTH_NONE)
+		canvas_write_text(cv, stdout);
+	else
+		canvas_write_ansi(cv, stdout);
+	canvas_free(cv);
+	return 0;
+}
+
 int cmd_render(struct cli *c)
 {
 	const char *fmt = c->format ? c->format : "text";
 	int svg = !strcmp(fmt, "svg"), ansi = !strcmp(fmt, "ansi");
 	if (!svg && !ansi && strcmp(fmt, "text") && strcmp(fmt, "csv"))
 		return cli_fail("--format must be text, ansi, svg or csv, not \"%s\"", fmt);
-	if (!c->stage)
+	int vflag = c->view ? view_flag(c->view) : 0;
+	if (c->view && !vflag)
+		return cli_fail("--view must be lines, not \"%s\"", c->view);
+	if (vflag && !strcmp(fmt, "csv"))
+		return cli_fail("--view draws a picture: --format text, ansi or svg, not csv");
+	if (!c->stage && !vflag)
 		return cli_fail("render needs --stage NAME (--stage list prints the names)");
 	struct model *m = cli_load_model(c);
 	if (!m)
 		return 1;
-	int listing = !strcmp(c->stage, "list");
+	int listing = c->stage && !strcmp(c->stage, "list");
 	if (listing && !c->sentence) {
 		/* the names do not depend on the words: any sentence will do */
 		const char *ex = m->cfg.nexamples ? m->cfg.examples[0] : "a";
@@ -197,6 +280,14 @@ int cmd_render(struct cli *c)
 	int status = 1;
 	if (!t)
 		goto out;
+	if (vflag && !c->stage) {
+		int i = view_default_stage(t, vflag);
+		if (i < 0)
+			cli_fail("--view %s: this pass has no attention stage", c->view);
+		else
+			status = print_view(c, t, m, vflag, i, fmt);
+		goto out;
+	}
 	if (listing) {
 		for (int i = 0; i < t->n; i++)
 			printf("%s\n", t->stages[i].name);
@@ -206,6 +297,10 @@ int cmd_render(struct cli *c)
 	int idx = trace_index(t, c->stage);
 	if (idx < 0) {
 		cli_fail("no stage \"%s\" in this pass (--stage list prints the names)", c->stage);
+		goto out;
+	}
+	if (vflag) {
+		status = print_view(c, t, m, vflag, idx, fmt);
 		goto out;
 	}
 	const struct stage *s = &t->stages[idx];

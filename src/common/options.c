@@ -31,6 +31,8 @@ static const char *const USAGE = N_(
 	"                 [--no-causal] [--encoder-causal] [--pad-to N] [--pad-target N] SENTENCE\n"
 	"       attnscope render --stage NAME [--head H] [--format text|ansi|svg|csv]\n"
 	"                 [--width W] [dump's options] SENTENCE\n"
+	"       attnscope render --view lines|model|map [--stage NAME] [--head H]\n"
+	"                 [--format text|ansi|svg] [--width W] [--height H] SENTENCE\n"
 	"       attnscope translate [--model FILE] [--beam K] [--alpha A] [--max-len N]\n"
 	"                 [--steps] [--json] SENTENCE\n"
 	"       attnscope train --model FILE.yaml --corpus FILE.tsv --out FILE.safetensors\n"
@@ -66,6 +68,8 @@ static const char *const USAGE = N_(
 	"  --stage NAME        the stage render prints (--stage list: all names)\n"
 	"  --head H            one head of a per-head stage (default: all)\n"
 	"  --format F          render as text (numbers), csv, ansi or svg\n"
+	"  --view V            render another view: lines (the head view), model\n"
+	"                      (every layer × head), map (the architecture)\n"
 	"  --width W           render width in columns\n"
 	"  --src-len N, --tgt-len N, --iters N   bench sizes and repetitions\n"
 	"  --frames N [--width W --height H]      bench: also time N headless frames\n"
@@ -90,7 +94,7 @@ int cli_fail(const char *fmt, ...)
 enum {
 	O_MODEL = 256, O_SAVE_WEIGHTS, O_TARGET, O_OUT, O_STAGE, O_FORMAT, O_HEAD, O_WIDTH,
 	O_NOCAUSAL, O_ENCCAUSAL, O_PADTO, O_PADTGT, O_SRCLEN, O_TGTLEN, O_ITERS,
-	O_LECTURE, O_PLAY, O_CHECK, O_POT, O_LANG, O_SCHEME, O_PRESENTER, O_DECODE, O_BEAM, O_ALPHA, O_MAXOUT, O_STEPS, O_JSON, O_FRAMES, O_HEIGHT, O_HELP, O_VERSION,
+	O_LECTURE, O_PLAY, O_CHECK, O_POT, O_LANG, O_SCHEME, O_PRESENTER, O_DECODE, O_BEAM, O_ALPHA, O_MAXOUT, O_STEPS, O_JSON, O_FRAMES, O_HEIGHT, O_VIEW, O_HELP, O_VERSION,
 };
 
 static const struct option LONGOPTS[] = {
@@ -124,6 +128,7 @@ static const struct option LONGOPTS[] = {
 	{ "json", no_argument, 0, O_JSON },
 	{ "frames", required_argument, 0, O_FRAMES },
 	{ "height", required_argument, 0, O_HEIGHT },
+	{ "view", required_argument, 0, O_VIEW },
 	{ "help", no_argument, 0, O_HELP },
 	{ "version", no_argument, 0, O_VERSION },
 	{ 0, 0, 0, 0 },
@@ -147,7 +152,7 @@ static const struct {
 	      BIT(O_PLAY) | BIT(O_CHECK) | BIT(O_POT) | BIT(O_SCHEME) | BIT(O_PRESENTER), 2 },
 	{ "dump", PASS_OPTS | BIT(O_TARGET) | BIT(O_OUT) | BIT(O_DECODE) | DECODE_OPTS, 2 },
 	{ "render", PASS_OPTS | BIT(O_TARGET) | BIT(O_STAGE) | BIT(O_HEAD) | BIT(O_FORMAT) |
-		    BIT(O_WIDTH), 2 },
+		    BIT(O_WIDTH) | BIT(O_VIEW) | BIT(O_HEIGHT), 2 },
 	/* decoding runs the encoder with the pass's options, the decoder
 	   causal and unpadded (a key/value cache) */
 	{ "translate", BIT(O_MODEL) | BIT(O_ENCCAUSAL) | BIT(O_PADTO) | DECODE_OPTS |
@@ -177,6 +182,7 @@ static const struct {
 	{ "bench", O_WIDTH, BIT(O_FRAMES), N_("bench uses --width only with --frames") },
 	{ "bench", O_HEIGHT, BIT(O_FRAMES), N_("bench uses --height only with --frames") },
 	{ "bench", O_MAXOUT, BIT(O_BEAM), N_("bench uses --max-len only with --beam") },
+	{ "render", O_HEIGHT, BIT(O_VIEW), N_("render uses --height only with --view") },
 };
 
 /* With --lecture the script chooses the model, sentences, masks and
@@ -298,6 +304,7 @@ int cli_parse(struct cli *c, const char *cmd, int argc, char **argv)
 		case O_SAVE_WEIGHTS: c->save_weights = optarg; break;
 		case O_STAGE: c->stage = optarg; break;
 		case O_FORMAT: c->format = optarg; break;
+		case O_VIEW: c->view = optarg; break;
 		case O_DECODE: c->decode = optarg; break;
 		case O_LECTURE: c->lecture = optarg; break;
 		case O_CHECK: c->check = 1; break;

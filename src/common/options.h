@@ -14,6 +14,7 @@ struct cli {
 	char model_buf[PATH_MAX];
 	char *sentence;               /* positional words, joined (owned) */
 	const char *target, *out, *stage, *format, *decode;
+	const char *view;             /* render --view lines|model|map */
 	const char *save_weights;   /* bench: write the weights there, only */
 	int head, width, beam, steps, json, max_out;
 	double alpha;

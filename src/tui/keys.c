@@ -64,6 +64,8 @@ static const char *const ACTION_HELP[A_COUNT] = {
 	[A_PRESENTER] = N_("presenter mode for projectors: big cells, no stage list"),
 	/* TRANSLATORS: the zoom levels, as the "zoom: %s" message names them */
 	[A_ZOOM] = N_("zoom: auto / numbers / cells / fit / big"),
+	[A_LINES] = N_("head view: queries and keys joined by lines, all heads overlaid"),
+	[A_HEAD_SHOW] = N_("head view: show/hide head 0–8 (0: show all)"),
 	[A_HELP] = N_("this help (Esc closes)"),
 	[A_ESCAPE] = N_("close help and overlays"),
 	[A_QUIT] = N_("quit"),
@@ -71,7 +73,8 @@ static const char *const ACTION_HELP[A_COUNT] = {
 
 struct binding {
 	int key;
-	const char *name;    /* as the help screen shows it */
+	const char *name;    /* as the help screen shows it (NULL: told by
+	                        the binding before it, "1–9") */
 	enum action act;
 };
 
@@ -102,7 +105,11 @@ static const struct binding KEYS[] = {
 	{ '-', "-", A_BEAM_LESS }, { ')', ")", A_ALPHA_UP }, { '(', "(", A_ALPHA_DOWN },
 	{ 'w', "w", A_EXPLAIN }, { 'P', "P", A_PRESENTER }, { 'S', "S", A_SCHEME }, { 's', "s", A_SVG },
 	{ 'X', "X", A_CROSS }, { 'C', "C", A_COMPARE }, { 'f', "f", A_FORCE }, { 'F', "F", A_UNFORCE },
-	{ 'z', "z", A_ZOOM }, { '?', "?", A_HELP }, { TK_F1, "F1", A_HELP },
+	{ 'z', "z", A_ZOOM }, { 'v', "v", A_LINES },
+	{ '1', "1–9", A_HEAD_SHOW }, { '2', NULL, A_HEAD_SHOW }, { '3', NULL, A_HEAD_SHOW },
+	{ '4', NULL, A_HEAD_SHOW }, { '5', NULL, A_HEAD_SHOW }, { '6', NULL, A_HEAD_SHOW },
+	{ '7', NULL, A_HEAD_SHOW }, { '8', NULL, A_HEAD_SHOW }, { '9', NULL, A_HEAD_SHOW },
+	{ '0', "0", A_HEAD_SHOW }, { '?', "?", A_HELP }, { TK_F1, "F1", A_HELP },
 	{ TK_ESC, "Esc", A_ESCAPE }, { 'q', "q", A_QUIT },
 };
 
@@ -117,7 +124,7 @@ int keys_build_help(const struct key_help **lines)
 	for (int act = 0; act < A_COUNT; act++) {
 		help_keys[n][0] = 0;
 		for (size_t i = 0; i < sizeof KEYS / sizeof *KEYS; i++) {
-			if ((int)KEYS[i].act != act)
+			if ((int)KEYS[i].act != act || !KEYS[i].name)
 				continue;
 			size_t l = strlen(help_keys[n]);
 			snprintf(help_keys[n] + l, sizeof help_keys[n] - l, "%s%s",
@@ -289,6 +296,30 @@ static const char *const ZOOM_NAMES[ZOOM_COUNT] = {
 	N_("auto"), N_("numbers"), N_("cells"), N_("fit"), N_("big")
 };
 
+/* The key being handled (the digits of A_HEAD_SHOW tell their head). */
+static int cur_key;
+
+/* 1…9 hide or show head 0…8 of the head view, 0 shows every head. */
+static void head_show(struct app *a)
+{
+	struct view_state *v = &a->scr.v;
+	if (!(v->flags & VF_LINES)) {
+		app_msg(a, 0, "%s", _("digits show and hide heads in the head view (v)"));
+		return;
+	}
+	if (cur_key == '0') {
+		v->heads_off = 0;
+		return;
+	}
+	int h = cur_key - '1';
+	const struct stage *w = view_attn_weights(a->tr, app_stage(a));
+	if (!w || h >= w->shape[0]) {
+		app_msg(a, 0, _("this attention has no head %d"), h);
+		return;
+	}
+	v->heads_off ^= 1ull << h;
+}
+
 static void do_action(struct app *a, enum action act)
 {
 	struct view_state *v = &a->scr.v;
@@ -428,6 +459,13 @@ static void do_action(struct app *a, enum action act)
 		v->zoom = a->scr.presenter ? ZOOM_BIG : ZOOM_AUTO;
 		break;
 	case A_COUNT: break;
+	case A_LINES:
+		if (!(v->flags & VF_LINES) && !view_attn_weights(a->tr, app_stage(a)))
+			app_msg(a, 0, "%s", _("the head view works on the stages of an attention"));
+		else
+			v->flags ^= VF_LINES;
+		break;
+	case A_HEAD_SHOW: head_show(a); break;
 	case A_HELP:
 		a->scr.show_help = !a->scr.show_help;
 		a->scr.help_top = 0;
@@ -435,7 +473,7 @@ static void do_action(struct app *a, enum action act)
 	case A_ESCAPE:
 		a->scr.show_help = 0;
 		v->flags &= ~(VF_INSPECT | VF_MASK_DIFF | VF_ALL_HEADS | VF_MEAN_HEADS |
-			      VF_PE_CURVES | VF_DECODE | VF_COMPARE);
+			      VF_PE_CURVES | VF_DECODE | VF_COMPARE | VF_LINES);
 		break;
 	case A_QUIT: a->quit = 1; break;
 	}
@@ -490,6 +528,7 @@ void app_on_key(struct app *a, int key, const char *utf8)
 	enum action act = key_action(key);
 	if (act == A_COUNT || (a->scr.show_help && help_scroll(a, act)))
 		return;
+	cur_key = key;
 	do_action(a, act);
 	view_clamp(&a->scr.v);
 }

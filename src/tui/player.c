@@ -27,6 +27,7 @@ void app_lecture_go(struct app *a, int i)
 	snprintf(a->sentence, sizeof a->sentence, "%s", s->sentence);
 	snprintf(a->target, sizeof a->target, "%s", s->target);
 	v->flags = 0;
+	v->heads_off = 0;
 	a->scr.show_help = 0;
 	int decoding = s->view == LV_DECODE || s->view == LV_COMPARE;
 	if (a->decoding) {
@@ -70,6 +71,7 @@ void app_lecture_go(struct app *a, int i)
 		[LV_MEAN] = VF_ALL_HEADS | VF_MEAN_HEADS, [LV_INSPECT] = VF_INSPECT,
 		[LV_MASKDIFF] = VF_MASK_DIFF, [LV_CURVES] = VF_PE_CURVES,
 		[LV_DECODE] = VF_DECODE, [LV_COMPARE] = VF_COMPARE,
+		[LV_LINES] = VF_LINES,
 	};
 	v->flags |= FLAGS[s->view];
 	if (s->view == LV_MASKDIFF)
