@@ -3,12 +3,14 @@
  *
  * Dimension names: h heads, n rows (queries, tokens), m columns. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "draw.h"
 #include "figure.h"
 #include "palette.h"
 #include "base/i18n.h"
+#include "engine/forward.h"
 
 #define FIGURE_MAX_H 400
 
@@ -53,7 +55,7 @@ static int view_lines(const struct view_state *v)
 	if (v->flags & VF_INSPECT)
 		return 60;
 	if (v->flags & VF_PE_CURVES)
-		return 24;   /* the plot takes the height it is given */
+		return 40;   /* the plot takes the height it is given: strips of 7 */
 	if (s->kind == SK_LOGITS || s->kind == SK_PROBS || s->kind == SK_LOSS)
 		return rows > 20 ? rows + 8 : 28;
 	if (v->flags & VF_MASK_DIFF)
@@ -95,7 +97,19 @@ struct canvas *figure_new(struct view_state *v, int width, enum depth d)
 
 	struct rect r = { 0, 3, width, h - 3 };
 	view_clamp(v);
+	/* PE curves over PE_CURVE_POSITIONS positions: the engine's table,
+	 * when the caller has none */
+	float *pe = NULL;
+	if ((v->flags & VF_PE_CURVES) && !v->pe_table && v->m && s->ndim == 2) {
+		int want = s->shape[0] > PE_CURVE_POSITIONS ? s->shape[0] : PE_CURVE_POSITIONS;
+		pe = forward_pe_table(v->m, want, &v->pe_n);
+		v->pe_table = pe;
+	}
 	view_for(v)->draw(v, c, r);
+	if (pe) {
+		v->pe_table = NULL;
+		free(pe);
+	}
 	int w2, h2;
 	canvas_extent(c, &w2, &h2);
 	canvas_crop(c, w2 + 1, h2 + 1);   /* a margin; failing leaves it whole */

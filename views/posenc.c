@@ -1,9 +1,17 @@
-/* posenc.c - the positional encoding as curves: a few dimensions of the PE
- * stage plotted as value over position in braille dots (2 × 4 dots a cell),
- * one colour per curve, or one marker glyph per curve without colour.
+/* posenc.c - the positional encoding as curves: a few dimensions plotted
+ * as value over position in braille dots (2 × 4 dots a cell), one colour
+ * per curve, or one marker glyph per curve without colour.
  *
- * Dimension names: n positions, d d_model.  The stage is [n, d]; its values
- * are plotted as they are (sinusoidal, learned or zero), never recomputed. */
+ * The curves run over PE_CURVE_POSITIONS positions whatever the sentence's
+ * length (v->pe_table, the model's table from the engine), so that they
+ * look like the waves they are, with the sentence's own positions marked
+ * (a band and a bar under the axis); without a table, over the stage's
+ * positions.  The user picks the dimensions: four from the cursor's
+ * column on (h l move them), or v->pe_dims (render --dims 4-7).
+ *
+ * Dimension names: n positions of the sentence, P positions plotted,
+ * d d_model.  The stage is [n, d], the table [P, d]; values are plotted as
+ * they are (sinusoidal, learned or zero), never computed here. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +28,13 @@
 static const uint32_t CURVE_FG[NCURVES] = {
 	RGB(255, 95, 95), RGB(95, 215, 255), RGB(135, 215, 95), RGB(255, 215, 0),
 };
+/* on a white figure: Okabe-Ito vermillion, blue, bluish green, purple */
+static const uint32_t FIGURE_FG[NCURVES] = {
+	RGB(213, 94, 0), RGB(0, 114, 178), RGB(0, 158, 115), RGB(204, 121, 167),
+};
+/* the band behind the sentence's positions */
+#define BAND_BG RGB(40, 40, 52)
+#define FIGURE_BAND_BG RGB(236, 236, 244)
 /* without colour: one marker glyph per curve */
 static const char *const CURVE_MARK[NCURVES] = { "*", "o", "+", "x" };
 
@@ -36,26 +51,22 @@ static int add_dim(int *dims, int n, int dim, int d)
 	return n + 1;
 }
 
-/* The cursor's sin/cos pair (col rounded down to even, col + 1) and two
- * slower (higher) even dimensions: d/4 and d/2 when above the pair, else
- * half-way to the end and the last even one. */
-static int pick_dims(int col, int d, int *dims)
+/* The dimensions shown: v->pe_dims when given (those within d), else
+ * four consecutive ones from the cursor's column (fewer when d < 4). */
+static int pick_dims(const struct view_state *v, int d, int *dims)
 {
-	int c0 = col < 0 ? 0 : col >= d ? d - 1 : col;
-	c0 &= ~1;
-	int n = add_dim(dims, 0, c0, d);
-	n = add_dim(dims, n, c0 + 1, d);
-	const int cand[] = { (d / 4) & ~1, (d / 2) & ~1, (c0 + (d - c0) / 2) & ~1,
-			     (d - 2) & ~1, (c0 + 2) & ~1 };
-	for (size_t i = 0; i < sizeof cand / sizeof cand[0] && n < NCURVES; i++)
-		if (cand[i] > c0 + 1)
-			n = add_dim(dims, n, cand[i], d);
-	/* keep the slower ones in order */
-	if (n == NCURVES && dims[2] > dims[3]) {
-		int t = dims[2];
-		dims[2] = dims[3];
-		dims[3] = t;
+	int n = 0;
+	if (v->pe_ndims > 0) {
+		for (int k = 0; k < v->pe_ndims && k < PE_MAX_DIMS; k++)
+			n = add_dim(dims, n, v->pe_dims[k], d);
+		if (n)
+			return n;
 	}
+	int c0 = v->col < 0 ? 0 : v->col >= d ? d - 1 : v->col;
+	int first = c0 < d - NCURVES ? c0 : d - NCURVES;
+	first = first < 0 ? 0 : first;
+	for (int k = 0; k < NCURVES; k++)
+		n = add_dim(dims, n, first + k, d);
 	return n;
 }
 
@@ -136,6 +147,12 @@ static int tick_step(int n, int pw, int gap)
 	return n > 0 ? n : 1;
 }
 
+/* The plot column of position p of P over pw cells (2 braille dots each). */
+static int pos_x(int p, int P, int pw)
+{
+	return P > 1 ? (int)lround((double)p * (2 * pw - 1) / (P - 1)) / 2 : 0;
+}
+
 static void draw(struct view_state *v, struct canvas *c, struct rect r)
 {
 	const struct stage *s = view_stage(v);
@@ -143,9 +160,11 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	const struct style mu = role_style(R_MUTED, c->depth);
 	const struct style lab = role_style(R_LABEL, c->depth);
 	const struct style bo = role_style(R_BORDER, c->depth);
+	const struct style ac = role_style(R_ACCENT, c->depth);
 	const struct style cur = role_style(c->figure ? R_HEADER : R_CURSOR, c->depth);
 	const struct style wa = role_style(R_WARN, c->depth);
-	const int color = c->depth != DEPTH_NONE;
+	const int color = c->depth != DEPTH_NONE, fig = c->figure;
+	const uint32_t *fgs = fig ? FIGURE_FG : CURVE_FG;
 	char buf[200], tok[96], fit[64];
 
 	v->geom.valid = 0;
@@ -156,17 +175,29 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 		return;
 	}
 	const int n = s->shape[0], d = s->shape[1];
-	const float *pe = stage_f32(s);   /* [n, d] */
-	const int row = v->row < 0 ? 0 : v->row >= n ? n - 1 : v->row;
+	/* the curves: the model's table over P positions, else the stage's */
+	const int wide = v->pe_table && v->pe_n > 0;
+	const float *pe = wide ? v->pe_table : stage_f32(s);   /* [P, d] */
+	const int P = wide ? v->pe_n : n;
+	const int ns = n < P ? n : P;    /* the sentence's positions plotted */
+	const int band = wide && ns < P;
+	const int row = v->row < 0 ? 0 : v->row >= ns ? ns - 1 : v->row;
 	int sinusoidal = v->m ? v->m->cfg.pe == PE_SINUSOIDAL :
 			 s->formula && strstr(s->formula, "sin(");
 	int dims[NCURVES];
-	const int nc = pick_dims(v->col, d, dims);
+	int nc = pick_dims(v, d, dims);
+	/* one strip a curve, stacked (four waves drawn over each other in
+	 * braille read as noise): as many of the picked dimensions as get 3
+	 * lines each (title, two legend lines, axis and its labels, the
+	 * sentence's bar and the gaps between strips taken off) */
+	const int room = r.h - 6 - band;
+	while (nc > 1 && (room - (nc - 1)) / nc < 3)
+		nc--;
 
 	/* y range: ±1 unless the values go beyond (learned PE) */
 	double maxabs = 0;
 	for (int k = 0; k < nc; k++)
-		for (int p = 0; p < n; p++) {
+		for (int p = 0; p < P; p++) {
 			double a = fabs(pe[(size_t)p * d + dims[k]]);
 			if (isfinite(a) && a > maxabs)
 				maxabs = a;
@@ -178,7 +209,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	/* title */
 	trace_axis_label(v->tr, s->axes[0], row, tok, sizeof tok);
 	text_fit(tok, 16, fit, sizeof fit);
-	snprintf(buf, sizeof buf, _("positional encoding over positions 0–%d"), n - 1);
+	snprintf(buf, sizeof buf, _("positional encoding over positions 0–%d"), P - 1);
 	int x = r.x + clip_text(c, r, r.x, r.y, r.w, buf, &hd) + 2;
 	if (maxabs == 0)
 		clip_text(c, r, x, r.y, r.x + r.w - x, _("all zero (model has no PE)"), &wa);
@@ -189,29 +220,39 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	if (r.h < 2)
 		return;
 
-	/* legend: marker, name and the value at the cursor's position */
+	/* legend: marker and name, and (not in a figure) the value at the
+	 * cursor's position */
 	int lx = r.x, ly = r.y + 1;
-	/* TRANSLATORS: the position under the cursor and its token, before
-	 * the values of the curves there. */
-	snprintf(buf, sizeof buf, _("at %d “%s”:"), row, fit);
-	lx += clip_text(c, r, lx, ly, r.w, buf, &mu) + 1;
+	if (!fig) {
+		/* TRANSLATORS: the position under the cursor and its token, before
+		 * the values of the curves there. */
+		snprintf(buf, sizeof buf, _("at %d “%s”:"), row, fit);
+		lx += clip_text(c, r, lx, ly, r.w, buf, &mu) + 1;
+	}
 	int legend_lines = 1;
 	for (int k = 0; k < nc; k++) {
 		char name[48];
 		dim_label(name, sizeof name, dims[k], sinusoidal);
-		snprintf(buf, sizeof buf, " %s %+.3f", name, pe[(size_t)row * d + dims[k]]);
+		if (fig)
+			snprintf(buf, sizeof buf, " %s", name);
+		else
+			snprintf(buf, sizeof buf, " %s %+.3f", name, pe[(size_t)row * d + dims[k]]);
 		int need = 2 + utf8_width(buf) + 2;
 		if (lx + need > r.x + r.w && lx > r.x + 14 && r.h >= 12 && legend_lines < 2) {
 			ly++;
 			legend_lines++;
 			lx = r.x + 4;
 		}
-		struct style sw = { color ? CURVE_FG[k] : COLOR_DEFAULT, COLOR_DEFAULT, ATTR_BOLD };
+		struct style sw = { color ? fgs[k] : COLOR_DEFAULT, COLOR_DEFAULT, ATTR_BOLD };
 		lx += clip_text(c, r, lx, ly, r.x + r.w - lx, color ? "━━" : CURVE_MARK[k], &sw);
 		lx += clip_text(c, r, lx, ly, r.x + r.w - lx, buf, &lab) + 2;
 	}
+	if (!fig && lx < r.x + r.w - 12)
+		/* TRANSLATORS: a key hint in the legend of the PE curves */
+		clip_text(c, r, lx, ly, r.x + r.w - lx, _("(h l: other dimensions)"), &mu);
 
-	/* plot area: y labels and axis on the left, x axis and ticks below */
+	/* plot area: y labels and axis on the left, x axis and ticks below,
+	 * and the sentence's bar under them */
 	char ytop[16], ybot[16];
 	snprintf(ytop, sizeof ytop, "+%.2g", ymax);
 	snprintf(ybot, sizeof ybot, "−%.2g", ymax);
@@ -219,101 +260,126 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	const int px0 = r.x + ylw + 1;         /* first plot column */
 	const int py0 = r.y + 1 + legend_lines + 1;
 	const int pw = r.x + r.w - px0;
-	const int ph = r.y + r.h - 2 - py0;    /* leaves the axis and its labels */
+	const int ph = r.y + r.h - 2 - band - py0;
 	if (pw < 2 || ph < 2)
 		return;
+	const int cur_x = fig ? -1 : pos_x(row, P, pw);
+	const int band_x1 = band ? pos_x(ns - 1, P, pw) : -1;   /* last band column */
+	const uint32_t band_bg = fig ? FIGURE_BAND_BG : BAND_BG;
 
-	/* the curves */
-	uint8_t *mask = calloc((size_t)NCURVES * pw * ph, 1);   /* [NCURVES, ph, pw] */
+	const int stacked = nc > 1;
+	const int np = nc;
+	const int sh = (ph - (nc - 1)) / nc;   /* lines a strip */
+	if (sh < 1)
+		return;
+	uint8_t *mask = calloc((size_t)NCURVES * pw * sh, 1);   /* [NCURVES, sh, pw] */
 	if (!mask) {
 		clip_text(c, r, r.x, py0, r.w, _("out of memory for the plot"), &wa);
 		return;
 	}
-	const int zero_y = (int)lround(ymax / (2 * ymax) * (4 * ph - 1)) / 4;
-	const int cur_x = n > 1 ? (int)lround((double)row * (2 * pw - 1) / (n - 1)) / 2 : 0;
-	if (color)
-		for (int k = 0; k < nc; k++)
-			plot_dots(mask + (size_t)k * pw * ph, pw, ph, pe, n, d, dims[k], ymax);
-	else
-		for (int k = nc - 1; k >= 0; k--)
+	for (int sp = 0; sp < np; sp++) {
+		const int k0 = stacked ? sp : 0, k1 = stacked ? sp + 1 : nc;
+		const int y0 = py0 + sp * (sh + 1);
+		const int zero_y = (int)lround(ymax / (2 * ymax) * (4 * sh - 1)) / 4;
+		memset(mask, 0, (size_t)NCURVES * pw * sh);
+		if (color)
+			for (int k = k0; k < k1; k++)
+				plot_dots(mask + (size_t)k * pw * sh, pw, sh, pe, P, d, dims[k], ymax);
+		else
+			for (int k = k1 - 1; k >= k0; k--)
+				for (int xx = 0; xx < pw; xx++) {
+					double t = P > 1 ? (double)xx * (P - 1) / (pw - 1) : 0;
+					double val = sample(pe, P, d, dims[k], t);
+					int yy = (int)lround((ymax - val) / (2 * ymax) * (sh - 1));
+					if (yy >= 0 && yy < sh)
+						mask[(size_t)k * pw * sh + (size_t)yy * pw + xx] = 1;
+				}
+		for (int yy = 0; yy < sh; yy++)
 			for (int xx = 0; xx < pw; xx++) {
-				double t = n > 1 ? (double)xx * (n - 1) / (pw - 1) : 0;
-				double val = sample(pe, n, d, dims[k], t);
-				int yy = (int)lround((ymax - val) / (2 * ymax) * (ph - 1));
-				if (yy >= 0 && yy < ph)
-					mask[(size_t)k * pw * ph + (size_t)yy * pw + xx] = 1;
-			}
-
-	for (int yy = 0; yy < ph; yy++)
-		for (int xx = 0; xx < pw; xx++) {
-			size_t at = (size_t)yy * pw + xx;
-			int X = px0 + xx, Y = py0 + yy;
-			if (color) {
-				uint8_t bits = 0;
-				int best = -1, bestn = 0;
-				for (int k = 0; k < nc; k++) {
-					uint8_t b = mask[(size_t)k * pw * ph + at];
-					int cnt = __builtin_popcount(b);
-					bits |= b;
-					if (cnt > bestn) {
-						best = k;   /* ties: the cursor's pair wins */
-						bestn = cnt;
+				size_t at = (size_t)yy * pw + xx;
+				int X = px0 + xx, Y = y0 + yy;
+				uint32_t bg = color && xx <= band_x1 ? band_bg : COLOR_DEFAULT;
+				if (color) {
+					uint8_t bits = 0;
+					int best = -1, bestn = 0;
+					for (int k = k0; k < k1; k++) {
+						uint8_t b = mask[(size_t)k * pw * sh + at];
+						int cnt = __builtin_popcount(b);
+						bits |= b;
+						if (cnt > bestn) {
+							best = k;   /* ties: the first curve wins */
+							bestn = cnt;
+						}
+					}
+					if (bits) {
+						char g[4];
+						braille(bits, g);
+						clip_put(c, r, X, Y, g, fgs[best], bg, 0);
+						continue;
+					}
+				} else {
+					int hit = -1;
+					for (int k = k0; k < k1 && hit < 0; k++)
+						if (mask[(size_t)k * pw * sh + at])
+							hit = k;   /* the first curve on top */
+					if (hit >= 0) {
+						clip_put(c, r, X, Y, CURVE_MARK[hit], COLOR_DEFAULT,
+						    COLOR_DEFAULT, hit < 2 ? ATTR_BOLD : 0);
+						continue;
 					}
 				}
-				if (bits) {
-					char g[4];
-					braille(bits, g);
-					clip_put(c, r, X, Y, g, CURVE_FG[best], COLOR_DEFAULT, 0);
-					continue;
-				}
-			} else {
-				int hit = -1;
-				for (int k = 0; k < nc && hit < 0; k++)
-					if (mask[(size_t)k * pw * ph + at])
-						hit = k;   /* the cursor's pair on top */
-				if (hit >= 0) {
-					clip_put(c, r, X, Y, CURVE_MARK[hit], COLOR_DEFAULT,
-					    COLOR_DEFAULT, hit < 2 ? ATTR_BOLD : 0);
-					continue;
-				}
+				if (xx == cur_x)
+					clip_put(c, r, X, Y, "╎", bo.fg, bg, bo.attr);
+				else if (yy == zero_y)
+					clip_put(c, r, X, Y, "┈", bo.fg, bg, bo.attr);
+				else if (bg != COLOR_DEFAULT)
+					clip_put(c, r, X, Y, " ", COLOR_DEFAULT, bg, 0);
 			}
-			if (xx == cur_x)
-				clip_put(c, r, X, Y, "╎", bo.fg, bo.bg, bo.attr);
-			else if (yy == zero_y)
-				clip_put(c, r, X, Y, "┈", bo.fg, bo.bg, bo.attr);
+		/* y axis; a strip's name at its top right */
+		for (int yy = 0; yy < sh; yy++) {
+			int tick = yy == 0 || yy == sh - 1 || yy == zero_y;
+			clip_put(c, r, px0 - 1, y0 + yy, tick ? "┤" : "│", bo.fg, bo.bg, bo.attr);
 		}
+		clip_text(c, r, px0 - 1 - utf8_width(ytop), y0, ylw, ytop, &mu);
+		if (zero_y > 0 && zero_y < sh - 1)
+			clip_text(c, r, px0 - 2, y0 + zero_y, 1, "0", &mu);
+		clip_text(c, r, px0 - 1 - utf8_width(ybot), y0 + sh - 1, ylw, ybot, &mu);
+		if (stacked) {
+			char name[48];
+			dim_label(name, sizeof name, dims[k0], sinusoidal);
+			struct style sw = { color ? fgs[k0] : COLOR_DEFAULT, COLOR_DEFAULT, ATTR_BOLD };
+			int w = utf8_width(name);
+			clip_text(c, r, px0 + pw - w, y0, w, name, &sw);
+		}
+		if (stacked && sp + 1 < np)
+			for (int xx = -1; xx < pw; xx++)
+				clip_put(c, r, px0 + xx, y0 + sh, xx < 0 ? "│" : " ", bo.fg,
+				    color && xx >= 0 && xx <= band_x1 ? band_bg : COLOR_DEFAULT, bo.attr);
+	}
 	free(mask);
 
-	/* y axis */
-	for (int yy = 0; yy < ph; yy++) {
-		int tick = yy == 0 || yy == ph - 1 || yy == zero_y;
-		clip_put(c, r, px0 - 1, py0 + yy, tick ? "┤" : "│", bo.fg, bo.bg, bo.attr);
-	}
-	clip_text(c, r, px0 - 1 - utf8_width(ytop), py0, ylw, ytop, &mu);
-	clip_text(c, r, px0 - 2, py0 + zero_y, 1, "0", &mu);
-	clip_text(c, r, px0 - 1 - utf8_width(ybot), py0 + ph - 1, ylw, ybot, &mu);
-
 	/* x axis: ticks every 1-2-5 positions, the cursor's position marked */
-	const int ay = py0 + ph;
+	const int ay = py0 + np * (sh + 1) - 1;   /* under the last strip */
 	clip_put(c, r, px0 - 1, ay, "└", bo.fg, bo.bg, bo.attr);
 	for (int xx = 0; xx < pw; xx++)
 		clip_put(c, r, px0 + xx, ay, "─", bo.fg, bo.bg, bo.attr);
 	/* the cursor's label first, then the word, then the ticks that fit */
 	const char *word = _("position");
-	const int cx = px0 + cur_x;
+	const int cx = fig ? -100 : px0 + cur_x;
 	snprintf(buf, sizeof buf, "%d", row);
-	const int cw = utf8_width(buf);
-	clip_text(c, r, cx, ay + 1, cw, buf, &cur);
+	const int cw = fig ? 0 : utf8_width(buf);
+	if (!fig)
+		clip_text(c, r, cx, ay + 1, cw, buf, &cur);
 	int wx = px0 + pw - utf8_width(word);
 	int word_on = wx > px0 + 2 && (wx > cx + cw || wx + utf8_width(word) < cx);
 	if (word_on)
 		clip_text(c, r, wx, ay + 1, r.x + r.w - wx, word, &mu);
-	int step = tick_step(n, pw, 5);
-	for (int p = 0; p < n; p++) {
-		int on = p == row;
+	int step = tick_step(P, pw, 5);
+	for (int p = 0; p < P; p++) {
+		int on = !fig && p == row;
 		if (p % step && !on)
 			continue;
-		int tx = px0 + (n > 1 ? (int)lround((double)p * (2 * pw - 1) / (n - 1)) / 2 : 0);
+		int tx = px0 + pos_x(p, P, pw);
 		clip_put(c, r, tx, ay, "┴", on ? cur.fg : bo.fg, on ? cur.bg : bo.bg,
 		    on ? cur.attr : bo.attr);
 		if (on)
@@ -325,6 +391,20 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 		if (tx + w >= cx && tx <= cx + cw)
 			continue;   /* would touch the cursor's label */
 		clip_text(c, r, tx, ay + 1, w, buf, &mu);
+	}
+
+	/* the sentence's positions: a bar under the axis and what it is */
+	if (band) {
+		const int by = ay + 2;
+		for (int xx = 0; xx <= band_x1; xx++)
+			clip_put(c, r, px0 + xx, by, "▔", ac.fg, COLOR_DEFAULT, 0);
+		/* TRANSLATORS: under the PE curves, the positions of the
+		 * sentence on screen among the positions plotted */
+		if (ns == 1)
+			snprintf(buf, sizeof buf, "%s", _("the sentence: position 0"));
+		else
+			snprintf(buf, sizeof buf, _("the sentence: positions 0–%d"), ns - 1);
+		clip_text(c, r, px0 + band_x1 + 2, by, r.x + r.w - (px0 + band_x1 + 2), buf, &ac);
 	}
 }
 

@@ -117,6 +117,8 @@ static int shape(FILE *fp, const char *g, int x, int y, uint32_t fg)
 		rect(fp, X + CELL_W / 2.0, Y, CELL_W / 2.0, CELL_H, fg, 1);
 	} else if (cp >= 0x2591 && cp <= 0x2593) {   /* ░▒▓ shades */
 		rect(fp, X, Y, CELL_W, CELL_H, fg, (cp - 0x2590) / 4.0);
+	} else if (cp == 0x2594) {                   /* ▔ upper eighth */
+		rect(fp, X, Y, CELL_W, CELL_H / 8.0, fg, 1);
 	} else if (cp == 0x2595) {                   /* ▕ right eighth */
 		rect(fp, X + CELL_W * 7 / 8.0, Y, CELL_W / 8.0, CELL_H, fg, 1);
 	} else if (cp > 0x2800 && cp <= 0x28FF) {    /* braille: 2 × 4 dots */

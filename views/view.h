@@ -39,6 +39,12 @@ struct map_hit {
 };
 #define MAP_HITS_MAX 48
 
+/* The curves of the positional encoding: positions plotted whatever the
+ * sentence's length (more when it is longer), and at most this many
+ * dimensions at once. */
+#define PE_CURVE_POSITIONS 100
+#define PE_MAX_DIMS 4
+
 /* How big a matrix cell is drawn: auto picks the largest that fits. */
 enum zoom { ZOOM_AUTO, ZOOM_NUMBERS, ZOOM_CELLS, ZOOM_FIT,
 	    ZOOM_BIG,    /* projector: 9 × 3 cells when they fit, else auto */
@@ -80,6 +86,15 @@ struct view_state {
 	                                hypothesis at dec_step (what-if) */
 	int dec_beam;                /* beam width of dec (1: greedy) */
 	double dec_alpha;
+	/* the positional-encoding curves (VF_PE_CURVES): the model's PE over
+	 * positions 0…pe_n−1, more than the sentence has [pe_n, d]
+	 * (forward_pe_table; not owned), or NULL to plot the stage's own
+	 * positions; the dimensions picked (pe_ndims 0: four from the
+	 * cursor's column on, as the Annotated Transformer shows dims 4–7) */
+	const float *pe_table;
+	int pe_n;
+	int pe_dims[PE_MAX_DIMS];
+	int pe_ndims;
 };
 
 struct view_class {

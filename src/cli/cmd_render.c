@@ -149,7 +149,7 @@ static enum depth env_depth(void)
 
 /* A figure (views/figure.c): title, the view without cursor or hints. */
 static int print_picture(const struct trace *t, const struct model *m,
-			 int idx, int head, int width, int svg)
+			 int idx, int head, int width, int svg, const struct cli *cl)
 {
 	const struct stage *s = &t->stages[idx];
 	struct view_state v;
@@ -160,6 +160,11 @@ static int print_picture(const struct trace *t, const struct model *m,
 	v.head = head >= 0 ? head : 0;
 	if (head < 0 && view_heads(s) > 1)
 		v.flags |= VF_ALL_HEADS;
+	if (cl->ndims) {   /* the PE curves of these dimensions */
+		v.flags |= VF_PE_CURVES;
+		v.pe_ndims = cl->ndims;
+		memcpy(v.pe_dims, cl->dims, (size_t)cl->ndims * sizeof *cl->dims);
+	}
 	struct canvas *c = figure_new(&v, width, svg ? DEPTH_TRUE : env_depth());
 	if (!c)
 		return cli_fail("out of memory");
@@ -312,11 +317,29 @@ int cmd_render(struct cli *c)
 		cli_fail("%s", msg);
 		goto out;
 	}
+	if (c->ndims) {
+		int d = s->ndim == 2 ? s->shape[1] : 0;
+		if (s->kind != SK_VECTORS || !strstr(s->name, ".pos")) {
+			cli_fail("--dims draws the positional encoding: a .pos stage (src.pos, "
+				 "tgt.pos), not %s", s->name);
+			goto out;
+		}
+		if (!svg && !ansi) {
+			cli_fail("--dims draws curves: --format svg or ansi");
+			goto out;
+		}
+		for (int k = 0; k < c->ndims; k++)
+			if (c->dims[k] >= d) {
+				cli_fail("--dims: %s has dimensions 0–%d, not %d", s->name, d - 1,
+					 c->dims[k]);
+				goto out;
+			}
+	}
 	if (svg || ansi) {
 		/* an SVG is as wide as the figure needs (cut to it), up to 200
 		 * columns unless --width; ANSI fits the terminal */
 		status = print_picture(t, m, idx, c->head,
-				       svg ? (c->width ? c->width : 200) : out_width(c), svg);
+				       svg ? (c->width ? c->width : 200) : out_width(c), svg, c);
 		goto out;
 	}
 	i18n_english();   /* the tables are data: the same in every language */

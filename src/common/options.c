@@ -71,6 +71,8 @@ static const char *const USAGE = N_(
 	"  --view V            render another view: lines (the head view), model\n"
 	"                      (every layer × head), map (the architecture)\n"
 	"  --width W           render width in columns\n"
+	"  --dims LIST         render a .pos stage as curves of these dimensions over\n"
+	"                      positions 0–99 (4-7, or 0,1,10,20: at most 4)\n"
 	"  --src-len N, --tgt-len N, --iters N   bench sizes and repetitions\n"
 	"  --frames N [--width W --height H]      bench: also time N headless frames\n"
 	"  --beam K [--max-len N]                 bench: also beam search N tokens,\n"
@@ -94,7 +96,7 @@ int cli_fail(const char *fmt, ...)
 enum {
 	O_MODEL = 256, O_SAVE_WEIGHTS, O_TARGET, O_OUT, O_STAGE, O_FORMAT, O_HEAD, O_WIDTH,
 	O_NOCAUSAL, O_ENCCAUSAL, O_PADTO, O_PADTGT, O_SRCLEN, O_TGTLEN, O_ITERS,
-	O_LECTURE, O_PLAY, O_CHECK, O_POT, O_LANG, O_SCHEME, O_PRESENTER, O_DECODE, O_BEAM, O_ALPHA, O_MAXOUT, O_STEPS, O_JSON, O_FRAMES, O_HEIGHT, O_VIEW, O_HELP, O_VERSION,
+	O_LECTURE, O_PLAY, O_CHECK, O_POT, O_LANG, O_SCHEME, O_PRESENTER, O_DECODE, O_BEAM, O_ALPHA, O_MAXOUT, O_STEPS, O_JSON, O_FRAMES, O_HEIGHT, O_VIEW, O_DIMS, O_HELP, O_VERSION,
 };
 
 static const struct option LONGOPTS[] = {
@@ -129,6 +131,7 @@ static const struct option LONGOPTS[] = {
 	{ "frames", required_argument, 0, O_FRAMES },
 	{ "height", required_argument, 0, O_HEIGHT },
 	{ "view", required_argument, 0, O_VIEW },
+	{ "dims", required_argument, 0, O_DIMS },
 	{ "help", no_argument, 0, O_HELP },
 	{ "version", no_argument, 0, O_VERSION },
 	{ 0, 0, 0, 0 },
@@ -152,7 +155,7 @@ static const struct {
 	      BIT(O_PLAY) | BIT(O_CHECK) | BIT(O_POT) | BIT(O_SCHEME) | BIT(O_PRESENTER), 2 },
 	{ "dump", PASS_OPTS | BIT(O_TARGET) | BIT(O_OUT) | BIT(O_DECODE) | DECODE_OPTS, 2 },
 	{ "render", PASS_OPTS | BIT(O_TARGET) | BIT(O_STAGE) | BIT(O_HEAD) | BIT(O_FORMAT) |
-		    BIT(O_WIDTH) | BIT(O_VIEW) | BIT(O_HEIGHT), 2 },
+		    BIT(O_WIDTH) | BIT(O_VIEW) | BIT(O_HEIGHT) | BIT(O_DIMS), 2 },
 	/* decoding runs the encoder with the pass's options, the decoder
 	   causal and unpadded (a key/value cache) */
 	{ "translate", BIT(O_MODEL) | BIT(O_ENCCAUSAL) | BIT(O_PADTO) | DECODE_OPTS |
@@ -270,6 +273,38 @@ int cli_double(const char *opt, const char *s, double lo, double hi, int open_hi
 	return 0;
 }
 
+/* --dims: "4-7" (a range) or "0,1,10,20" (a list), at most CLI_MAX_DIMS. */
+static int parse_dims(const char *s, struct cli *c)
+{
+	const char *p = s;
+	c->ndims = 0;
+	while (*p) {
+		char *end;
+		long a = strtol(p, &end, 10), b = a;
+		if (end == p || a < 0 || a > 65535)
+			break;
+		p = end;
+		if (*p == '-') {
+			b = strtol(p + 1, &end, 10);
+			if (end == p + 1 || b < a || b > 65535)
+				break;
+			p = end;
+		}
+		for (long k = a; k <= b; k++) {
+			if (c->ndims == CLI_MAX_DIMS)
+				return cli_fail("--dims \"%s\": at most %d dimensions", s,
+						CLI_MAX_DIMS), -1;
+			c->dims[c->ndims++] = (int)k;
+		}
+		if (!*p)
+			return 0;
+		if (*p != ',')
+			break;
+		p++;
+	}
+	return cli_fail("--dims \"%s\": expected dimensions as 4-7 or 0,1,10,20", s), -1;
+}
+
 static int parse_count(const char *opt, const char *s, int lo, int hi, int *out)
 {
 	long v;
@@ -334,6 +369,7 @@ int cli_parse(struct cli *c, const char *cmd, int argc, char **argv)
 		case O_FRAMES: r = parse_count("--frames", optarg, 1, 1000000, &c->frames); break;
 		case O_HEIGHT: r = parse_count("--height", optarg, 10, 10000, &c->height); break;
 		case O_ITERS: r = parse_count("--iters", optarg, 1, 100000, &c->iters); break;
+		case O_DIMS: r = parse_dims(optarg, c); break;
 		case 'h':
 		case O_HELP:
 			fputs(_(USAGE), stdout);

@@ -8,6 +8,8 @@
 #include "engine/model.h"
 #include "engine/trace.h"
 
+#define CLI_MAX_DIMS 4
+
 struct cli {
 	const char *cmd;              /* "dump", "info", ... ("" for the TUI) */
 	const char *model;            /* --model, else the default model */
@@ -25,6 +27,8 @@ struct cli {
 	int pot;                      /* --pot: print its captions as PO, exit */
 	const char *scheme;           /* --scheme NAME */
 	int presenter;                /* --presenter */
+	int dims[CLI_MAX_DIMS];       /* --dims: the PE curves' dimensions */
+	int ndims;
 	struct pass_opts pass;
 	unsigned long long given;     /* the options on the line (bits: cli_opt) */
 	int nwords;                   /* positional words joined in sentence */

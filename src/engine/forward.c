@@ -660,6 +660,23 @@ oom:
 	return NULL;
 }
 
+float *forward_pe_table(const struct model *m, int want, int *n)
+{
+	const int d = m->cfg.d_model;
+	int rows = want < 1 ? 1 : want;
+	if (m->cfg.pe == PE_LEARNED && rows > m->cfg.max_len)
+		rows = m->cfg.max_len;
+	float *t = calloc((size_t)rows * d, sizeof *t);   /* [rows, d] */
+	if (!t)
+		return NULL;
+	if (m->cfg.pe == PE_SINUSOIDAL)
+		op_sinusoid(rows, d, t);
+	else if (m->cfg.pe == PE_LEARNED && m->pos_embed)
+		memcpy(t, m->pos_embed, (size_t)rows * d * sizeof *t);
+	*n = rows;
+	return t;
+}
+
 double forward_flops(const struct model *m, int S, int T)
 {
 	const struct config *c = &m->cfg;

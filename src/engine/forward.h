@@ -24,6 +24,12 @@ void forward_norm(const struct config *c, const float *x, int n,
 /* The model's activation in place over x[n]. */
 void forward_act(const struct config *c, float *x, size_t n);
 
+/* The positional encoding the pass adds at positions 0…want−1, for the
+ * curves of the PE view over more positions than a sentence has: a new
+ * table [*n, d] (the caller frees it), *n = want, or fewer for a learned
+ * table (its max_len rows); zeros without PE.  NULL when out of memory. */
+float *forward_pe_table(const struct model *m, int want, int *n);
+
 /* Floating-point operations of one pass at these lengths (multiply-add = 2). */
 double forward_flops(const struct model *m, int S, int T);
 

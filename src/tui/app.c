@@ -220,6 +220,20 @@ void app_draw(struct app *a, struct canvas *c)
 	s->edit_text = a->edit.text;
 	s->edit_cursor = a->edit.cur;
 	s->edit_hint = a->editing ? a->edit_hint : NULL;
+	/* the PE curves run over more positions than the sentence has */
+	const struct stage *st = app_stage(a);
+	s->v.pe_table = NULL;
+	if ((s->v.flags & VF_PE_CURVES) && st->ndim == 2) {
+		int want = st->shape[0] > PE_CURVE_POSITIONS ? st->shape[0] : PE_CURVE_POSITIONS;
+		if (a->pe_m != a->m || a->pe_want != want || !a->pe_tab) {
+			free(a->pe_tab);
+			a->pe_tab = forward_pe_table(a->m, want, &a->pe_n);
+			a->pe_m = a->m;
+			a->pe_want = want;
+		}
+		s->v.pe_table = a->pe_tab;   /* NULL (out of memory): the stage's */
+		s->v.pe_n = a->pe_n;
+	}
 	screen_draw(s, c);
 }
 
@@ -373,6 +387,8 @@ int app_loop(struct app *a)
 	for (int k = 0; k < 2; k++)
 		decode_result_free(&a->dec[k]);
 	free(a->own);
+	free(a->pe_tab);
+	a->pe_tab = NULL;
 	return 0;
 }
 

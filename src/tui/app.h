@@ -52,6 +52,10 @@ struct app {
 	struct lecture *lec;
 	int lstep;
 	int play_ms;                  /* --play: advance every play_ms (0: off) */
+	/* the PE curves' table (forward_pe_table) for pe_m, pe_want positions */
+	float *pe_tab;
+	int pe_n, pe_want;
+	const struct model *pe_m;
 };
 
 enum action {

@@ -385,9 +385,14 @@ static void do_action(struct app *a, enum action act)
 			v->alt = NULL;
 		break;
 	case A_CURVES:
-		if (strstr(app_stage(a)->name, ".pos"))
+		if (strstr(app_stage(a)->name, ".pos")) {
 			v->flags ^= VF_PE_CURVES;
-		else
+			/* from the first column: the Annotated Transformer's
+			 * dims 4–7 (h l pick others) */
+			if ((v->flags & VF_PE_CURVES) && v->col == 0 && app_stage(a)->ndim == 2 &&
+			    app_stage(a)->shape[1] >= 8)
+				v->col = 4;
+		} else
 			app_msg(a, 0, _("curves are for the positional encoding stages (src.pos, tgt.pos)"));
 		break;
 	case A_MASK_DEC:

@@ -614,6 +614,52 @@ static void test_reuse(const struct model *m)
 	free(s1); free(t1); free(s2); free(t2);
 }
 
+/* forward_pe_table: the PE curves' table over 100 positions (issue 13,
+ * item 6) is the pass's src.pos on the sentence's rows, and the paper's
+ * formula (computed here as exp(−2i/d · ln 10000), not as op_sinusoid's
+ * pow) at position 99; a learned table stops at max_len. */
+static void test_pe_table(const struct model *m)
+{
+	struct pass_opts o;
+	pass_opts_default(&o);
+	struct trace *t = run(m, "a b c", NULL, &o, NULL);
+	const int d = m->cfg.d_model;
+	int n = 0;
+	float *pe = forward_pe_table(m, 100, &n);   /* [n, d] */
+	const float *sp = t ? stage3(t, "src.pos", 5, d, 0) : NULL;   /* [5, d] */
+	tap_ok(pe && n == 100, "forward_pe_table: 100 rows for a sinusoidal model (%d)", n);
+	if (pe && sp) {
+		double md = 0, mf = 0;
+		for (int i = 0; i < 5 * d; i++)
+			md = fmax(md, fabs(pe[i] - sp[i]));
+		for (int p = 0; p < 100; p += 33)
+			for (int j = 0; j < d; j++) {
+				double f = p * exp(-(double)(j & ~1) / d * log(10000.0));
+				mf = fmax(mf, fabs(pe[(size_t)p * d + j] - (j % 2 ? cos(f) : sin(f))));
+			}
+		tap_ok(md == 0, "the table's first 5 rows are the pass's src.pos (max diff %g)", md);
+		tap_ok(mf < 1e-5, "rows 0, 33, 66, 99 follow sin/cos(p/10000^(2i/d)) (max diff %.2g)",
+		       mf);
+	}
+	free(pe);
+	trace_free(t);
+
+	write_file(tpath("learned.yaml"),
+		   "name: learned\narchitecture: decoder-only\nd_model: 8\nheads: 2\n"
+		   "decoder_layers: 1\nd_ff: 16\nmax_len: 40\npositional_encoding: learned\n"
+		   "tokenizer:\n  source_vocab: [\"<pad>\", \"<s>\", \"</s>\", \"<unk>\", a]\n"
+		   "init: {random: 3}\n");
+	struct model *ml = load(tpath("learned.yaml"));
+	if (ml) {
+		pe = forward_pe_table(ml, 100, &n);
+		tap_ok(pe && n == 40 && !memcmp(pe, ml->pos_embed, (size_t)40 * 8 * sizeof *pe),
+		       "a learned table: its max_len rows (40 of 100 asked), as stored (%d)", n);
+		free(pe);
+		model_free(ml);
+	}
+	unlink(tpath("learned.yaml"));
+}
+
 int main(void)
 {
 	snprintf(tmpdir, sizeof tmpdir, "/tmp/attnscope-fwd-XXXXXX");
@@ -627,6 +673,7 @@ int main(void)
 	if (m) {
 		test_masks(m);
 		test_reuse(m);
+		test_pe_table(m);
 		model_free(m);
 	}
 	unlink(tpath("hand.yaml"));
