@@ -14,6 +14,7 @@
  * without a gold link are not counted. */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,7 @@
  * headings of the last two columns of align-eval's table. */
 static const char *const ALIGN_USAGE = N_(
 	"usage: attnscope align-eval --model FILE.yaml --corpus FILE.tsv [--max N]\n"
+	"                            [--snapshot STEP|all]\n"
 	"\n"
 	"For each cross-attention head, the share of target words whose arg-max\n"
 	"source word is one the gold alignment (third TSV column) links them to,\n"
@@ -41,12 +43,15 @@ static const char *const ALIGN_USAGE = N_(
 	"options:\n"
 	"  --model FILE    the model (default: as for the other commands)\n"
 	"  --corpus FILE   english<TAB>portuguese<TAB>alignment lines (held-out)\n"
-	"  --max N         use the first N pairs only\n");
+	"  --max N         use the first N pairs only\n"
+	"  --snapshot STEP the weights of a training snapshot (train --snapshots);\n"
+	"                  all: the best head of every snapshot, step by step\n");
 
 /* hits[layer][head][0 generating, 1 reading] */
 struct tally {
 	long *hit;
 	long words;
+	double chance;        /* Σ over the words: linked source tokens / S */
 	int pairs, skipped;
 };
 
@@ -135,6 +140,11 @@ static int score_pair(const struct model *m, const struct corpus_pair *p,
 		if (!has_link(p, j))
 			continue;
 		t->words++;
+		/* a uniformly random arg-max hits a linked token so often */
+		int nl = 0;
+		for (int k = 0; k < S; k++)
+			nl += src_word[k] >= 0 && linked(p, src_word[k], j);
+		t->chance += (double)nl / S;
 		for (int l = 0; l < L; l++) {
 			char name[64];
 			snprintf(name, sizeof name, "decoder.%d.cross_attn.weights", l);
@@ -169,17 +179,121 @@ static int col_width(const char *heading, int min)
 	return w > min ? w : min;
 }
 
+/* Scores the first n pairs of c with m into a fresh t (hit malloc'd). */
+static int tally_run(const struct model *m, const struct corpus *c, int n,
+		     const char *path, struct tally *t)
+{
+	struct err e = { "", 0 };
+	const int L = m->cfg.dec_layers, H = m->cfg.heads;
+	memset(t, 0, sizeof *t);
+	if (!(t->hit = calloc((size_t)L * H * 2 + 1, sizeof *t->hit)))
+		return cli_fail("out of memory");
+	for (int i = 0; i < n; i++)
+		if (score_pair(m, &c->pairs[i], t, &e))
+			return cli_fail("%s: %s", path, e.msg);
+	return 0;
+}
+
+/* The generating hits of the best head of any decoder layer; *bl, *bh. */
+static long best_any(const struct tally *t, int L, int H, int *bl, int *bh)
+{
+	long b = -1;
+	for (int l = 0; l < L; l++)
+		for (int h = 0; h < H; h++) {
+			long x = t->hit[((size_t)l * H + h) * 2];
+			if (x > b) {
+				b = x;
+				*bl = l;
+				*bh = h;
+			}
+		}
+	return b;
+}
+
+/* --snapshot all: every snapshot the YAML lists, the best head of each
+ * and the trained model's best head followed through training. */
+static int align_all(const char *model, const char *path, long max)
+{
+	struct err e = { "", 0 };
+	struct corpus c;
+	struct tally t;
+	char sp[1024];
+	struct model *m = model_load(model, &e);
+	if (!m)
+		return cli_fail("%s", e.msg);
+	int rc = 1;
+	if (m->cfg.arch != ARCH_ENC_DEC) {
+		cli_fail("%s: only an encoder-decoder model has cross-attention", model);
+		goto out_m;
+	}
+	if (!m->cfg.nsnaps) {
+		cli_fail("%s: the model lists no training snapshots (snapshots:; train "
+			 "with --snapshots N)", model);
+		goto out_m;
+	}
+	if (corpus_read(path, &c, &e)) {
+		cli_fail("%s", e.msg);
+		goto out_c;
+	}
+	const int L = m->cfg.dec_layers, H = m->cfg.heads;
+	int n = max && max < c.n ? (int)max : c.n, tl = 0, th = 0;
+	if (tally_run(m, &c, n, path, &t))
+		goto out_t;
+	best_any(&t, L, H, &tl, &th);
+	printf(_("cross-attention arg-max vs gold alignment: %s, %d pairs, %ld aligned "
+		 "target words; a uniformly random arg-max: %.1f%%\n"),
+	       safetext_copy(sp, sizeof sp, path, 0), t.pairs, t.words,
+	       t.words ? 100 * t.chance / t.words : 0);
+	/* TRANSLATORS: align-eval --snapshot all: the heading of its table;
+	   keep the columns: the training step, the training loss, the best
+	   head of that step (layer.head) and its share (generating), then the
+	   share of the trained model's best head, named in the %d.%d */
+	printf(_("   step    loss   best head         trained best head %d.%d\n"), tl, th);
+	for (int k = 0; k < m->cfg.nsnaps; k++) {
+		const struct snapshot *sn = &m->cfg.snaps[k];
+		struct model *ms = model_load_snapshot(model, sn->step, &e);
+		if (!ms) {
+			cli_fail("%s", e.msg);
+			goto out_t;
+		}
+		struct tally ts;
+		int bl = 0, bh = 0, bad = tally_run(ms, &c, n, path, &ts);
+		if (!bad) {
+			long b = best_any(&ts, L, H, &bl, &bh);
+			long x = ts.hit[((size_t)tl * H + th) * 2];
+			printf("%7ld  %6.3f   %d.%d %6.1f%%       %6.1f%%\n", sn->step,
+			       isnan(sn->loss) ? 0 : sn->loss, bl, bh,
+			       ts.words ? 100.0 * b / ts.words : 0,
+			       ts.words ? 100.0 * x / ts.words : 0);
+		}
+		free(ts.hit);
+		model_free(ms);
+		if (bad)
+			goto out_t;
+	}
+	rc = 0;
+out_t:
+	free(t.hit);
+out_c:
+	corpus_free(&c);
+out_m:
+	model_free(m);
+	return rc;
+}
+
 int cmd_align_eval(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "model", required_argument, 0, 'm' },
 		{ "corpus", required_argument, 0, 'c' },
 		{ "max", required_argument, 0, 'n' },
+		{ "snapshot", required_argument, 0, 's' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
 	const char *model = NULL, *path = NULL;
-	long max = 0;
+	long max = 0, snap = -1;
+	int all = 0;
 	int ch;
 	optind = 1;
 	opterr = 0;
@@ -188,6 +302,12 @@ int cmd_align_eval(int argc, char **argv)
 		switch (ch) {
 		case 'm': model = optarg; break;
 		case 'c': path = optarg; break;
+		case 's':
+			if (strcmp(optarg, "all") == 0)
+				all = 1;
+			else if (cli_long("--snapshot", optarg, 0, 2147483647, &snap))
+				return 2;
+			break;
 		case 'n':
 			errno = 0;
 			max = strtol(optarg, &end, 10);
@@ -221,7 +341,9 @@ int cmd_align_eval(int argc, char **argv)
 			return cli_fail("%s", e.msg);
 		model = buf;
 	}
-	struct model *m = model_load(model, &e);
+	if (all)
+		return align_all(model, path, max);
+	struct model *m = model_load_snapshot(model, snap, &e);
 	if (!m)
 		return cli_fail("%s", e.msg);
 	if (m->cfg.arch != ARCH_ENC_DEC) {
@@ -236,13 +358,9 @@ int cmd_align_eval(int argc, char **argv)
 		return cli_fail("%s", e.msg);
 	}
 	const int L = m->cfg.dec_layers, H = m->cfg.heads;
-	struct tally t = { .hit = calloc((size_t)L * H * 2 + 1, sizeof *t.hit) };
-	int rc = 0, n = max && max < c.n ? (int)max : c.n;
-	for (int i = 0; t.hit && i < n && !rc; i++)
-		if (score_pair(m, &c.pairs[i], &t, &e))
-			rc = cli_fail("%s: %s", path, e.msg);
-	if (!t.hit)
-		rc = cli_fail("out of memory");
+	struct tally t;
+	int n = max && max < c.n ? (int)max : c.n;
+	int rc = tally_run(m, &c, n, path, &t);
 	if (!rc) {
 		char sp[1024];
 		if (t.skipped)

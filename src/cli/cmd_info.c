@@ -1,5 +1,7 @@
 /* cmd_info.c - `attnscope info`: configuration, parameters per block and
  * the tensor list. */
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,6 +27,9 @@ static const char *const LABELS[] = {
 	   widest label.  "generator" is the output layer. */
 	N_("model"), N_("description"), N_("file"), N_("architecture"),
 	N_("weights"), N_("seed"), N_("generator"), N_("training"), N_("example"),
+	/* TRANSLATORS: label of `attnscope info`: one line for each training
+	   snapshot (a copy of the weights taken during training) */
+	N_("snapshot"),
 	/* TRANSLATORS: label of `attnscope info`: the linear-algebra
 	   library that does the matrix products */
 	N_("BLAS"),
@@ -219,6 +224,13 @@ int cmd_info(struct cli *c)
 		snprintf(hd, sizeof hd, _("%d labels, pool %s"), g->head.nlabels, pool[g->head.pool]);
 		field(lw, _("classifier"), hd);
 	}
+	if (g->snapshot >= 0) {
+		char w[PATH_MAX + 96];
+		/* TRANSLATORS: `attnscope info --snapshot STEP`: the weights line */
+		snprintf(w, sizeof w, _("%s, training snapshot of step %ld"), g->weights_path,
+			 g->snapshot);
+		field(lw, _("weights"), w);
+	} else
 	field(lw, _("weights"), g->wsrc == W_FILE ? g->weights_path :
 	      /* TRANSLATORS: values of the "weights" line of `attnscope
 		 info` (where the weights come from) */
@@ -235,6 +247,24 @@ int cmd_info(struct cli *c)
 		      _("tied to the target embedding"));
 	for (int i = 0; i < g->ninfo; i++)
 		field(lw, _("training"), g->info[i]);
+	for (int i = 0; i < g->nsnaps; i++) {
+		const struct snapshot *sn = &g->snaps[i];
+		char buf[256];
+		/* TRANSLATORS: `attnscope info`, a training snapshot: its step and
+		   its training loss (nats a token); "(loaded)" marks the one loaded */
+		int k = snprintf(buf, sizeof buf, _("step %ld"), sn->step);
+		if (!isnan(sn->loss))
+			k += snprintf(buf + k, sizeof buf - (size_t)k, _(", loss %.4f"), sn->loss);
+		if (!isnan(sn->heldout_loss))
+			k += snprintf(buf + k, sizeof buf - (size_t)k, _(", held-out loss %.4f"),
+				      sn->heldout_loss);
+		if (!isnan(sn->heldout_exact))
+			k += snprintf(buf + k, sizeof buf - (size_t)k,
+				      _(", held-out exact match %.1f%%"), sn->heldout_exact);
+		if (sn->step == g->snapshot)
+			snprintf(buf + k, sizeof buf - (size_t)k, "%s", _(" (loaded)"));
+		field(lw, _("snapshot"), buf);
+	}
 	for (int i = 0; i < g->nexamples; i++)
 		field(lw, _("example"), g->examples[i]);
 	blas_lines(lw);

@@ -19,7 +19,7 @@ static const char *const TRAIN_USAGE = N_(
 	"                       [--steps N] [--batch-tokens N] [--lr-scale X] [--warmup N]\n"
 	"                       [--label-smoothing X] [--clip X] [--seed S]\n"
 	"                       [--heldout FILE.tsv] [--eval-every N] [--eval-size N]\n"
-	"                       [--resume CKPT] [--record] [--threads N]\n"
+	"                       [--resume CKPT] [--record] [--threads N] [--snapshots N]\n"
 	"\n"
 	"Trains the model that FILE.yaml describes (its configuration and\n"
 	"vocabularies; the weights start from seeded random values) on a corpus of\n"
@@ -44,6 +44,11 @@ static const char *const TRAIN_USAGE = N_(
 	"                        training: mapping (shown by attnscope info)\n"
 	"  --threads N           workers sharing each batch (default: the CPUs, at\n"
 	"                        most 16); a run repeats exactly with the same N\n"
+	"  --snapshots N         keep N log-spaced copies of the weights (F16) from\n"
+	"                        step 0, the random initialisation, to the last, in\n"
+	"                        the checkpoint as snapshot.STEP.*, each with its\n"
+	"                        loss, listed in FILE.yaml's snapshots: (see them\n"
+	"                        with --snapshot STEP; the weights are unchanged)\n"
 	"\n"
 	"Ctrl-C saves a checkpoint and stops (exit 130; a second Ctrl-C quits at\n"
 	"once); a NaN loss stops with the step named and keeps the last good\n"
@@ -62,7 +67,7 @@ static void on_signal(int sig)
 enum {
 	T_MODEL = 256, T_CORPUS, T_OUT, T_STEPS, T_BATCH, T_LR, T_WARMUP, T_SMOOTH,
 	T_CLIP, T_SEED, T_HELDOUT, T_EVERY, T_EVALN, T_RESUME, T_RECORD, T_THREADS,
-	T_HELP,
+	T_SNAPS, T_HELP,
 };
 
 static const struct option TRAIN_OPTS[] = {
@@ -82,6 +87,7 @@ static const struct option TRAIN_OPTS[] = {
 	{ "resume", required_argument, 0, T_RESUME },
 	{ "record", no_argument, 0, T_RECORD },
 	{ "threads", required_argument, 0, T_THREADS },
+	{ "snapshots", required_argument, 0, T_SNAPS },
 	{ "help", no_argument, 0, T_HELP },
 	{ 0, 0, 0, 0 },
 };
@@ -128,6 +134,10 @@ int cmd_train(int argc, char **argv)
 		case T_THREADS:
 			r = cli_long("--threads", optarg, 1, 16, &v);
 			o.threads = (int)v;
+			break;
+		case T_SNAPS:
+			r = cli_long("--snapshots", optarg, 2, 1000, &v);
+			o.snapshots = (int)v;
 			break;
 		case T_SEED:
 			r = cli_long("--seed", optarg, 0, 2147483647, &v);

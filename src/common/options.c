@@ -51,6 +51,8 @@ static const char *const USAGE = N_(
 	"\n"
 	"options:\n"
 	"  --model FILE        model YAML (see models/)\n"
+	"  --snapshot STEP     the weights of training step STEP, a snapshot that\n"
+	"                      train --snapshots kept (attnscope info lists them)\n"
 	"  --lang LANG         messages in LANG: pt_BR (or pt), en; default: the locale\n"
 	"  --target TEXT       teacher-forced target: decoder input <s> + TEXT,\n"
 	"                      labels TEXT + </s>, per-token loss\n"
@@ -96,7 +98,7 @@ int cli_fail(const char *fmt, ...)
 enum {
 	O_MODEL = 256, O_SAVE_WEIGHTS, O_TARGET, O_OUT, O_STAGE, O_FORMAT, O_HEAD, O_WIDTH,
 	O_NOCAUSAL, O_ENCCAUSAL, O_PADTO, O_PADTGT, O_SRCLEN, O_TGTLEN, O_ITERS,
-	O_LECTURE, O_PLAY, O_CHECK, O_POT, O_LANG, O_SCHEME, O_PRESENTER, O_DECODE, O_BEAM, O_ALPHA, O_MAXOUT, O_STEPS, O_JSON, O_FRAMES, O_HEIGHT, O_VIEW, O_DIMS, O_HELP, O_VERSION,
+	O_LECTURE, O_PLAY, O_CHECK, O_POT, O_LANG, O_SCHEME, O_PRESENTER, O_DECODE, O_BEAM, O_ALPHA, O_MAXOUT, O_STEPS, O_JSON, O_FRAMES, O_HEIGHT, O_VIEW, O_DIMS, O_SNAPSHOT, O_HELP, O_VERSION,
 };
 
 static const struct option LONGOPTS[] = {
@@ -132,6 +134,7 @@ static const struct option LONGOPTS[] = {
 	{ "height", required_argument, 0, O_HEIGHT },
 	{ "view", required_argument, 0, O_VIEW },
 	{ "dims", required_argument, 0, O_DIMS },
+	{ "snapshot", required_argument, 0, O_SNAPSHOT },
 	{ "help", no_argument, 0, O_HELP },
 	{ "version", no_argument, 0, O_VERSION },
 	{ 0, 0, 0, 0 },
@@ -139,8 +142,8 @@ static const struct option LONGOPTS[] = {
 
 #define BIT(o) (1ull << ((o) - O_MODEL))
 /* The options of a pass (model, masks, padding). */
-#define PASS_OPTS (BIT(O_MODEL) | BIT(O_NOCAUSAL) | BIT(O_ENCCAUSAL) | BIT(O_PADTO) | \
-		   BIT(O_PADTGT))
+#define PASS_OPTS (BIT(O_MODEL) | BIT(O_SNAPSHOT) | BIT(O_NOCAUSAL) | BIT(O_ENCCAUSAL) | \
+		   BIT(O_PADTO) | BIT(O_PADTGT))
 #define DECODE_OPTS (BIT(O_BEAM) | BIT(O_ALPHA) | BIT(O_MAXOUT))
 
 /* What each command reads of struct cli; anything else given is an error
@@ -158,10 +161,10 @@ static const struct {
 		    BIT(O_WIDTH) | BIT(O_VIEW) | BIT(O_HEIGHT) | BIT(O_DIMS), 2 },
 	/* decoding runs the encoder with the pass's options, the decoder
 	   causal and unpadded (a key/value cache) */
-	{ "translate", BIT(O_MODEL) | BIT(O_ENCCAUSAL) | BIT(O_PADTO) | DECODE_OPTS |
+	{ "translate", BIT(O_MODEL) | BIT(O_SNAPSHOT) | BIT(O_ENCCAUSAL) | BIT(O_PADTO) | DECODE_OPTS |
 		       BIT(O_STEPS) | BIT(O_JSON), 2 },
-	{ "info", BIT(O_MODEL), 1 },
-	{ "bench", BIT(O_MODEL) | BIT(O_NOCAUSAL) | BIT(O_ENCCAUSAL) | BIT(O_SRCLEN) |
+	{ "info", BIT(O_MODEL) | BIT(O_SNAPSHOT), 1 },
+	{ "bench", BIT(O_MODEL) | BIT(O_SNAPSHOT) | BIT(O_NOCAUSAL) | BIT(O_ENCCAUSAL) | BIT(O_SRCLEN) |
 		   BIT(O_TGTLEN) | BIT(O_ITERS) | BIT(O_FRAMES) | BIT(O_WIDTH) | BIT(O_HEIGHT) |
 		   BIT(O_BEAM) | BIT(O_MAXOUT) | BIT(O_SAVE_WEIGHTS), 0 },
 };
@@ -190,7 +193,7 @@ static const struct {
 
 /* With --lecture the script chooses the model, sentences, masks and
  * decoding of every step. */
-#define LECTURE_OWNS (BIT(O_MODEL) | BIT(O_TARGET) | BIT(O_NOCAUSAL) | BIT(O_ENCCAUSAL) | \
+#define LECTURE_OWNS (BIT(O_MODEL) | BIT(O_SNAPSHOT) | BIT(O_TARGET) | BIT(O_NOCAUSAL) | BIT(O_ENCCAUSAL) | \
 		      BIT(O_BEAM) | BIT(O_ALPHA))
 
 static int check_use(const struct cli *c)
@@ -324,6 +327,7 @@ int cli_parse(struct cli *c, const char *cmd, int argc, char **argv)
 	c->tgt_len = 0;
 	c->beam = 0;       /* unset: translate 1, dump --decode beam 4 */
 	c->alpha = 0.6;
+	c->snapshot = -1;
 	pass_opts_default(&c->pass);
 	optind = 1;
 	opterr = 0;
@@ -370,6 +374,9 @@ int cli_parse(struct cli *c, const char *cmd, int argc, char **argv)
 		case O_HEIGHT: r = parse_count("--height", optarg, 10, 10000, &c->height); break;
 		case O_ITERS: r = parse_count("--iters", optarg, 1, 100000, &c->iters); break;
 		case O_DIMS: r = parse_dims(optarg, c); break;
+		case O_SNAPSHOT:
+			r = cli_long("--snapshot", optarg, 0, 2147483647, &c->snapshot);
+			break;
 		case 'h':
 		case O_HELP:
 			fputs(_(USAGE), stdout);
@@ -425,7 +432,7 @@ void cli_free(struct cli *c)
 struct model *cli_load_model(struct cli *c)
 {
 	struct err e;
-	struct model *m = model_load(c->model, &e);
+	struct model *m = model_load_snapshot(c->model, c->snapshot, &e);
 	if (m)
 		return m;
 	if (e.lines) {   /* a mismatch list: one line a tensor */

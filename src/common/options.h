@@ -29,6 +29,7 @@ struct cli {
 	int presenter;                /* --presenter */
 	int dims[CLI_MAX_DIMS];       /* --dims: the PE curves' dimensions */
 	int ndims;
+	long snapshot;                /* --snapshot STEP, -1: the trained weights */
 	struct pass_opts pass;
 	unsigned long long given;     /* the options on the line (bits: cli_opt) */
 	int nwords;                   /* positional words joined in sentence */

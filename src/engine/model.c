@@ -23,7 +23,7 @@ static const char *const TOP_KEYS[] = {
 	"norm_eps", "activation", "positional_encoding", "scale_embedding",
 	"bias", "tokenizer", "weights", "tensors", "init", "examples",
 	"training", "layout", "tensor_names", "ignore_tensors", "weights_key",
-	"head", NULL
+	"head", "snapshots", NULL
 };
 static const char *const TOK_KEYS[] = {
 	"type", "lowercase", "wrap_source", "source_vocab", "target_vocab",
@@ -509,6 +509,9 @@ static int parse_config(struct model *m, const struct ydoc *d, struct err *e)
 		return -1;
 	if ((n = ynode_get(r, "training")) && parse_training(m, d, n, e))
 		return -1;
+	if ((n = ynode_get(r, "snapshots")) &&
+	    snapshot_parse(d, n, &c->snaps, &c->nsnaps, e))
+		return -1;
 	if ((n = ynode_get(r, "tensor_names")) && parse_tnames(c, d, n, e))
 		return -1;
 	if ((n = ynode_get(r, "ignore_tensors")) &&
@@ -578,11 +581,12 @@ static void config_defaults(struct config *c)
 	c->tok.type = TOKENIZE_WORD;
 	c->tok.lowercase = 1;
 	c->tok.wrap_source = 1;
+	c->snapshot = -1;
 }
 
 /* buf == NULL: read the YAML from path. */
 static struct model *load(const char *path, const void *buf, size_t len,
-			  struct err *e)
+			  long snapshot, struct err *e)
 {
 	struct model *m = calloc(1, sizeof *m);
 	struct ydoc doc;
@@ -592,6 +596,7 @@ static struct model *load(const char *path, const void *buf, size_t len,
 		return NULL;
 	}
 	config_defaults(&m->cfg);
+	m->cfg.snapshot = snapshot < 0 ? -1 : snapshot;
 	for (int i = 0; i < TOK_NSPECIAL; i++)
 		if (!(m->cfg.tok.specials[i] = strdup(SPECIAL_DEFAULT[i]))) {
 			model_free(m);
@@ -615,13 +620,26 @@ static struct model *load(const char *path, const void *buf, size_t len,
 
 struct model *model_load(const char *path, struct err *e)
 {
-	return load(path, NULL, 0, e);
+	return load(path, NULL, 0, -1, e);
+}
+
+struct model *model_load_snapshot(const char *path, long step, struct err *e)
+{
+	return load(path, NULL, 0, step, e);
 }
 
 struct model *model_load_buffer(const char *path, const void *buf, size_t len,
 				struct err *e)
 {
-	return load(path, buf ? buf : "", len, e);
+	return load(path, buf ? buf : "", len, -1, e);
+}
+
+int model_snapshot_index(const struct model *m, long step)
+{
+	for (int i = 0; i < m->cfg.nsnaps; i++)
+		if (m->cfg.snaps[i].step == step)
+			return i;
+	return -1;
 }
 
 void model_free(struct model *m)
@@ -636,6 +654,7 @@ void model_free(struct model *m)
 		free(c->tok.specials[i]);
 	tokens_free(c->examples, c->nexamples);
 	tokens_free(c->info, c->ninfo);
+	free(c->snaps);
 	for (int i = 0; i < c->ntnames; i++) {
 		free(c->tnames[i].doc);
 		for (int j = 0; j < TNAME_MAXPARTS; j++)

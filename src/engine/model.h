@@ -14,6 +14,7 @@
 #include "base/err.h"
 #include "formats/bpe.h"
 #include "formats/vocab.h"
+#include "snapshot.h"
 
 enum arch { ARCH_ENC_DEC, ARCH_DEC_ONLY, ARCH_ENC_ONLY };
 enum norm_style { NORM_POST, NORM_PRE, NORM_NONE };
@@ -67,6 +68,8 @@ struct config {
 	unsigned long long seed;     /* W_RANDOM */
 	char **examples; int nexamples;
 	char **info; int ninfo;      /* free-form `training:` lines for `info` */
+	struct snapshot *snaps; int nsnaps;   /* `snapshots:` (snapshot.h) */
+	long snapshot;               /* the snapshot step loaded, -1: trained */
 };
 
 /* One attention block's projections (pointers into the model's storage). */
@@ -126,6 +129,12 @@ struct model {
 
 /* Loads a model.  Returns NULL with e filled on any error. */
 struct model *model_load(const char *path, struct err *e);
+/* The same with the weights of training snapshot `step` (snapshot.h;
+ * step < 0: the trained weights, as model_load).  A step the weights file
+ * has no snapshot for is an error that lists the steps it has. */
+struct model *model_load_snapshot(const char *path, long step, struct err *e);
+/* Index of m's snapshot `step` in cfg.snaps, or -1. */
+int model_snapshot_index(const struct model *m, long step);
 /* The same from YAML text in buf[0..len) (not kept): path names it in
  * messages and relative vocabulary and weights paths resolve against its
  * directory; the file itself is not read.  For the fuzzer. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "layout.h"
+#include "snapshot.h"
 #include "weights.h"
 #include "base/i18n.h"
 #include "base/safetext.h"
@@ -607,19 +608,21 @@ static int bind_file(struct model *m, struct wants *ws, struct err *e)
 	struct fnames F = { 0 };
 	struct wmatch *mt = NULL;
 	int *claimed = NULL, rc = -1, nobias;
+	struct st_tensor *sel = NULL;   /* the tensors of the step asked for */
 	if (tensorfile_open(&f, m->cfg.weights_path, m->cfg.weights_key, e))
 		return -1;
-	F.t = f.t;
-	F.n = f.n;
-	F.canon = calloc((size_t)f.n + 1, sizeof *F.canon);
-	claimed = calloc((size_t)f.n + 1, sizeof *claimed);
+	if (snapshot_select(f.t, f.n, m->cfg.snapshot, m->cfg.weights_path, &sel, &F.n, e))
+		goto out;
+	F.t = sel;
+	F.canon = calloc((size_t)F.n + 1, sizeof *F.canon);
+	claimed = calloc((size_t)F.n + 1, sizeof *claimed);
 	mt = calloc((size_t)ws->n + 1, sizeof *mt);
 	if (!F.canon || !claimed || !mt) {
 		err_set(e, "out of memory");
 		goto out;
 	}
-	for (int i = 0; i < f.n; i++)
-		F.canon[i] = layout_strip(f.t[i].name);
+	for (int i = 0; i < F.n; i++)
+		F.canon[i] = layout_strip(sel[i].name);
 	layout_prefix(F.canon, F.n, F.prefix);
 	int problems = resolve(&m->cfg, ws, m->cfg.layout, 1, &F, mt, claimed, &nobias);
 	for (int i = 0; i < ws->n; i++)
@@ -647,6 +650,7 @@ out:
 	free(F.canon);
 	free(claimed);
 	free(mt);
+	free(sel);
 	st_close(&f);
 	return rc;
 }
@@ -676,6 +680,16 @@ int weights_bind(struct model *m, const struct ydoc *doc,
 	if (!m->enc || !m->dec || build_wants(m, &ws) ||
 	    !(m->tensors = calloc((size_t)ws.n, sizeof *m->tensors))) {
 		err_set(e, "out of memory");
+		goto out;
+	}
+	if (c->snapshot >= 0 && c->wsrc == W_RANDOM) {
+		err_set(e, "%s: no training snapshots: the weights are seeded random "
+			"values, not a file", m->path);
+		goto out;
+	}
+	if (c->snapshot >= 0 && c->wsrc == W_INLINE) {
+		err_set(e, "%s: no training snapshots: the weights are inline tensors, "
+			"not a file", m->path);
 		goto out;
 	}
 	if (c->wsrc == W_RANDOM)

@@ -464,6 +464,35 @@ static float st_f16(unsigned h)
 	return v;
 }
 
+uint16_t st_f16_from_f32(float f)
+{
+	uint32_t x;
+	memcpy(&x, &f, sizeof x);
+	uint32_t sign = (x >> 16) & 0x8000u, ex = (x >> 23) & 0xffu, man = x & 0x7fffffu;
+	if (ex == 0xff)                   /* inf, or a quiet nan */
+		return (uint16_t)(sign | 0x7c00u | (man ? 0x200u | man >> 13 : 0));
+	int he = (int)ex - 112;           /* the half's biased exponent */
+	if (he >= 31)
+		return (uint16_t)(sign | 0x7c00u);
+	uint32_t h, rem, half;
+	if (he <= 0) {                    /* subnormal half: m · 2^-24 */
+		int shift = 14 - he;
+		if (ex == 0 || shift > 24)
+			return (uint16_t)sign;
+		man |= 0x800000u;
+		h = man >> shift;
+		rem = man & ((1u << shift) - 1);
+		half = 1u << (shift - 1);
+	} else {
+		h = (uint32_t)he << 10 | man >> 13;
+		rem = man & 0x1fffu;
+		half = 0x1000u;
+	}
+	if (rem > half || (rem == half && (h & 1)))
+		h++;                      /* a carry into the exponent is right */
+	return (uint16_t)(sign | h);
+}
+
 int st_to_f32(const struct st_tensor *t, float *out, struct err *e)
 {
 	char nb[ST_SHOW];

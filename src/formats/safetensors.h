@@ -65,6 +65,10 @@ int st_is_f32_inplace(const struct st_tensor *t);
 
 const char *st_dtype_name(enum st_dtype d);
 
+/* f as an IEEE half (binary16) rounded to nearest, ties to even (as
+ * numpy's float16 does): overflow gives ±inf, NaN stays a quiet NaN. */
+uint16_t st_f16_from_f32(float f);
+
 /* Writer: collect tensors, then write the file in one go.  The header is
  * padded with spaces to a multiple of 8 bytes and the data follow in the
  * order added, so an F32 tensor is aligned when its offset is.  add and

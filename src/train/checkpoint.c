@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "checkpoint.h"
+#include "engine/snapshot.h"
 #include "formats/safetensors.h"
 
 char *ckpt_state_path(const char *weights_path)
@@ -38,19 +39,88 @@ int ckpt_save_weights(const struct model *m, const char *path,
 		      const char *const *keys, const char *const *vals, int nmeta,
 		      struct err *e)
 {
+	return ckpt_save_snaps(m, path, keys, vals, nmeta, NULL, e);
+}
+
+int ckpt_save_snaps(const struct model *m, const char *path,
+		    const char *const *keys, const char *const *vals, int nmeta,
+		    const struct ckpt_snaps *s, struct err *e)
+{
+	const int ns = s ? s->n : 0;
 	struct st_writer *w = st_writer_new();
-	if (!w)
-		return err_set(e, "out of memory");
+	/* names of the snapshots' tensors and their figures' keys */
+	char (*names)[192] = calloc((size_t)ns * (m->ntensors + 1) + 1, sizeof *names);
+	char *steps = calloc((size_t)ns + 1, 24);
+	int rc = -1;
+	if (!w || !names || !steps) {
+		err_set(e, "out of memory");
+		goto out;
+	}
 	for (int i = 0; i < m->ntensors; i++) {
 		const struct wtensor *t = &m->tensors[i];
 		uint64_t shape[2];
 		tshape(t, shape);
 		st_writer_add(w, t->name, ST_F32, t->ndim, shape, t->data);
 	}
+	for (int k = 0; k < ns; k++) {
+		size_t off = 0;
+		char (*nk)[192] = names + (size_t)k * (m->ntensors + 1);
+		for (int i = 0; i < m->ntensors; i++) {
+			const struct wtensor *t = &m->tensors[i];
+			uint64_t shape[2];
+			tshape(t, shape);
+			snapshot_name(nk[i], sizeof nk[i], s->step[k], t->name);
+			st_writer_add(w, nk[i], ST_F16, t->ndim, shape, s->data[k] + 2 * off);
+			off += numel(t);
+		}
+		snprintf(nk[m->ntensors], sizeof nk[0], "attnscope.snapshot.%ld", s->step[k]);
+		if (s->figures && s->figures[k])
+			st_writer_meta(w, nk[m->ntensors], s->figures[k]);
+		snprintf(steps + strlen(steps), 24, "%s%ld", k ? " " : "", s->step[k]);
+	}
 	for (int i = 0; i < nmeta; i++)
 		st_writer_meta(w, keys[i], vals[i]);
-	int rc = st_writer_write(w, path, e);
+	if (ns)
+		st_writer_meta(w, "attnscope.snapshots", steps);
+	rc = st_writer_write(w, path, e);
+out:
 	st_writer_free(w);
+	free(names);
+	free(steps);
+	return rc;
+}
+
+int ckpt_load_snap(const struct model *m, const char *path, long step,
+		   unsigned char *out, char *fig, size_t figlen, struct err *e)
+{
+	struct st_file f;
+	char name[192];
+	size_t off = 0;
+	int rc = -1;
+	if (st_open(&f, path, e))
+		return -1;
+	for (int i = 0; i < m->ntensors; i++) {
+		const struct wtensor *t = &m->tensors[i];
+		snapshot_name(name, sizeof name, step, t->name);
+		const struct st_tensor *s = st_find(&f, name);
+		if (!s) {
+			err_set(e, "%s: no snapshot of step %ld (missing tensor %s); --snapshots "
+				"with --resume needs the plan of the run resumed", path, step, name);
+			goto out;
+		}
+		if (s->dtype != ST_F16 || s->numel != numel(t)) {
+			err_set(e, "%s: tensor %s is not F16 of the model's shape", path, name);
+			goto out;
+		}
+		memcpy(out + 2 * off, s->bytes, 2 * numel(t));
+		off += numel(t);
+	}
+	snprintf(name, sizeof name, "attnscope.snapshot.%ld", step);
+	const char *v = st_meta(&f, name);
+	snprintf(fig, figlen, "%s", v ? v : "");
+	rc = 0;
+out:
+	st_close(&f);
 	return rc;
 }
 
@@ -86,11 +156,16 @@ int ckpt_load_weights(struct model *m, const char *path, long *step,
 	struct st_file f;
 	if (st_open(&f, path, e))
 		return -1;
-	int rc = -1;
-	if (f.n != m->ntensors) {
+	int rc = -1, nw = 0;
+	long sstep;
+	const char *rest;
+	for (int i = 0; i < f.n; i++)   /* the snapshots are not the weights */
+		nw += !snapshot_split(f.t[i].name, &sstep, &rest);
+	if (nw != m->ntensors) {
 		/* name the stray tensor, if there is one */
 		for (int i = 0; i < f.n; i++)
-			if (!model_tensor(m, f.t[i].name)) {
+			if (!snapshot_split(f.t[i].name, &sstep, &rest) &&
+			    !model_tensor(m, f.t[i].name)) {
 				err_set(e, "%s: unexpected tensor \"%.80s\" (not part of this "
 					"model's configuration)", path, f.t[i].name);
 				goto out;

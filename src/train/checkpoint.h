@@ -1,8 +1,10 @@
 /* checkpoint.h - training checkpoints.
  *
  * The weights file holds exactly the model's tensors under their contract
- * names (DESIGN.md), F32, so model_load reads it as `weights:`; its
- * __metadata__ records the step ("attnscope.step") and how training ran.
+ * names (DESIGN.md), F32, so model_load reads it as `weights:`, and any
+ * training snapshots (F16, snapshot.{STEP}.NAME, which model_load passes
+ * over); its __metadata__ records the step ("attnscope.step") and how
+ * training ran.
  * model_load rejects tensors it does not expect, so the optimizer state
  * lives in a second safetensors file beside it (ckpt_state_path): Adam's
  * moments as "adam.m.NAME" / "adam.v.NAME" and where training stands.
@@ -32,6 +34,27 @@ char *ckpt_state_path(const char *weights_path);
 int ckpt_save_weights(const struct model *m, const char *path,
 		      const char *const *keys, const char *const *vals, int nmeta,
 		      struct err *e);
+
+/* Training snapshots (engine/snapshot.h) to keep beside the weights: n
+ * copies of m's tensors, data[k] all of them as F16 in m's tensor order (2
+ * little-endian bytes a value), written as "snapshot.{step[k]}." + name,
+ * with the steps in the metadata "attnscope.snapshots" ("0 3 10 ...") and
+ * figures[k] as "attnscope.snapshot.{step}". */
+struct ckpt_snaps {
+	int n;
+	const long *step;
+	unsigned char *const *data;
+	const char *const *figures;
+};
+/* ckpt_save_weights with the snapshots s (NULL: none). */
+int ckpt_save_snaps(const struct model *m, const char *path,
+		    const char *const *keys, const char *const *vals, int nmeta,
+		    const struct ckpt_snaps *s, struct err *e);
+/* Reads snapshot `step` of path into out (F16 as above, 2 bytes for every
+ * parameter of m) and its figures metadata into fig (fig[0] = 0 when the
+ * file has none).  Returns 0, or -1 with e naming path. */
+int ckpt_load_snap(const struct model *m, const char *path, long step,
+		   unsigned char *out, char *fig, size_t figlen, struct err *e);
 /* Reads every tensor of m from path (names and shapes must match, no extra
  * tensors) into m's writable tensors.  *step gets "attnscope.step" (−1 when
  * absent). */

@@ -254,21 +254,30 @@ static void put_quoted(FILE *fp, const char *s)
 	fputc('"', fp);
 }
 
-int modelfile_set_training(const char *path, const char *const *keys,
-			   const char *const *vals, int n, struct err *e)
+/* Replaces path's top-level block `key:` (appended when absent) with the
+ * header line and n body lines: "  key: value" (vals quoted as needed)
+ * when keys is given, else the raw lines vals[i]; with head NULL the block
+ * is removed (and nothing written when there is none). */
+static int set_block(const char *path, const char *key, const char *head,
+		     const char *const *keys, const char *const *vals, int n,
+		     struct err *e)
 {
 	struct lines L;
 	if (read_lines(path, &L, e))
 		return -1;
 	int from = -1, to = -1;
 	for (int i = 0; i < L.n; i++)
-		if (is_key(L.l[i], "training")) {
+		if (is_key(L.l[i], key)) {
 			from = i;
 			to = block_end(&L, i);
 			break;
 		}
 	struct safefile sf;
 	int rc = -1;
+	if (!head && from < 0) {
+		rc = 0;
+		goto out;
+	}
 	/* the record goes into the model's YAML, one of the inputs, on purpose */
 	if (safefile_open(&sf, path, SAFEFILE_INPUT_OK, e))
 		goto out;
@@ -276,11 +285,16 @@ int modelfile_set_training(const char *path, const char *const *keys,
 	int at = from >= 0 ? from : L.n;
 	for (int i = 0; i < at; i++)
 		fprintf(fp, "%s\n", L.l[i]);
-	fputs("training:\n", fp);
-	for (int i = 0; i < n; i++) {
-		fprintf(fp, "  %s: ", keys[i]);
-		put_quoted(fp, vals[i]);
-		fputc('\n', fp);
+	if (head)
+		fprintf(fp, "%s\n", head);
+	for (int i = 0; head && i < n; i++) {
+		if (keys) {
+			fprintf(fp, "  %s: ", keys[i]);
+			put_quoted(fp, vals[i]);
+			fputc('\n', fp);
+		} else {
+			fprintf(fp, "%s\n", vals[i]);
+		}
 	}
 	for (int i = from >= 0 ? to + 1 : L.n; i < L.n; i++)
 		fprintf(fp, "%s\n", L.l[i]);
@@ -288,4 +302,16 @@ int modelfile_set_training(const char *path, const char *const *keys,
 out:
 	free_lines(&L);
 	return rc;
+}
+
+int modelfile_set_training(const char *path, const char *const *keys,
+			   const char *const *vals, int n, struct err *e)
+{
+	return set_block(path, "training", "training:", keys, vals, n, e);
+}
+
+int modelfile_set_snapshots(const char *path, const char *const *lines, int n,
+			    struct err *e)
+{
+	return set_block(path, "snapshots", n ? "snapshots:" : NULL, NULL, lines, n, e);
 }

@@ -26,4 +26,10 @@ struct model *modelfile_load_fresh(const char *path, uint64_t seed,
 int modelfile_set_training(const char *path, const char *const *keys,
 			   const char *const *vals, int n, struct err *e);
 
+/* Replaces path's top-level `snapshots:` list (appended when absent) with
+ * the n lines given ("  - {step: 0, loss: 6.94}"), the same way; n = 0
+ * removes the list (a file without one is left as it is). */
+int modelfile_set_snapshots(const char *path, const char *const *lines, int n,
+			    struct err *e);
+
 #endif

@@ -15,6 +15,7 @@
 #include "modelfile.h"
 #include "train.h"
 #include "trainset.h"
+#include "trainsnap.h"
 #include "base/i18n.h"
 #include "base/safefile.h"
 #include "base/safetext.h"
@@ -108,6 +109,7 @@ struct run {
 	int drawn;                     /* a redrawn line is on screen */
 	double acc;                    /* last held-out exact match, −1 none */
 	int acc_n;
+	struct trainsnap snap;         /* --snapshots: the plan and the copies */
 };
 
 static void clear_line(struct run *r)
@@ -223,7 +225,14 @@ static int save(struct run *r, struct err *e)
 			       "attnscope.batch_tokens", "attnscope.lr_scale",
 			       "attnscope.label_smoothing" };
 	const char *vals[] = { "pt", step, loss, o->corpus, seed, bt, lr, sm };
-	if (ckpt_save_weights(r->m, o->out, keys, vals, 8, e) ||
+	struct ckpt_snaps cs;
+	const char **figs = calloc((size_t)r->snap.n + 1, sizeof *figs);
+	if (!figs)
+		return err_set(e, "out of memory");
+	trainsnap_ckpt(&r->snap, &cs, figs);
+	int bad = ckpt_save_snaps(r->m, o->out, keys, vals, 8, &cs, e);
+	free(figs);
+	if (bad ||
 	    ckpt_save_state(r->m, r->state_path, r->m1, r->m2, &r->st, e))
 		return -1;
 	r->saved_step = r->st.step;
@@ -425,6 +434,8 @@ static int check_outputs(const struct run *r, struct err *e)
 		return -1;
 	if (o->record && safefile_check(o->model, SAFEFILE_INPUT_OK, e))
 		return err_prefix(e, "--record");
+	if (o->snapshots && safefile_check(o->model, SAFEFILE_INPUT_OK, e))
+		return err_prefix(e, "--snapshots");
 	return 0;
 }
 
@@ -460,6 +471,22 @@ static void record(struct run *r, double minutes, double tps)
 		say(r, _("training record written into %s"), o->model);
 }
 
+/* The snapshots in the weights file, listed in the YAML's snapshots:
+ * (with --record and none taken, a list left from an earlier run goes:
+ * the new weights file has no snapshots). */
+static void record_snapshots(struct run *r)
+{
+	struct err e;
+	if (!r->snap.taken && !r->o->record)
+		return;
+	if (trainsnap_record(&r->snap, r->o->model, &e))
+		say(r, _("attnscope: warning: the snapshots: list was not written: %s"), e.msg);
+	else if (r->snap.taken)
+		say(r, P_("%d snapshot kept in %s (snapshot.STEP.*), listed in %s",
+			  "%d snapshots kept in %s (snapshot.STEP.*), listed in %s",
+			  r->snap.taken), r->snap.taken, r->o->out, r->o->model);
+}
+
 static void run_free(struct run *r)
 {
 	trainset_free(&r->train);
@@ -472,7 +499,29 @@ static void run_free(struct run *r)
 	free(r->m2);
 	epoch_free(&r->ep);
 	free(r->state_path);
+	trainsnap_free(&r->snap);
 	model_free(r->m);
+}
+
+/* The plan's snapshot of this step, if it is one: the weights, the
+ * losses, and the held-out exact match on the periodic evaluation's pairs
+ * (the run's own evaluation figures are left as they were). */
+static int snapshot(struct run *r, struct err *e)
+{
+	if (!trainsnap_due(&r->snap, r->st.step))
+		return 0;
+	double acc = r->acc;
+	int acc_n = r->acc_n;
+	double exact = -1;
+	if (r->held.n) {
+		if (evaluate(r, r->o->eval_size, e))
+			return -1;
+		exact = 100 * r->acc;
+	}
+	r->acc = acc;
+	r->acc_n = acc_n;
+	return trainsnap_take(&r->snap, r->m, &r->train, r->held.n ? &r->held : NULL,
+			      r->o->eval_size, exact, e);
 }
 
 static enum train_status loop(struct run *r, struct err *e)
@@ -517,6 +566,8 @@ static enum train_status loop(struct run *r, struct err *e)
 		r->win_nll += l.nll;
 		r->win_tok += l.ntok;
 		r->t_train += now_s() - t0;
+		if (snapshot(r, e))
+			return TRAIN_FAILED;
 		const long every = o->steps >= 20 ? o->steps / 20 : 1;
 		progress(r, !o->redraw && r->st.step % every == 0);
 		if (o->eval_every && r->st.step % o->eval_every == 0 && r->st.step < o->steps) {
@@ -573,6 +624,14 @@ enum train_status train_run(const struct train_opts *o, struct err *e)
 			r.st.batch, r.ep.nbatches);
 		goto out;
 	}
+	if (o->snapshots) {
+		if (trainsnap_plan(&r.snap, r.m, o->snapshots, o->steps, e) ||
+		    (o->resume && trainsnap_resume(&r.snap, r.m, o->resume, r.st.step, e)) ||
+		    snapshot(&r, e))
+			goto out;
+		if (o->resume)   /* read again: --out may be it */
+			safefile_forget_input(o->resume);
+	}
 	say(&r, P_("model %s: %zu parameters; %ld steps of ≤ %d tokens, %d batches an epoch, "
 		   "%d thread",
 		   "model %s: %zu parameters; %ld steps of ≤ %d tokens, %d batches an epoch, "
@@ -605,6 +664,7 @@ enum train_status train_run(const struct train_opts *o, struct err *e)
 		status = TRAIN_FAILED;
 		goto out;
 	}
+	record_snapshots(&r);
 	if (status == TRAIN_STOPPED) {
 		say(&r, _("interrupted at step %ld: checkpoint saved to %s (continue with "
 			  "--resume %s)"), r.st.step, o->out, o->out);

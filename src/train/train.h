@@ -38,6 +38,8 @@ struct train_opts {
 	int eval_every;              /* held-out evaluation period (0: end only) */
 	int eval_size;               /* held-out pairs per periodic evaluation */
 	int record;                  /* write the training: record into model */
+	int snapshots;               /* keep this many log-spaced snapshots (0: none;
+	                                engine/snapshot.h, trainsnap.h) */
 	double lr_scale, smoothing, clip;   /* clip 0: none */
 	uint64_t seed;
 	int threads;                 /* workers sharing each batch (1 … 16) */
