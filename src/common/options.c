@@ -25,6 +25,7 @@ static const char *const USAGE = N_(
 	"usage: attnscope [--model FILE] [SENTENCE]        open the stepper (TUI)\n"
 	"       attnscope --lecture FILE [--play SECONDS]  play a lecture script\n"
 	"       attnscope --lecture FILE --check           check a script and exit\n"
+	"       attnscope --lecture FILE --export DIR      write it as DIR/index.html\n"
 	"       (both take --presenter: big cells for projectors, and --scheme\n"
 	"        default|high-contrast|colorblind)\n"
 	"       attnscope dump --out FILE.safetensors [--model FILE] [--target TEXT]\n"
@@ -98,7 +99,7 @@ int cli_fail(const char *fmt, ...)
 enum {
 	O_MODEL = 256, O_SAVE_WEIGHTS, O_TARGET, O_OUT, O_STAGE, O_FORMAT, O_HEAD, O_WIDTH,
 	O_NOCAUSAL, O_ENCCAUSAL, O_PADTO, O_PADTGT, O_SRCLEN, O_TGTLEN, O_ITERS,
-	O_LECTURE, O_PLAY, O_CHECK, O_POT, O_LANG, O_SCHEME, O_PRESENTER, O_DECODE, O_BEAM, O_ALPHA, O_MAXOUT, O_STEPS, O_JSON, O_FRAMES, O_HEIGHT, O_VIEW, O_DIMS, O_SNAPSHOT, O_HELP, O_VERSION,
+	O_LECTURE, O_PLAY, O_CHECK, O_POT, O_LANG, O_SCHEME, O_PRESENTER, O_DECODE, O_BEAM, O_ALPHA, O_MAXOUT, O_STEPS, O_JSON, O_FRAMES, O_HEIGHT, O_VIEW, O_DIMS, O_SNAPSHOT, O_EXPORT, O_HELP, O_VERSION,
 };
 
 static const struct option LONGOPTS[] = {
@@ -135,6 +136,7 @@ static const struct option LONGOPTS[] = {
 	{ "view", required_argument, 0, O_VIEW },
 	{ "dims", required_argument, 0, O_DIMS },
 	{ "snapshot", required_argument, 0, O_SNAPSHOT },
+	{ "export", required_argument, 0, O_EXPORT },
 	{ "help", no_argument, 0, O_HELP },
 	{ "version", no_argument, 0, O_VERSION },
 	{ 0, 0, 0, 0 },
@@ -155,7 +157,8 @@ static const struct {
 	int words;            /* 0: none, 1: at most one (a file), 2: a sentence */
 } USES[] = {
 	{ "", PASS_OPTS | BIT(O_TARGET) | BIT(O_BEAM) | BIT(O_ALPHA) | BIT(O_LECTURE) |
-	      BIT(O_PLAY) | BIT(O_CHECK) | BIT(O_POT) | BIT(O_SCHEME) | BIT(O_PRESENTER), 2 },
+	      BIT(O_PLAY) | BIT(O_CHECK) | BIT(O_POT) | BIT(O_SCHEME) | BIT(O_PRESENTER) |
+	      BIT(O_EXPORT), 2 },
 	{ "dump", PASS_OPTS | BIT(O_TARGET) | BIT(O_OUT) | BIT(O_DECODE) | DECODE_OPTS, 2 },
 	{ "render", PASS_OPTS | BIT(O_TARGET) | BIT(O_STAGE) | BIT(O_HEAD) | BIT(O_FORMAT) |
 		    BIT(O_WIDTH) | BIT(O_VIEW) | BIT(O_HEIGHT) | BIT(O_DIMS), 2 },
@@ -182,6 +185,7 @@ static const struct {
 	{ "", O_PLAY, BIT(O_LECTURE), N_("--play needs --lecture FILE") },
 	{ "", O_CHECK, BIT(O_LECTURE), N_("--check needs --lecture FILE") },
 	{ "", O_POT, BIT(O_LECTURE), N_("--pot needs --lecture FILE") },
+	{ "", O_EXPORT, BIT(O_LECTURE), N_("--export needs --lecture FILE") },
 	{ "dump", O_BEAM, BIT(O_DECODE), N_("dump uses --beam only with --decode beam") },
 	{ "dump", O_ALPHA, BIT(O_DECODE), N_("dump uses --alpha only with --decode") },
 	{ "dump", O_MAXOUT, BIT(O_DECODE), N_("dump uses --max-len only with --decode") },
@@ -377,6 +381,7 @@ int cli_parse(struct cli *c, const char *cmd, int argc, char **argv)
 		case O_SNAPSHOT:
 			r = cli_long("--snapshot", optarg, 0, 2147483647, &c->snapshot);
 			break;
+		case O_EXPORT: c->export_dir = optarg; break;
 		case 'h':
 		case O_HELP:
 			fputs(_(USAGE), stdout);

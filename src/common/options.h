@@ -25,6 +25,7 @@ struct cli {
 	int play_ms;                  /* --play SECONDS, in ms */
 	int check;                    /* --check: validate the lecture, exit */
 	int pot;                      /* --pot: print its captions as PO, exit */
+	const char *export_dir;       /* --export DIR: the lecture as a web page */
 	const char *scheme;           /* --scheme NAME */
 	int presenter;                /* --presenter */
 	int dims[CLI_MAX_DIMS];       /* --dims: the PE curves' dimensions */

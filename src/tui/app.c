@@ -220,10 +220,16 @@ void app_draw(struct app *a, struct canvas *c)
 	s->edit_text = a->edit.text;
 	s->edit_cursor = a->edit.cur;
 	s->edit_hint = a->editing ? a->edit_hint : NULL;
-	/* the PE curves run over more positions than the sentence has */
+	app_pe_curves(a);
+	screen_draw(s, c);
+}
+
+void app_pe_curves(struct app *a)
+{
+	struct view_state *v = &a->scr.v;
 	const struct stage *st = app_stage(a);
-	s->v.pe_table = NULL;
-	if ((s->v.flags & VF_PE_CURVES) && st->ndim == 2) {
+	v->pe_table = NULL;
+	if ((v->flags & VF_PE_CURVES) && st->ndim == 2) {
 		int want = st->shape[0] > PE_CURVE_POSITIONS ? st->shape[0] : PE_CURVE_POSITIONS;
 		if (a->pe_m != a->m || a->pe_want != want || !a->pe_tab) {
 			free(a->pe_tab);
@@ -231,10 +237,22 @@ void app_draw(struct app *a, struct canvas *c)
 			a->pe_m = a->m;
 			a->pe_want = want;
 		}
-		s->v.pe_table = a->pe_tab;   /* NULL (out of memory): the stage's */
-		s->v.pe_n = a->pe_n;
+		v->pe_table = a->pe_tab;   /* NULL (out of memory): the stage's */
+		v->pe_n = a->pe_n;
 	}
-	screen_draw(s, c);
+}
+
+void app_release(struct app *a)
+{
+	trace_free(a->tr);
+	trace_free(a->alt);
+	a->tr = a->alt = NULL;
+	for (int k = 0; k < 2; k++)
+		decode_result_free(&a->dec[k]);
+	free(a->own);
+	a->own = NULL;
+	free(a->pe_tab);
+	a->pe_tab = NULL;
 }
 
 /* Writes the view on screen as a figure to attnscope-N.svg in the current
@@ -382,13 +400,7 @@ int app_loop(struct app *a)
 	}
 	term_end();
 	canvas_free(cv);
-	trace_free(a->tr);
-	trace_free(a->alt);
-	for (int k = 0; k < 2; k++)
-		decode_result_free(&a->dec[k]);
-	free(a->own);
-	free(a->pe_tab);
-	a->pe_tab = NULL;
+	app_release(a);
 	return 0;
 }
 

@@ -85,6 +85,11 @@ void app_go_stage(struct app *a, int i);
 void app_go_layer(struct app *a, int delta);
 void app_go_block(struct app *a, enum block b);
 void app_draw(struct app *a, struct canvas *c);
+/* Points the view at the PE curves' table (forward_pe_table, kept in the
+ * state) when it shows the curves; app_draw does it before each frame. */
+void app_pe_curves(struct app *a);
+/* Frees the passes, decodings and tables of the state (app_loop's end). */
+void app_release(struct app *a);
 void app_save_svg(struct app *a);
 /* Opens the terminal and runs the key loop until q. */
 int app_loop(struct app *a);
@@ -112,7 +117,14 @@ void app_lecture_go(struct app *a, int i);
 /* Space (dir 1) and ← (dir −1) in a lecture: the caption's next or previous
  * page while it has one, else the next or previous step. */
 void app_lecture_advance(struct app *a, int dir);
-/* --lecture FILE: checks the whole script first, then plays it. */
+/* --lecture FILE: checks the whole script first, then plays it (or
+ * exports it with --export DIR). */
 int app_lecture_run(struct app *a, struct cli *c);
+
+/* export.c: --lecture FILE --export DIR writes DIR/index.html, the lecture
+ * as one self-contained page: a figure (views/figure.c, SVG) and the
+ * caption of each step, stepped with the arrow keys, in the language of
+ * the messages.  Returns 0, or 1 after printing the error. */
+int app_lecture_export(struct app *a, const char *dir);
 
 #endif

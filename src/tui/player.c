@@ -131,6 +131,12 @@ int app_lecture_run(struct app *a, struct cli *c)
 	a->play_ms = c->play_ms;
 	a->m = lecture_model(&l, 0);
 	a->scr.v.m = a->m;
+	if (c->export_dir) {
+		int r = app_lecture_export(a, c->export_dir);
+		app_release(a);
+		lecture_free(&l);
+		return r;
+	}
 	app_lecture_go(a, 0);
 	if (!a->tr) {
 		lecture_free(&l);
