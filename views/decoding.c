@@ -64,7 +64,8 @@ static void find_prompt(struct page *P, const struct view_state *v)
 	int n = h ? h->n : 0, match = T - n >= 1;
 	char b[32];
 	for (int i = 0; match && i < n; i++)
-		match = strcmp(t->tgt_tokens[T - n + i], page_tok(P, h->ids[i], b, sizeof b)) == 0;
+		match = strcmp(t->tgt_tokens[T - n + i], P->voc && vocab_str(P->voc, h->ids[i]) ?
+			       vocab_str(P->voc, h->ids[i]) : page_tok(P, h->ids[i], b, sizeof b)) == 0;
 	P->prompt = t->tgt_tokens;
 	P->np = match ? T - n : T;
 }
@@ -74,6 +75,7 @@ static int page_init(struct page *P, const struct view_state *v)
 	memset(P, 0, sizeof *P);
 	P->d = v->dec;
 	P->voc = v->m ? &v->m->tgt_vocab : v->tr ? v->tr->vocab : NULL;
+	P->tok = v->m ? &v->m->cfg.tok : v->tr ? v->tr->tok : NULL;
 	P->N = P->d->nsteps;
 	P->s = clampi(v->dec_step, 0, P->N - 1);
 	int nh = P->d->steps[P->s].nhyps;
@@ -118,8 +120,8 @@ static int next_slot(const struct decode_step *st, int i)
 /* The decoder input of step k for the followed ancestry: the last cap
  * tokens of prompt + outputs; *skipped says whether earlier ones were left
  * out.  Returns the count. */
-static int input_row(const struct page *P, int k, const char **toks, int cap,
-		     int *skipped)
+static int input_row(const struct page *P, int k, const char **toks, char (*lb)[32],
+		     int cap, int *skipped)
 {
 	const struct hyp *h = hyp_at(P, k, P->anc[k]);
 	const int nout = h ? (h->n < k ? h->n : k) : 0, total = P->np + nout;
@@ -128,6 +130,8 @@ static int input_row(const struct page *P, int k, const char **toks, int cap,
 	for (int i = from; i < total; i++) {
 		const char *t = i < P->np ? P->prompt[i] :
 				P->voc ? vocab_str(P->voc, h->ids[i - P->np]) : NULL;
+		if (t && P->tok)
+			t = tokens_label(P->tok, t, lb[n], sizeof lb[n]);
 		toks[n++] = t ? t : "?";
 	}
 	*skipped = from > 0;
@@ -220,7 +224,8 @@ static void draw_input(const struct page *P, struct canvas *c, struct rect r)
 	int lw = snprintf(buf, sizeof buf, "%d", P->N);
 	/* the token area: as wide as the newest row, leaving room for "→ …" */
 	const char *t[ROW_MAX];
-	int skipped, n = input_row(P, P->s, t, ROW_MAX, &skipped);
+	char lb[ROW_MAX][32];
+	int skipped, n = input_row(P, P->s, t, lb, ROW_MAX, &skipped);
 	int tw_nat = toks_width(t, n) + (skipped ? 2 : 0);
 	int tx = r.x + 2 + lw + 2;
 	int tarea = r.x + r.w - tx;
@@ -252,7 +257,7 @@ static void draw_input(const struct page *P, struct canvas *c, struct rect r)
 	for (int k = first; k <= P->s && y < r.y + r.h; k++, y++) {
 		const int on = k == P->s;
 		const struct style *st = on ? &cur : &mu;
-		n = input_row(P, k, t, ROW_MAX, &skipped);
+		n = input_row(P, k, t, lb, ROW_MAX, &skipped);
 		/* the newest tokens matter: cut from the left */
 		int lo = 0, w = toks_width(t, n), cut = skipped;
 		while (lo < n - 1 && w > tw_nat) {
@@ -475,15 +480,24 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 			clip_text(c, r, x + 2, r.y, r.x + r.w - x - 2, w, &wa);
 		else
 			clip_text(c, r, r.x, y++, r.w, w, &wa);
-	} else if (last && v->m && v->m->cfg.tok.type == TOKENIZE_BPE) {
-		/* the followed hypothesis as words: its pieces joined back */
+	} else if (last && v->m && (v->m->cfg.tok.type == TOKENIZE_BPE ||
+				    v->m->cfg.tok.type == TOKENIZE_GPT2 ||
+				    v->m->cfg.tok.type == TOKENIZE_WORDPIECE)) {
+		/* the followed hypothesis as words: its pieces joined back (from
+		 * the vocabulary's strings: GPT-2's bytes) */
 		const struct hyp *h = hyp_at(&P, P.s, P.hyp);
 		const char *t[ROW_MAX];
-		char pb[ROW_MAX][32], text[512], line[600];
+		char text[512], line[600];
 		int n = h ? (h->n < ROW_MAX ? h->n : ROW_MAX) : 0;
-		for (int i = 0; i < n; i++)
-			t[i] = page_tok(&P, h->ids[i], pb[i], sizeof pb[i]);
+		for (int i = 0; i < n; i++) {
+			t[i] = vocab_str(P.voc, h->ids[i]);
+			if (!t[i])
+				t[i] = "?";
+		}
 		tokens_join(&v->m->cfg.tok, (char *const *)t, n, text, sizeof text);
+		for (char *q = text; *q; q++)      /* GPT-2's newlines and tabs */
+			if ((unsigned char)*q < 0x20 || *q == 0x7F)
+				*q = ' ';
 		/* TRANSLATORS: the decoding page at its last step, with the
 		   output's BPE pieces joined back into words */
 		snprintf(line, sizeof line, _("search finished: “%s”"), text);

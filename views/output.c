@@ -177,7 +177,9 @@ static void draw_dist(struct view_state *v, struct canvas *c, struct rect r)
 		 * fit flowing onto the (otherwise blank) next line */
 		char part[3][160];
 		int np = 0;
-		text_fit(t->label_tokens[row], 24, fit, sizeof fit);
+		char lb[64];
+		text_fit(t->tok ? tokens_label(t->tok, t->label_tokens[row], lb, sizeof lb) :
+			 t->label_tokens[row], 24, fit, sizeof fit);
 		/* TRANSLATORS: the teacher-forced label token and its rank among
 		 * the V tokens of the vocabulary. */
 		snprintf(part[np++], sizeof part[0], _("label “%s”: rank %d of %d"), fit, lrank, V);
@@ -232,7 +234,10 @@ static void draw_dist(struct view_state *v, struct canvas *c, struct rect r)
 		tw = w > tw ? w : tw;
 	}
 	tw = tw > TOKEN_MAX ? TOKEN_MAX : tw;
-	const int rw = 4, pw = 7, lgw = lg ? 9 : 0;
+	const int pw = 7, lgw = lg ? 9 : 0;
+	int rw = 4;          /* "%3d ", wider for a rank of 4 digits or more */
+	for (int q = V; q >= 1000; q /= 10)
+		rw++;
 	/* TRANSLATORS: marks the label's row in the list of top tokens. */
 	const char *mark = _("◀ label");
 	int mark_text = lid >= 0 && pr.w >= 70, logit_col = lg != NULL;
@@ -275,7 +280,7 @@ static void draw_dist(struct view_state *v, struct canvas *c, struct rect r)
 		}
 		int rank = i < k ? i + 1 : lrank, is_label = j == lid;
 		const struct style *st = is_label ? &gd : i == 0 ? &ac : &tx;
-		snprintf(buf, sizeof buf, "%3d ", rank);
+		snprintf(buf, sizeof buf, "%*d ", rw > 11 ? 10 : rw - 1, rank);
 		clip_text(c, pr, pr.x, y, rw, buf, &mu);
 		trace_axis_label(t, AX_VOCAB, j, tok, sizeof tok);
 		text_fit(tok, tw, fit, sizeof fit);
@@ -413,6 +418,9 @@ static void draw_loss(struct view_state *v, struct canvas *c, struct rect r)
 		clip_text(c, r, cx, y, 3, " → ", on ? st : &mu);
 		cx += 3;
 		const char *lt = t->label_tokens && rows <= t->T ? t->label_tokens[i] : "?";
+		char lb[64];
+		if (t->tok && t->label_tokens && rows <= t->T)
+			lt = tokens_label(t->tok, lt, lb, sizeof lb);
 		text_fit(lt, tokw, fit, sizeof fit);
 		clip_text(c, r, cx, y, tokw, fit, on ? st : &lab);
 		cx += tokw;

@@ -19,6 +19,7 @@
 struct page {
 	const struct decode_result *d;
 	const struct vocab *voc;
+	const struct tokenizer_cfg *tok;  /* for labels (tokens_label), or NULL */
 	char **prompt; int np;   /* decoder input before the outputs: <s>, or
 	                            <s> + the prompt of a decoder-only model */
 	int N, s, hyp, beam;     /* steps, step on screen, followed slot, B */
@@ -28,12 +29,13 @@ struct page {
 	char *sos[1];            /* the prompt of an encoder-decoder */
 };
 
-/* Token id's text (or "#id" when the vocabulary has none). */
+/* Token id's label (or "#id" when the vocabulary has none): the
+ * vocabulary's string, GPT-2's pieces as their text (tokens_label). */
 static inline const char *page_tok(const struct page *P, int32_t id, char *buf, size_t n)
 {
 	const char *t = P->voc ? vocab_str(P->voc, id) : NULL;
 	if (t)
-		return t;
+		return P->tok ? tokens_label(P->tok, t, buf, n) : t;
 	snprintf(buf, n, "#%d", (int)id);
 	return buf;
 }

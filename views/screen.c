@@ -247,6 +247,10 @@ static void decode_status(const struct view_state *v, char *name, size_t nn,
 			cd = &st->cands[i];
 	const struct vocab *voc = v->m ? &v->m->tgt_vocab : v->tr->vocab;
 	const char *last = hy && hy->n ? vocab_str(voc, hy->ids[hy->n - 1]) : "<s>";
+	const struct tokenizer_cfg *tc = v->m ? &v->m->cfg.tok : v->tr->tok;
+	char lb[2][64];
+	if (last && tc)
+		last = tokens_label(tc, last, lb[0], sizeof lb[0]);
 	/* TRANSLATORS: the status line on the decoding page */
 	snprintf(name, nn, _("decoding step %d of %d"), s + 1, r->nsteps);
 	if (!cd) {
@@ -255,6 +259,8 @@ static void decode_status(const struct view_state *v, char *name, size_t nn,
 		return;
 	}
 	const char *tok = vocab_str(voc, cd->token);
+	if (tok && tc)
+		tok = tokens_label(tc, tok, lb[1], sizeof lb[1]);
 	/* TRANSLATORS: after the last input token, the candidate next token
 	 * and (after " = ") its probability */
 	snprintf(where, wn, _("after “%s”: candidate “%s”, p"), last ? last : "?",
