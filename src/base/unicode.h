@@ -16,7 +16,10 @@ enum {
 	UNI_P = 4,      /* punctuation: Pc Pd Ps Pe Pi Pf Po */
 	UNI_C = 8,      /* other: Cc Cf Cs Co (not the unassigned Cn) */
 	UNI_MN = 16,    /* non-spacing mark */
-	UNI_WS = 32     /* White_Space */
+	UNI_WS = 32,    /* White_Space */
+	/* P, C and Mn as Unicode 8.0 had them (unassigned then: none of
+	 * them), the tables Hugging Face's BERT tokenizer reads */
+	UNI_P8 = 64, UNI_C8 = 128, UNI_MN8 = 256
 };
 
 /* The UNI_* flags of cp (0 for a symbol, a spacing mark, a separator that
@@ -25,7 +28,8 @@ unsigned uni_flags(uint32_t cp);
 /* Canonical combining class (0 for most). */
 int uni_ccc(uint32_t cp);
 /* The full canonical decomposition of cp into out[cap] (Hangul syllables
- * by the algorithm); cp itself when it has none.  Returns the count (at
+ * by the algorithm); cp itself when it has none, or when it was assigned
+ * after Unicode 8.0 (U+11938 only), as Hugging Face's tables have it.  Returns the count (at
  * most UNI_MAX_DECOMP). */
 #define UNI_MAX_DECOMP 8
 int uni_decompose(uint32_t cp, uint32_t *out);

@@ -26,12 +26,46 @@ src/formats/wordpiece.c):
 White_Space is not in unicodedata: it is str.isspace() less U+001C..U+001F
 (Python counts the information separators as space by their bidirectional
 class; the White_Space property does not).
+
+BERT's tokenizer in Hugging Face's library takes punctuation, "other" and
+non-spacing marks from the unicode_categories crate, whose tables are of
+Unicode 8.0 (a probe of every code point through it: the 553 code points
+where it differs from this machine's data are those assigned after 8.0, and
+six whose category changed since): the flags UNI_P8, UNI_C8 and UNI_MN8 are
+P, C and Mn restricted to the code points assigned in 8.0 (Present_In=8.0,
+from perl's Unicode::UCD, the machine's other copy of the Unicode data),
+with those six as 8.0 had them (CHANGED_SINCE_8 below).  Its NFD tables
+are older too: the one decomposition of a code point assigned after 8.0
+(U+11938, Unicode 13.0) is left out.  Lower-casing in Rust follows a newer
+Unicode than this machine's: letters assigned after 14.0 stay as they are.
 """
+import bisect
+import subprocess
 import sys
 import unicodedata
 
 F_L, F_N, F_P, F_C, F_MN, F_WS = 1, 2, 4, 8, 16, 32
+F_P8, F_C8, F_MN8 = 64, 128, 256
 MAX = 0x110000
+
+# Code points assigned in 8.0 whose category changed later, with their 8.0
+# flags (Unicode 9.0-14.0 notes): U+166D CANADIAN SYLLABICS CHI SIGN was Po
+# (So since 12.0); U+1734 HANUNOO SIGN PAMUDPOD Mn (Mc since 14.0); U+1885,
+# U+1886 MONGOLIAN LETTER ALI GALI BALUDA, THREE BALUDA Lo (Mn since 9.0);
+# U+A9BD JAVANESE CONSONANT SIGN KERET Mc (Mn since 12.0); U+111C9 SHARADA
+# SANDHI MARK Po (Mn since 11.0).
+CHANGED_SINCE_8 = {0x166D: F_P8, 0x1734: F_MN8, 0x1885: 0, 0x1886: 0, 0xA9BD: 0, 0x111C9: F_P8}
+
+
+def present_in_8():
+    """The inversion list of Present_In=8.0 (perl's Unicode::UCD)."""
+    out = subprocess.run(['perl', '-MUnicode::UCD=prop_invlist', '-e',
+                          'print join(" ", prop_invlist("In=8.0")), "\\n"'],
+                         check=True, capture_output=True, text=True).stdout
+    return [int(x) for x in out.split()]
+
+
+INV8 = present_in_8()
 
 
 def flags(cp):
@@ -50,6 +84,10 @@ def flags(cp):
         f |= F_MN
     if ch.isspace() and not 0x1C <= cp <= 0x1F:
         f |= F_WS
+    if cp in CHANGED_SINCE_8:
+        f |= CHANGED_SINCE_8[cp]
+    elif bisect.bisect_right(INV8, cp) % 2 == 1:
+        f |= (F_P8 if f & F_P else 0) | (F_C8 if f & F_C else 0) | (F_MN8 if f & F_MN else 0)
     return f
 
 
@@ -115,6 +153,8 @@ def main():
     def nfd(cp):
         if 0xAC00 <= cp <= 0xD7A3:
             return None          # Hangul: algorithmic
+        if not bisect.bisect_right(INV8, cp) % 2:
+            return None          # after 8.0 (U+11938 only): not in HF's tables
         ch = chr(cp)
         d = unicodedata.normalize('NFD', ch)
         return cps(d) if d != ch else None

@@ -82,7 +82,7 @@ static int is_space(uint32_t c)
 static int is_punct(uint32_t c)
 {
 	return (c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) ||
-	       (c >= 123 && c <= 126) || (uni_flags(c) & UNI_P);
+	       (c >= 123 && c <= 126) || (uni_flags(c) & UNI_P8);
 }
 
 /* NFD of s[0..n) into out: each code point decomposed, then each run of
@@ -119,7 +119,7 @@ static int normalise(const struct wordpiece *w, const uint32_t *s, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		uint32_t c = s[i];
 		if (c == 0 || c == 0xFFFD ||
-		    (c != '\t' && c != '\n' && c != '\r' && (uni_flags(c) & UNI_C)))
+		    (c != '\t' && c != '\n' && c != '\r' && (uni_flags(c) & UNI_C8)))
 			continue;
 		if (is_space(c))
 			c = ' ';
@@ -137,7 +137,7 @@ static int normalise(const struct wordpiece *w, const uint32_t *s, size_t n,
 	if (nfd(a.v, a.n, &b))
 		goto out;
 	for (size_t i = 0; i < b.n; i++) {
-		if (uni_flags(b.v[i]) & UNI_MN)
+		if (uni_flags(b.v[i]) & UNI_MN8)
 			continue;
 		uint32_t lo[UNI_MAX_LOWER];
 		int k = uni_lower(b.v[i], lo);

@@ -16,7 +16,11 @@
  *      its own;
  *   4. each word becomes its greedy longest-match pieces, the pieces after
  *      the first written "##piece"; a word of more than 100 characters, or
- *      one with a part no piece matches, is [UNK] as a whole. */
+ *      one with a part no piece matches, is [UNK] as a whole.
+ * The categories of steps 2 and 3 (C*, Mn, P*) are Unicode 8.0's, as in
+ * Hugging Face's library (base/unicode.h UNI_*8); white space, NFD and
+ * lower case are the machine's Unicode (14.0), as Rust's are a newer one:
+ * only letters assigned after 14.0 lower-case differently. */
 #ifndef ATTNSCOPE_WORDPIECE_H
 #define ATTNSCOPE_WORDPIECE_H
 

@@ -5,6 +5,7 @@
  *   hftok gpt2 vocab.json merges.txt < TEXTS
  *   hftok wordpiece vocab.txt lower|cased < TEXTS   ([CLS] … [SEP] added)
  *   hftok time-gpt2 vocab.json merges.txt    (load time, for the README)
+ *   hftok probe STEP    (the Unicode lookups, as tests/hf/reference.js probe)
  *
  * TEXTS has one text a line, as the hex of its UTF-8 bytes (a text may hold
  * newlines); each output line is the text's ids separated by spaces.
@@ -15,6 +16,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/unicode.h"
+#include "base/utf8.h"
 #include "formats/gpt2bpe.h"
 #include "formats/wordpiece.h"
 
@@ -33,6 +36,40 @@ static int unhex(char *line)
 	return 0;
 }
 
+/* reference.js probe's lines from base/unicode.h, as wordpiece.c and
+ * gpt2bpe.c read it (a single code point cannot reach them from outside). */
+static void probe(int step)
+{
+	for (uint32_t c = 0; c < 0x110000; c += (uint32_t)step) {
+		if (c >= 0xD800 && c <= 0xDFFF)
+			continue;
+		unsigned f = uni_flags(c);
+		int space = c == '\t' || c == '\n' || c == '\r' || (f & UNI_WS);
+		int punct = (c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) ||
+			    (c >= 123 && c <= 126) || (f & UNI_P8);
+		int gone = c == 0 || c == 0xFFFD ||
+			   (c != '\t' && c != '\n' && c != '\r' && (f & UNI_C8));
+		char cl = gone ? 'X' : space ? 'S' : '=';
+		printf("%x %c %d ", c, cl, punct ? 3 : space ? 2 : 1);
+		uint32_t d[UNI_MAX_DECOMP];
+		int k = uni_decompose(c, d), any = 0;
+		for (int i = 0; i < k; i++) {
+			uint32_t lo[UNI_MAX_LOWER];
+			if (uni_flags(d[i]) & UNI_MN8)
+				continue;
+			int m = uni_lower(d[i], lo);
+			for (int j = 0; j < m; j++) {
+				char u[4];
+				int l = utf8_encode(lo[j], u);
+				for (int q = 0; q < l; q++)
+					printf("%02x", (unsigned char)u[q]);
+				any = 1;
+			}
+		}
+		printf("%s %d %d\n", any ? "" : "-", (f & UNI_L) != 0, (f & UNI_N) != 0);
+	}
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -47,6 +84,10 @@ int main(int argc, char **argv)
 	struct wordpiece w;
 	int gpt2 = argc == 4 && !strcmp(argv[1], "gpt2");
 	int wp = argc == 4 && !strcmp(argv[1], "wordpiece");
+	if (argc == 3 && !strcmp(argv[1], "probe")) {
+		probe(atoi(argv[2]) > 0 ? atoi(argv[2]) : 1);
+		return 0;
+	}
 	if (argc == 4 && !strcmp(argv[1], "time-gpt2")) {
 		double t0 = now();
 		if (gpt2bpe_load(&g, argv[2], argv[3], &e)) {

@@ -20,6 +20,14 @@
 //       N random texts (TEXTS format) for the randomized comparison
 //   node reference.js sentences
 //       the chosen sentences below (TEXTS format)
+//   node reference.js probe STEP
+//       every STEP-th code point through the parts of the tokenizers that
+//       read Unicode's tables, a line each: "HEX CLEAN PUNCT LOWER L N" -
+//       BertNormalizer's cleaning of "a" X "b" (X removed, = kept, S made a
+//       space), BertPreTokenizer's pieces of "a" X "b" (3: X is
+//       punctuation), X accent-stripped and lower-cased (UTF-8 hex), and
+//       the ByteLevel pre-tokens of "a" X "b" and "1" X "2" (1: X is a
+//       letter, a number); tests/hf/hftok probe prints the same
 //
 // TEXTS: one text a line as the hex of its UTF-8 bytes; the output has each
 // text's ids, space-separated, a line.
@@ -205,6 +213,29 @@ function sentences() {
 	process.stdout.write(SENTENCES.map((t) => Buffer.from(t, 'utf8').toString('hex') + '\n').join(''));
 }
 
+function probe(step) {
+	const t = require('tokenizers');
+	const clean = t.bertNormalizer({ cleanText: true, handleChineseChars: false,
+		stripAccents: false, lowercase: false });
+	const low = t.bertNormalizer({ cleanText: false, handleChineseChars: false,
+		stripAccents: true, lowercase: true });
+	const pre = t.bertPreTokenizer();
+	const bl = t.byteLevelPreTokenizer(false, true);
+	const out = [];
+	for (let c = 0; c < 0x110000; c += step) {
+		if (c >= 0xd800 && c <= 0xdfff)
+			continue;
+		const x = String.fromCodePoint(c);
+		const n = clean.normalizeString('a' + x + 'b');
+		const cl = n === 'ab' ? 'X' : n === 'a b' ? 'S' : n === 'a' + x + 'b' ? '=' : '?';
+		out.push([c.toString(16), cl, pre.preTokenizeString('a' + x + 'b').length,
+			Buffer.from(low.normalizeString(x), 'utf8').toString('hex') || '-',
+			bl.preTokenizeString('a' + x + 'b').length === 1 ? 1 : 0,
+			bl.preTokenizeString('1' + x + '2').length === 1 ? 1 : 0].join(' '));
+	}
+	process.stdout.write(out.join('\n') + '\n');
+}
+
 const [mode, a, b] = process.argv.slice(2);
 const jobs = {
 	gpt2: () => gpt2(a, b),
@@ -213,9 +244,10 @@ const jobs = {
 	'gpt2-files': () => gpt2Files(a),
 	random: () => random(Number(a), Number(b)),
 	sentences: () => sentences(),
+	probe: () => probe(Number(a)),
 };
 if (!jobs[mode]) {
-	process.stderr.write('usage: node reference.js gpt2|wordpiece|bert-vocab|gpt2-files|random|sentences ...\n');
+	process.stderr.write('usage: node reference.js gpt2|wordpiece|bert-vocab|gpt2-files|random|sentences|probe ...\n');
 	process.exit(2);
 }
 Promise.resolve(jobs[mode]()).catch((err) => {
