@@ -184,11 +184,12 @@ int cmd_info(struct cli *c)
 	printf(_("norm %s (eps %g), activation %s, positional encoding %s, max_len %d%s\n"),
 	       norm_name(g->norm), g->norm_eps, act_name(g->act), pe_name(g->pe),
 	       g->max_len, g->scale_embedding ? _(", embeddings scaled by √d_model") : "");
-	/* TRANSLATORS: the first %s is the YAML value word or char; the next
+	/* TRANSLATORS: the first %s is the YAML value word, char, bpe, gpt2 or
+	   wordpiece; the next
 	   two are empty or ", lowercase" and ", source wrapped in <s> … </s>";
 	   the last is empty or " (shared)". */
 	printf(_("tokenizer %s%s%s; source vocab %d, target vocab %d%s\n"),
-	       g->tok.type == TOKENIZE_WORD ? "word" : g->tok.type == TOKENIZE_BPE ? "bpe" : "char",
+	       tok_name(g->tok.type),
 	       g->tok.lowercase ? _(", lowercase") : "",
 	       g->tok.wrap_source && g->arch != ARCH_DEC_ONLY &&
 	       (m->src_sp[TOK_SOS] >= 0 || m->src_sp[TOK_EOS] >= 0) ?

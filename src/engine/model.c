@@ -49,6 +49,7 @@ const char *arch_name(enum arch a) { return ARCH_NAMES[a]; }
 const char *norm_name(enum norm_style n) { return NORM_NAMES[n]; }
 const char *act_name(enum activation a) { return ACT_NAMES[a]; }
 const char *pe_name(enum pe_kind p) { return PE_NAMES[p]; }
+const char *tok_name(enum tok_type t) { return TOKTYPE_NAMES[t]; }
 
 static int ends_with(const char *s, const char *suffix)
 {

@@ -152,6 +152,7 @@ const char *arch_name(enum arch a);
 const char *norm_name(enum norm_style n);
 const char *act_name(enum activation a);
 const char *pe_name(enum pe_kind p);
+const char *tok_name(enum tok_type t);   /* word char bpe gpt2 wordpiece */
 
 /* The default model: $ATTNSCOPE_MODEL, else the installed data directory,
  * else models/ in the source tree.  Writes the path into buf; returns 0, or

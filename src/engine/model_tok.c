@@ -51,6 +51,7 @@ int model_tok_gpt2(struct model *m, const char *vocab_json, const char *merges,
 		return -1;
 	}
 	m->cfg.tok.type = TOKENIZE_GPT2;
+	m->cfg.tok.lowercase = 0;           /* GPT-2 keeps the text as it is */
 	return adopt(m, &m->gpt2->vocab, def, vocab_json, e);
 }
 
