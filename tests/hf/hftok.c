@@ -27,9 +27,15 @@ static int unhex(char *line)
 	if (n % 2)
 		return -1;
 	for (size_t i = 0; i < n; i += 2) {
-		unsigned v;
-		if (sscanf(line + i, "%2x", &v) != 1)
-			return -1;
+		int v = 0;
+		for (int k = 0; k < 2; k++) {
+			char c = line[i + k];
+			int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+				c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+			if (d < 0)
+				return -1;
+			v = v * 16 + d;
+		}
 		line[o++] = (char)v;
 	}
 	line[o] = 0;
