@@ -584,6 +584,7 @@ void screen_draw(struct screen *s, struct canvas *c)
 	if (base.bg != COLOR_DEFAULT)
 		canvas_fill(c, (struct rect){ 0, 0, c->w, c->h }, " ", base.fg, base.bg, 0);
 	s->v.geom.valid = 0;
+	s->v.nmap_hits = 0;
 	if (c->w < SCREEN_MIN_W || c->h < SCREEN_MIN_H) {
 		char buf[96];
 		snprintf(buf, sizeof buf, _("terminal too small: %d×%d, need %d×%d"),
@@ -602,6 +603,15 @@ void screen_draw(struct screen *s, struct canvas *c)
 	struct rect main = { side ? side + 2 : 1, 2, c->w - (side ? side + 3 : 2), c->h - 5 };
 	if (side) {
 		struct rect sb = { 0, 1, side, c->h - 3 };
+		if ((s->v.flags & VF_MAP_SIDE) && !(s->v.flags & VF_MAP) && sb.h >= 20) {
+			/* the small map above the stage list, at most half of it */
+			int used = map_draw_mini(&s->v, c, (struct rect){ 0, 1, side, sb.h / 2 + 3 });
+			struct style b = role_style(R_BORDER, c->depth);
+			for (int y = 1; y < 1 + used; y++)
+				canvas_put(c, side, y, "│", b.fg, b.bg, b.attr);
+			sb.y += used;
+			sb.h -= used;
+		}
 		draw_sidebar(s, c, sb);
 	} else {
 		s->sidebar = (struct rect){ 0, 0, 0, 0 };
@@ -615,7 +625,8 @@ void screen_draw(struct screen *s, struct canvas *c)
 		main.h -= h;
 		const struct view_class *vc = view_for(&s->v);
 		explain_draw_view(c, box, view_stage(&s->v),
-				  vc == &lines_view ? VF_LINES : 0);
+				  vc == &lines_view ? VF_LINES : vc == &modelview_view ? VF_MODEL :
+				  vc == &map_view ? VF_MAP : 0);
 	}
 	s->caption_pages = 1;
 	if (s->caption && main.h > 12)

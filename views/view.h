@@ -151,6 +151,13 @@ extern const struct view_class ids_view;
 extern const struct view_class decoding_view;
 extern const struct view_class compare_view;
 extern const struct view_class lines_view;
+extern const struct view_class modelview_view;
+extern const struct view_class map_view;
+
+/* The small architecture map for the stepper's sidebar (views/map.c):
+ * draws into r (at least 8 × 4), appends its click targets to
+ * v->map_hits, returns the lines used (0: it did not fit). */
+int map_draw_mini(struct view_state *v, struct canvas *c, struct rect r);
 
 /* The attention weights stage [h, nq, nk] that an attention stage (q, k,
  * v, scores, masked, weights, heads, concat, out) belongs to, or NULL. */

@@ -182,7 +182,7 @@ static int print_picture(const struct trace *t, const struct model *m,
 static int view_flag(const char *name)
 {
 	static const struct { const char *name; int flag; } V[] = {
-		{ "lines", VF_LINES },
+		{ "lines", VF_LINES }, { "model", VF_MODEL }, { "map", VF_MAP },
 	};
 	for (size_t i = 0; i < sizeof V / sizeof *V; i++)
 		if (!strcmp(V[i].name, name))
@@ -197,7 +197,7 @@ static int view_default_stage(const struct trace *t, int flag)
 	for (int i = 0; i < t->n; i++)
 		if (t->stages[i].kind == SK_WEIGHTS)
 			return i;
-	return flag == VF_LINES ? -1 : 0;
+	return flag == VF_LINES || flag == VF_MODEL ? -1 : 0;
 }
 
 /* render --view NAME: the view drawn headless, as plain text (--format
@@ -215,15 +215,24 @@ static int print_view(struct cli *c, const struct trace *t, const struct model *
 	v.head = c->head >= 0 ? c->head : 0;
 	v.flags = flag;
 	const struct stage *w = view_attn_weights(t, &t->stages[idx]);
-	if (flag == VF_LINES && !w)
-		return cli_fail("--view lines draws an attention stage; %s is not one (try "
-				"--stage %s)", t->stages[idx].name,
+	if ((flag == VF_LINES || flag == VF_MODEL) && !w)
+		return cli_fail("--view %s draws an attention stage; %s is not one (try "
+				"--stage %s)", c->view, t->stages[idx].name,
 				t->stages[view_default_stage(t, flag) >= 0 ?
 					  view_default_stage(t, flag) : idx].name);
 	int h = c->height;
 	if (!h) {
 		int n = w ? (w->shape[1] > w->shape[2] ? w->shape[1] : w->shape[2]) : 8;
 		h = 2 * n + 5;
+		if (flag == VF_MAP)
+			h = 36;   /* the figure with a line between boxes */
+		if (flag == VF_MODEL) {   /* every layer: a row of tiles each */
+			int L = 0;
+			for (int i = 0; i < t->n; i++)
+				if (t->stages[i].block == w->block && t->stages[i].layer >= L)
+					L = t->stages[i].layer + 1;
+			h = L * (w->shape[1] + 2) + 6;
+		}
 	}
 	if (w && c->head >= w->shape[0]) {
 		char msg[256];
@@ -264,7 +273,7 @@ int cmd_render(struct cli *c)
 		return cli_fail("--format must be text, ansi, svg or csv, not \"%s\"", fmt);
 	int vflag = c->view ? view_flag(c->view) : 0;
 	if (c->view && !vflag)
-		return cli_fail("--view must be lines, not \"%s\"", c->view);
+		return cli_fail("--view must be lines, model or map, not \"%s\"", c->view);
 	if (vflag && !strcmp(fmt, "csv"))
 		return cli_fail("--view draws a picture: --format text, ansi or svg, not csv");
 	if (!c->stage && !vflag)

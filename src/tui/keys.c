@@ -66,6 +66,9 @@ static const char *const ACTION_HELP[A_COUNT] = {
 	[A_ZOOM] = N_("zoom: auto / numbers / cells / fit / big"),
 	[A_LINES] = N_("head view: queries and keys joined by lines, all heads overlaid"),
 	[A_HEAD_SHOW] = N_("head view: show/hide head 0–8 (0: show all)"),
+	[A_MODEL] = N_("model view: every layer × head of this attention (Enter opens one)"),
+	[A_MAP] = N_("architecture map (the paper's Figure 1): the stage lit, click a box to jump"),
+	[A_MAP_SIDE] = N_("a small architecture map above the stage list on/off"),
 	[A_HELP] = N_("this help (Esc closes)"),
 	[A_ESCAPE] = N_("close help and overlays"),
 	[A_QUIT] = N_("quit"),
@@ -105,7 +108,8 @@ static const struct binding KEYS[] = {
 	{ '-', "-", A_BEAM_LESS }, { ')', ")", A_ALPHA_UP }, { '(', "(", A_ALPHA_DOWN },
 	{ 'w', "w", A_EXPLAIN }, { 'P', "P", A_PRESENTER }, { 'S', "S", A_SCHEME }, { 's', "s", A_SVG },
 	{ 'X', "X", A_CROSS }, { 'C', "C", A_COMPARE }, { 'f', "f", A_FORCE }, { 'F', "F", A_UNFORCE },
-	{ 'z', "z", A_ZOOM }, { 'v', "v", A_LINES },
+	{ 'z', "z", A_ZOOM }, { 'v', "v", A_LINES }, { 'V', "V", A_MODEL },
+	{ 'o', "o", A_MAP }, { 'u', "u", A_MAP_SIDE },
 	{ '1', "1–9", A_HEAD_SHOW }, { '2', NULL, A_HEAD_SHOW }, { '3', NULL, A_HEAD_SHOW },
 	{ '4', NULL, A_HEAD_SHOW }, { '5', NULL, A_HEAD_SHOW }, { '6', NULL, A_HEAD_SHOW },
 	{ '7', NULL, A_HEAD_SHOW }, { '8', NULL, A_HEAD_SHOW }, { '9', NULL, A_HEAD_SHOW },
@@ -273,6 +277,14 @@ static void mouse_click(struct app *a)
 {
 	int x, y;
 	term_mouse(&x, &y);
+	/* a box of the architecture map (the view or the sidebar's) */
+	for (int i = 0; i < a->scr.v.nmap_hits; i++) {
+		struct rect h = a->scr.v.map_hits[i].r;
+		if (x >= h.x && x < h.x + h.w && y >= h.y && y < h.y + h.h) {
+			app_go_stage(a, a->scr.v.map_hits[i].stage);
+			return;
+		}
+	}
 	int st = screen_stage_at(&a->scr, x, y);
 	if (st >= 0) {
 		app_go_stage(a, st);
@@ -295,6 +307,24 @@ static const char *const ZOOM_NAMES[ZOOM_COUNT] = {
 	   the help line "zoom: auto / numbers / cells / fit / big" */
 	N_("auto"), N_("numbers"), N_("cells"), N_("fit"), N_("big")
 };
+
+/* In the model view ↑↓ choose the layer and h l the head.  Returns
+ * whether act was taken so. */
+static int model_view_key(struct app *a, enum action act)
+{
+	struct view_state *v = &a->scr.v;
+	if (!(v->flags & VF_MODEL) || view_for(v) != &modelview_view)
+		return 0;
+	const struct stage *w = view_attn_weights(a->tr, app_stage(a));
+	int H = w ? w->shape[0] : 1;
+	switch (act) {
+	case A_UP: app_go_layer(a, -1); return 1;
+	case A_DOWN: app_go_layer(a, 1); return 1;
+	case A_LEFT: v->head = (v->head + H - 1) % H; return 1;
+	case A_RIGHT: v->head = (v->head + 1) % H; return 1;
+	default: return 0;
+	}
+}
 
 /* The key being handled (the digits of A_HEAD_SHOW tell their head). */
 static int cur_key;
@@ -335,6 +365,8 @@ static void do_action(struct app *a, enum action act)
 		a->scr.show_stages = 1;
 	if (app_decoding_page_key(a, act))
 		return;
+	if (model_view_key(a, act))
+		return;
 	switch (act) {
 	case A_NEXT: app_go_stage(a, v->stage + 1); break;
 	case A_PREV: app_go_stage(a, v->stage - 1); break;
@@ -373,7 +405,7 @@ static void do_action(struct app *a, enum action act)
 		if (view_heads(app_stage(a)) > 1)
 			v->flags ^= VF_MEAN_HEADS | (v->flags & VF_ALL_HEADS ? 0 : VF_ALL_HEADS);
 		break;
-	case A_OPEN: v->flags &= ~(VF_ALL_HEADS | VF_MEAN_HEADS); break;
+	case A_OPEN: v->flags &= ~(VF_ALL_HEADS | VF_MEAN_HEADS | VF_MODEL | VF_MAP); break;
 	case A_INSPECT:
 		toggle_flag(a, VF_INSPECT, 1, _("the inspector works on attention scores and weights"));
 		break;
@@ -471,6 +503,19 @@ static void do_action(struct app *a, enum action act)
 			v->flags ^= VF_LINES;
 		break;
 	case A_HEAD_SHOW: head_show(a); break;
+	case A_MAP: v->flags ^= VF_MAP; break;
+	case A_MAP_SIDE:
+		v->flags ^= VF_MAP_SIDE;
+		if ((v->flags & VF_MAP_SIDE) && a->scr.sidebar.w == 0)
+			app_msg(a, 0, "%s", _("the small map shows in the stage list, from 80 columns on"));
+		break;
+	case A_MODEL:
+		if (!(v->flags & VF_MODEL) && (!view_attn_weights(a->tr, app_stage(a)) ||
+					       app_stage(a)->layer < 0))
+			app_msg(a, 0, "%s", _("the model view works on the stages of an attention"));
+		else
+			v->flags ^= VF_MODEL;
+		break;
 	case A_HELP:
 		a->scr.show_help = !a->scr.show_help;
 		a->scr.help_top = 0;
@@ -478,7 +523,8 @@ static void do_action(struct app *a, enum action act)
 	case A_ESCAPE:
 		a->scr.show_help = 0;
 		v->flags &= ~(VF_INSPECT | VF_MASK_DIFF | VF_ALL_HEADS | VF_MEAN_HEADS |
-			      VF_PE_CURVES | VF_DECODE | VF_COMPARE | VF_LINES);
+			      VF_PE_CURVES | VF_DECODE | VF_COMPARE | VF_LINES | VF_MODEL |
+			      VF_MAP);
 		break;
 	case A_QUIT: a->quit = 1; break;
 	}

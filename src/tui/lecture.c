@@ -18,7 +18,7 @@
 
 static const char *const VIEW_NAMES[] = {
 	"stage", "heads", "mean", "inspect", "maskdiff", "curves", "decode", "compare",
-	"lines", NULL
+	"lines", "model", "map", NULL
 };
 static const char *const TOP_KEYS[] = { "title", "model", "steps", NULL };
 static const char *const STEP_KEYS[] = {
@@ -172,7 +172,7 @@ static int parse_step(struct lecture *l, const struct ydoc *d, const struct ynod
 				k = i;
 		if (k < 0)
 			return name ? err_set(e, "%s:%d: view must be stage, heads, mean, inspect, "
-					      "maskdiff, curves, decode, compare or lines, not \"%.30s\"",
+					      "maskdiff, curves, decode, compare, lines, model or map, not \"%.30s\"",
 					      d->file, v->line, name) : -1;
 		s->view = (enum lview)k;
 	}
@@ -362,9 +362,11 @@ static int check_step(struct lecture *l, const struct lstep *s, struct err *e)
 				rc = err_set(e, P_("%s:%d: head %d does not exist: %s has %d head",
 						   "%s:%d: head %d does not exist: %s has %d heads",
 						   heads), l->path, s->line, s->head, s->stage, heads);
-			else if (s->view == LV_LINES && !view_attn_weights(t, st))
-				rc = err_set(e, "%s:%d: view lines needs an attention stage, not %s",
-					     l->path, s->line, s->stage);
+			else if ((s->view == LV_LINES || s->view == LV_MODEL) &&
+				 (!view_attn_weights(t, st) || st->layer < 0))
+				rc = err_set(e, "%s:%d: view %s needs an attention stage, not %s",
+					     l->path, s->line, s->view == LV_LINES ? "lines" : "model",
+					     s->stage);
 			else if (s->row >= rows || s->col >= cols)
 				rc = err_set(e, "%s:%d: cursor [%d, %d] is outside %s [%d × %d]",
 					     l->path, s->line, s->row, s->col, s->stage, rows, cols);

@@ -71,7 +71,7 @@ void app_lecture_go(struct app *a, int i)
 		[LV_MEAN] = VF_ALL_HEADS | VF_MEAN_HEADS, [LV_INSPECT] = VF_INSPECT,
 		[LV_MASKDIFF] = VF_MASK_DIFF, [LV_CURVES] = VF_PE_CURVES,
 		[LV_DECODE] = VF_DECODE, [LV_COMPARE] = VF_COMPARE,
-		[LV_LINES] = VF_LINES,
+		[LV_LINES] = VF_LINES, [LV_MODEL] = VF_MODEL, [LV_MAP] = VF_MAP,
 	};
 	v->flags |= FLAGS[s->view];
 	if (s->view == LV_MASKDIFF)

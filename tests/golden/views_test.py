@@ -148,7 +148,7 @@ def main():
         for stage in ("encoder.0.self_attn.weights", "encoder.1.self_attn.weights",
                       "decoder.0.self_attn.weights", "decoder.1.cross_attn.weights"):
             lines_view(binary, yaml_path, ref, stage, heads)
-        if os.environ.get("VIEWS_TEST_MODEL", "0") == "1":   # the model view: next commit
+        if os.environ.get("VIEWS_TEST_MODEL", "1") == "1":
             model_view(binary, yaml_path, ref, ("encoder", "self_attn"), cfg["encoder_layers"], heads)
             model_view(binary, yaml_path, ref, ("decoder", "self_attn"), cfg["decoder_layers"], heads)
             model_view(binary, yaml_path, ref, ("decoder", "cross_attn"), cfg["decoder_layers"], heads)

@@ -1,5 +1,6 @@
 /* test_attnviews.c - the views BertViz and Transformer Explainer users
- * expect (issue 16): the head view (lines).
+ * expect (issue 16): the head view (lines), the model view and the
+ * architecture map.
  *
  * Text snapshots without colour; view_for picks the view from every stage
  * of an attention; the bar list's numbers are the selected head's weights
@@ -202,6 +203,233 @@ static void lines_tests(const struct model *m, const struct trace *t)
 	tap_ok(bad == 0, "the head view draws only inside its rectangle (%d bad cases)", bad);
 }
 
+/* The model view: snapshots (tiles with labels at 120×40, tiles at 80×19,
+ * the table when the tiles do not fit across), every tile's entropy equal
+ * to attn_entropy's, paging on a deep model, inside its rectangle. */
+static void model_tests(const struct model *m, const struct trace *t)
+{
+	struct view_state v;
+	if (!vt_state(&v, t, m, "decoder.1.cross_attn.weights")) {
+		v.flags = VF_MODEL;
+		tap_ok(view_for(&v) == &modelview_view, "VF_MODEL on cross-attention picks the model view");
+		v.head = 2;
+		snap(&v, "model_cross_120x40", VF_MODEL, 120, 40);
+		snap(&v, "model_cross_53x19", VF_MODEL, 53, 19);
+		snap(&v, "model_cross_30x12", VF_MODEL, 30, 12);
+	}
+	if (!vt_state(&v, t, m, "encoder.0.self_attn.q")) {
+		v.head = 1;
+		snap(&v, "model_enc_80x24", VF_MODEL, 80, 24);
+	}
+	if (!vt_state(&v, t, m, "src.embed")) {
+		v.flags = VF_MODEL;
+		tap_ok(view_for(&v) != &modelview_view, "VF_MODEL on src.embed keeps its own view");
+	}
+	/* the titles' entropies against attn_entropy, every layer × head */
+	if (!vt_state(&v, t, m, "decoder.0.self_attn.weights")) {
+		v.flags = VF_MODEL;
+		char *txt = vt_render(&v, 160, 60, DEPTH_NONE);
+		int found = 0, bad = 0;
+		for (int l = 0; l < 2; l++) {
+			char nm[64];
+			snprintf(nm, sizeof nm, "decoder.%d.self_attn.weights", l);
+			const struct stage *s = trace_find(t, nm);
+			for (int h = 0; s && h < s->shape[0]; h++) {
+				char want[64];
+				snprintf(want, sizeof want, "h%d %.2f", h,
+					 attn_entropy(view_slice(s, h), s->shape[1], s->shape[2]));
+				/* the line of layer l's tiles starts with "L<l>" */
+				const char *e = NULL;
+				for (const char *p = txt; p && *p && !e; ) {
+					const char *nl = strchr(p, '\n');
+					size_t len = nl ? (size_t)(nl - p) : strlen(p);
+					char line[2048], lab[8];
+					snprintf(line, sizeof line, "%.*s", (int)len, p);
+					snprintf(lab, sizeof lab, "L%d ", l);
+					const char *q = line;
+					while (*q == ' ')
+						q++;
+					if (!strncmp(q, lab, strlen(lab)) && strstr(line, want))
+						e = p;
+					p = nl ? nl + 1 : NULL;
+				}
+				found += e != NULL;
+				bad += e == NULL;
+			}
+		}
+		tap_ok(found == 8 && bad == 0, "model view: the 8 tiles' titles give attn_entropy "
+		       "(%d found, %d missing)", found, bad);
+		free(txt);
+	}
+	static const int SIZES[][2] = { { 120, 40 }, { 53, 19 }, { 30, 8 }, { 12, 4 }, { 1, 1 } };
+	static const enum depth DEPTHS[] = { DEPTH_NONE, DEPTH_8, DEPTH_256, DEPTH_TRUE };
+	int bad = 0;
+	for (size_t k = 0; k < sizeof SIZES / sizeof *SIZES; k++)
+		for (size_t d = 0; d < 4; d++) {
+			if (vt_state(&v, t, m, "decoder.1.cross_attn.weights"))
+				continue;
+			v.flags = VF_MODEL;
+			v.head = 3;
+			bad += vt_outside(&v, SIZES[k][0], SIZES[k][1], DEPTHS[d]) != 0;
+		}
+	tap_ok(bad == 0, "the model view draws only inside its rectangle (%d bad cases)", bad);
+}
+
+/* The paper's base size: 6 layers × 8 heads; at 80×24 the layers page. */
+static void model_base_tests(void)
+{
+	struct model *m = vt_model("models/base.yaml");
+	if (!tap_ok(m != NULL, "load base.yaml"))
+		return;
+	struct trace *t = vt_pass(m, SENTENCE, NULL, NULL);
+	struct view_state v;
+	if (t && !vt_state(&v, t, m, "encoder.4.self_attn.weights")) {
+		v.flags = VF_MODEL;
+		v.head = 6;
+		char *txt = vt_render(&v, 160, 30, DEPTH_NONE);
+		tap_ok(strstr(txt, "6 layers × 8 heads") && strstr(txt, "L4") &&
+		       !strstr(txt, "L0 ") && strstr(txt, " of 6"),
+		       "base at 160×30: a page of the layers with layer 4, not layer 0");
+		free(txt);
+		txt = vt_render(&v, 53, 19, DEPTH_NONE);
+		tap_ok(strstr(txt, "L0 ") && strstr(txt, "L5 "),
+		       "base at 53×19: the layer × head table has every layer");
+		free(txt);
+		txt = vt_render(&v, 160, 80, DEPTH_NONE);
+		int all = 1;
+		for (int l = 0; l < 6; l++) {
+			char lab[8];
+			snprintf(lab, sizeof lab, "L%d", l);
+			all &= strstr(txt, lab) != NULL;
+		}
+		tap_ok(all, "base at 160×80: every layer on one page");
+		free(txt);
+	}
+	trace_free(t);
+	model_free(m);
+}
+
+/* The line of text holding the lit box ("▶ … ◀"), or "". */
+static void lit_line(const char *txt, char *out, size_t n)
+{
+	out[0] = 0;
+	for (const char *b = txt; *b; ) {
+		const char *e = strchr(b, '\n');
+		size_t len = e ? (size_t)(e - b) : strlen(b);
+		char line[1024];
+		snprintf(line, sizeof line, "%.*s", (int)len, b);
+		if (strstr(line, "▶ ") && strstr(line, " ◀")) {
+			snprintf(out, n, "%s", line);
+			return;
+		}
+		if (!e)
+			break;
+		b = e + 1;
+	}
+}
+
+/* The map: the box of each stage lit (the paper's Figure 1, hand-listed),
+ * the layer in the stack's title, clicks lead to a stage of the box, the
+ * three architectures, the mini map, inside its rectangle. */
+static void map_tests(const struct model *m, const struct trace *t)
+{
+	struct view_state v;
+	static const struct { const char *stage, *box, *title; } LIT[] = {
+		{ "src.ids", "Input Embedding", NULL },
+		{ "src.pos", "Positional Encoding", NULL },
+		{ "encoder.0.self_attn.scores", "Multi-Head Attention", "Encoder · layer 0 of 2" },
+		{ "encoder.1.norm1", "Add & Norm", "Encoder · layer 1 of 2" },
+		{ "encoder.1.ffn.hidden", "Feed Forward", "Encoder · layer 1 of 2" },
+		{ "tgt.embed", "Output Embedding", NULL },
+		{ "decoder.0.self_attn.masked", "Masked Multi-Head Attention", "Decoder · layer 0 of 2" },
+		{ "decoder.1.cross_attn.weights", "Multi-Head Attention", "Decoder · layer 1 of 2" },
+		{ "decoder.1.norm3", "Add & Norm", "Decoder · layer 1 of 2" },
+		{ "logits", "Linear", NULL },
+		{ "probs", "Softmax", NULL },
+		{ "loss", "Softmax", NULL },
+	};
+	for (size_t i = 0; i < sizeof LIT / sizeof *LIT; i++) {
+		if (vt_state(&v, t, m, LIT[i].stage))
+			continue;
+		v.flags = VF_MAP;
+		char *txt = vt_render(&v, 100, 40, DEPTH_NONE);
+		char line[1024];
+		lit_line(txt, line, sizeof line);
+		tap_ok(view_for(&v) == &map_view && strstr(line, LIT[i].box) &&
+		       (!LIT[i].title || strstr(txt, LIT[i].title)),
+		       "map: %s lights “%s”%s%s (lit: %s)", LIT[i].stage, LIT[i].box,
+		       LIT[i].title ? " under " : "", LIT[i].title ? LIT[i].title : "", line);
+		free(txt);
+	}
+	if (!vt_state(&v, t, m, "decoder.1.cross_attn.weights")) {
+		snap(&v, "map_cross_100x36", VF_MAP, 100, 36);
+		snap(&v, "map_cross_53x19", VF_MAP, 53, 19);
+		/* every click target leads to a stage; the one on the lit box
+		 * to a stage of cross-attention in layer 1 */
+		v.flags = VF_MAP;
+		struct canvas *c = draw(&v, 100, 36, DEPTH_NONE);
+		int ok = v.nmap_hits >= 15, lit = 0;
+		for (int i = 0; i < v.nmap_hits; i++) {
+			const struct map_hit *h = &v.map_hits[i];
+			ok &= h->stage >= 0 && h->stage < t->n && h->r.w > 0;
+			const struct cell *cl = &c->cells[(size_t)h->r.y * c->w + h->r.x];
+			if (!strcmp(cl->glyph, "▶")) {
+				lit++;
+				ok &= !strncmp(t->stages[h->stage].name, "decoder.1.cross_attn.", 21);
+			}
+		}
+		canvas_free(c);
+		tap_ok(ok && lit == 1, "map: %d click targets, the lit one leads into "
+		       "decoder.1.cross_attn", v.nmap_hits);
+	}
+	/* the mini map for the sidebar */
+	if (!vt_state(&v, t, m, "encoder.1.ffn.out")) {
+		struct canvas *c = canvas_new(24, 20, DEPTH_NONE);
+		v.nmap_hits = 0;
+		int used = map_draw_mini(&v, c, (struct rect){ 0, 0, 24, 20 });
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *fp = open_memstream(&buf, &len);
+		canvas_write_text(c, fp);
+		fclose(fp);
+		canvas_free(c);
+		tap_ok(used > 0 && used <= 20 && v.nmap_hits >= 15, "mini map: %d lines, %d targets",
+		       used, v.nmap_hits);
+		vt_snapshot("map_mini_24", buf);
+		free(buf);
+	}
+	int bad = 0;
+	static const int SIZES[][2] = { { 100, 36 }, { 53, 19 }, { 30, 8 }, { 12, 4 }, { 1, 1 } };
+	for (size_t k = 0; k < sizeof SIZES / sizeof *SIZES; k++)
+		for (int d = 0; d < 2; d++) {
+			if (vt_state(&v, t, m, "decoder.0.add2"))
+				continue;
+			v.flags = VF_MAP;
+			bad += vt_outside(&v, SIZES[k][0], SIZES[k][1], d ? DEPTH_TRUE : DEPTH_NONE) != 0;
+		}
+	tap_ok(bad == 0, "the map draws only inside its rectangle (%d bad cases)", bad);
+}
+
+/* A decoder-only and an encoder-only model: one stack each. */
+static void map_arch_tests(void)
+{
+	static const struct { const char *model, *sentence, *stage, *snap; } A[] = {
+		{ "tests/data/tiny-dec.yaml", "your cat", "decoder.0.ffn.out", "map_decoder_only" },
+		{ "models/seed-toy.yaml", "your cat is", "encoder.0.self_attn.weights", "map_encoder_only" },
+	};
+	for (size_t i = 0; i < sizeof A / sizeof *A; i++) {
+		struct model *m = vt_model(A[i].model);
+		struct trace *t = m ? vt_pass(m, A[i].sentence, NULL, NULL) : NULL;
+		struct view_state v;
+		if (t && !vt_state(&v, t, m, A[i].stage))
+			snap(&v, A[i].snap, VF_MAP, 60, 24);
+		else
+			tap_ok(0, "%s: a pass", A[i].model);
+		trace_free(t);
+		model_free(m);
+	}
+}
+
 int main(void)
 {
 	struct model *m = vt_model("models/en-pt-tiny.yaml");
@@ -211,6 +439,10 @@ int main(void)
 	if (!tap_ok(t != NULL, "forward pass with a target"))
 		return tap_done();
 	lines_tests(m, t);
+	model_tests(m, t);
+	model_base_tests();
+	map_tests(m, t);
+	map_arch_tests();
 	trace_free(t);
 	model_free(m);
 	return tap_done();

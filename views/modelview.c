@@ -1,0 +1,316 @@
+/* modelview.c - the model view (BertViz's): every layer × head of one
+ * attention (encoder self, decoder self or cross) at once, one row of
+ * thumbnails per layer and one column per head, each titled with its mean
+ * row entropy and tagged with its pattern, the query tokens beside the
+ * rows where they fit; the selected layer × head framed (Enter opens it).
+ * When the thumbnails do not fit across, a layer × head table of entropies
+ * and tags; when the layers do not fit down, pages that follow the
+ * selected layer.
+ *
+ * Dimension names: L layers, H heads, nq queries, nk keys.  Each layer's
+ * weights are [H, nq, nk]; all layers share nq and nk. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "draw.h"
+#include "palette.h"
+#include "view.h"
+#include "base/i18n.h"
+#include "base/utf8.h"
+
+#define LAYERS_MAX 128
+#define QLABEL_MAX 8      /* columns of a query label beside the rows */
+
+/* The attention's weights in every layer: w[l] (NULL where a layer has
+ * none), and the layer on screen. */
+struct family {
+	const struct stage *w[LAYERS_MAX];
+	int L, cur;
+	char block[16], attn[16];   /* "decoder", "cross_attn" */
+};
+
+static int find_family(const struct trace *t, const struct stage *ws, struct family *f)
+{
+	const char *a = strstr(ws->name, "_attn.");
+	const char *b = a;
+	memset(f, 0, sizeof *f);
+	if (!a || ws->layer < 0)
+		return -1;
+	while (b > ws->name && b[-1] != '.')
+		b--;
+	snprintf(f->block, sizeof f->block, "%s", ws->block == BLK_ENCODER ? "encoder" : "decoder");
+	snprintf(f->attn, sizeof f->attn, "%.*s_attn", (int)(a - b), b);
+	for (int l = 0; l < LAYERS_MAX; l++) {
+		char nm[STAGE_NAME_MAX];
+		snprintf(nm, sizeof nm, "%s.%d.%s.weights", f->block, l, f->attn);
+		const struct stage *s = trace_find(t, nm);
+		if (!s)
+			break;
+		if (s->ndim != 3 || s->shape[0] != ws->shape[0] || s->shape[1] != ws->shape[1] ||
+		    s->shape[2] != ws->shape[2])
+			return -1;
+		f->w[f->L++] = s;
+	}
+	f->cur = ws->layer < f->L ? ws->layer : 0;
+	return f->L ? 0 : -1;
+}
+
+/* A pattern tag in at most room columns ("previous token", "previous",
+ * "p"). */
+static const char *tag_fit(const char *tag, int room, char *buf, size_t n)
+{
+	static const struct { const char *full, *brief; } T[] = {
+		{ N_("attends to itself"), N_("self") },
+		{ N_("previous token"), N_("previous") },
+		{ N_("first token"), N_("first") },
+	};
+	if (utf8_width(tag) <= room)
+		return tag;
+	for (size_t i = 0; i < sizeof T / sizeof T[0]; i++)
+		if (strcmp(tag, _(T[i].full)) == 0)
+			tag = _(T[i].brief);
+	return text_fit(tag, room, buf, n);
+}
+
+struct tiles {
+	int lw;          /* label column: "L12" and the query labels */
+	int iw, tw;      /* tile inner and outer width (cells: one a key) */
+	int rows;        /* matrix rows a line: 2 (half blocks) or 1 */
+	int lines;       /* lines of cells in a tile */
+	int per;         /* layers on a page */
+	int labels;      /* query labels beside the rows */
+};
+
+/* Lays the thumbnails out in w × h; returns 0 when they do not fit (a
+ * tile narrower than its keys, or not one layer high). */
+static int tiles_fit(struct tiles *g, int H, int L, int nq, int nk, int w, int h,
+		     int color, int qlw)
+{
+	g->iw = nk;
+	g->tw = nk + 2;
+	g->lw = 4;
+	if (g->lw + H * (g->tw + 1) - 1 > w)
+		return 0;
+	/* without labels: half blocks (two rows a line) with colour */
+	g->labels = 0;
+	g->rows = color ? 2 : 1;
+	g->lines = (nq + g->rows - 1) / g->rows;
+	g->per = h / (g->lines + 2);
+	/* labels beside the rows need a line per row: taken when they cost
+	 * no layer on the page */
+	int room = w - (H * (g->tw + 1) - 1);
+	int lw = qlw < QLABEL_MAX ? qlw : QLABEL_MAX;
+	int per_l = h / (nq + 2);
+	if (room >= lw + 1 && lw >= 3 && per_l >= 1 &&
+	    (per_l >= g->per || per_l >= L)) {
+		g->labels = 1;
+		g->rows = 1;
+		g->lines = nq;
+		g->lw = lw + 1 > 4 ? lw + 1 : 4;
+		g->per = per_l;
+	}
+	return g->per >= 1;
+}
+
+static void draw_tile(struct view_state *v, struct canvas *c, struct rect r,
+		      const struct stage *s, int h, int sel, const struct tiles *g,
+		      const struct scale *sc, int x, int y)
+{
+	const int nq = s->shape[1], nk = s->shape[2];
+	const int color = c->depth != DEPTH_NONE;
+	const struct style bo = role_style(sel ? R_ACCENT : R_BORDER, c->depth);
+	const struct style ti = role_style(sel ? R_CURSOR : R_LABEL, c->depth);
+	const struct style mu = role_style(R_MUTED, c->depth);
+	const float *w = view_slice(s, h);   /* [nq, nk] */
+	const char *const *box = sel ?
+		(const char *const[]){ "╔", "═", "╗", "║", "╚", "╝" } :
+		(const char *const[]){ "┌", "─", "┐", "│", "└", "┘" };
+	char buf[64], fit[64];
+	const int bot = y + g->lines + 1;
+	clip_put(c, r, x, y, box[0], bo.fg, bo.bg, bo.attr);
+	clip_put(c, r, x + g->tw - 1, y, box[2], bo.fg, bo.bg, bo.attr);
+	clip_put(c, r, x, bot, box[4], bo.fg, bo.bg, bo.attr);
+	clip_put(c, r, x + g->tw - 1, bot, box[5], bo.fg, bo.bg, bo.attr);
+	for (int k = 1; k < g->tw - 1; k++) {
+		clip_put(c, r, x + k, y, box[1], bo.fg, bo.bg, bo.attr);
+		clip_put(c, r, x + k, bot, box[1], bo.fg, bo.bg, bo.attr);
+	}
+	for (int k = 1; k <= g->lines; k++) {
+		clip_put(c, r, x, y + k, box[3], bo.fg, bo.bg, bo.attr);
+		clip_put(c, r, x + g->tw - 1, y + k, box[3], bo.fg, bo.bg, bo.attr);
+	}
+	/* title "h2 1.52" (entropy in bits), or "h2" when narrow; the tag */
+	snprintf(buf, sizeof buf, "h%d %.2f", h, attn_entropy(w, nq, nk));
+	if (utf8_width(buf) > g->iw)
+		snprintf(buf, sizeof buf, "h%d", h);
+	clip_text(c, r, x + 1, y, g->iw, text_fit(buf, g->iw, fit, sizeof fit), &ti);
+	clip_text(c, r, x + 1, bot, g->iw,
+		  tag_fit(attn_pattern(w, nq, nk), g->iw, fit, sizeof fit), &mu);
+	for (int line = 0; line < g->lines; line++) {
+		int i0 = line * g->rows, i1 = g->rows == 2 && i0 + 1 < nq ? i0 + 1 : -1;
+		for (int j = 0; j < nk; j++) {
+			float a = w[(size_t)i0 * nk + j];
+			if (!color) {
+				clip_put(c, r, x + 1 + j, y + 1 + line, scale_glyph(sc, a),
+					 COLOR_DEFAULT, COLOR_DEFAULT, 0);
+			} else if (g->rows == 1) {
+				clip_put(c, r, x + 1 + j, y + 1 + line, " ", COLOR_DEFAULT,
+					 scale_color(sc, a), 0);
+			} else {
+				uint32_t bg = i1 >= 0 ? scale_color(sc, w[(size_t)i1 * nk + j]) :
+					      COLOR_DEFAULT;
+				clip_put(c, r, x + 1 + j, y + 1 + line, "▀", scale_color(sc, a), bg, 0);
+			}
+		}
+	}
+	(void)v;
+}
+
+static void draw_tiles(struct view_state *v, struct canvas *c, struct rect r,
+		       const struct family *f, const struct tiles *g, int y0, int first)
+{
+	const struct stage *s0 = f->w[f->cur];
+	const int H = s0->shape[0], nq = s0->shape[1];
+	const struct style lb = role_style(R_LABEL, c->depth);
+	const struct style hd = role_style(R_HEADER, c->depth);
+	const struct style cu = role_style(R_CURSOR, c->depth);
+	struct scale sc = scale_for(s0, stage_f32(s0), 0);   /* weights: 0…1 */
+	char buf[96], fit[96];
+	for (int l = first; l < f->L && l < first + g->per; l++) {
+		int y = y0 + (l - first) * (g->lines + 2);
+		snprintf(buf, sizeof buf, "L%d", l);
+		clip_text(c, r, r.x, y, g->lw, buf, l == f->cur ? &cu : &hd);
+		if (g->labels)
+			for (int i = 0; i < nq; i++) {
+				trace_row_label(v->tr, s0->axes[1], i, buf, sizeof buf);
+				text_fit(buf, g->lw - 1, fit, sizeof fit);
+				clip_rtext(c, r, r.x, y + 1 + i, g->lw - 1, fit, &lb);
+			}
+		for (int h = 0; h < H; h++)
+			draw_tile(v, c, r, f->w[l], h, l == f->cur && h == v->head, g, &sc,
+				  r.x + g->lw + h * (g->tw + 1), y);
+	}
+}
+
+/* The table: a row per layer, a column per head, "1.52 self" in each. */
+static void draw_table(struct view_state *v, struct canvas *c, struct rect r,
+		       const struct family *f, int y0, int per, int first)
+{
+	const struct stage *s0 = f->w[f->cur];
+	const int H = s0->shape[0], nq = s0->shape[1], nk = s0->shape[2];
+	const struct style hd = role_style(R_HEADER, c->depth);
+	const struct style tx = role_style(R_TEXT, c->depth);
+	const struct style cu = role_style(R_CURSOR, c->depth);
+	const int lw = 4, cw = (r.w - lw) / H > 14 ? 14 : (r.w - lw) / H;
+	const double hmax = nk > 1 ? log2(nk) : 1;
+	char buf[64], fit[64], tag[64];
+	if (cw < 4)
+		return;
+	for (int h = 0; h < H; h++) {
+		snprintf(buf, sizeof buf, "h%d", h);
+		clip_text(c, r, r.x + lw + h * cw, y0, cw - 1, buf, &hd);
+	}
+	for (int l = first; l < f->L && l < first + per; l++) {
+		int y = y0 + 1 + (l - first);
+		snprintf(buf, sizeof buf, "L%d", l);
+		clip_text(c, r, r.x, y, lw, buf, l == f->cur ? &cu : &hd);
+		for (int h = 0; h < H; h++) {
+			const float *w = view_slice(f->w[l], h);   /* [nq, nk] */
+			double e = attn_entropy(w, nq, nk);
+			const char *t = tag_fit(attn_pattern(w, nq, nk), cw - 6, tag, sizeof tag);
+			snprintf(buf, sizeof buf, "%.2f %s", e, cw >= 7 ? t : "");
+			struct style st = tx;
+			if (c->depth != DEPTH_NONE) {
+				/* sharp heads bright: the scale at 1 − entropy/max */
+				struct scale sc = { 0, 0, 1 };
+				st.bg = scale_color(&sc, (float)(1 - e / hmax));
+				st.fg = contrast_fg(st.bg);
+			}
+			if (l == f->cur && h == v->head)
+				st = cu;
+			struct rect cell = { r.x + lw + h * cw, y, cw - 1, 1 };
+			canvas_fill(c, cell, " ", st.fg, st.bg, st.attr);
+			clip_text(c, r, cell.x, y, cw - 1, text_fit(buf, cw - 1, fit, sizeof fit), &st);
+		}
+	}
+}
+
+static void draw(struct view_state *v, struct canvas *c, struct rect r)
+{
+	const struct style mu = role_style(R_MUTED, c->depth);
+	const struct style hd = role_style(R_HEADER, c->depth);
+	const struct style ac = role_style(R_ACCENT, c->depth);
+	const struct stage *ws = view_attn_weights(v->tr, view_stage(v));
+	struct family f;
+	char buf[256], fit[256];
+	v->geom.valid = 0;
+	if (r.w < 1 || r.h < 1)
+		return;
+	if (!ws || find_family(v->tr, ws, &f)) {
+		clip_text(c, r, r.x, r.y, r.w, _("the model view shows attention stages"), &mu);
+		return;
+	}
+	const int H = ws->shape[0], nq = ws->shape[1], nk = ws->shape[2];
+	v->head = clampi(v->head, 0, H - 1);
+	int qlw = 3;
+	for (int i = 0; i < nq; i++) {
+		char lab[96];
+		int lw = utf8_width(trace_row_label(v->tr, ws->axes[1], i, lab, sizeof lab));
+		qlw = lw > qlw ? lw : qlw;
+	}
+	/* title, hint; the footer: the selected head and Enter */
+	int hint = r.h >= 12 && !c->figure, foot = r.h >= 8;
+	int y0 = r.y + 1 + hint + (r.h >= 16);
+	int ah = r.y + r.h - foot - y0;
+	struct tiles g = { 0 };
+	int tiles = ah > 0 && tiles_fit(&g, H, f.L, nq, nk, r.w, ah, c->depth != DEPTH_NONE, qlw);
+	int per = tiles ? g.per : ah - 1;
+	if (per < 1)
+		per = 1;
+	int first = 0;
+	view_follow(&first, f.cur, per, f.L);
+
+	/* TRANSLATORS: the model view's title: the attention ("decoder.*.
+	 * cross_attn"), layers × heads */
+	snprintf(buf, sizeof buf, _("model view · %s.*.%s · %d layers × %d heads"), f.block,
+		 f.attn, f.L, H);
+	int x = r.x + clip_text(c, r, r.x, r.y, r.w, buf, &hd) + 2;
+	int hx = r.x;
+	if (per < f.L) {
+		/* TRANSLATORS: the model view shows these layers of all */
+		snprintf(buf, sizeof buf, _("layers %d–%d of %d"), first,
+			 first + per < f.L ? first + per - 1 : f.L - 1, f.L);
+		if (x + utf8_width(buf) <= r.x + r.w)
+			clip_text(c, r, x, r.y, r.x + r.w - x, buf, &ac);
+		else if (r.h >= 2)   /* on the hint's line, before it */
+			hx += clip_text(c, r, r.x, r.y + 1, r.w, buf, &ac) + 2;
+	}
+	if (hint && hx < r.x + r.w)
+		/* TRANSLATORS: the model view's key hint under its title */
+		clip_text(c, r, hx, r.y + 1, r.x + r.w - hx,
+			  text_fit(_("↑↓ layer · h l [ ] head · Enter opens it · V back · tiles: "
+				     "rows queries, columns keys, title entropy in bits"),
+				   r.x + r.w - hx, fit, sizeof fit), &mu);
+	if (ah > 0) {
+		if (tiles)
+			draw_tiles(v, c, r, &f, &g, y0, first);
+		else
+			draw_table(v, c, r, &f, y0, per, first);
+	}
+	if (foot) {
+		const float *w = view_slice(f.w[f.cur], v->head);   /* [nq, nk] */
+		const char *pat = attn_pattern(w, nq, nk);
+		/* TRANSLATORS: the model view's last line: the selected layer and
+		 * head, its entropy (of the largest possible), its pattern */
+		snprintf(buf, sizeof buf, _("layer %d head %d: mean row entropy %.2f bits (max %.2f)%s%s "
+					    "· Enter opens it"), f.cur, v->head,
+			 attn_entropy(w, nq, nk), nk > 1 ? log2(nk) : 0.0, *pat ? " · " : "", pat);
+		clip_text(c, r, r.x, r.y + r.h - 1, r.w, text_fit(buf, r.w, fit, sizeof fit), &ac);
+	}
+}
+
+const struct view_class modelview_view = {
+	.name = "model",
+	.draw = draw,
+};
