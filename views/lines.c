@@ -50,13 +50,15 @@ static uint32_t head_color(int h)
 	}
 }
 
-/* c faded toward a dark grey by strength s (0…1). */
-static uint32_t fade(uint32_t c, double s)
+/* c faded by strength s (0…1) toward the background: a dark grey on a
+ * terminal, a light one in a figure (slides are white). */
+static uint32_t fade(uint32_t c, double s, int light)
 {
 	const double k = 0.3 + 0.7 * (s < 0 ? 0 : s > 1 ? 1 : s);
-	int r = (int)(40 + ((c >> 16 & 255) - 40) * k);
-	int g = (int)(40 + ((c >> 8 & 255) - 40) * k);
-	int b = (int)(40 + ((c & 255) - 40) * k);
+	const int z = light ? 235 : 40;
+	int r = (int)(z + ((int)(c >> 16 & 255) - z) * k);
+	int g = (int)(z + ((int)(c >> 8 & 255) - z) * k);
+	int b = (int)(z + ((int)(c & 255) - z) * k);
 	return RGB(r, g, b);
 }
 
@@ -168,7 +170,7 @@ static void title_line(struct view_state *v, struct canvas *c, struct rect r,
 				    (uint8_t)((sel ? ATTR_UNDERLINE | ATTR_BOLD : 0) |
 					      (on ? 0 : ATTR_DIM)) };
 		if (!on && color)
-			st.fg = fade(st.fg, 0);
+			st.fg = fade(st.fg, 0, c->figure);
 		x += clip_text(c, r, x, r.y, r.x + r.w - x, buf, &st) + 1;
 	}
 	if (r.h >= 10 && !c->figure) {
@@ -203,10 +205,12 @@ static int lay_out(struct layout *L, struct view_state *v, struct rect r,
 	if (L->bh < 1)
 		return 0;
 	L->gx = r.x + L->lw + 1;
+	/* up to 4 lines a token: the lines' slopes read better with room */
 	int n = nq > nk ? nq : nk;
-	L->pitch = L->bh >= 2 * n - 1 ? 2 : 1;
-	L->vq = nq < (L->bh + L->pitch - 1) / L->pitch ? nq : (L->bh + L->pitch - 1) / L->pitch;
-	L->vk = nk < (L->bh + L->pitch - 1) / L->pitch ? nk : (L->bh + L->pitch - 1) / L->pitch;
+	L->pitch = n > 1 ? clampi((L->bh - 1) / (n - 1), 1, 4) : 1;
+	int fit = (L->bh - 1) / L->pitch + 1;
+	L->vq = nq < fit ? nq : fit;
+	L->vk = nk < fit ? nk : fit;
 	return 1;
 }
 
@@ -232,8 +236,8 @@ static void draw_lines(struct view_state *v, struct canvas *c, struct rect r,
 				continue;
 			for (int i = v->top; i < v->top + L->vq; i++) {
 				int sel = i == v->row;
-				if (!sel && !color)
-					continue;
+				if (!sel && (!color || c->figure))
+					continue;   /* a figure shows the query it is about */
 				const float *row = all + ((size_t)h * nq + i) * nk;
 				float top = 0;
 				for (int j = 0; j < nk; j++)
@@ -261,7 +265,8 @@ static void draw_lines(struct view_state *v, struct canvas *c, struct rect r,
 				continue;
 			char g[4];
 			braille(d.bits[k], g);
-			uint32_t fg = color ? fade(head_color(d.head[k]), d.best[k]) : COLOR_DEFAULT;
+			uint32_t fg = color ? fade(head_color(d.head[k]), d.best[k], c->figure) :
+					      COLOR_DEFAULT;
 			clip_put(c, r, L->gx + x, L->y0 + y, g, fg, COLOR_DEFAULT,
 				 color && d.best[k] >= 0.5f ? ATTR_BOLD : 0);
 		}

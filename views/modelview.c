@@ -75,7 +75,8 @@ static const char *tag_fit(const char *tag, int room, char *buf, size_t n)
 
 struct tiles {
 	int lw;          /* label column: "L12" and the query labels */
-	int iw, tw;      /* tile inner and outer width (cells: one a key) */
+	int cw;          /* columns a key */
+	int iw, tw;      /* tile inner and outer width */
 	int rows;        /* matrix rows a line: 2 (half blocks) or 1 */
 	int lines;       /* lines of cells in a tile */
 	int per;         /* layers on a page */
@@ -87,9 +88,15 @@ struct tiles {
 static int tiles_fit(struct tiles *g, int H, int L, int nq, int nk, int w, int h,
 		     int color, int qlw)
 {
-	g->iw = nk;
-	g->tw = nk + 2;
+	/* the widest cells (up to 3 columns a key) at which the heads fit
+	 * across, with room for the labels when there is */
 	g->lw = 4;
+	for (g->cw = 3; g->cw >= 1; g->cw--) {
+		g->iw = nk * g->cw;
+		g->tw = g->iw + 2;
+		if (g->lw + QLABEL_MAX + H * (g->tw + 1) - 1 <= w || g->cw == 1)
+			break;
+	}
 	if (g->lw + H * (g->tw + 1) - 1 > w)
 		return 0;
 	/* without labels: half blocks (two rows a line) with colour */
@@ -149,8 +156,8 @@ static void draw_tile(struct view_state *v, struct canvas *c, struct rect r,
 		  tag_fit(attn_pattern(w, nq, nk), g->iw, fit, sizeof fit), &mu);
 	for (int line = 0; line < g->lines; line++) {
 		int i0 = line * g->rows, i1 = g->rows == 2 && i0 + 1 < nq ? i0 + 1 : -1;
-		for (int j = 0; j < nk; j++) {
-			float a = w[(size_t)i0 * nk + j];
+		for (int j = 0; j < nk * g->cw; j++) {
+			float a = w[(size_t)i0 * nk + j / g->cw];
 			if (!color) {
 				clip_put(c, r, x + 1 + j, y + 1 + line, scale_glyph(sc, a),
 					 COLOR_DEFAULT, COLOR_DEFAULT, 0);
@@ -158,7 +165,7 @@ static void draw_tile(struct view_state *v, struct canvas *c, struct rect r,
 				clip_put(c, r, x + 1 + j, y + 1 + line, " ", COLOR_DEFAULT,
 					 scale_color(sc, a), 0);
 			} else {
-				uint32_t bg = i1 >= 0 ? scale_color(sc, w[(size_t)i1 * nk + j]) :
+				uint32_t bg = i1 >= 0 ? scale_color(sc, w[(size_t)i1 * nk + j / g->cw]) :
 					      COLOR_DEFAULT;
 				clip_put(c, r, x + 1 + j, y + 1 + line, "▀", scale_color(sc, a), bg, 0);
 			}

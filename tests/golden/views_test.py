@@ -64,9 +64,12 @@ def lines_view(binary, yaml_path, ref, stage, heads):
             continue
         text = out.split("\n")
         nk = w.shape[2]
+        # keys from line 3, pitch lines apart: 26 lines of body, at most 4 a token
+        pitch = min(4, 25 // (max(w.shape[1], nk) - 1))
         got, worst, diag = 0, 0.0, []
         for j in range(nk):
-            line = text[3 + 2 * j].rstrip() if 3 + 2 * j < len(text) else ""
+            y = 3 + pitch * j
+            line = text[y].rstrip() if y < len(text) else ""
             tail = line.rsplit(" ", 1)[-1]
             if tail == "masked":
                 ok = w[h, 0, j] == 0

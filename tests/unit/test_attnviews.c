@@ -127,10 +127,13 @@ static void lines_tests(const struct model *m, const struct trace *t)
 		const float *w = view_slice(s, v.head) + (size_t)v.row * nk;   /* [nk] */
 		double worst = 0, sum = 0;
 		int found = 0, masked = 0;
-		/* at 110×30 the keys sit two lines apart from line 3 (the title,
-		 * the hint, the bars' heading above them) */
+		/* at 110×30 the keys sit from line 3 (under the title, the hint,
+		 * the bars' heading), pitch lines apart: 26 lines for n tokens,
+		 * at most 4 a token */
+		const int n = s->shape[1] > nk ? s->shape[1] : nk;
+		const int pitch = (26 - 1) / (n - 1) > 4 ? 4 : (26 - 1) / (n - 1);
 		for (int j = 0; j < nk; j++) {
-			double x = line_value(txt, 3 + 2 * j);
+			double x = line_value(txt, 3 + pitch * j);
 			sum += w[j];
 			if (isnan(x))
 				continue;
