@@ -65,6 +65,11 @@ void app_lecture_go(struct app *a, int i)
 		/* a step without a cursor starts at the first cell: going back
 		 * must not keep a later step's cursor */
 		v->row = v->col = 0;
+		/* the curves without a cursor: the Annotated Transformer's dims
+		 * 4–7, as the c key starts */
+		const struct stage *st = app_stage(a);
+		if (s->view == LV_CURVES && st->ndim == 2 && st->shape[1] >= 8)
+			v->col = 4;
 	}
 	static const int FLAGS[] = {
 		[LV_STAGE] = 0, [LV_HEADS] = VF_ALL_HEADS,
