@@ -1,10 +1,12 @@
 /* screen.c - layout of the stepper: header, stage list, view, status. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "draw.h"
 #include "explain.h"
 #include "palette.h"
+#include "losscurve.h"
 #include "screen.h"
 #include "base/i18n.h"
 #include "base/safetext.h"
@@ -63,13 +65,54 @@ static void input_marker(const struct trace *t, char *buf, size_t n)
 					len ? _(" · left out: ") : _("  ⚠ left out: "), t->dropped[i]);
 }
 
+/* Training time in the header, after the model's name: "· training step
+ * 54 of 3000, loss 2.31 ⠑⠢⣀⣀" with the snapshot on screen lit in the loss
+ * curve.  Returns the column after it. */
+static int draw_training(struct screen *s, struct canvas *c, int x)
+{
+	const struct model *m = s->v.m;
+	if (!s->show_training || !m || (m->cfg.nsnaps < 1 && m->cfg.snapshot < 0))
+		return x;
+	const struct config *g = &m->cfg;
+	int cur = g->snapshot < 0 ? g->nsnaps - 1 : model_snapshot_index(m, g->snapshot);
+	long step = g->snapshot >= 0 ? g->snapshot : g->snaps[g->nsnaps - 1].step;
+	char buf[160];
+	if (cur >= 0 && !isnan(g->snaps[cur].loss))
+		/* TRANSLATORS: the header in training time (< >): the training
+		   snapshot on screen, the run's last step and its training loss */
+		snprintf(buf, sizeof buf, _("· training step %ld of %ld, loss %.2f "), step,
+			 g->snaps[g->nsnaps - 1].step, g->snaps[cur].loss);
+	else if (g->nsnaps)
+		snprintf(buf, sizeof buf, _("· training step %ld of %ld "), step,
+			 g->snaps[g->nsnaps - 1].step);
+	else
+		snprintf(buf, sizeof buf, _("· training step %ld "), step);
+	x += put(c, x, 0, c->w - x, R_TITLE, buf);
+	if (g->nsnaps < 2 || x + g->nsnaps + 1 >= c->w)
+		return x;
+	char curve[8 * 64];
+	int at[65];
+	int n = losscurve_text(g->snaps, g->nsnaps < 64 ? g->nsnaps : 64, curve, sizeof curve, at);
+	int x0 = x;
+	x += put(c, x, 0, c->w - x, R_TITLE, curve);
+	if (cur >= 0 && cur < n) {   /* where you are: the cursor's colours */
+		char one[8];
+		snprintf(one, sizeof one, "%.*s", at[cur + 1] - at[cur], curve + at[cur]);
+		put(c, x0 + cur, 0, 1, R_CURSOR, one);
+	}
+	return x + put(c, x, 0, c->w - x, R_TITLE, " ");
+}
+
 static void draw_header(struct screen *s, struct canvas *c)
 {
 	const struct pass_opts *o = &s->v.tr->opts;
 	char buf[512];
 	fill_line(c, 0, R_TITLE);
 	int x = put(c, 0, 0, c->w, R_TITLE, " attnscope ");
-	snprintf(buf, sizeof buf, "│ %s │ %s", s->model_name, s->sentence);
+	snprintf(buf, sizeof buf, "│ %s ", s->model_name);
+	x += put(c, x, 0, c->w - x, R_TITLE, buf);
+	x = draw_training(s, c, x);
+	snprintf(buf, sizeof buf, "│ %s", s->sentence);
 	x += put(c, x, 0, c->w - x, R_TITLE, buf);
 	/* words the model does not know, for as long as they are in the pass */
 	char mark[512];

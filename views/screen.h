@@ -45,6 +45,8 @@ struct screen {
 	int lecture;                   /* a lecture plays: below 120 columns the
 	                                  stage list gives way to a breadcrumb */
 	int show_stages;               /*   unless a key that needs it was used */
+	int show_training;             /* the header says the training step (a
+	                                  snapshot is on screen, or < > were used) */
 	const struct key_help *keys;
 	int nkeys;
 	/* set by screen_draw, for mouse clicks */

@@ -333,7 +333,9 @@ int tui_run(struct cli *c)
 		return cli_fail("%s", a.msg + 1);
 	}
 	a.scr.v.m = a.m;
+	a.scr.show_training = a.m->cfg.snapshot >= 0;   /* --snapshot STEP */
 	int status = app_loop(&a);
+	app_snapshot_reset(&a);
 	model_free(a.m);
 	return status;
 }

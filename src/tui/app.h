@@ -48,6 +48,9 @@ struct app {
 	int beam_w;
 	double alpha;
 	int force_step[2], force_token[2], force_hyp[2];
+	/* training time (training.c): a snapshot of snap_base on screen,
+	 * owned here (a->m is it), or NULL: a->m is the model as loaded */
+	struct model *snap, *snap_base;
 	/* lecture mode: the script and the step on screen */
 	struct lecture *lec;
 	int lstep;
@@ -68,7 +71,8 @@ enum action {
 	A_DECODE, A_DECODE_OFF, A_STEP_NEXT, A_STEP_PREV, A_STEP_LAST,
 	A_BEAM_TOGGLE, A_BEAM_MORE, A_BEAM_LESS, A_ALPHA_UP, A_ALPHA_DOWN,
 	A_COMPARE, A_FORCE, A_UNFORCE, A_CROSS, A_EXPLAIN, A_SCHEME, A_SVG, A_PRESENTER,
-	A_ZOOM, A_LINES, A_HEAD_SHOW, A_MODEL, A_MAP, A_MAP_SIDE, A_HELP, A_ESCAPE, A_QUIT, A_COUNT
+	A_ZOOM, A_LINES, A_HEAD_SHOW, A_MODEL, A_MAP, A_MAP_SIDE, A_SNAP_PREV, A_SNAP_NEXT, A_HELP,
+	A_ESCAPE, A_QUIT, A_COUNT
 };
 
 struct cli;
@@ -111,6 +115,14 @@ void app_decode_action(struct app *a, enum action act);
 /* On the decoding page ↑↓ pick a candidate and [ ] a hypothesis; returns
  * whether act was taken so. */
 int app_decoding_page_key(struct app *a, enum action act);
+
+/* training.c: < and >, the model's training snapshots */
+void app_snapshot_step(struct app *a, int delta);
+/* Shows snapshot `step` of the model as loaded (-1: its trained weights);
+ * the caller recomputes.  Returns -1 with the reason in the message. */
+int app_snapshot_load(struct app *a, long step);
+/* Back to the model as loaded, freeing the snapshot. */
+void app_snapshot_reset(struct app *a);
 
 /* player.c: lecture mode */
 void app_lecture_go(struct app *a, int i);

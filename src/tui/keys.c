@@ -69,6 +69,8 @@ static const char *const ACTION_HELP[A_COUNT] = {
 	[A_MODEL] = N_("model view: every layer × head of this attention (Enter opens one)"),
 	[A_MAP] = N_("architecture map (the paper's Figure 1): the stage lit, click a box to jump"),
 	[A_MAP_SIDE] = N_("a small architecture map above the stage list on/off"),
+	[A_SNAP_PREV] = N_("training time: the previous training snapshot (same sentence and stage)"),
+	[A_SNAP_NEXT] = N_("training time: the next training snapshot, up to the trained weights"),
 	[A_HELP] = N_("this help (Esc closes)"),
 	[A_ESCAPE] = N_("close help and overlays"),
 	[A_QUIT] = N_("quit"),
@@ -102,8 +104,8 @@ static const struct binding KEYS[] = {
 	{ 'm', "m", A_MASK_DEC }, { 'M', "M", A_MASK_ENC }, { 'x', "x", A_ABLATE },
 	{ 'e', "e", A_EDIT }, { '/', "/", A_EDIT }, { 't', "t", A_EDIT_TARGET },
 	{ 'r', "r", A_DECODE }, { 'R', "R", A_DECODE_OFF },
-	{ '.', ".", A_STEP_NEXT }, { '>', ">", A_STEP_NEXT },
-	{ ',', ",", A_STEP_PREV }, { '<', "<", A_STEP_PREV }, { '$', "$", A_STEP_LAST },
+	{ '.', ".", A_STEP_NEXT }, { ',', ",", A_STEP_PREV }, { '$', "$", A_STEP_LAST },
+	{ '<', "<", A_SNAP_PREV }, { '>', ">", A_SNAP_NEXT },
 	{ 'b', "b", A_BEAM_TOGGLE }, { '+', "+", A_BEAM_MORE }, { '=', "=", A_BEAM_MORE },
 	{ '-', "-", A_BEAM_LESS }, { ')', ")", A_ALPHA_UP }, { '(', "(", A_ALPHA_DOWN },
 	{ 'w', "w", A_EXPLAIN }, { 'P', "P", A_PRESENTER }, { 'S', "S", A_SCHEME }, { 's', "s", A_SVG },
@@ -450,6 +452,8 @@ static void do_action(struct app *a, enum action act)
 	case A_ABLATE: ablate(a); break;
 	case A_EDIT: edit_open(a, 1); break;
 	case A_EDIT_TARGET: edit_open(a, 2); break;
+	case A_SNAP_PREV: app_snapshot_step(a, -1); break;
+	case A_SNAP_NEXT: app_snapshot_step(a, 1); break;
 	case A_ZOOM:
 		v->zoom = (v->zoom + 1) % ZOOM_COUNT;
 		app_msg(a, 0, _("zoom: %s"), _(ZOOM_NAMES[v->zoom]));

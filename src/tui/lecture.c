@@ -23,7 +23,7 @@ static const char *const VIEW_NAMES[] = {
 static const char *const TOP_KEYS[] = { "title", "model", "steps", NULL };
 static const char *const STEP_KEYS[] = {
 	"caption", "model", "sentence", "target", "stage", "head", "view", "cursor",
-	"masks", "decode", "explain", NULL
+	"masks", "decode", "explain", "snapshot", NULL
 };
 static const char *const MASK_KEYS[] = { "decoder", "encoder", NULL };
 static const char *const DECODE_KEYS[] = { "search", "beam", "alpha", "step", NULL };
@@ -164,6 +164,14 @@ static int parse_step(struct lecture *l, const struct ydoc *d, const struct ynod
 			return -1;
 		s->head = (int)x;
 	}
+	if ((v = ynode_get(n, "snapshot"))) {   /* a step, or "trained" */
+		if (v->kind == Y_SCALAR && strcmp(v->str, "trained") == 0)
+			s->snapshot = -1;
+		else if (ynode_int(d, v, 0, 2147483647, &x, e))
+			return -1;
+		else
+			s->snapshot = (long)x;
+	}
 	if ((v = ynode_get(n, "view"))) {
 		const char *name = ynode_str(d, v, e);
 		int k = -1;
@@ -257,6 +265,7 @@ int lecture_load(struct lecture *l, const char *path, struct err *e)
 		l->title_line = v->line;
 	}
 	struct lstep cur = { .head = 0, .row = -1, .col = -1, .causal = 1, .beam = 1,
+			     .snapshot = -1,
 			     .alpha = 0.6, .target = "" };
 	if ((v = ynode_get(r, "model"))) {
 		const char *m = ynode_str(d, v, e);
@@ -306,9 +315,28 @@ static const struct model *load_model(struct lecture *l, const char *path,
 }
 
 /* Runs step s's pass once and checks its stage, head and cursor. */
+static int check_pass(struct lecture *l, const struct lstep *s, const struct model *m,
+		      struct err *e);
+
+/* Runs step s's pass once (with its training snapshot, loaded for the
+ * check: the player loads it again when the step is shown). */
 static int check_step(struct lecture *l, const struct lstep *s, struct err *e)
 {
 	const struct model *m = load_model(l, s->model, s->line, e);
+	if (!m || s->snapshot < 0)
+		return m ? check_pass(l, s, m, e) : -1;
+	struct model *sm = model_load_snapshot(s->model, s->snapshot, e);
+	if (!sm)
+		return err_prefix(e, "%s:%d", l->path, s->line);
+	int rc = check_pass(l, s, sm, e);
+	model_free(sm);
+	return rc;
+}
+
+/* Runs step s's pass once with m and checks its stage, head and cursor. */
+static int check_pass(struct lecture *l, const struct lstep *s, const struct model *m,
+		      struct err *e)
+{
 	struct pass_input in;
 	struct pass_opts o;
 	if (!m)

@@ -35,6 +35,7 @@ struct lstep {
 	double alpha;
 	int dec_step;              /* decoding step shown (0-based) */
 	int explain;               /* show the explanation panel */
+	long snapshot;             /* training snapshot shown (-1: trained) */
 	const char *caption;
 };
 

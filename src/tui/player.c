@@ -19,8 +19,12 @@ void app_lecture_go(struct app *a, int i)
 	}
 	const struct lstep *s = &l->steps[i];
 	a->lstep = i;
+	app_snapshot_reset(a);
 	a->m = lecture_model(l, i);
 	v->m = a->m;
+	a->scr.show_training = 0;
+	if (s->snapshot >= 0 && app_snapshot_load(a, s->snapshot))
+		return;   /* the message says why (lecture_check loaded it once) */
 	a->opts.causal = s->causal;
 	a->opts.encoder_causal = s->encoder_causal;
 	a->opts.ablate_head = -1;
@@ -148,6 +152,7 @@ int app_lecture_run(struct app *a, struct cli *c)
 		return cli_fail("%s", a->msg + 1);
 	}
 	int status = app_loop(a);
+	app_snapshot_reset(a);
 	lecture_free(&l);
 	return status;
 }

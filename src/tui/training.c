@@ -1,0 +1,96 @@
+/* training.c - training time in the stepper: < and > load the model's
+ * previous or next training snapshot (engine/snapshot.h) and run the same
+ * sentence again; the stage, head, cursor and view stay where they are.
+ *
+ * a->m is the model on screen: the one loaded (by the command line or the
+ * lecture, which own it) or a->snap, a snapshot of it owned here. */
+#include <stdio.h>
+#include <string.h>
+
+#include "app.h"
+#include "base/i18n.h"
+
+/* The model the snapshots belong to (never freed here). */
+static struct model *base(const struct app *a)
+{
+	return a->snap_base ? a->snap_base : a->m;
+}
+
+/* The index in cfg.snaps of what is on screen: the snapshot loaded, or
+ * the trained weights as the last one. */
+static int position(const struct model *m)
+{
+	const struct config *c = &m->cfg;
+	if (c->snapshot < 0)
+		return c->nsnaps - 1;
+	int i = model_snapshot_index(m, c->snapshot);
+	return i;
+}
+
+void app_snapshot_reset(struct app *a)
+{
+	if (a->snap) {
+		a->m = a->snap_base;
+		model_free(a->snap);
+		a->snap = NULL;
+		a->own_ok = 0;   /* it was that model's translation */
+	}
+	a->snap_base = NULL;
+	a->scr.v.m = a->m;
+}
+
+int app_snapshot_load(struct app *a, long step)
+{
+	struct model *b = base(a);
+	struct err e;
+	if (step == b->cfg.snapshot) {   /* what was loaded: no copy needed */
+		app_snapshot_reset(a);
+		a->m = b;
+	} else {
+		struct model *m = model_load_snapshot(b->path, step, &e);
+		if (!m) {
+			app_msg(a, 1, "%s", e.msg);
+			return -1;
+		}
+		struct model *old = a->snap;
+		a->snap_base = b;
+		a->snap = m;
+		a->m = m;
+		model_free(old);
+	}
+	a->own_ok = 0;
+	a->scr.v.m = a->m;
+	a->scr.show_training = 1;
+	return 0;
+}
+
+void app_snapshot_step(struct app *a, int delta)
+{
+	const struct model *b = base(a);
+	const struct config *c = &b->cfg;
+	if (c->nsnaps < 2) {
+		app_msg(a, 0, "%s", _("this model has no training snapshots (train it with "
+				      "--snapshots N)"));
+		return;
+	}
+	int i = position(a->m);
+	if (i < 0)   /* a snapshot the YAML does not list: from the start */
+		i = delta > 0 ? -1 : c->nsnaps;
+	int j = i + delta;
+	if (j < 0 || j >= c->nsnaps) {
+		app_msg(a, 0, "%s", j < 0 ? _("the first training snapshot: the random "
+					      "initialisation") :
+			_("the last training snapshot: the trained weights"));
+		a->scr.show_training = 1;
+		return;
+	}
+	/* the last one is the trained weights themselves (F32) */
+	long step = j == c->nsnaps - 1 && b->cfg.snapshot < 0 ? -1 : c->snaps[j].step;
+	if (app_snapshot_load(a, step))
+		return;
+	if (app_recompute(a, a->sentence, a->target)) {
+		/* the message says why; the pass on screen stays the old one's */
+		return;
+	}
+	a->scr.message = NULL;
+}
