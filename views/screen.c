@@ -87,6 +87,12 @@ static int draw_training(struct screen *s, struct canvas *c, int x)
 			 g->snaps[g->nsnaps - 1].step);
 	else
 		snprintf(buf, sizeof buf, _("· training step %ld "), step);
+	/* a narrow terminal: the short form, so that the sentence shows */
+	if (c->w - x - utf8_width(buf) - g->nsnaps < 40 && cur >= 0 && !isnan(g->snaps[cur].loss))
+		/* TRANSLATORS: the short form of "· training step %ld of %ld,
+		   loss %.2f " for narrow terminals */
+		snprintf(buf, sizeof buf, _("· step %ld/%ld, loss %.2f "), step,
+			 g->snaps[g->nsnaps - 1].step, g->snaps[cur].loss);
 	x += put(c, x, 0, c->w - x, R_TITLE, buf);
 	if (g->nsnaps < 2 || x + g->nsnaps + 1 >= c->w)
 		return x;
