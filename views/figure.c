@@ -52,6 +52,22 @@ static int view_lines(const struct view_state *v)
 	view_dims(s, &rows, &cols);
 	if (v->dec && (v->flags & (VF_DECODE | VF_COMPARE)))
 		return 60;
+	if (v->flags & VF_MAP)
+		return 36;   /* the figure with a line between boxes */
+	const struct stage *w = view_attn_weights(v->tr, s);
+	if (w && (v->flags & VF_MODEL)) {
+		/* a row of tiles a layer, a line a query: as tall as the deepest
+		 * stack (the canvas is cut to what is drawn) */
+		int L = 0;
+		for (int i = 0; i < v->tr->n; i++)
+			if (v->tr->stages[i].layer >= L)
+				L = v->tr->stages[i].layer + 1;
+		return L * (w->shape[1] + 2) + 6;
+	}
+	if (w && (v->flags & VF_LINES)) {
+		int n = w->shape[1] > w->shape[2] ? w->shape[1] : w->shape[2];
+		return 2 * n + 5;   /* two lines a token, as render --view */
+	}
 	if (v->flags & VF_INSPECT)
 		return 60;
 	if (v->flags & VF_PE_CURVES)

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "viewtest.h"
+#include "views/figure.h"
 #include "views/palette.h"
 
 static const char SENTENCE[] = "your cat is a lovely cat";
@@ -433,6 +434,38 @@ static void map_arch_tests(void)
 	}
 }
 
+/* As figures (the SVG key, --lecture --export): tall enough for the
+ * whole view (the map drew in 6 lines, the model view cut layer 1). */
+static void figure_tests(const struct model *m, const struct trace *t)
+{
+	static const struct { int flag; const char *want[3]; } F[] = {
+		{ VF_MAP, { "Softmax", "▶", "Input Embedding" } },
+		{ VF_MODEL, { "L0 ", "L1 ", "layer 1 head 0" } },
+		{ VF_LINES, { "head view", "</s>", "most weight on" } },
+	};
+	for (size_t i = 0; i < sizeof F / sizeof *F; i++) {
+		struct view_state v;
+		if (vt_state(&v, t, m, "decoder.1.cross_attn.weights"))
+			continue;
+		v.flags = F[i].flag;
+		struct canvas *c = figure_new(&v, 120, DEPTH_NONE);
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *fp = open_memstream(&buf, &len);
+		canvas_write_text(c, fp);
+		fclose(fp);
+		int ok = c != NULL;
+		for (int k = 0; k < 3; k++)
+			ok &= strstr(buf, F[i].want[k]) != NULL;
+		tap_ok(ok, "figure of the %s view: whole (%s, %s, %s)", i == 0 ? "map" : i == 1 ?
+		       "model" : "head", F[i].want[0], F[i].want[1], F[i].want[2]);
+		if (!ok)
+			printf("# %s\n", buf);
+		free(buf);
+		canvas_free(c);
+	}
+}
+
 int main(void)
 {
 	struct model *m = vt_model("models/en-pt-tiny.yaml");
@@ -445,6 +478,7 @@ int main(void)
 	model_tests(m, t);
 	model_base_tests();
 	map_tests(m, t);
+	figure_tests(m, t);
 	map_arch_tests();
 	trace_free(t);
 	model_free(m);
