@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "forward.h"
+#include "layout.h"
 #include "ops.h"
 #include "pool.h"
 #include "base/i18n.h"
@@ -41,6 +42,14 @@ static const char *const F_LEARNED = N_("P[pos] (learned)");
    keep the notation, translate the words */
 static const char *const F_NOPE = N_("0 (no positional encoding)");
 static const char F_INPUT[] = "embed + pos";
+static const char F_INPUT_TYPE[] = "embed + pos + E_type[0]";
+/* TRANSLATORS: formula of a stage (status line, explanation panel):
+   keep the notation, translate the words */
+static const char *const F_INPUT_NORM = N_("LayerNorm(input)  (BERT's embedding norm)");
+/* TRANSLATORS: formula of a stage (status line, explanation panel):
+   keep the notation, translate the words */
+static const char *const F_MEMORY_BERT = N_("encoder output (the last hidden state)");
+static const char F_MLM_HIDDEN[] = "LayerNorm(GELU(memory·W_mlmᵀ + b))";
 static const char F_Q[] = "Q = X·W_Qᵀ + b_Q";
 static const char F_K[] = "K = X·W_Kᵀ + b_K";
 static const char F_V[] = "V = X·W_Vᵀ + b_V";
@@ -378,7 +387,8 @@ static const float *embed(struct ctx *c, enum block blk, const char *side,
 	snprintf(nm, sizeof nm, "%s.pos", side);
 	float *pe = mat(c, SK_VECTORS, blk, -1, pf, n, ax, d, AX_NONE, nm);
 	snprintf(nm, sizeof nm, "%s.input", side);
-	float *in = mat(c, SK_VECTORS, blk, -1, F_INPUT, n, ax, d, AX_NONE, nm);
+	float *in = mat(c, SK_VECTORS, blk, -1, blk == BLK_SRC && c->m->type_embed ?
+			F_INPUT_TYPE : F_INPUT, n, ax, d, AX_NONE, nm);
 	if (c->failed)
 		return NULL;
 	float sc = cfg->scale_embedding ? sqrtf((float)d) : 1.0f;
@@ -393,7 +403,17 @@ static const float *embed(struct ctx *c, enum block blk, const char *side,
 		memset(pe, 0, (size_t)n * d * sizeof *pe);
 	for (size_t i = 0; i < (size_t)n * d; i++)
 		in[i] = em[i] + pe[i];
-	return in;
+	const float *ty = blk == BLK_SRC ? c->m->type_embed : NULL;   /* [types, d] */
+	if (ty)   /* BERT: every token is of type 0 */
+		for (int i = 0; i < n; i++)
+			for (int j = 0; j < d; j++)
+				in[(size_t)i * d + j] += ty[j];
+	if (blk != BLK_SRC || !c->m->in_norm_w)
+		return in;
+	float *y = mat(c, SK_VECTORS, blk, -1, F_INPUT_NORM, n, ax, d, AX_NONE, "src.input_norm");
+	if (y)
+		forward_norm(cfg, in, n, c->m->in_norm_w, c->m->in_norm_b, y);
+	return y;
 }
 
 static const float *final_norm(struct ctx *c, enum block blk, const char *name,
@@ -558,6 +578,28 @@ static void classify(struct ctx *c, const float *x, const struct pass_input *in)
 	op_softmax_rows(pr, 1, C);
 }
 
+/* BERT: memory [S, d]; with the masked-LM head mlm.hidden [S, d], then
+ * logits and probs [S, V]. */
+static void bert_output(struct ctx *c, const float *x, int S)
+{
+	const struct model *m = c->m;
+	float *mem = mat(c, SK_VECTORS, BLK_ENCODER, -1, F_MEMORY_BERT, S, AX_SRC, c->d,
+			 AX_NONE, "memory");
+	if (!mem)
+		return;
+	memcpy(mem, x, (size_t)S * c->d * sizeof *mem);
+	if (!m->mlm_w)
+		return;
+	float *hid = mat(c, SK_VECTORS, BLK_OUTPUT, -1, F_MLM_HIDDEN, S, AX_SRC, c->d,
+			 AX_NONE, "mlm.hidden");
+	if (!hid)
+		return;
+	op_linear(mem, S, c->d, m->mlm_w, m->mlm_b, c->d, hid);
+	forward_act(&m->cfg, hid, (size_t)S * c->d);
+	forward_norm(&m->cfg, hid, S, m->mlm_norm_w, m->mlm_norm_b, hid);
+	output(c, hid, S, AX_SRC, NULL, 0, 0);
+}
+
 /* A copy of n strings (NULL entries stay NULL). */
 static char **dup_tokens(char **src, int n)
 {
@@ -641,6 +683,8 @@ struct trace *forward_run(const struct model *m, const struct pass_input *in,
 		const float *y = encoder(&c, in);
 		if (y && m->head_w)
 			classify(&c, y, in);
+		else if (y && m->cfg.layout == LAYOUT_BERT)
+			bert_output(&c, y, in->S);
 		else if (y)
 			output(&c, y, in->S, AX_SRC, NULL, 0, 0);
 		break;

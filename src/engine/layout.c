@@ -14,7 +14,21 @@
  *   nanogpt: karpathy's nanoGPT and minGPT: transformer.wte / wpe /
  *     h.{i}.ln_1 / attn.c_attn (packed Q|K|V, nn.Linear [out, in]) /
  *     attn.c_proj / ln_2 / mlp.c_fc / mlp.c_proj, transformer.ln_f, lm_head;
- *     the causal mask buffer attn.bias. */
+ *     the causal mask buffer attn.bias.
+ *   gpt2: Hugging Face's GPT2Model / GPT2LMHeadModel (modeling_gpt2.py):
+ *     wte, wpe, h.{i}.ln_1 / attn.c_attn / attn.c_proj / ln_2 / mlp.c_fc /
+ *     mlp.c_proj, ln_f under `transformer.` or without it, lm_head; its
+ *     Conv1D stores weights [in, out] (transposed on load); buffers
+ *     attn.bias (the causal mask) and attn.masked_bias.
+ *   bert: Hugging Face's BertModel / BertForMaskedLM (modeling_bert.py):
+ *     embeddings.word_embeddings / position_embeddings /
+ *     token_type_embeddings / LayerNorm, encoder.layer.{i}.attention.self.
+ *     query|key|value (joined as Q, K, V), attention.output.dense /
+ *     LayerNorm, intermediate.dense, output.dense / LayerNorm, under `bert.`
+ *     or without it; the masked-LM head cls.predictions.transform.dense /
+ *     LayerNorm, decoder (tied to the word embeddings), bias; the pooler
+ *     and next-sentence head are not part of the pass, position_ids and
+ *     token_type_ids are buffers, and old files say LayerNorm.gamma/beta. */
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +37,8 @@
 #include "layout.h"
 
 const char *const LAYOUT_NAMES[] = {
-	"nn.Transformer", "pytorch-tutorial", "annotated-transformer", "nanogpt", NULL
+	"nn.Transformer", "pytorch-tutorial", "annotated-transformer", "nanogpt", "gpt2",
+	"bert", NULL
 };
 
 /* doc -> file parts.  A doc pattern ending in '*' maps a prefix: the rest
@@ -109,8 +124,61 @@ static const struct rule NANOGPT[] = {
 	{ NULL, { NULL } }
 };
 
+/* GPT-2 as nanoGPT, its names without `transformer.` (layout_canon). */
+static const struct rule GPT2[] = {
+	{ "src_embed.weight", { "wte.weight" } },
+	{ "pos_embed.weight", { "wpe.weight" } },
+	{ "decoder.layers.{i}.norm1.weight", { "h.{i}.ln_1.weight" } },
+	{ "decoder.layers.{i}.norm1.bias", { "h.{i}.ln_1.bias" } },
+	{ "decoder.layers.{i}.self_attn.in_proj_weight", { "h.{i}.attn.c_attn.weight" } },
+	{ "decoder.layers.{i}.self_attn.in_proj_bias", { "h.{i}.attn.c_attn.bias" } },
+	{ "decoder.layers.{i}.self_attn.out_proj.weight", { "h.{i}.attn.c_proj.weight" } },
+	{ "decoder.layers.{i}.self_attn.out_proj.bias", { "h.{i}.attn.c_proj.bias" } },
+	{ "decoder.layers.{i}.norm2.weight", { "h.{i}.ln_2.weight" } },
+	{ "decoder.layers.{i}.norm2.bias", { "h.{i}.ln_2.bias" } },
+	{ "decoder.layers.{i}.linear1.weight", { "h.{i}.mlp.c_fc.weight" } },
+	{ "decoder.layers.{i}.linear1.bias", { "h.{i}.mlp.c_fc.bias" } },
+	{ "decoder.layers.{i}.linear2.weight", { "h.{i}.mlp.c_proj.weight" } },
+	{ "decoder.layers.{i}.linear2.bias", { "h.{i}.mlp.c_proj.bias" } },
+	{ "decoder.norm.weight", { "ln_f.weight" } },
+	{ "decoder.norm.bias", { "ln_f.bias" } },
+	{ "generator.weight", { "lm_head.weight" } },
+	{ NULL, { NULL } }
+};
+
+#define BERT_L "encoder.layer.{i}."
+#define BERT_E "encoder.layers.{i}."
+static const struct rule BERT[] = {
+	{ "src_embed.weight", { "embeddings.word_embeddings.weight" } },
+	{ "pos_embed.weight", { "embeddings.position_embeddings.weight" } },
+	{ "type_embed.weight", { "embeddings.token_type_embeddings.weight" } },
+	{ "input_norm.weight", { "embeddings.LayerNorm.weight" } },
+	{ "input_norm.bias", { "embeddings.LayerNorm.bias" } },
+	{ BERT_E "self_attn.in_proj_weight", { BERT_L "attention.self.query.weight",
+	  BERT_L "attention.self.key.weight", BERT_L "attention.self.value.weight" } },
+	{ BERT_E "self_attn.in_proj_bias", { BERT_L "attention.self.query.bias",
+	  BERT_L "attention.self.key.bias", BERT_L "attention.self.value.bias" } },
+	{ BERT_E "self_attn.out_proj.weight", { BERT_L "attention.output.dense.weight" } },
+	{ BERT_E "self_attn.out_proj.bias", { BERT_L "attention.output.dense.bias" } },
+	{ BERT_E "norm1.weight", { BERT_L "attention.output.LayerNorm.weight" } },
+	{ BERT_E "norm1.bias", { BERT_L "attention.output.LayerNorm.bias" } },
+	{ BERT_E "linear1.weight", { BERT_L "intermediate.dense.weight" } },
+	{ BERT_E "linear1.bias", { BERT_L "intermediate.dense.bias" } },
+	{ BERT_E "linear2.weight", { BERT_L "output.dense.weight" } },
+	{ BERT_E "linear2.bias", { BERT_L "output.dense.bias" } },
+	{ BERT_E "norm2.weight", { BERT_L "output.LayerNorm.weight" } },
+	{ BERT_E "norm2.bias", { BERT_L "output.LayerNorm.bias" } },
+	{ "mlm.dense.weight", { "cls.predictions.transform.dense.weight" } },
+	{ "mlm.dense.bias", { "cls.predictions.transform.dense.bias" } },
+	{ "mlm.norm.weight", { "cls.predictions.transform.LayerNorm.weight" } },
+	{ "mlm.norm.bias", { "cls.predictions.transform.LayerNorm.bias" } },
+	{ "generator.weight", { "cls.predictions.decoder.weight" } },
+	{ "generator.bias", { "cls.predictions.bias" } },
+	{ NULL, { NULL } }
+};
+
 static const struct rule *const RULES[LAYOUT_N] = {
-	NULL, TUTORIAL, ANNOTATED, NANOGPT
+	NULL, TUTORIAL, ANNOTATED, NANOGPT, GPT2, BERT
 };
 
 /* Buffers each family keeps in its state_dict: positional tables and
@@ -118,6 +186,13 @@ static const struct rule *const RULES[LAYOUT_N] = {
 static const char *const BUF_COMMON[] = { "pe", "*.pe", "pos_embedding", "*.pos_embedding", NULL };
 static const char *const BUF_NANOGPT[] = { "transformer.h.*.attn.bias",
 					   "transformer.h.*.attn.masked_bias", NULL };
+static const char *const BUF_GPT2[] = { "h.*.attn.bias", "h.*.attn.masked_bias", NULL };
+/* not weights of the pass: buffers, the pooler, the next-sentence head,
+ * and the decoder's bias (the same storage as cls.predictions.bias) */
+static const char *const BUF_BERT[] = {
+	"embeddings.position_ids", "embeddings.token_type_ids", "pooler.*",
+	"cls.seq_relationship.*", "cls.predictions.decoder.bias", NULL
+};
 
 void layout_imply(int layout, struct config *c, unsigned given)
 {
@@ -139,14 +214,23 @@ void layout_imply(int layout, struct config *c, unsigned given)
 		if (set & IMPLY_PE) c->pe = PE_SINUSOIDAL;
 		if (set & IMPLY_SCALE) c->scale_embedding = 1;
 		break;
+	case LAYOUT_GPT2:          /* as nanoGPT, with GPT-2's tanh GELU */
 	case LAYOUT_NANOGPT:       /* GPT: pre-norm blocks, wte + wpe, MLP 4·n_embd */
 		if (set & IMPLY_ARCH) c->arch = ARCH_DEC_ONLY;
 		if (set & IMPLY_NORM) c->norm = NORM_PRE;
 		if (set & IMPLY_EPS) c->norm_eps = 1e-5;
-		if (set & IMPLY_ACT) c->act = ACT_GELU;
+		if (set & IMPLY_ACT) c->act = layout == LAYOUT_GPT2 ? ACT_GELU_NEW : ACT_GELU;
 		if (set & IMPLY_PE) c->pe = PE_LEARNED;
 		if (set & IMPLY_SCALE) c->scale_embedding = 0;
 		if (set & IMPLY_DFF) c->d_ff = 4 * c->d_model;
+		break;
+	case LAYOUT_BERT:          /* post-norm encoder, learned positions, exact GELU */
+		if (set & IMPLY_ARCH) c->arch = ARCH_ENC_ONLY;
+		if (set & IMPLY_NORM) c->norm = NORM_POST;
+		if (set & IMPLY_EPS) c->norm_eps = 1e-12;
+		if (set & IMPLY_ACT) c->act = ACT_GELU;
+		if (set & IMPLY_PE) c->pe = PE_LEARNED;
+		if (set & IMPLY_SCALE) c->scale_embedding = 0;
 		break;
 	default:
 		break;
@@ -260,7 +344,47 @@ int layout_ignored(const struct config *c, int layout, const char *name)
 	if (any_glob((const char *const *)c->ignore, c->nignore, name) ||
 	    any_glob(BUF_COMMON, -1, name))
 		return 1;
-	return layout == LAYOUT_NANOGPT && any_glob(BUF_NANOGPT, -1, name);
+	return (layout == LAYOUT_NANOGPT && any_glob(BUF_NANOGPT, -1, name)) ||
+	       (layout == LAYOUT_GPT2 && any_glob(BUF_GPT2, -1, name)) ||
+	       (layout == LAYOUT_BERT && any_glob(BUF_BERT, -1, name));
+}
+
+const char *layout_canon(int layout, const char *name, char *buf)
+{
+	name = layout_strip(name);
+	const char *pfx = layout == LAYOUT_GPT2 ? "transformer." :
+			  layout == LAYOUT_BERT ? "bert." : NULL;
+	if (!pfx)
+		return name;
+	size_t pl = strlen(pfx);
+	if (strncmp(name, pfx, pl) == 0)
+		name += pl;
+	size_t n = strlen(name);
+	static const char *const old[2][2] = { { ".gamma", ".weight" }, { ".beta", ".bias" } };
+	for (int k = 0; layout == LAYOUT_BERT && k < 2; k++) {
+		size_t ol = strlen(old[k][0]);
+		if (n > ol && n - ol + 8 < LAYOUT_NAME_MAX && strcmp(name + n - ol, old[k][0]) == 0 &&
+		    n >= ol + 9 && strncmp(name + n - ol - 9, "LayerNorm", 9) == 0) {
+			snprintf(buf, LAYOUT_NAME_MAX, "%.*s%s", (int)(n - ol), name, old[k][1]);
+			return buf;
+		}
+	}
+	return name;
+}
+
+int layout_transposed(int layout, const char *doc)
+{
+	static const char *const conv1d[] = {
+		"decoder.layers.{i}.self_attn.in_proj_weight",
+		"decoder.layers.{i}.self_attn.out_proj.weight",
+		"decoder.layers.{i}.linear1.weight", "decoder.layers.{i}.linear2.weight",
+	};
+	if (layout != LAYOUT_GPT2)
+		return 0;
+	for (size_t k = 0; k < sizeof conv1d / sizeof *conv1d; k++)
+		if (layout_match(conv1d[k], doc, NULL))
+			return 1;
+	return 0;
 }
 
 const char *layout_prefix(const char *const *names, int n, char *buf)

@@ -16,7 +16,7 @@
 
 enum layout_kind {
 	LAYOUT_NN_TRANSFORMER, LAYOUT_TUTORIAL, LAYOUT_ANNOTATED, LAYOUT_NANOGPT,
-	LAYOUT_N
+	LAYOUT_GPT2, LAYOUT_BERT, LAYOUT_N
 };
 
 /* NULL-terminated names, in enum order (for the YAML key's check). */
@@ -46,6 +46,16 @@ int layout_file_names(const struct config *c, int layout, int use_tnames,
 
 /* A file name without its wrapper prefixes (module., _orig_mod.). */
 const char *layout_strip(const char *name);
+
+/* The name a layout's rules see: without wrapper prefixes and, for gpt2
+ * and bert, without the model's own prefix (`transformer.`, `bert.`); old
+ * BERT files' LayerNorm.gamma / .beta read as .weight / .bias.  Returns
+ * name's tail or buf[LAYOUT_NAME_MAX] when rewritten. */
+const char *layout_canon(int layout, const char *name, char *buf);
+
+/* Whether the file stores this document's tensor doc transposed, [in, out]
+ * (GPT-2's Conv1D). */
+int layout_transposed(int layout, const char *doc);
 
 /* Whether the (stripped) file name is a buffer of layout's family or
  * matches one of the configuration's ignore_tensors globs. */

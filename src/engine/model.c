@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "hf.h"
 #include "layout.h"
 #include "model.h"
 #include "model_keys.h"
@@ -57,8 +58,7 @@ static int ends_with(const char *s, const char *suffix)
 	return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-/* A JSON vocabulary: a list of tokens (id = index) or an object token -> id. */
-static int load_vocab_json(const char *path, struct vocab *v, struct err *e)
+int model_vocab_json(const char *path, struct vocab *v, struct err *e)
 {
 	struct ydoc j;
 	if (ydoc_load(&j, path, e))
@@ -128,7 +128,7 @@ static int load_vocab(const struct ydoc *d, const struct ynode *n,
 		snprintf(where, wsz, "%s", path);
 		int rc;
 		if (ends_with(path, ".json"))
-			rc = load_vocab_json(path, v, e);
+			rc = model_vocab_json(path, v, e);
 		else if (ends_with(path, ".pkl") || metapkl_sniff(path))
 			rc = load_vocab_pkl(path, v, e);
 		else
@@ -621,11 +621,20 @@ static struct model *load(const char *path, const void *buf, size_t len,
 
 struct model *model_load(const char *path, struct err *e)
 {
+	if (hf_is_folder(path))
+		return hf_load(path, e);
 	return load(path, NULL, 0, -1, e);
 }
 
 struct model *model_load_snapshot(const char *path, long step, struct err *e)
 {
+	if (hf_is_folder(path)) {
+		if (step >= 0) {
+			err_set(e, "%s: a Hugging Face folder has no training snapshots", path);
+			return NULL;
+		}
+		return hf_load(path, e);
+	}
 	return load(path, NULL, 0, step, e);
 }
 
@@ -667,6 +676,7 @@ void model_free(struct model *m)
 	free(c->head.weight);
 	free(c->head.bias);
 	free(c->weights_key);
+	free(c->hf_type);
 	vocab_free(&m->src_vocab);
 	vocab_free(&m->tgt_vocab);
 	if (m->tgt_bpe && m->tgt_bpe != m->src_bpe) {

@@ -61,6 +61,9 @@ struct config {
 	char **ignore; int nignore;  /* ignore_tensors: globs */
 	struct head_cfg head;
 	int final_norm;              /* -1: if present in weights, 0/1 forced */
+	int type_vocab;              /* BERT: token types (rows of type_embed) */
+	char *hf_type;               /* a Hugging Face folder's model_type
+	                                ("gpt2", "bert"), else NULL */
 	struct tokenizer_cfg tok;
 	enum weights_src wsrc;
 	char *weights_path;          /* resolved path (W_FILE) */
@@ -120,6 +123,13 @@ struct model {
 	const float *gen_b;           /* [Vt] or NULL */
 	int gen_tied;
 	const float *head_w, *head_b; /* [C, d], [C] or NULL: classifier head */
+	/* layout bert: token-type rows [type_vocab, d] (the pass adds row 0),
+	 * the input LayerNorm [d], and the masked-LM head (NULL when the
+	 * folder has none: the pass then ends at memory and gen_w is NULL) */
+	const float *type_embed;
+	const float *in_norm_w, *in_norm_b;
+	const float *mlm_w, *mlm_b;           /* [d, d], [d] */
+	const float *mlm_norm_w, *mlm_norm_b; /* [d] */
 	/* the specials' ids in the source and target vocabularies (SP_PAD…),
 	 * -1 where the model has none (`null`) */
 	int src_sp[TOK_NSPECIAL], tgt_sp[TOK_NSPECIAL];
@@ -127,7 +137,8 @@ struct model {
 	void *map; size_t maplen;     /* mmap'd weights file, if any */
 };
 
-/* Loads a model.  Returns NULL with e filled on any error. */
+/* Loads a model: a YAML file, or a Hugging Face folder (hf.h).  Returns
+ * NULL with e filled on any error. */
 struct model *model_load(const char *path, struct err *e);
 /* The same with the weights of training snapshot `step` (snapshot.h;
  * step < 0: the trained weights, as model_load).  A step the weights file
@@ -141,6 +152,10 @@ int model_snapshot_index(const struct model *m, long step);
 struct model *model_load_buffer(const char *path, const void *buf, size_t len,
 				struct err *e);
 void model_free(struct model *m);
+
+/* A JSON vocabulary: a list of tokens (id = index) or an object token ->
+ * id.  Returns 0, or -1 with e naming path. */
+int model_vocab_json(const char *path, struct vocab *v, struct err *e);
 
 /* Model tensor by name, or NULL. */
 const struct wtensor *model_tensor(const struct model *m, const char *name);

@@ -238,3 +238,16 @@ void op_matmul_nt_naive(const float *a, const float *b, float *c, int m, int n,
 			c[(size_t)i * n + j] = (float)(s * alpha);
 		}
 }
+
+void op_transpose(const float *a, int rows, int cols, float *out)
+{
+	enum { B = 32 };
+	for (int i0 = 0; i0 < rows; i0 += B)
+		for (int j0 = 0; j0 < cols; j0 += B) {
+			const int i1 = i0 + B < rows ? i0 + B : rows;
+			const int j1 = j0 + B < cols ? j0 + B : cols;
+			for (int i = i0; i < i1; i++)
+				for (int j = j0; j < j1; j++)
+					out[(size_t)j * rows + i] = a[(size_t)i * cols + j];
+		}
+}

@@ -45,6 +45,9 @@ void op_add(const float *a, const float *b, float *y, size_t n);   /* y = a + b 
 void op_gelu(float *x, size_t n);     /* exact: x·Φ(x), with erf */
 void op_gelu_new(float *x, size_t n); /* tanh approximation (GPT-2, minGPT) */
 
+/* out[cols, rows] = a[rows, cols]ᵀ, in cache-sized blocks. */
+void op_transpose(const float *a, int rows, int cols, float *out);
+
 /* Sinusoidal positional encoding rows [n, d] (Vaswani et al. §3.5). */
 void op_sinusoid(int n, int d, float *out);
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "layout.h"
+#include "ops.h"
 #include "snapshot.h"
 #include "weights.h"
 #include "base/i18n.h"
@@ -24,6 +25,7 @@ struct want {
 	const float **dest;
 	int found;            /* index into m->tensors, or -1 */
 	int is_bias;          /* all biases of a file are present, or none */
+	int transposed;       /* the file stores it [in, out] (GPT-2's Conv1D) */
 };
 
 struct wants {
@@ -140,6 +142,21 @@ static int want_layer(struct wants *ws, const struct config *c,
 	return 0;
 }
 
+/* layout bert: the token types, the input norm and the masked-LM head
+ * (optional: BertModel has none). */
+static int want_bert(struct wants *ws, struct model *m)
+{
+	const struct config *c = &m->cfg;
+	const int d = c->d_model;
+	int ok = !!want_add(ws, &m->type_embed, 1, 1, WI_XAVIER, 2, c->type_vocab, d,
+			    "type_embed.weight");
+	ok &= !want_norm(ws, c, &m->in_norm_w, &m->in_norm_b, 1, 1, "input_norm");
+	ok &= !!want_add(ws, &m->mlm_w, 0, 1, WI_XAVIER, 2, d, d, "mlm.dense.weight");
+	ok &= !!want_add(ws, &m->mlm_b, 0, 1, WI_ZERO, 1, d, 0, "mlm.dense.bias");
+	ok &= !want_norm(ws, c, &m->mlm_norm_w, &m->mlm_norm_b, 0, 1, "mlm.norm");
+	return ok ? 0 : -1;
+}
+
 static int build_wants(struct model *m, struct wants *ws)
 {
 	const struct config *c = &m->cfg;
@@ -179,6 +196,10 @@ static int build_wants(struct model *m, struct wants *ws)
 			 "generator.weight");
 	ok &= !!want_add(ws, &m->gen_b, 0, 0, WI_ZERO, 1, m->tgt_vocab.n, 0,
 			 "generator.bias");
+	if (ok && c->layout == LAYOUT_BERT)
+		ok &= !want_bert(ws, m);
+	for (int i = 0; ok && i < ws->n; i++)
+		ws->w[i].transposed = layout_transposed(c->layout, ws->w[i].name);
 	return ok ? 0 : -1;
 }
 
@@ -475,6 +496,9 @@ static int part_fits(const struct want *w, int nparts, const struct st_tensor *t
 {
 	if (t->ndim != w->ndim || w->shape[0] % nparts)
 		return 0;
+	if (w->transposed)   /* [in, out] */
+		return nparts == 1 && t->shape[0] == (uint64_t)w->shape[1] &&
+		       t->shape[1] == (uint64_t)w->shape[0];
 	uint64_t rows = (uint64_t)(w->shape[0] / nparts);
 	if (strcmp(w->name, "pos_embed.weight") == 0 ? t->shape[0] < rows : t->shape[0] != rows)
 		return 0;
@@ -541,6 +565,8 @@ static int mismatch(const struct model *m, const struct wants *ws,
 					else
 						snprintf(s2, sizeof s2, "[%d, %d]", rows, w->shape[1]);
 				}
+				if (w->transposed)   /* as the file stores it */
+					snprintf(s2, sizeof s2, "[%d, %d]", w->shape[1], w->shape[0]);
 				say(b, N_("%s: tensor %s has shape %s; %s needs %s"), path,
 				    F->t[p].name, s1, w->name, s2);
 			}
@@ -565,8 +591,24 @@ static int load_want(struct model *m, struct want *w, const struct wmatch *x,
 	const struct st_tensor *t0 = &F->t[x->part[0]];
 	size_t numel = want_numel(w);
 	float *p;
-	int mapped = x->nparts == 1 && st_is_f32_inplace(t0);
-	if (mapped) {
+	int mapped = x->nparts == 1 && st_is_f32_inplace(t0) && !w->transposed;
+	if (w->transposed) {   /* the file's [in, out] as [out, in] */
+		const float *src = (const float *)(uintptr_t)t0->bytes;
+		float *tmp = NULL;
+		if (!(p = malloc(numel * sizeof *p)))
+			return err_set(e, "%s: out of memory for %s", path, w->name);
+		if (!st_is_f32_inplace(t0)) {
+			if (!(tmp = malloc(numel * sizeof *tmp)) || st_to_f32(t0, tmp, e)) {
+				free(p);
+				free(tmp);
+				return tmp ? err_prefix(e, "%s", path)
+					   : err_set(e, "%s: out of memory for %s", path, w->name);
+			}
+			src = tmp;
+		}
+		op_transpose(src, w->shape[1], w->shape[0], p);
+		free(tmp);
+	} else if (mapped) {
 		p = (float *)(uintptr_t)t0->bytes;
 	} else {
 		size_t off = 0;
@@ -609,6 +651,7 @@ static int bind_file(struct model *m, struct wants *ws, struct err *e)
 	struct wmatch *mt = NULL;
 	int *claimed = NULL, rc = -1, nobias;
 	struct st_tensor *sel = NULL;   /* the tensors of the step asked for */
+	char *cbuf = NULL;   /* rewritten names (layout_canon) */
 	if (tensorfile_open(&f, m->cfg.weights_path, m->cfg.weights_key, e))
 		return -1;
 	if (snapshot_select(f.t, f.n, m->cfg.snapshot, m->cfg.weights_path, &sel, &F.n, e))
@@ -621,8 +664,15 @@ static int bind_file(struct model *m, struct wants *ws, struct err *e)
 		err_set(e, "out of memory");
 		goto out;
 	}
+	const int own = m->cfg.layout == LAYOUT_GPT2 || m->cfg.layout == LAYOUT_BERT;
+	if (own && !(cbuf = calloc((size_t)F.n + 1, LAYOUT_NAME_MAX))) {
+		err_set(e, "out of memory");
+		goto out;
+	}
 	for (int i = 0; i < F.n; i++)
-		F.canon[i] = layout_strip(sel[i].name);
+		F.canon[i] = own ? layout_canon(m->cfg.layout, sel[i].name,
+						cbuf + (size_t)i * LAYOUT_NAME_MAX)
+				 : layout_strip(sel[i].name);
 	layout_prefix(F.canon, F.n, F.prefix);
 	int problems = resolve(&m->cfg, ws, m->cfg.layout, 1, &F, mt, claimed, &nobias);
 	for (int i = 0; i < ws->n; i++)
@@ -648,6 +698,7 @@ static int bind_file(struct model *m, struct wants *ws, struct err *e)
 	rc = 0;
 out:
 	free(F.canon);
+	free(cbuf);
 	free(claimed);
 	free(mt);
 	free(sel);

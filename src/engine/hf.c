@@ -1,0 +1,344 @@
+/* hf.c - a Hugging Face model folder (DESIGN.md "Hugging Face model
+ * folders"): config.json, model.safetensors or pytorch_model.bin, and the
+ * tokenizer's files, read as a model of this document's names.
+ *
+ * The configuration keys are GPT2Config's and BertConfig's, with their
+ * defaults where a key is missing (or null); the tensor names are mapped
+ * by the layouts gpt2 and bert (layout.c).  Dimension names: d n_embd /
+ * hidden_size, V vocab_size, L n_positions / max_position_embeddings. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hf.h"
+#include "layout.h"
+#include "model_keys.h"
+#include "weights.h"
+#include "formats/ydoc.h"
+
+#define HF_MAX_DIM 65536
+#define HF_MAX_LAYERS 256
+#define HF_MAX_LEN 65536
+
+int hf_is_folder(const char *path)
+{
+	struct stat st;
+	return path && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* dir/name, malloc'd. */
+static char *join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir) + strlen(name) + 2;
+	char *p = malloc(n);
+	if (p)
+		snprintf(p, n, "%s/%s", dir, name);
+	return p;
+}
+
+static int readable(const char *dir, const char *name)
+{
+	char *p = join(dir, name);
+	int ok = p && access(p, R_OK) == 0;
+	free(p);
+	return ok;
+}
+
+/* A JSON null (or the key missing) reads as absent. */
+static const struct ynode *key(const struct ynode *map, const char *k)
+{
+	const struct ynode *n = ynode_get(map, k);
+	if (n && n->kind == Y_SCALAR && !n->quoted && strcmp(n->str, "null") == 0)
+		return NULL;
+	return n;
+}
+
+static int get_int(const struct ydoc *d, const char *k, long long lo, long long hi,
+		   int *out, struct err *e)
+{
+	const struct ynode *n = key(d->root, k);
+	long long v;
+	if (!n)
+		return 0;
+	if (ynode_int(d, n, lo, hi, &v, e))
+		return mkey_keyed(d, n, k, e);
+	*out = (int)v;
+	return 0;
+}
+
+static int get_eps(const struct ydoc *d, const char *k, double *out, struct err *e)
+{
+	const struct ynode *n = key(d->root, k);
+	if (!n)
+		return 0;
+	if (ynode_float(d, n, out, e))
+		return mkey_keyed(d, n, k, e);
+	if (!(*out > 0 && *out < 1))
+		return err_set(e, "%s:%d: %s must be in (0, 1)", d->file, n->line, k);
+	return 0;
+}
+
+/* A flag of the config that changes the math and that the pass does not
+ * implement: an error when it is set to `bad`. */
+static int refuse(const struct ydoc *d, const char *k, int bad, struct err *e)
+{
+	const struct ynode *n = key(d->root, k);
+	int v;
+	if (!n)
+		return 0;
+	if (ynode_bool(d, n, &v, e))
+		return mkey_keyed(d, n, k, e);
+	if (v == bad)
+		return err_set(e, "%s:%d: %s: %s is not implemented (attnscope computes the "
+			       "model without it)", d->file, n->line, k, bad ? "true" : "false");
+	return 0;
+}
+
+/* activation_function / hidden_act: Hugging Face's ACT2FN names. */
+static int get_act(const struct ydoc *d, const char *k, enum activation *out,
+		   struct err *e)
+{
+	static const struct { const char *name; enum activation a; } ACTS[] = {
+		{ "gelu", ACT_GELU }, { "gelu_new", ACT_GELU_NEW },
+		{ "gelu_pytorch_tanh", ACT_GELU_NEW }, { "relu", ACT_RELU },
+	};
+	const struct ynode *n = key(d->root, k);
+	if (!n)
+		return 0;
+	const char *s = ynode_str(d, n, e);
+	if (!s)
+		return mkey_keyed(d, n, k, e);
+	for (size_t i = 0; i < sizeof ACTS / sizeof *ACTS; i++)
+		if (strcmp(s, ACTS[i].name) == 0) {
+			*out = ACTS[i].a;
+			return 0;
+		}
+	return err_set(e, "%s:%d: %s: \"%.40s\" is not implemented (gelu, gelu_new, "
+		       "gelu_pytorch_tanh and relu are)", d->file, n->line, k, s);
+}
+
+/* GPT2Config (its defaults are GPT-2 small's). */
+static int parse_gpt2(struct config *c, const struct ydoc *d, int *vocab,
+		      struct err *e)
+{
+	int inner = 0;
+	*vocab = 50257;
+	c->arch = ARCH_DEC_ONLY;
+	c->d_model = 768;
+	c->heads = 12;
+	c->dec_layers = 12;
+	c->max_len = 1024;
+	c->norm = NORM_PRE;
+	c->norm_eps = 1e-5;
+	c->act = ACT_GELU_NEW;
+	c->layout = LAYOUT_GPT2;
+	if (get_int(d, "vocab_size", 1, 1 << 24, vocab, e) ||
+	    get_int(d, "n_embd", 1, HF_MAX_DIM, &c->d_model, e) ||
+	    get_int(d, "n_head", 1, HF_MAX_DIM, &c->heads, e) ||
+	    get_int(d, "n_layer", 1, HF_MAX_LAYERS, &c->dec_layers, e) ||
+	    get_int(d, "n_ctx", 1, HF_MAX_LEN, &c->max_len, e) ||
+	    get_int(d, "n_positions", 1, HF_MAX_LEN, &c->max_len, e) ||
+	    get_int(d, "n_inner", 1, HF_MAX_DIM * 16, &inner, e) ||
+	    get_eps(d, "layer_norm_epsilon", &c->norm_eps, e) ||
+	    get_act(d, "activation_function", &c->act, e) ||
+	    refuse(d, "scale_attn_weights", 0, e) ||
+	    refuse(d, "scale_attn_by_inverse_layer_idx", 1, e) ||
+	    refuse(d, "reorder_and_upcast_attn", 1, e) ||
+	    refuse(d, "add_cross_attention", 1, e))
+		return -1;
+	c->d_ff = inner ? inner : 4 * c->d_model;
+	return 0;
+}
+
+/* BertConfig (its defaults are bert-base's). */
+static int parse_bert(struct config *c, const struct ydoc *d, int *vocab,
+		      struct err *e)
+{
+	*vocab = 30522;
+	c->arch = ARCH_ENC_ONLY;
+	c->d_model = 768;
+	c->heads = 12;
+	c->enc_layers = 12;
+	c->d_ff = 3072;
+	c->max_len = 512;
+	c->type_vocab = 2;
+	c->norm = NORM_POST;
+	c->norm_eps = 1e-12;
+	c->act = ACT_GELU;
+	c->layout = LAYOUT_BERT;
+	if (get_int(d, "vocab_size", 1, 1 << 24, vocab, e) ||
+	    get_int(d, "hidden_size", 1, HF_MAX_DIM, &c->d_model, e) ||
+	    get_int(d, "num_attention_heads", 1, HF_MAX_DIM, &c->heads, e) ||
+	    get_int(d, "num_hidden_layers", 1, HF_MAX_LAYERS, &c->enc_layers, e) ||
+	    get_int(d, "intermediate_size", 1, HF_MAX_DIM * 16, &c->d_ff, e) ||
+	    get_int(d, "max_position_embeddings", 1, HF_MAX_LEN, &c->max_len, e) ||
+	    get_int(d, "type_vocab_size", 1, 1 << 16, &c->type_vocab, e) ||
+	    get_eps(d, "layer_norm_eps", &c->norm_eps, e) ||
+	    get_act(d, "hidden_act", &c->act, e) ||
+	    refuse(d, "is_decoder", 1, e) ||
+	    refuse(d, "add_cross_attention", 1, e))
+		return -1;
+	const struct ynode *n = key(d->root, "position_embedding_type");
+	const char *s = n ? ynode_str(d, n, e) : "absolute";
+	if (!s)
+		return mkey_keyed(d, n, "position_embedding_type", e);
+	if (strcmp(s, "absolute") != 0)
+		return err_set(e, "%s:%d: position_embedding_type: \"%.40s\" is not implemented "
+			       "(absolute is)", d->file, n->line, s);
+	return 0;
+}
+
+/* The model's vocabulary and specials from the tokenizer's files, as
+ * model_tok.h gives them: GPT-2 vocab.json (eos <|endoftext|>, nothing
+ * else), BERT vocab.txt ([PAD], [CLS] … [SEP], [UNK]).  (Until the
+ * tokenizers in C are wired, the text is split into words.) */
+static int tokenizer(struct model *m, const char *dir, int gpt2, struct err *e)
+{
+	static const char *const DEF[2][TOK_NSPECIAL] = {
+		{ "[PAD]", "[CLS]", "[SEP]", "[UNK]" },
+		{ NULL, NULL, "<|endoftext|>", NULL },
+	};
+	char *p = join(dir, gpt2 ? "vocab.json" : "vocab.txt");
+	if (!p)
+		return err_set(e, "out of memory");
+	if (access(p, R_OK) != 0) {
+		err_set(e, "%s: %s (the tokenizer's vocabulary of a %s folder)", p,
+			strerror(errno), gpt2 ? "gpt2" : "bert");
+		free(p);
+		return -1;
+	}
+	int rc = gpt2 ? model_vocab_json(p, &m->src_vocab, e) : vocab_load(&m->src_vocab, p, e);
+	if (!rc)
+		rc = vocab_init(&m->tgt_vocab, (const char *const *)m->src_vocab.tok,
+				m->src_vocab.n, p, e);
+	free(p);
+	if (rc)
+		return -1;
+	m->shared_vocab = 1;
+	struct tokenizer_cfg *t = &m->cfg.tok;
+	t->type = TOKENIZE_WORD;
+	t->lowercase = !gpt2;
+	t->wrap_source = 1;
+	for (int i = 0; i < TOK_NSPECIAL; i++) {
+		const char *s = DEF[gpt2][i];
+		int id = s ? vocab_id(&m->src_vocab, s) : -1;
+		if (id >= 0 && !(t->specials[i] = strdup(s)))
+			return err_set(e, "out of memory");
+		m->src_sp[i] = m->tgt_sp[i] = id;
+	}
+	return 0;
+}
+
+/* A BERT's masked-LM head comes whole or not at all: without it the pass
+ * ends at memory, and nothing is tied. */
+static int bert_head(struct model *m, struct err *e)
+{
+	const int parts = !!m->mlm_w + !!m->mlm_b + !!m->mlm_norm_w + !!m->mlm_norm_b;
+	if (parts == 4)
+		return 0;
+	if (parts)
+		return err_set(e, "%s: the masked-LM head (cls.predictions.transform.*) needs "
+			       "dense.weight, dense.bias, LayerNorm.weight and LayerNorm.bias",
+			       m->cfg.weights_path);
+	if (m->gen_b || !m->gen_tied)
+		return err_set(e, "%s: cls.predictions.decoder or .bias without the masked-LM "
+			       "head's transform (cls.predictions.transform.*)",
+			       m->cfg.weights_path);
+	m->gen_w = NULL;
+	m->gen_tied = 0;
+	return 0;
+}
+
+static int load(struct model *m, const char *dir, struct err *e)
+{
+	struct config *c = &m->cfg;
+	struct ydoc d;
+	char *cfg = join(dir, "config.json");
+	int rc = -1, vocab = 0;
+	if (!cfg)
+		return err_set(e, "out of memory");
+	if (access(cfg, R_OK) != 0) {
+		err_set(e, "%s: %s (a model folder holds Hugging Face's config.json)", cfg,
+			strerror(errno));
+		free(cfg);
+		return -1;
+	}
+	if (ydoc_load(&d, cfg, e)) {
+		free(cfg);
+		return -1;
+	}
+	const struct ynode *t = d.root && d.root->kind == Y_MAP ? key(d.root, "model_type") : NULL;
+	const char *type = t && t->kind == Y_SCALAR ? t->str : NULL;
+	if (!d.root || d.root->kind != Y_MAP)
+		err_set(e, "%s: config.json must be a JSON object", cfg);
+	else if (!type)
+		err_set(e, "%s: missing model_type (gpt2 or bert)", cfg);
+	else if (strcmp(type, "gpt2") && strcmp(type, "bert"))
+		err_set(e, "%s:%d: model_type \"%.40s\" is not one attnscope reads (gpt2, bert)",
+			cfg, t->line, type);
+	else if (!(c->hf_type = strdup(type)))
+		err_set(e, "out of memory");
+	else if (!(type[0] == 'g' ? parse_gpt2(c, &d, &vocab, e) : parse_bert(c, &d, &vocab, e)))
+		rc = 0;
+	ydoc_free(&d);
+	if (!rc && c->d_model % c->heads)
+		rc = err_set(e, "%s: the width %d is not divisible by the %d heads", cfg,
+			     c->d_model, c->heads);
+	const int gpt2 = c->layout == LAYOUT_GPT2;
+	if (!rc)
+		rc = tokenizer(m, dir, gpt2, e);
+	if (!rc && vocab != m->src_vocab.n)
+		rc = err_set(e, "%s: vocab_size is %d, and the tokenizer's vocabulary has %d "
+			     "tokens", cfg, vocab, m->src_vocab.n);
+	free(cfg);
+	if (rc)
+		return -1;
+	const char *wf = readable(dir, "model.safetensors") ? "model.safetensors" :
+			 readable(dir, "pytorch_model.bin") ? "pytorch_model.bin" : NULL;
+	if (!wf)
+		return readable(dir, "model.safetensors.index.json") ||
+		       readable(dir, "pytorch_model.bin.index.json") ?
+		       err_set(e, "%s: the weights are split into shards, which attnscope does not "
+			       "read (save with a larger max_shard_size)", dir) :
+		       err_set(e, "%s: no weights (model.safetensors or pytorch_model.bin)", dir);
+	c->wsrc = W_FILE;
+	if (!(c->weights_path = join(dir, wf)))
+		return err_set(e, "out of memory");
+	if (weights_bind(m, NULL, NULL, e))
+		return -1;
+	return c->layout == LAYOUT_BERT ? bert_head(m, e) : 0;
+}
+
+struct model *hf_load(const char *dir, struct err *e)
+{
+	struct model *m = calloc(1, sizeof *m);
+	const char *base = strrchr(dir, '/');
+	while (base && !base[1] && base > dir) {   /* "dir/" */
+		const char *p = base - 1;
+		while (p > dir && *p != '/')
+			p--;
+		base = *p == '/' ? p : NULL;
+	}
+	if (!m || !(m->path = strdup(dir)) ||
+	    !(m->cfg.name = strdup(base ? base + 1 : dir))) {
+		model_free(m);
+		err_set(e, "out of memory");
+		return NULL;
+	}
+	char *slash = strchr(m->cfg.name, '/');
+	if (slash && slash != m->cfg.name)
+		*slash = 0;
+	m->cfg.bias = 1;
+	m->cfg.final_norm = -1;
+	m->cfg.pe = PE_LEARNED;
+	m->cfg.scale_embedding = 0;
+	m->cfg.snapshot = -1;   /* the weights as trained (a folder has no snapshots) */
+	if (load(m, dir, e)) {
+		model_free(m);
+		return NULL;
+	}
+	return m;
+}
