@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "engine/layout.h"
@@ -33,6 +34,9 @@ static const char *const LABELS[] = {
 	/* TRANSLATORS: label of `attnscope info`: the linear-algebra
 	   library that does the matrix products */
 	N_("BLAS"),
+	/* TRANSLATORS: labels of `attnscope info` on a Hugging Face folder:
+	   the files it read, and BERT's masked-LM head */
+	N_("folder"), N_("MLM head"),
 };
 
 static int label_width(void)
@@ -43,6 +47,27 @@ static int label_width(void)
 		w = k > w ? k : w;
 	}
 	return w;
+}
+
+/* A Hugging Face folder: the files found in dir that attnscope reads. */
+static void hf_files(const struct model *m, char *buf, size_t cap)
+{
+	static const char *const files[] = {
+		"config.json", "model.safetensors", "pytorch_model.bin", "vocab.json",
+		"merges.txt", "vocab.txt", "tokenizer_config.json",
+	};
+	const char *w = strrchr(m->cfg.weights_path, '/');
+	/* TRANSLATORS: `info` on a folder: its model_type, then the files */
+	snprintf(buf, cap, _("%s (Hugging Face):"), m->cfg.hf_type);
+	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+		char p[4096];
+		snprintf(p, sizeof p, "%s/%s", m->path, files[i]);
+		/* of the weights files, the one read */
+		if ((i == 1 || i == 2) && (!w || strcmp(w + 1, files[i]) != 0))
+			continue;
+		if (access(p, R_OK) == 0)
+			snprintf(buf + strlen(buf), cap - strlen(buf), " %s", files[i]);
+	}
 }
 
 /* "label" padded to the label column, a space, then the value. */
@@ -218,6 +243,16 @@ int cmd_info(struct cli *c)
 	}
 	if (g->layout != LAYOUT_NN_TRANSFORMER)
 		field(lw, _("layout"), LAYOUT_NAMES[g->layout]);
+	if (g->hf_type) {
+		char hf[1024];
+		hf_files(m, hf, sizeof hf);
+		field(lw, _("folder"), hf);
+	}
+	if (g->layout == LAYOUT_BERT)
+		field(lw, _("MLM head"), m->mlm_w ?
+		      /* TRANSLATORS: `info` on a BERT folder; the stage names stay */
+		      _("cls.predictions: memory → mlm.hidden → logits → probs") :
+		      _("none: the pass ends at memory"));
 	if (g->head.nlabels) {
 		static const char *const pool[] = { "mean", "first", "last" };
 		char hd[512];
@@ -276,6 +311,10 @@ int cmd_info(struct cli *c)
 		count_line("tgt_embed", model_params(m, "tgt_embed."));
 	if (model_tensor(m, "pos_embed.weight"))
 		count_line("pos_embed", model_params(m, "pos_embed."));
+	if (model_tensor(m, "type_embed.weight"))
+		count_line("type_embed", model_params(m, "type_embed."));
+	if (model_tensor(m, "input_norm.weight"))
+		count_line("input_norm", model_params(m, "input_norm."));
 	for (int i = 0; i < g->enc_layers; i++) {
 		snprintf(p, sizeof p, "encoder.layers.%d.", i);
 		count_line(p, model_params(m, p));
@@ -288,7 +327,9 @@ int cmd_info(struct cli *c)
 	}
 	if (model_tensor(m, "decoder.norm.weight"))
 		count_line("decoder.norm", model_params(m, "decoder.norm."));
-	if (model_tensor(m, "generator.weight"))
+	if (model_tensor(m, "mlm.dense.weight"))
+		count_line("mlm.", model_params(m, "mlm."));
+	if (model_tensor(m, "generator.weight") || model_tensor(m, "generator.bias"))
 		count_line("generator", model_params(m, "generator."));
 	count_line(_("total"), model_params(m, ""));
 

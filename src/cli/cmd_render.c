@@ -35,6 +35,51 @@ static void fmt_value(char *buf, size_t n, float x)
 		snprintf(buf, n, "%.4f", x);
 }
 
+/* Beyond this many vocabulary columns (GPT-2's 50257, BERT's 30522) the
+ * text table shows each row's top tokens instead of every column. */
+#define RENDER_VOCAB_MAX 1000
+
+/* Row i's top-k columns of m[rows, cols] by value into idx[k]. */
+static int row_top(const float *r, int cols, int k, int *idx)
+{
+	int n = 0;
+	for (int j = 0; j < cols; j++) {
+		if (n == k && !(r[j] > r[idx[k - 1]]))
+			continue;
+		int p = n < k ? n++ : k - 1;
+		while (p > 0 && r[j] > r[idx[p - 1]]) {
+			idx[p] = idx[p - 1];
+			p--;
+		}
+		idx[p] = j;
+	}
+	return n;
+}
+
+/* A [rows, V] stage of a large vocabulary: each row's top tokens. */
+static void print_top(const struct trace *t, const struct stage *s, const float *m,
+		      int rows, int cols, int lw, int width)
+{
+	enum axis ra = s->axes[0], ca = s->axes[1];
+	char lab[96], fit[64], val[32], cell[128];
+	int idx[10];
+	int k = (width - lw) / 20;
+	k = k < 3 ? 3 : k > 10 ? 10 : k;
+	printf("top %d of %d columns per row (--format csv has them all)\n", k, cols);
+	for (int i = 0; i < rows; i++) {
+		trace_row_label(t, ra, i, lab, sizeof lab);
+		utf8_fpad(stdout, text_fit(lab, 24, fit, sizeof fit), lw, 1);
+		int n = row_top(m + (size_t)i * cols, cols, k, idx);
+		for (int j = 0; j < n; j++) {
+			trace_axis_label(t, ca, idx[j], lab, sizeof lab);
+			fmt_value(val, sizeof val, m[(size_t)i * cols + idx[j]]);
+			snprintf(cell, sizeof cell, "  %s %s", text_fit(lab, 12, fit, sizeof fit), val);
+			fputs(cell, stdout);
+		}
+		putchar('\n');
+	}
+}
+
 static void print_matrix(const struct trace *t, const struct stage *s,
 			 int head, int width)
 {
@@ -48,6 +93,10 @@ static void print_matrix(const struct trace *t, const struct stage *s,
 		trace_row_label(t, ra, i, lab, sizeof lab);
 		int w = utf8_width(text_fit(lab, 24, fit, sizeof fit));
 		lw = w > lw ? w : lw;
+	}
+	if (s->ndim == 2 && ca == AX_VOCAB && cols > RENDER_VOCAB_MAX) {
+		print_top(t, s, m, rows, cols, lw, width);
+		return;
 	}
 	const int cw = 11;
 	int per = width > 0 ? (width - lw) / cw : cols;   /* 0: every column */

@@ -375,9 +375,10 @@ def byte_chars():
     return [chr(c) for c in cs]
 
 
-def gpt2_tokenizer(d):
+def gpt2_tokenizer(d, size=0):
     """vocab.json and merges.txt: the 256 byte symbols, then each word (and
-    its Ġ form) built up left to right by merges."""
+    its Ġ form) built up left to right by merges; with size, more pieces
+    ("Ġw1234", each merged from Ġw123 and 4) up to size tokens."""
     vocab, merges = list(byte_chars()), []
     for w in GPT2_WORDS:
         for form in (w, "Ġ" + w):
@@ -388,6 +389,14 @@ def gpt2_tokenizer(d):
                     merges.append(cur + " " + ch)
                     vocab.append(nxt)
                 cur = nxt
+    if size and "Ġw" not in vocab:
+        merges.append("Ġ w")
+        vocab.append("Ġw")
+    k = 1
+    while len(vocab) < size - 1:   # the prefix Ġw{k // 10} came before
+        merges.append("Ġw%s %d" % (k // 10 or "", k % 10))
+        vocab.append("Ġw%d" % k)
+        k += 1
     vocab.append("<|endoftext|>")
     with open(os.path.join(d, "vocab.json"), "w", encoding="utf-8") as f:
         json.dump({t: i for i, t in enumerate(vocab)}, f, ensure_ascii=False)
@@ -453,7 +462,7 @@ def make(a):
     torch.set_default_dtype(torch.float32)
     torch.manual_seed(a.seed)
     if a.type == "gpt2":
-        V = gpt2_tokenizer(a.dir)
+        V = gpt2_tokenizer(a.dir, a.vocab)
         cfg = {"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"], "vocab_size": V,
                "n_positions": a.max_len, "n_embd": a.d, "n_layer": a.layers, "n_head": a.heads,
                "n_inner": a.d_ff, "activation_function": a.act or "gelu_new",
@@ -637,6 +646,7 @@ def parser():
     m.add_argument("--max-len", type=int, default=40)
     m.add_argument("--act", default=None)
     m.add_argument("--seed", type=int, default=1)
+    m.add_argument("--vocab", type=int, default=0, help="GPT-2: pieces up to this many")
     m.add_argument("--std", type=float, default=0.2)
     m.add_argument("--format", choices=["safetensors", "bin"], default="safetensors")
     m.add_argument("--no-head", dest="head", action="store_false")
