@@ -16,6 +16,7 @@
 #include "hf.h"
 #include "layout.h"
 #include "model_keys.h"
+#include "model_tok.h"
 #include "weights.h"
 #include "formats/ydoc.h"
 
@@ -191,45 +192,51 @@ static int parse_bert(struct config *c, const struct ydoc *d, int *vocab,
 	return 0;
 }
 
-/* The model's vocabulary and specials from the tokenizer's files, as
- * model_tok.h gives them: GPT-2 vocab.json (eos <|endoftext|>, nothing
- * else), BERT vocab.txt ([PAD], [CLS] … [SEP], [UNK]).  (Until the
- * tokenizers in C are wired, the text is split into words.) */
-static int tokenizer(struct model *m, const char *dir, int gpt2, struct err *e)
+/* BERT's do_lower_case from tokenizer_config.json: true when the key or
+ * the file is missing (Hugging Face's default). */
+static int lower_case(const char *dir, int *out, struct err *e)
 {
-	static const char *const DEF[2][TOK_NSPECIAL] = {
-		{ "[PAD]", "[CLS]", "[SEP]", "[UNK]" },
-		{ NULL, NULL, "<|endoftext|>", NULL },
-	};
-	char *p = join(dir, gpt2 ? "vocab.json" : "vocab.txt");
+	char *p = join(dir, "tokenizer_config.json");
+	struct ydoc d;
+	*out = 1;
 	if (!p)
 		return err_set(e, "out of memory");
 	if (access(p, R_OK) != 0) {
-		err_set(e, "%s: %s (the tokenizer's vocabulary of a %s folder)", p,
-			strerror(errno), gpt2 ? "gpt2" : "bert");
 		free(p);
-		return -1;
+		return 0;
 	}
-	int rc = gpt2 ? model_vocab_json(p, &m->src_vocab, e) : vocab_load(&m->src_vocab, p, e);
-	if (!rc)
-		rc = vocab_init(&m->tgt_vocab, (const char *const *)m->src_vocab.tok,
-				m->src_vocab.n, p, e);
+	int rc = ydoc_load(&d, p, e);
+	if (!rc) {
+		const struct ynode *n = d.root && d.root->kind == Y_MAP ?
+					key(d.root, "do_lower_case") : NULL;
+		if (n && ynode_bool(&d, n, out, e))
+			rc = mkey_keyed(&d, n, "do_lower_case", e);
+		ydoc_free(&d);
+	}
 	free(p);
-	if (rc)
-		return -1;
-	m->shared_vocab = 1;
-	struct tokenizer_cfg *t = &m->cfg.tok;
-	t->type = TOKENIZE_WORD;
-	t->lowercase = !gpt2;
-	t->wrap_source = 1;
-	for (int i = 0; i < TOK_NSPECIAL; i++) {
-		const char *s = DEF[gpt2][i];
-		int id = s ? vocab_id(&m->src_vocab, s) : -1;
-		if (id >= 0 && !(t->specials[i] = strdup(s)))
-			return err_set(e, "out of memory");
-		m->src_sp[i] = m->tgt_sp[i] = id;
-	}
-	return 0;
+	return rc;
+}
+
+/* The tokenizer (model_tok.h) from the folder's files: GPT-2's vocab.json +
+ * merges.txt, BERT's vocab.txt. */
+static int tokenizer(struct model *m, const char *dir, int gpt2, struct err *e)
+{
+	char *v = join(dir, gpt2 ? "vocab.json" : "vocab.txt");
+	char *mg = gpt2 ? join(dir, "merges.txt") : NULL;
+	int rc = -1, lower;
+	if (!v || (gpt2 && !mg))
+		err_set(e, "out of memory");
+	else if (access(v, R_OK) != 0 || (gpt2 && access(mg, R_OK) != 0))
+		err_set(e, "%s: %s (the tokenizer's vocabulary of a %s folder)",
+			access(v, R_OK) != 0 ? v : mg, strerror(errno), gpt2 ? "gpt2" : "bert");
+	else if (gpt2)
+		rc = model_tok_gpt2(m, v, mg, e);
+	else if (!lower_case(dir, &lower, e))
+		rc = model_tok_wordpiece(m, v, lower, e);
+	m->cfg.tok.wrap_source = 1;
+	free(v);
+	free(mg);
+	return rc;
 }
 
 /* A BERT's masked-LM head comes whole or not at all: without it the pass

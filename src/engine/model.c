@@ -58,7 +58,8 @@ static int ends_with(const char *s, const char *suffix)
 	return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-int model_vocab_json(const char *path, struct vocab *v, struct err *e)
+/* A JSON vocabulary: a list of tokens (id = index) or an object token -> id. */
+static int load_vocab_json(const char *path, struct vocab *v, struct err *e)
 {
 	struct ydoc j;
 	if (ydoc_load(&j, path, e))
@@ -128,7 +129,7 @@ static int load_vocab(const struct ydoc *d, const struct ynode *n,
 		snprintf(where, wsz, "%s", path);
 		int rc;
 		if (ends_with(path, ".json"))
-			rc = model_vocab_json(path, v, e);
+			rc = load_vocab_json(path, v, e);
 		else if (ends_with(path, ".pkl") || metapkl_sniff(path))
 			rc = load_vocab_pkl(path, v, e);
 		else

@@ -153,10 +153,6 @@ struct model *model_load_buffer(const char *path, const void *buf, size_t len,
 				struct err *e);
 void model_free(struct model *m);
 
-/* A JSON vocabulary: a list of tokens (id = index) or an object token ->
- * id.  Returns 0, or -1 with e naming path. */
-int model_vocab_json(const char *path, struct vocab *v, struct err *e);
-
 /* Model tensor by name, or NULL. */
 const struct wtensor *model_tensor(const struct model *m, const char *name);
 

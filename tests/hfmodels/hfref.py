@@ -375,21 +375,40 @@ def byte_chars():
     return [chr(c) for c in cs]
 
 
+def bpe(word, rank):
+    """GPT-2's BPE on one pre-token: the adjacent pair of lowest rank (the
+    leftmost of equal ones) merged, until none has a rank."""
+    sym = list(word)
+    while len(sym) > 1:
+        best = min(range(len(sym) - 1), key=lambda i: (rank.get((sym[i], sym[i + 1]), 1 << 30), i))
+        if (sym[best], sym[best + 1]) not in rank:
+            break
+        sym[best:best + 2] = [sym[best] + sym[best + 1]]
+    return sym
+
+
 def gpt2_tokenizer(d, size=0):
-    """vocab.json and merges.txt: the 256 byte symbols, then each word (and
-    its Ġ form) built up left to right by merges; with size, more pieces
-    ("Ġw1234", each merged from Ġw123 and 4) up to size tokens."""
-    vocab, merges = list(byte_chars()), []
-    for w in GPT2_WORDS:
-        for form in (w, "Ġ" + w):
-            cur = form[0]
-            for ch in form[1:]:
-                nxt = cur + ch
-                if nxt not in vocab:
-                    merges.append(cur + " " + ch)
-                    vocab.append(nxt)
-                cur = nxt
-    if size and "Ġw" not in vocab:
+    """vocab.json and merges.txt: the 256 byte symbols, then merges that
+    make each word (and its Ġ form) one piece: the pieces BPE leaves are
+    joined left to right by new merges until every word is whole; with
+    size, more pieces ("Ġw1234", merged from Ġw123 and 4) up to size
+    tokens."""
+    vocab, merges, rank = list(byte_chars()), [], {}
+    have = set(vocab)
+    forms = [f for w in GPT2_WORDS for f in (w, "Ġ" + w)]
+    while True:
+        todo = [f for f in forms if len(bpe(f, rank)) > 1]
+        if not todo:
+            break
+        sym = bpe(todo[0], rank)
+        a, b = sym[0], sym[1]
+        rank[(a, b)] = len(merges)
+        merges.append(a + " " + b)
+        if a + b not in have:
+            vocab.append(a + b)
+            have.add(a + b)
+    if size and "Ġw" not in have:
+        rank[("Ġ", "w")] = len(merges)
         merges.append("Ġ w")
         vocab.append("Ġw")
     k = 1
