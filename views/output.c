@@ -161,7 +161,13 @@ static void draw_dist(struct view_state *v, struct canvas *c, struct rect r)
 	/* title: which position (its input token), and its label */
 	trace_axis_label(t, s->axes[0], row, tok, sizeof tok);
 	text_fit(tok, 24, fit, sizeof fit);
-	snprintf(buf, sizeof buf, _("next token after “%s” (position %d)"), fit, row);
+	const int mlm = s->axes[0] == AX_SRC;   /* an encoder's masked-LM head */
+	if (mlm)
+		/* TRANSLATORS: the output view of BERT's masked-LM head: the
+		   distribution is over the token at this position itself */
+		snprintf(buf, sizeof buf, _("token in place of “%s” (position %d)"), fit, row);
+	else
+		snprintf(buf, sizeof buf, _("next token after “%s” (position %d)"), fit, row);
 	int x = pr.x + clip_text(c, pr, pr.x, pr.y, pr.w, buf, &hd) + 2;
 	if (s->kind == SK_LOGITS)
 		clip_text(c, pr, x, pr.y, pr.x + pr.w - x,
@@ -205,6 +211,10 @@ static void draw_dist(struct view_state *v, struct canvas *c, struct rect r)
 		}
 	} else if (t->label_tokens && rows == t->T && lid < 0) {
 		clip_text(c, pr, pr.x, y, pr.w, _("label not in the vocabulary"), &wa);
+	} else if (mlm) {
+		clip_text(c, pr, pr.x, y, pr.w,
+			  _("masked-LM head: what the model reads at this position ([MASK]: its guess)"),
+			  &mu);
 	} else {
 		clip_text(c, pr, pr.x, y, pr.w, _("no label (no target given)"), &mu);
 	}

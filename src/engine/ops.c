@@ -239,15 +239,37 @@ void op_matmul_nt_naive(const float *a, const float *b, float *c, int m, int n,
 		}
 }
 
-void op_transpose(const float *a, int rows, int cols, float *out)
+struct transpose_job {
+	const float *a;           /* [rows, cols] */
+	float *out;               /* [cols, rows] */
+	int rows, cols, per;      /* per: rows of a per task */
+};
+
+/* Rows [t·per, (t+1)·per) of a into their columns of out, in 32 × 32
+ * blocks. */
+static void transpose_task(void *arg, int t, int ntasks)
 {
 	enum { B = 32 };
-	for (int i0 = 0; i0 < rows; i0 += B)
-		for (int j0 = 0; j0 < cols; j0 += B) {
-			const int i1 = i0 + B < rows ? i0 + B : rows;
-			const int j1 = j0 + B < cols ? j0 + B : cols;
+	const struct transpose_job *j = arg;
+	const int r0 = t * j->per, r1 = r0 + j->per < j->rows ? r0 + j->per : j->rows;
+	for (int i0 = r0; i0 < r1; i0 += B)
+		for (int c0 = 0; c0 < j->cols; c0 += B) {
+			const int i1 = i0 + B < r1 ? i0 + B : r1;
+			const int c1 = c0 + B < j->cols ? c0 + B : j->cols;
 			for (int i = i0; i < i1; i++)
-				for (int j = j0; j < j1; j++)
-					out[(size_t)j * rows + i] = a[(size_t)i * cols + j];
+				for (int c = c0; c < c1; c++)
+					j->out[(size_t)c * j->rows + i] = j->a[(size_t)i * j->cols + c];
 		}
+}
+
+void op_transpose(const float *a, int rows, int cols, float *out)
+{
+	struct transpose_job j = { a, out, rows, cols, rows };
+	if ((double)rows * cols < 1 << 18) {
+		transpose_task(&j, 0, 1);
+		return;
+	}
+	int k = pool_threads() * TASKS_PER_THREAD;
+	j.per = ((rows + k - 1) / k + 31) / 32 * 32;
+	pool_run(transpose_task, &j, (rows + j.per - 1) / j.per);
 }

@@ -435,6 +435,28 @@ static void test_pool(void)
 	}
 }
 
+/* op_transpose (GPT-2's Conv1D weights): every element where the index
+ * arithmetic puts it, on the one-task and the pooled path, ragged edges. */
+static void test_transpose(void)
+{
+	static const int dims[][2] = { { 1, 1 }, { 3, 70 }, { 33, 65 }, { 768, 401 }, { 401, 768 } };
+	for (size_t k = 0; k < sizeof dims / sizeof *dims; k++) {
+		const int r = dims[k][0], c = dims[k][1];
+		float *a = malloc((size_t)r * c * sizeof *a), *t = malloc((size_t)r * c * sizeof *t);
+		for (int i = 0; i < r * c; i++)
+			a[i] = (float)i;
+		fill_nan(t, (size_t)r * c);
+		op_transpose(a, r, c, t);
+		int bad = 0;
+		for (int i = 0; i < r; i++)
+			for (int j = 0; j < c; j++)
+				bad += t[(size_t)j * r + i] != (float)(i * c + j);
+		tap_ok(bad == 0, "transpose [%d, %d]: %d elements misplaced", r, c, bad);
+		free(a);
+		free(t);
+	}
+}
+
 int main(void)
 {
 	test_linear();
@@ -445,5 +467,6 @@ int main(void)
 	test_sinusoid();
 	test_split();
 	test_pool();
+	test_transpose();
 	return tap_done();
 }
