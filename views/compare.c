@@ -46,10 +46,22 @@ struct side {
 	int len;                     /* rows: outputs, plus </s> if it ended so */
 };
 
+/* The tokenizer of the model drawn (GPT-2's pieces are labelled as text). */
+static const struct tokenizer_cfg *cmp_tok;
+
+/* Token id's label: from a ring of buffers, so that a message may hold a
+ * few at once (drawing is single-threaded). */
 static const char *tok_of(const struct vocab *voc, int32_t id)
 {
+	static char ring[8][48];
+	static int next;
 	const char *t = voc ? vocab_str(voc, id) : NULL;
-	return t ? t : "?";
+	if (!t)
+		return "?";
+	if (!cmp_tok || cmp_tok->type != TOKENIZE_GPT2)
+		return t;
+	next = (next + 1) % 8;
+	return tokens_label(cmp_tok, t, ring[next], sizeof ring[next]);
 }
 
 /* Cumulative log p of the best hypothesis after position k: the recorded
@@ -246,6 +258,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	const struct style wa = role_style(R_WARN, c->depth);
 	const struct style cur = role_style(c->figure ? R_HEADER : R_CURSOR, c->depth);
 	const struct vocab *voc = v->m ? &v->m->tgt_vocab : v->tr ? v->tr->vocab : NULL;
+	cmp_tok = v->m ? &v->m->cfg.tok : v->tr ? v->tr->tok : NULL;
 	char buf[512], n1[32], n2[32];
 
 	if (!v->dec) {

@@ -233,7 +233,8 @@ static int lat_build(const struct page *P, int ncol, struct lat *L)
  * left edge in colx[j].  Returns the first column. */
 static int lat_place(const struct page *P, const struct lat *L, int w, int *colx)
 {
-	const int rootw = utf8_width(P->prompt[P->np - 1]);
+	char rootb[48];
+	const int rootw = utf8_width(page_label(P, P->prompt[P->np - 1], rootb, sizeof rootb));
 	const int lw = 2 + (L->nslots > 10 ? 2 : 1) + 1;
 	int first = L->ncol - 1, used = lw + cell_w(first, L->tw, L->sw, rootw);
 	while (first > 0) {
@@ -379,7 +380,8 @@ void lattice_draw(const struct page *P, struct canvas *c, struct rect r, int ran
 	const struct lcol *col = La.col;
 	const int *nl = La.nl;
 	int (*lanes)[SLOTS_MAX] = La.lanes;
-	const int rootw = utf8_width(P->prompt[P->np - 1]);
+	char rootb[48];
+	const int rootw = utf8_width(page_label(P, P->prompt[P->np - 1], rootb, sizeof rootb));
 
 	/* the ranking beside the lattice takes the right of r */
 	struct rect lr = r;
@@ -442,7 +444,8 @@ void lattice_draw(const struct page *P, struct canvas *c, struct rect r, int ran
 			if (followed)
 				clip_puts(c, lr, x, y, "▸", &ac);
 			if (!lc->cd) {
-				clip_text(c, lr, x + 1, y, rootw, P->prompt[P->np - 1], st);
+				clip_text(c, lr, x + 1, y, rootw, page_label(P, P->prompt[P->np - 1], rootb,
+									   sizeof rootb), st);
 				continue;
 			}
 			text_fit(page_tok(P, lc->cd->token, b, sizeof b), tw, buf, sizeof buf);
@@ -513,7 +516,8 @@ int lattice_width(const struct page *P)
 	if (lat_build(P, P->N + 1, &L))
 		return 1 << 20;
 	int w = 2 + (L.nslots > 10 ? 2 : 1) + 1;
-	const int rootw = utf8_width(P->prompt[P->np - 1]);
+	char rootb[48];
+	const int rootw = utf8_width(page_label(P, P->prompt[P->np - 1], rootb, sizeof rootb));
 	for (int j = 0; j < L.ncol; j++)
 		w += (j ? gap_w(L.nl[j]) : 0) + cell_w(j, L.tw, L.sw, rootw);
 	w += 2 + 8;   /* "✗ " and " from #k" of the pruned list */

@@ -29,6 +29,14 @@ struct page {
 	char *sos[1];            /* the prompt of an encoder-decoder */
 };
 
+/* A token string's label (into buf when it is rewritten): GPT-2's pieces
+ * as their text (tokens_label), others as they are. */
+static inline const char *page_label(const struct page *P, const char *t, char *buf,
+				     size_t n)
+{
+	return t && P->tok ? tokens_label(P->tok, t, buf, n) : t;
+}
+
 /* Token id's label (or "#id" when the vocabulary has none): the
  * vocabulary's string, GPT-2's pieces as their text (tokens_label). */
 static inline const char *page_tok(const struct page *P, int32_t id, char *buf, size_t n)

@@ -180,11 +180,13 @@ void op_layernorm_std(const float *x, int n, int d, const float *g,
 
 void op_gelu_new(float *x, size_t n)
 {
-	/* 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))) */
-	const double k = 0.7978845608028654;
+	/* 0.5·x·(1 + tanh(u)), u = √(2/π)·(x + 0.044715·x³), written as
+	 * x / (1 + e^(−2u)) (the same function; one expf instead of a double
+	 * tanh: GPT-2 small has 1.2 M of them per 32-token pass) */
+	const float k2 = 2 * 0.7978845608028654f;
 	for (size_t i = 0; i < n; i++) {
-		double v = x[i];
-		x[i] = (float)(0.5 * v * (1.0 + tanh(k * (v + 0.044715 * v * v * v))));
+		const float v = x[i];
+		x[i] = v / (1.0f + expf(-k2 * (v + 0.044715f * v * v * v)));
 	}
 }
 

@@ -279,6 +279,26 @@ static void test_activations(void)
 	tap_ok(fabsf(y[1] - 0.8411919906082768f) > 1e-4,
 	       "gelu is the erf form, not the tanh approximation");
 
+	/* the tanh approximation (GPT-2's gelu_new), in double, from −20 to 20 */
+	enum { NG = 4001 };
+	static float g[NG], gw[NG];
+	for (int i = 0; i < NG; i++) {
+		double v = -20 + i * 0.01;
+		g[i] = (float)v;
+		gw[i] = (float)(0.5 * v * (1 + tanh(0.7978845608028654 * (v + 0.044715 * v * v * v))));
+	}
+	op_gelu_new(g, NG);
+	double worst = 0;
+	for (int i = 0; i < NG; i++) {
+		double d = fabs((double)g[i] - gw[i]) / (1 + fabs((double)gw[i]));
+		worst = d > worst ? d : worst;
+	}
+	tap_ok(worst < 1e-6, "gelu_new vs 0.5·x·(1+tanh(√(2/π)(x+0.044715x³))) in double on "
+	       "[−20, 20]: max relative difference %.3g", worst);
+	float one = 1.0f;
+	op_gelu_new(&one, 1);
+	tap_ok(fabsf(one - 0.8411919906082768f) < 1e-6, "gelu_new(1) = 0.841192 (%.7f)", one);
+
 	float r[5] = { -2.0f, -0.0f, 0.0f, 0.5f, 3.0f };
 	const float rw[5] = { 0, 0, 0, 0.5f, 3.0f };
 	op_relu(r, 5);
