@@ -673,6 +673,9 @@ static int bind_file(struct model *m, struct wants *ws, struct err *e)
 		F.canon[i] = own ? layout_canon(m->cfg.layout, sel[i].name,
 						cbuf + (size_t)i * LAYOUT_NAME_MAX)
 				 : layout_strip(sel[i].name);
+	int bi = fn_find(&F, "cls.predictions.decoder.bias");
+	if (m->cfg.layout == LAYOUT_BERT && bi >= 0 && fn_find(&F, "cls.predictions.bias") < 0)
+		F.canon[bi] = "cls.predictions.bias";   /* the same storage, its other name */
 	layout_prefix(F.canon, F.n, F.prefix);
 	int problems = resolve(&m->cfg, ws, m->cfg.layout, 1, &F, mt, claimed, &nobias);
 	for (int i = 0; i < ws->n; i++)

@@ -354,6 +354,21 @@ class BertForMaskedLM(nn.Module):
         rec["mlm.hidden"] = t[0]
         return self.cls.predictions.decoder(t)
 
+class BertPreTrainingHeads(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.predictions = BertLMPredictionHead(cfg)
+        self.seq_relationship = nn.Linear(cfg["hidden_size"], 2)
+
+
+class BertForPreTraining(BertForMaskedLM):
+    """The masked-LM head beside the next-sentence one, and the pooler."""
+    def __init__(self, cfg):
+        nn.Module.__init__(self)
+        self.bert = BertModel(cfg, add_pooling_layer=True)
+        self.cls = BertPreTrainingHeads(cfg)
+        self.cls.predictions.decoder.weight = self.bert.embeddings.word_embeddings.weight
+
 # ---------------------------------------------------------- the folders --
 
 GPT2_WORDS = ["the", "cat", "sat", "on", "mat", "a", "dog", "ran", "because", "it", "was",
@@ -502,7 +517,8 @@ def make(a):
                "layer_norm_eps": 1e-12, "pad_token_id": 0, "position_embedding_type": "absolute",
                "hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1,
                "initializer_range": 0.02, "transformers_version": "4.40.0"}
-        model = BertForMaskedLM(cfg) if a.head else BertModel(cfg)
+        model = (BertForPreTraining if a.pretraining else BertForMaskedLM)(cfg) if a.head \
+            else BertModel(cfg)
         if not a.head:
             cfg["architectures"] = ["BertModel"]
     for k, v in a.config or []:
@@ -516,6 +532,9 @@ def make(a):
     if a.old_names:
         sd = {k.replace("LayerNorm.weight", "LayerNorm.gamma").replace("LayerNorm.bias", "LayerNorm.beta"): v
               for k, v in sd.items()}
+    if a.decoder_bias_only:   # the head's bias under its other name only
+        sd = {k: v for k, v in sd.items() if k != "cls.predictions.bias"}
+        sd["cls.predictions.decoder.bias"] = model.cls.predictions.bias.detach().clone()
     if a.drop_buffers:
         sd = {k: v for k, v in sd.items() if not (k.endswith(".attn.bias") or k.endswith("masked_bias")
                                                   or k.endswith("position_ids"))}
@@ -589,7 +608,11 @@ def check(a):
         ids = torch.tensor(dump["tgt.ids"].astype(np.int64))[None]
     else:
         head = any(k.startswith("cls.") for k in sd)
-        model = BertForMaskedLM(cfg) if head else BertModel(cfg, any(k.startswith("pooler.") for k in sd))
+        pre = "cls.seq_relationship.weight" in sd
+        model = (BertForPreTraining if pre else BertForMaskedLM)(cfg) if head else \
+            BertModel(cfg, any(k.startswith("pooler.") for k in sd))
+        if "cls.predictions.bias" not in sd and "cls.predictions.decoder.bias" in sd:
+            sd["cls.predictions.bias"] = sd["cls.predictions.decoder.bias"]
         ids = torch.tensor(dump["src.ids"].astype(np.int64))[None]
     model = model.double()
     missing, unexpected = model.load_state_dict({k: v.double() if v.is_floating_point() else v
@@ -672,6 +695,9 @@ def parser():
     m.add_argument("--no-prefix", dest="prefix", action="store_false")
     m.add_argument("--old-names", action="store_true")
     m.add_argument("--drop-buffers", action="store_true")
+    m.add_argument("--pretraining", action="store_true", help="BERT: BertForPreTraining")
+    m.add_argument("--decoder-bias-only", action="store_true",
+                   help="BERT: the head's bias as cls.predictions.decoder.bias alone")
     m.add_argument("--mask-dtype", choices=["bool", "float", "uint8"], default="bool")
     m.add_argument("--dtype", choices=["F32", "F16", "BF16", "F64"], default="F32")
     m.add_argument("--config", nargs=2, action="append", metavar=("KEY", "JSON"))
