@@ -1,5 +1,6 @@
 /* model.c - the YAML model file: configuration, vocabularies, then weights. */
 #include <errno.h>
+#include <math.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -709,6 +710,20 @@ const struct wtensor *model_tensor(const struct model *m, const char *name)
 		if (strcmp(m->tensors[i].name, name) == 0)
 			return &m->tensors[i];
 	return NULL;
+}
+
+void model_warn_nan(const struct model *m)
+{
+	for (int i = 0; i < m->ntensors; i++) {
+		const struct wtensor *t = &m->tensors[i];
+		size_t n = (size_t)t->shape[0] * t->shape[1], bad = 0;
+		for (size_t j = 0; j < n; j++)
+			bad += !isfinite(t->data[j]);
+		if (bad)
+			warn_msg("%s: tensor %s has %zu NaN or infinite values",
+				 m->cfg.wsrc == W_FILE ? m->cfg.weights_path : m->path,
+				 t->name, bad);
+	}
 }
 
 size_t model_params(const struct model *m, const char *prefix)

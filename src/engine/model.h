@@ -156,6 +156,9 @@ void model_free(struct model *m);
 /* Model tensor by name, or NULL. */
 const struct wtensor *model_tensor(const struct model *m, const char *name);
 
+/* Warns (warn_msg) of every tensor holding NaN or infinite values. */
+void model_warn_nan(const struct model *m);
+
 /* Number of parameters in tensors whose name starts with prefix. */
 size_t model_params(const struct model *m, const char *prefix);
 

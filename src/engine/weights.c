@@ -709,20 +709,6 @@ out:
 	return rc;
 }
 
-static void warn_nan(const struct model *m)
-{
-	for (int i = 0; i < m->ntensors; i++) {
-		const struct wtensor *t = &m->tensors[i];
-		size_t n = (size_t)t->shape[0] * t->shape[1], bad = 0;
-		for (size_t j = 0; j < n; j++)
-			bad += !isfinite(t->data[j]);
-		if (bad)
-			warn_msg("%s: tensor %s has %zu NaN or infinite values",
-				 m->cfg.wsrc == W_FILE ? m->cfg.weights_path : m->path,
-				 t->name, bad);
-	}
-}
-
 int weights_bind(struct model *m, const struct ydoc *doc,
 		 const struct ynode *tensors, struct err *e)
 {
@@ -803,7 +789,7 @@ int weights_bind(struct model *m, const struct ydoc *doc,
 		m->gen_tied = 1;
 	}
 	if (c->wsrc != W_RANDOM)
-		warn_nan(m);
+		model_warn_nan(m);
 	rc = 0;
 out:
 	free(ws.w);
