@@ -1,5 +1,5 @@
-/* cmd_translate.c - `attnscope translate`: greedy or beam-search decoding,
- * the output sentence, optionally every step as a table or JSON. */
+/* cmd_translate.c - `attnscope translate`: greedy, beam-search or sampled
+ * decoding, the output sentence, optionally every step as a table or JSON. */
 #include <stdio.h>
 #include <string.h>
 
@@ -71,10 +71,20 @@ static const char *cand_status(const struct cand *c)
 	       _("pruned");
 }
 
+/* The same for sampling: drawn, or whether the cut kept it. */
+static const char *cand_drawn(const struct cand *c)
+{
+	/* TRANSLATORS: status of a candidate when sampling: the draw chose it,
+	   it could have been drawn (inside the top-k / top-p cut), or the cut
+	   removed it */
+	return c->forced ? _("forced") : c->drawn ? _("drawn") : c->prob_cut > 0 ?
+	       _("in the cut") : _("cut off");
+}
+
 /* The decoder's prompt (<s>, or <s> + the sentence of a decoder-only
  * model) in front of every hypothesis. */
 static void print_steps(const struct model *m, const struct pass_input *in,
-			const struct decode_result *r, int topk)
+			const struct decode_result *r, int topk, int sample)
 {
 	for (int s = 0; s < r->nsteps; s++) {
 		const struct decode_step *st = &r->steps[s];
@@ -98,12 +108,19 @@ static void print_steps(const struct model *m, const struct pass_input *in,
 				safetext_copy(t, sizeof t, vocab_str(&m->tgt_vocab, c->token), 0);
 				fputs("      ", stdout);
 				utf8_fpad(stdout, t, 16, 0);
-				/* TRANSLATORS: one candidate of a beam-search step: its
-				   probability at this step, the sum of log p over the steps
-				   so far, score (the length-normalized sum) and status; keep
-				   "p=" and "Σ log p" */
-				printf(_(" p=%.4f  Σ log p %.3f  score %.3f  %s\n"), c->prob, c->logp,
-				       c->score, cand_status(c));
+				if (sample)
+					/* TRANSLATORS: one candidate of a sampling step: p, p
+					   after temperature, p after the cut (renormalised),
+					   status; keep "p=", "p_T=" and "p_cut=" */
+					printf(_(" p=%.4f  p_T=%.4f  p_cut=%.4f  %s\n"), c->prob,
+					       c->prob_t, c->prob_cut, cand_drawn(c));
+				else
+					/* TRANSLATORS: one candidate of a beam-search step: its
+					   probability at this step, the sum of log p over the
+					   steps so far, score (the length-normalized sum) and
+					   status; keep "p=" and "Σ log p" */
+					printf(_(" p=%.4f  Σ log p %.3f  score %.3f  %s\n"), c->prob,
+					       c->logp, c->score, cand_status(c));
 				shown++;
 			}
 		}
@@ -117,7 +134,12 @@ static void print_json(const struct model *m, const struct cli *c,
 	json_str(m->cfg.name);
 	printf(",\"sentence\":");
 	json_str(c->sentence);
-	printf(",\"beam\":%d,\"alpha\":%g,\"output\":", c->beam ? c->beam : 1, c->alpha);
+	printf(",\"mode\":\"%s\",\"beam\":%d,\"alpha\":%g", c->sample ? "sample" :
+	       c->beam > 1 ? "beam" : "greedy", c->beam ? c->beam : 1, c->alpha);
+	if (c->sample)
+		printf(",\"temperature\":%g,\"top_k\":%d,\"top_p\":%g,\"seed\":%llu",
+		       c->temperature, c->top_k, c->top_p, c->seed);
+	printf(",\"output\":");
 	json_ids(m, r->best, r->nbest);
 	char text[4096];
 	printf(",\"text\":");
@@ -136,7 +158,11 @@ static void print_json(const struct model *m, const struct cli *c,
 	printf(",\"steps\":[");
 	for (int s = 0; s < r->nsteps; s++) {
 		const struct decode_step *st = &r->steps[s];
-		printf("%s{\"hypotheses\":[", s ? "," : "");
+		printf("%s{", s ? "," : "");
+		if (c->sample)
+			printf("\"u\":%.9f,\"allowed\":%d,\"kept\":%d,", st->u, st->nallowed,
+			       st->nkept);
+		printf("\"hypotheses\":[");
 		for (int b = 0; b < st->nhyps; b++) {
 			printf("%s{\"tokens\":", b ? "," : "");
 			json_ids(m, st->hyps[b].ids, st->hyps[b].n);
@@ -147,10 +173,14 @@ static void print_json(const struct model *m, const struct cli *c,
 			const struct cand *cd = &st->cands[i];
 			printf("%s{\"from\":%d,\"token\":", i ? "," : "", cd->parent);
 			json_str(vocab_str(&m->tgt_vocab, cd->token));
-			printf(",\"prob\":%.6f,\"log_prob\":%.6f,\"score\":%.6f,\"status\":\"%s\"%s}",
+			printf(",\"prob\":%.6f,\"log_prob\":%.6f,\"score\":%.6f,\"status\":\"%s\"%s",
 			       cd->prob, cd->logp, cd->score,
 			       cd->finished ? "finished" : cd->kept ? "kept" : "pruned",
 			       cd->forced ? ",\"forced\":true" : "");
+			if (c->sample)
+				printf(",\"prob_t\":%.6f,\"prob_cut\":%.6f,\"drawn\":%s", cd->prob_t,
+				       cd->prob_cut, cd->drawn ? "true" : "false");
+			putchar('}');
 		}
 		printf("]}");
 	}
@@ -186,6 +216,11 @@ int cli_decode(struct cli *c, const struct model *m, struct pass_input *in,
 	o.beam = c->beam ? c->beam : 1;
 	o.alpha = c->alpha;
 	o.max_len = c->max_out;
+	o.sample = c->sample;
+	o.so.temperature = c->temperature;
+	o.so.top_k = c->top_k;
+	o.so.top_p = c->top_p;
+	o.so.seed = c->seed;
 	if (decode_run(m, in, &c->pass, &o, r, &e)) {
 		input_free(in);
 		return cli_fail("%s", e.msg);
@@ -265,7 +300,7 @@ int cmd_translate(struct cli *c)
 			print_json(m, c, &in, &r);
 		} else {
 			if (c->steps)
-				print_steps(m, &in, &r, 5);
+				print_steps(m, &in, &r, 5, c->sample);
 			char text[4096];
 			safetext_fputs(output_text(m, r.best, r.nbest, text, sizeof text), stdout, 0);
 			printf("%s\n", r.hit_max_len && m->tgt_sp[TOK_EOS] >= 0 ?

@@ -35,6 +35,7 @@ static const char *const USAGE = N_(
 	"       attnscope render --view lines|model|map [--stage NAME] [--head H]\n"
 	"                 [--format text|ansi|svg] [--width W] [--height H] SENTENCE\n"
 	"       attnscope translate [--model FILE] [--beam K] [--alpha A] [--max-len N]\n"
+	"                 [--sample [--temperature T] [--top-k K] [--top-p P] [--seed S]]\n"
 	"                 [--steps] [--json] SENTENCE\n"
 	"       attnscope train --model FILE.yaml --corpus FILE.tsv --out FILE.safetensors\n"
 	"                 [--steps N] [--heldout FILE.tsv] ... (attnscope train --help)\n"
@@ -67,6 +68,11 @@ static const char *const USAGE = N_(
 	"                      --decode beam default 4), at most 64\n"
 	"  --alpha A           length penalty ((5+n)/6)^A of beam scores (0.6)\n"
 	"  --max-len N         output tokens at most\n"
+	"  --sample            translate: draw each token instead of the arg-max\n"
+	"  --temperature T     divide log p by T before drawing (1; 0 = greedy)\n"
+	"  --top-k K           draw among the K most probable tokens only\n"
+	"  --top-p P           ... among the fewest whose p sums to P or more\n"
+	"  --seed S            the draws' seed (0): the same seed, the same output\n"
 	"  --steps, --json     translate: every step as a table, or all as JSON\n"
 	"  --stage NAME        the stage render prints (--stage list: all names)\n"
 	"  --head H            one head of a per-head stage (default: all)\n"
@@ -99,7 +105,9 @@ int cli_fail(const char *fmt, ...)
 enum {
 	O_MODEL = 256, O_SAVE_WEIGHTS, O_TARGET, O_OUT, O_STAGE, O_FORMAT, O_HEAD, O_WIDTH,
 	O_NOCAUSAL, O_ENCCAUSAL, O_PADTO, O_PADTGT, O_SRCLEN, O_TGTLEN, O_ITERS,
-	O_LECTURE, O_PLAY, O_CHECK, O_POT, O_LANG, O_SCHEME, O_PRESENTER, O_DECODE, O_BEAM, O_ALPHA, O_MAXOUT, O_STEPS, O_JSON, O_FRAMES, O_HEIGHT, O_VIEW, O_DIMS, O_SNAPSHOT, O_EXPORT, O_HELP, O_VERSION,
+	O_LECTURE, O_PLAY, O_CHECK, O_POT, O_LANG, O_SCHEME, O_PRESENTER, O_DECODE, O_BEAM, O_ALPHA, O_MAXOUT,
+	O_SAMPLE, O_TEMPERATURE, O_TOPK, O_TOPP, O_SEED, O_STEPS, O_JSON, O_FRAMES, O_HEIGHT, O_VIEW, O_DIMS,
+	O_SNAPSHOT, O_EXPORT, O_HELP, O_VERSION,
 };
 
 static const struct option LONGOPTS[] = {
@@ -129,6 +137,11 @@ static const struct option LONGOPTS[] = {
 	{ "beam", required_argument, 0, O_BEAM },
 	{ "alpha", required_argument, 0, O_ALPHA },
 	{ "max-len", required_argument, 0, O_MAXOUT },
+	{ "sample", no_argument, 0, O_SAMPLE },
+	{ "temperature", required_argument, 0, O_TEMPERATURE },
+	{ "top-k", required_argument, 0, O_TOPK },
+	{ "top-p", required_argument, 0, O_TOPP },
+	{ "seed", required_argument, 0, O_SEED },
 	{ "steps", no_argument, 0, O_STEPS },
 	{ "json", no_argument, 0, O_JSON },
 	{ "frames", required_argument, 0, O_FRAMES },
@@ -147,6 +160,8 @@ static const struct option LONGOPTS[] = {
 #define PASS_OPTS (BIT(O_MODEL) | BIT(O_SNAPSHOT) | BIT(O_NOCAUSAL) | BIT(O_ENCCAUSAL) | \
 		   BIT(O_PADTO) | BIT(O_PADTGT))
 #define DECODE_OPTS (BIT(O_BEAM) | BIT(O_ALPHA) | BIT(O_MAXOUT))
+#define SAMPLE_OPTS (BIT(O_SAMPLE) | BIT(O_TEMPERATURE) | BIT(O_TOPK) | BIT(O_TOPP) | \
+		     BIT(O_SEED))
 
 /* What each command reads of struct cli; anything else given is an error
  * (an option a command ignores would silently show something else than
@@ -158,14 +173,14 @@ static const struct {
 } USES[] = {
 	{ "", PASS_OPTS | BIT(O_TARGET) | BIT(O_BEAM) | BIT(O_ALPHA) | BIT(O_LECTURE) |
 	      BIT(O_PLAY) | BIT(O_CHECK) | BIT(O_POT) | BIT(O_SCHEME) | BIT(O_PRESENTER) |
-	      BIT(O_EXPORT), 2 },
+	      BIT(O_EXPORT) | SAMPLE_OPTS, 2 },
 	{ "dump", PASS_OPTS | BIT(O_TARGET) | BIT(O_OUT) | BIT(O_DECODE) | DECODE_OPTS, 2 },
 	{ "render", PASS_OPTS | BIT(O_TARGET) | BIT(O_STAGE) | BIT(O_HEAD) | BIT(O_FORMAT) |
 		    BIT(O_WIDTH) | BIT(O_VIEW) | BIT(O_HEIGHT) | BIT(O_DIMS), 2 },
 	/* decoding runs the encoder with the pass's options, the decoder
 	   causal and unpadded (a key/value cache) */
 	{ "translate", BIT(O_MODEL) | BIT(O_SNAPSHOT) | BIT(O_ENCCAUSAL) | BIT(O_PADTO) | DECODE_OPTS |
-		       BIT(O_STEPS) | BIT(O_JSON), 2 },
+		       SAMPLE_OPTS | BIT(O_STEPS) | BIT(O_JSON), 2 },
 	{ "info", BIT(O_MODEL) | BIT(O_SNAPSHOT), 1 },
 	{ "bench", BIT(O_MODEL) | BIT(O_SNAPSHOT) | BIT(O_NOCAUSAL) | BIT(O_ENCCAUSAL) | BIT(O_SRCLEN) |
 		   BIT(O_TGTLEN) | BIT(O_ITERS) | BIT(O_FRAMES) | BIT(O_WIDTH) | BIT(O_HEIGHT) |
@@ -193,6 +208,10 @@ static const struct {
 	{ "bench", O_HEIGHT, BIT(O_FRAMES), N_("bench uses --height only with --frames") },
 	{ "bench", O_MAXOUT, BIT(O_BEAM), N_("bench uses --max-len only with --beam") },
 	{ "render", O_HEIGHT, BIT(O_VIEW), N_("render uses --height only with --view") },
+	{ "translate", O_TEMPERATURE, BIT(O_SAMPLE), N_("--temperature needs --sample") },
+	{ "translate", O_TOPK, BIT(O_SAMPLE), N_("--top-k needs --sample") },
+	{ "translate", O_TOPP, BIT(O_SAMPLE), N_("--top-p needs --sample") },
+	{ "translate", O_SEED, BIT(O_SAMPLE), N_("--seed needs --sample") },
 };
 
 /* With --lecture the script chooses the model, sentences, masks and
@@ -222,6 +241,8 @@ static int check_use(const struct cli *c)
 		if (!strcmp(NEEDS[i].cmd, c->cmd) && (c->given & BIT(NEEDS[i].opt)) &&
 		    !(c->given & NEEDS[i].needs))
 			return cli_fail("%s", NEEDS[i].msg), -1;
+	if (c->sample && c->beam > 1)
+		return cli_fail("--sample draws one output: it takes no --beam %d", c->beam), -1;
 	if (!*c->cmd && (c->given & BIT(O_LECTURE))) {
 		for (int o = O_MODEL; o < O_HELP; o++)
 			if ((c->given & LECTURE_OWNS & BIT(o)))
@@ -332,6 +353,8 @@ int cli_parse(struct cli *c, const char *cmd, int argc, char **argv)
 	c->beam = 0;       /* unset: translate 1, dump --decode beam 4 */
 	c->alpha = 0.6;
 	c->snapshot = -1;
+	c->temperature = 1.0;
+	c->top_p = 1.0;
 	pass_opts_default(&c->pass);
 	optind = 1;
 	opterr = 0;
@@ -372,6 +395,22 @@ int cli_parse(struct cli *c, const char *cmd, int argc, char **argv)
 		case O_TGTLEN: r = parse_count("--tgt-len", optarg, 1, 65536, &c->tgt_len); break;
 		case O_ALPHA: r = cli_double("--alpha", optarg, 0, 10, 0, &c->alpha); break;
 		case O_MAXOUT: r = parse_count("--max-len", optarg, 1, 65536, &c->max_out); break;
+		case O_SAMPLE: c->sample = 1; break;
+		case O_TEMPERATURE:
+			r = cli_double("--temperature", optarg, 0, 100, 0, &c->temperature);
+			break;
+		case O_TOPK: r = parse_count("--top-k", optarg, 1, 1 << 30, &c->top_k); break;
+		case O_TOPP: r = cli_double("--top-p", optarg, 0, 1, 0, &c->top_p);
+			if (!r && !(c->top_p > 0))
+				r = cli_fail("--top-p needs a number above 0 and at most 1, got \"%s\"",
+					     optarg);
+			break;
+		case O_SEED: {
+			long v;
+			r = cli_long("--seed", optarg, 0, LONG_MAX, &v);
+			c->seed = (unsigned long long)v;
+			break;
+		}
 		case O_STEPS: c->steps = 1; break;
 		case O_JSON: c->json = 1; break;
 		case O_FRAMES: r = parse_count("--frames", optarg, 1, 1000000, &c->frames); break;

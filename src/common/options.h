@@ -20,6 +20,9 @@ struct cli {
 	const char *save_weights;   /* bench: write the weights there, only */
 	int head, width, beam, steps, json, max_out;
 	double alpha;
+	int sample, top_k;            /* --sample, --top-k K (0: no cut) */
+	double temperature, top_p;    /* --temperature T (1), --top-p P (1) */
+	unsigned long long seed;      /* --seed S (0) */
 	int src_len, tgt_len, iters, frames, height;
 	const char *lecture;          /* --lecture FILE */
 	int play_ms;                  /* --play SECONDS, in ms */

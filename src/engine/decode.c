@@ -1,4 +1,4 @@
-/* decode.c - greedy and beam search with a key/value cache.
+/* decode.c - greedy, beam search and sampling with a key/value cache.
  *
  * Dimension names: B live hypotheses, t current position, S source length,
  * d d_model, h heads, dk = d/h, F d_ff, V target vocabulary, Ld decoder
@@ -39,6 +39,7 @@ void decode_opts_default(struct decode_opts *o)
 	o->alpha = 0.6;
 	o->topk = 5;
 	o->force_step = -1;
+	sample_opts_default(&o->so);
 }
 
 static double now_ms(void)
@@ -375,6 +376,12 @@ static int check_input(const struct model *m, const struct pass_input *src,
 	if (o->max_len < 0 || o->min_len < 0 || !isfinite(o->alpha) || o->alpha < 0)
 		return err_set(e, "decoding options out of range (max_len %d, min_len %d, alpha %g)",
 			       o->max_len, o->min_len, o->alpha);
+	if (o->sample && o->beam != 1)
+		return err_set(e, "sampling draws one output: it takes no beam (beam %d)", o->beam);
+	if (o->sample && (!isfinite(o->so.temperature) || o->so.temperature < 0 ||
+			  o->so.top_k < 0 || !(o->so.top_p > 0 && o->so.top_p <= 1)))
+		return err_set(e, "sampling options out of range (temperature %g, top-k %d, top-p %g)",
+			       o->so.temperature, o->so.top_k, o->so.top_p);
 	if (c->arch == ARCH_ENC_DEC) {
 		if (!src->src_ids || src->S < 1 || src->S > c->max_len || src->src_len < 1 ||
 		    src->src_len > src->S)
@@ -456,9 +463,24 @@ int decode_run(const struct model *m, const struct pass_input *src,
 	int *idx = malloc((size_t)K * sizeof *idx);
 	int32_t *tok = malloc((size_t)B * sizeof *tok);
 	int *parent = malloc((size_t)B * sizeof *parent);
-	struct cand *cands = malloc(((size_t)B * K + 1) * sizeof *cands);   /* + a forced one */
+	/* + a forced one, + a drawn one outside the top K */
+	struct cand *cands = malloc(((size_t)B * K + 2) * sizeof *cands);
 	struct hyp *live = calloc((size_t)B, sizeof *live);
 	int nlive = 1;
+	/* sampling: p after temperature and after the cut [V], the order */
+	double *pt = NULL, *pc = NULL;
+	int *order = NULL;
+	struct rng rng;
+	rng_seed(&rng, o->so.seed);
+	if (o->sample) {
+		pt = malloc((size_t)V * sizeof *pt);
+		pc = malloc((size_t)V * sizeof *pc);
+		order = malloc((size_t)V * sizeof *order);
+		if (!pt || !pc || !order) {
+			err_set(e, "out of memory while decoding");
+			goto out;
+		}
+	}
 	/* at most one </s> per live hypothesis and step, or the B live ones
 	 * at the limit */
 	r->finished = calloc((size_t)B * (maxlen + 1) + 1, sizeof *r->finished);
@@ -496,8 +518,34 @@ int decode_run(const struct model *m, const struct pass_input *src,
 		dec_step(&D, nlive, t, tok, lp);
 
 		/* candidates: the K best continuations of every live hypothesis */
-		int nc = 0;
-		for (int b = 0; b < nlive; b++) {
+		int nc = 0, nallowed = 0, nkept = 0;
+		double u = 0;
+		if (o->sample) {
+			/* the K most probable and the drawn one (sample.h) */
+			const int skip[3] = { m->tgt_sp[TOK_PAD], m->tgt_sp[TOK_SOS],
+					      step >= o->min_len ? -1 : m->tgt_sp[TOK_EOS] };
+			nkept = sample_filter(lp, V, skip, 3, &o->so, pt, pc, order, &nallowed);
+			u = rng_uniform(&rng);
+			const int drawn = sample_draw(pc, order, nkept, u);
+			int seen = 0;
+			for (int k = 0; k < nallowed && (k < K || !seen); k++) {
+				if (k >= K && order[k] != drawn)
+					continue;
+				struct cand *cd = &cands[nc++];
+				memset(cd, 0, sizeof *cd);
+				cd->token = order[k];
+				cd->prob = expf(lp[order[k]]);
+				cd->logp = live[0].logp + lp[order[k]];
+				cd->score = cd->logp / length_penalty(o->alpha, live[0].n + 1);
+				cd->prob_t = (float)pt[order[k]];
+				cd->prob_cut = (float)pc[order[k]];
+				if (order[k] == drawn) {
+					cd->drawn = k < K ? 1 : 2;
+					seen = 1;
+				}
+			}
+		}
+		for (int b = 0; b < nlive && !o->sample; b++) {
 			const float *row = lp + (size_t)b * V;
 			int nk = top_indices(row, V, m->tgt_sp, K, step >= o->min_len, idx);
 			for (int k = 0; k < nk; k++) {
@@ -507,7 +555,8 @@ int decode_run(const struct model *m, const struct pass_input *src,
 				cd->prob = expf(row[idx[k]]);
 				cd->logp = live[b].logp + row[idx[k]];
 				cd->score = cd->logp / length_penalty(o->alpha, live[b].n + 1);
-				cd->kept = cd->finished = cd->forced = 0;
+				cd->kept = cd->finished = cd->forced = cd->drawn = 0;
+				cd->prob_t = cd->prob_cut = 0;
 			}
 		}
 		/* what-if: the best hypothesis is forced to take a token; the
@@ -524,9 +573,15 @@ int decode_run(const struct model *m, const struct pass_input *src,
 			if (at < 0) {
 				const float *row = lp + (size_t)fh * V;
 				at = nc++;
-				cands[at] = (struct cand){ fh, o->force_token, expf(row[o->force_token]),
-							   live[fh].logp + row[o->force_token], 0, 0, 0, 2 };
+				cands[at] = (struct cand){ .parent = fh, .token = o->force_token,
+							   .prob = expf(row[o->force_token]),
+							   .logp = live[fh].logp + row[o->force_token],
+							   .forced = 2 };
 				cands[at].score = cands[at].logp / length_penalty(o->alpha, live[fh].n + 1);
+				if (o->sample) {
+					cands[at].prob_t = (float)pt[o->force_token];
+					cands[at].prob_cut = (float)pc[o->force_token];
+				}
 			} else {
 				cands[at].forced = 1;
 			}
@@ -535,6 +590,9 @@ int decode_run(const struct model *m, const struct pass_input *src,
 
 		/* record the step */
 		struct decode_step *st = &r->steps[r->nsteps++];
+		st->u = u;
+		st->nallowed = nallowed;
+		st->nkept = nkept;
 		st->hyps = calloc((size_t)nlive, sizeof *st->hyps);
 		st->cands = malloc((size_t)nc * sizeof *st->cands);
 		if (!st->hyps || !st->cands) {
@@ -554,7 +612,7 @@ int decode_run(const struct model *m, const struct pass_input *src,
 		int nnext = 0;
 		for (int i = 0; i < nc && nnext < B; i++) {
 			struct cand *cd = &cands[i];
-			if (forcing ? !cd->forced : B == 1 && i > 0)
+			if (forcing ? !cd->forced : o->sample ? !cd->drawn : B == 1 && i > 0)
 				continue;
 			struct hyp h;
 			if (hyp_copy(&h, &live[cd->parent], 1)) {
@@ -625,6 +683,9 @@ out:
 	free(tok);
 	free(parent);
 	free(cands);
+	free(pt);
+	free(pc);
+	free(order);
 	trace_free(enc);
 	if (rc)
 		decode_result_free(r);

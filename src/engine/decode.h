@@ -1,4 +1,5 @@
-/* decode.h - inference one token at a time: greedy and beam search.
+/* decode.h - inference one token at a time: greedy, beam search and
+ * sampling (temperature, top-k, top-p: sample.h).
  *
  * The encoder runs once; the decoder is fed <s>, then its own outputs, until
  * </s> or the length limit.  Greedy keeps the arg-max; beam search keeps the
@@ -22,6 +23,7 @@
 
 #include "input.h"
 #include "model.h"
+#include "sample.h"
 
 #define DECODE_MAX_BEAM 64
 
@@ -39,6 +41,10 @@ struct decode_opts {
 	int32_t force_token;/*   hypothesis force_hyp (0: the best) takes
 	                       this token, and it alone goes on */
 	int force_hyp;
+	int sample;         /* 1: draw each token from the distribution that
+	                       so makes (beam must be 1) instead of the
+	                       arg-max */
+	struct sample_opts so;
 };
 void decode_opts_default(struct decode_opts *o);
 
@@ -53,6 +59,12 @@ struct cand {
 	int finished;       /* token is </s> */
 	int forced;         /* the what-if forced it: 1 one of the recorded
 	                       candidates, 2 added (outside the top K) */
+	/* sampling only (0 otherwise): */
+	float prob_t;       /* p after temperature */
+	float prob_cut;     /* p after the top-k / top-p cut, renormalised
+	                       (0: cut off) */
+	int drawn;          /* 1 the draw chose it, 2 and it was added
+	                       (outside the top K) */
 };
 
 /* A hypothesis alive at the start of a step. */
@@ -66,6 +78,10 @@ struct hyp {
 struct decode_step {
 	struct hyp *hyps; int nhyps;   /* live at the start of the step */
 	struct cand *cands; int ncands;
+	/* sampling only: the uniform number drawn, how many tokens could be
+	 * drawn at all and how many the cut kept */
+	double u;
+	int nallowed, nkept;
 };
 
 struct decode_result {
