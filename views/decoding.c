@@ -86,6 +86,7 @@ static int page_init(struct page *P, const struct view_state *v)
 	P->beam = v->dec_beam > 0 ? v->dec_beam : maxh;
 	P->alpha = v->dec_alpha;
 	P->cand = v->dec_cand;
+	P->so = v->dec_sample;
 	int sos_id = v->m ? v->m->tgt_sp[TOK_SOS] : v->tr ? v->tr->sos_id : -1;
 	const char *sos = P->voc ? vocab_str(P->voc, sos_id) : NULL;
 	P->sos[0] = (char *)(sos ? sos : "<s>");
@@ -316,6 +317,10 @@ static void draw_cands(const struct page *P, struct canvas *c, struct rect r)
 	char buf[192], b[32], n1[32];
 	if (r.h < 1 || r.w < 1)
 		return;
+	if (P->so) {
+		sampling_draw_cands(P, c, r);
+		return;
+	}
 	int nc = cands_of(P), added = 0;
 	for (int i = 0; i < st->ncands; i++)
 		added += st->cands[i].parent == P->hyp && st->cands[i].forced == 2;
@@ -465,7 +470,11 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	char buf[192], a[32];
 
 	/* (d) status */
-	if (P.beam > 1)
+	if (P.so)
+		/* TRANSLATORS: the decoding page's status while sampling */
+		snprintf(buf, sizeof buf, _(" step %d of %d · sampling, seed %llu "), P.s + 1, P.N,
+			 (unsigned long long)P.so->seed);
+	else if (P.beam > 1)
 		snprintf(buf, sizeof buf, _(" step %d of %d · beam %d, α=%g · following #%d of %d "),
 			     P.s + 1, P.N, P.beam, P.alpha,
 			     P.hyp, P.d->steps[P.s].nhyps);
@@ -517,7 +526,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	int lw = snprintf(a, sizeof a, "%d", P.N);
 	const int aw = input_width(&P, lw), nc = cands_of(&P);
 	const int beam = P.beam > 1, side = r.w >= aw + 3 + 56;
-	const int a_want = 2 + P.s, b_want = 2 + nc + 1;
+	const int a_want = 2 + P.s, b_want = 2 + nc + 1 + (P.so ? 2 : 0);
 	const int lat_w = beam ? lattice_width(&P) : 0;
 	const int rank_w = beam && r.w >= lat_w + RANK_W + 2 ? lat_w : 0;
 	int c_min = 0, c_want = 0;

@@ -247,6 +247,48 @@ static const struct explanation TEXTS[] = {
 
 #define NTEXTS (sizeof TEXTS / sizeof *TEXTS)
 
+/* Pages that show more than one stage: their formula line and text. */
+static const struct page_text {
+	const char *page, *formula, *text;
+} PAGES[] = {
+	{ "sample",
+	  /* TRANSLATORS: the formula line of the sampling explanation */
+	  N_("p_T ∝ exp(log p / T) · top-k · top-p · p_cut = p_T / Σ kept · draw u ~ U[0,1)"),
+	  N_("Sampling draws the next word instead of taking the most probable. "
+	     "The temperature T divides the log-probabilities: T > 1 flattens the "
+	     "distribution, T < 1 sharpens it, T = 0 is greedy. Top-k keeps the k "
+	     "likeliest words, top-p the fewest whose probability sums to p; the "
+	     "rest are cut off and the kept ones renormalised. A seeded random "
+	     "number u picks the word where the running sum passes u, so the same "
+	     "seed gives the same sentence.") },
+	{ "lens",
+	  /* TRANSLATORS: the formula line of the logit lens explanation */
+	  N_("lens(ℓ) = softmax(LN_final(h_ℓ) · W_genᵀ + b) for the embedding (ℓ = 0) and each decoder layer"),
+	  N_("The logit lens reads the decoder's mind layer by layer: the output "
+	     "of every decoder layer (and the input embedding) goes through the "
+	     "final norm and the generator as if it were the last layer. Each row "
+	     "shows a layer's top guesses for the next word and the probability it "
+	     "already gives the word finally chosen, so you see at which layer the "
+	     "translation appears.") },
+	{ "importance",
+	  /* TRANSLATORS: the formula line of the head importance explanation */
+	  N_("drop(head) = Σ log p(label) − Σ log p(label | head zeroed)"),
+	  N_("Head importance zeroes one attention head at a time and runs the "
+	     "whole pass again: the drop in the log-probability of the labels "
+	     "(the target, or the model's own translation) says how much the "
+	     "output needs that head. A large drop: the head matters; near zero: "
+	     "the others do its work, or it does none. A negative drop means the "
+	     "output is better without it.") },
+};
+
+const char *explain_page_text(const char *page)
+{
+	for (size_t i = 0; i < sizeof PAGES / sizeof *PAGES; i++)
+		if (strcmp(PAGES[i].page, page) == 0)
+			return _(PAGES[i].text);
+	return NULL;
+}
+
 static int has(const char *s, const char *needle)
 {
 	return s && strstr(s, needle);
@@ -484,6 +526,8 @@ static int draw_wrapped(struct canvas *c, struct rect in, int *y,
 
 static void panel(struct canvas *c, struct rect r, const struct stage *s,
 		  const char *view_text);
+static void panel_text(struct canvas *c, struct rect r, const char *formula,
+		       const char *view_text, const char *text);
 
 void explain_draw(struct canvas *c, struct rect r, const struct stage *s)
 {
@@ -523,6 +567,16 @@ static void panel(struct canvas *c, struct rect r, const struct stage *s,
 {
 	if (r.w < 1 || r.h < 1 || !s)
 		return;
+	panel_text(c, r, s->formula && *s->formula ? _(s->formula) : s->name, view_text,
+		   explain_text(s));
+}
+
+/* The framed panel: the formula, the view's text (or NULL), the text. */
+static void panel_text(struct canvas *c, struct rect r, const char *formula,
+		       const char *view_text, const char *text)
+{
+	if (r.w < 1 || r.h < 1)
+		return;
 	struct style t = role_style(R_TEXT, c->depth);
 	canvas_fill(c, r, " ", t.fg, t.bg, t.attr);
 	struct rect in = r;
@@ -531,8 +585,6 @@ static void panel(struct canvas *c, struct rect r, const struct stage *s,
 		int pad = r.w >= 10 ? 2 : 1;
 		in = (struct rect){ r.x + pad, r.y + 1, r.w - 2 * pad, r.h - 2 };
 	}
-	const char *formula = s->formula && *s->formula ? _(s->formula) : s->name;
-	const char *text = explain_text(s);
 	int y = 0;
 	if (!draw_wrapped(c, in, &y, formula, R_ACCENT))
 		return;
@@ -542,4 +594,15 @@ static void panel(struct canvas *c, struct rect r, const struct stage *s,
 	if (y + 1 + count_lines(text, in.w) <= in.h)
 		y++;
 	draw_wrapped(c, in, &y, text, R_TEXT);
+}
+
+int explain_draw_page(struct canvas *c, struct rect r, const char *page)
+{
+	for (size_t i = 0; i < sizeof PAGES / sizeof *PAGES; i++)
+		if (strcmp(PAGES[i].page, page) == 0) {
+			if (r.w >= 1 && r.h >= 1)
+				panel_text(c, r, _(PAGES[i].formula), NULL, _(PAGES[i].text));
+			return 0;
+		}
+	return -1;
 }

@@ -34,4 +34,11 @@ void explain_draw(struct canvas *c, struct rect r, const struct stage *s);
 void explain_draw_view(struct canvas *c, struct rect r, const struct stage *s,
 		       int flags);
 
+/* Pages that show more than one stage ("sample": the decoding page
+ * while sampling, "lens": the logit lens, "importance": the head
+ * importance table): their text, or NULL for another name; and their
+ * panel, as explain_draw's (returns -1 for an unknown page). */
+const char *explain_page_text(const char *page);
+int explain_draw_page(struct canvas *c, struct rect r, const char *page);
+
 #endif

@@ -26,6 +26,7 @@ struct page {
 	int cand;                /* selected candidate (for the what-if key) */
 	double alpha;
 	int *anc;                /* [s+1] followed hypothesis's slot per step */
+	const struct sample_opts *so;   /* sampled with these (NULL: not) */
 	char *sos[1];            /* the prompt of an encoder-decoder */
 };
 
@@ -56,5 +57,9 @@ static inline int page_fin_visible(const struct page *P, int f)
 		return P->s == P->N - 1;
 	return P->d->finished[f].n <= P->s || P->s == P->N - 1;
 }
+
+/* views/sampling.c: the candidates of a sampled step (p, p_T, p_cut,
+ * the draw), in place of draw_cands's table. */
+void sampling_draw_cands(const struct page *P, struct canvas *c, struct rect r);
 
 #endif

@@ -457,11 +457,16 @@ static void draw_status(struct screen *s, struct canvas *c)
 		put(c, 0, y, c->w, R_MUTED,
 		    _(" lecture: space → next step  ← back  (any other key explores; "
 		      "space returns to the script)  ? keys  q quit"));
+	else if (s->v.dec && s->v.dec_sample && (s->v.flags & VF_DECODE))
+		/* TRANSLATORS: key hints of the decoding page while sampling. */
+		put(c, 0, y, c->w, R_MUTED,
+		    _(" . , step  $ to the end  T greedy  + - temperature  ( ) top-p  * top-k  "
+		      "# another seed  f force  r stages  R stop  ? keys"));
 	else if (s->v.dec && (s->v.flags & (VF_DECODE | VF_COMPARE)))
 		/* TRANSLATORS: key hints of the decoding page (see above). */
 		put(c, 0, y, c->w, R_MUTED,
-		    _(" . , step  $ to the end  b greedy/beam  + - width  ( ) α  ↑↓ candidate  "
-		      "f force it  [ ] hypothesis  C compare  r stages  R stop  ? keys"));
+		    _(" . , step  $ to the end  b greedy/beam  T sample  + - width  ( ) α  "
+		      "↑↓ candidate  f force it  [ ] hypothesis  C compare  r stages  R stop  ? keys"));
 	else
 		/* TRANSLATORS: key hints of the stepper (see above). */
 		put(c, 0, y, c->w, R_MUTED,
@@ -673,9 +678,11 @@ void screen_draw(struct screen *s, struct canvas *c)
 		struct rect box = { main.x, main.y + main.h - h, main.w, h };
 		main.h -= h;
 		const struct view_class *vc = view_for(&s->v);
-		explain_draw_view(c, box, view_stage(&s->v),
-				  vc == &lines_view ? VF_LINES : vc == &modelview_view ? VF_MODEL :
-				  vc == &map_view ? VF_MAP : 0);
+		if (!(vc == &decoding_view && s->v.dec_sample &&
+		      explain_draw_page(c, box, "sample") == 0))
+			explain_draw_view(c, box, view_stage(&s->v),
+					  vc == &lines_view ? VF_LINES : vc == &modelview_view ? VF_MODEL :
+					  vc == &map_view ? VF_MAP : 0);
 	}
 	s->caption_pages = 1;
 	if (s->caption && main.h > 12)

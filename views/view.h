@@ -16,6 +16,7 @@
 
 struct model;
 struct decode_result;
+struct sample_opts;
 
 enum view_flag {
 	VF_ALL_HEADS = 1,    /* grid of every head of an attention stage */
@@ -95,6 +96,8 @@ struct view_state {
 	int pe_n;
 	int pe_dims[PE_MAX_DIMS];
 	int pe_ndims;
+	const struct sample_opts *dec_sample;   /* dec was sampled with these
+	                                           (NULL: greedy or beam) */
 };
 
 struct view_class {

@@ -247,7 +247,7 @@ void app_release(struct app *a)
 	trace_free(a->tr);
 	trace_free(a->alt);
 	a->tr = a->alt = NULL;
-	for (int k = 0; k < 2; k++)
+	for (int k = 0; k < 3; k++)
 		decode_result_free(&a->dec[k]);
 	free(a->own);
 	a->own = NULL;
@@ -311,7 +311,14 @@ int tui_run(struct cli *c)
 	a.opts = c->pass;
 	a.beam_w = c->beam > 1 ? c->beam : 4;
 	a.alpha = c->alpha;
-	a.force_step[0] = a.force_step[1] = -1;
+	a.force_step[0] = a.force_step[1] = a.force_step[2] = -1;
+	sample_opts_default(&a.so);
+	a.so.temperature = c->temperature;
+	a.so.top_k = c->top_k;
+	a.so.top_p = c->top_p;
+	a.so.seed = c->seed;
+	if (c->sample)
+		a.which = 2;
 	if (c->lecture)
 		return app_lecture_run(&a, c);
 	if (!(a.m = cli_load_model(c)))

@@ -43,11 +43,14 @@ struct app {
 	int quit;
 	/* decoding: the trace on screen is the pass of one decoding step */
 	int decoding;
-	struct decode_result dec[2];  /* greedy, beam */
-	int which;                    /* the search shown: 0 greedy, 1 beam */
+	struct decode_result dec[3];  /* greedy, beam, sampling */
+	int which;                    /* the search shown: 0 greedy, 1 beam,
+	                                 2 sampling */
 	int beam_w;
 	double alpha;
-	int force_step[2], force_token[2], force_hyp[2];
+	struct sample_opts so;        /* sampling: temperature, top-k, top-p,
+	                                 seed */
+	int force_step[3], force_token[3], force_hyp[3];
 	/* training time (training.c): a snapshot of snap_base on screen,
 	 * owned here (a->m is it), or NULL: a->m is the model as loaded */
 	struct model *snap, *snap_base;
@@ -70,6 +73,7 @@ enum action {
 	A_MASK_DEC, A_MASK_ENC, A_ABLATE, A_EDIT, A_EDIT_TARGET,
 	A_DECODE, A_DECODE_OFF, A_STEP_NEXT, A_STEP_PREV, A_STEP_LAST,
 	A_BEAM_TOGGLE, A_BEAM_MORE, A_BEAM_LESS, A_ALPHA_UP, A_ALPHA_DOWN,
+	A_SAMPLE, A_RESEED, A_TOPK,
 	A_COMPARE, A_FORCE, A_UNFORCE, A_CROSS, A_EXPLAIN, A_SCHEME, A_SVG, A_PRESENTER,
 	A_ZOOM, A_LINES, A_HEAD_SHOW, A_MODEL, A_MAP, A_MAP_SIDE, A_SNAP_PREV, A_SNAP_NEXT, A_HELP,
 	A_ESCAPE, A_QUIT, A_COUNT
@@ -106,7 +110,7 @@ void app_on_key(struct app *a, int key, const char *utf8);
  * open then). */
 void app_edit_check(struct app *a);
 
-/* decoding.c: greedy and beam search, the step on screen */
+/* decoding.c: greedy, beam search and sampling, the step on screen */
 int app_decode_all(struct app *a, const char *sentence);
 int app_step_pass(struct app *a);
 void app_decode_start(struct app *a);

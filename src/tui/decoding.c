@@ -1,5 +1,5 @@
-/* decoding.c - the stepper's decoding: greedy and beam search on the
- * sentence, the step and hypothesis on screen, forcing a token. */
+/* decoding.c - the stepper's decoding: greedy, beam search and sampling
+ * on the sentence, the step and hypothesis on screen, forcing a token. */
 #include <stdio.h>
 #include <string.h>
 
@@ -7,13 +7,13 @@
 #include "term.h"
 #include "base/i18n.h"
 
-/* Runs greedy and beam search on the sentence. */
+/* Runs greedy, beam search and sampling on the sentence. */
 int app_decode_all(struct app *a, const char *sentence)
 {
 	a->churn = 1;
 	struct pass_input in;
 	struct decode_opts o;
-	struct decode_result r[2];
+	struct decode_result r[3];
 	struct err e;
 	if (a->m->cfg.arch == ARCH_ENC_ONLY) {
 		app_msg(a, 0, _("an encoder-only model has no decoder: there is nothing to decode"));
@@ -23,23 +23,25 @@ int app_decode_all(struct app *a, const char *sentence)
 		app_msg(a, 1, "%s", e.msg);
 		return -1;
 	}
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < 3; k++) {
 		decode_opts_default(&o);
-		o.beam = k ? a->beam_w : 1;
+		o.beam = k == 1 ? a->beam_w : 1;
 		o.alpha = a->alpha;
+		o.sample = k == 2;
+		o.so = a->so;
 		o.force_step = a->force_step[k];
 		o.force_token = a->force_token[k];
 		o.force_hyp = a->force_hyp[k];
 		if (decode_run(a->m, &in, &a->opts, &o, &r[k], &e)) {
-			if (k)
-				decode_result_free(&r[0]);
+			for (int j = 0; j < k; j++)
+				decode_result_free(&r[j]);
 			input_free(&in);
 			app_msg(a, 1, "%s", e.msg);
 			return -1;
 		}
 	}
 	input_free(&in);
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < 3; k++) {
 		decode_result_free(&a->dec[k]);
 		a->dec[k] = r[k];
 	}
@@ -101,9 +103,10 @@ int app_step_pass(struct app *a)
 	v->tr = a->tr;
 	v->alt = NULL;
 	v->dec = r;
-	v->dec_other = &a->dec[!a->which];
-	v->dec_beam = a->which ? a->beam_w : 1;
+	v->dec_other = &a->dec[a->which == 1 ? 0 : 1];   /* greedy ↔ beam */
+	v->dec_beam = a->which == 1 ? a->beam_w : 1;
 	v->dec_alpha = a->alpha;
+	v->dec_sample = a->which == 2 ? &a->so : NULL;
 	int i = *name ? trace_index(a->tr, name) : -1;
 	v->stage = i >= 0 ? i : 0;
 	v->row = in_len - 1;     /* the newest token: the row this step adds */
@@ -131,7 +134,8 @@ void app_decode_stop(struct app *a)
 	a->decoding = 0;
 	v->flags &= ~(VF_DECODE | VF_COMPARE);
 	v->dec = v->dec_other = NULL;
-	for (int k = 0; k < 2; k++)
+	v->dec_sample = NULL;
+	for (int k = 0; k < 3; k++)
 		decode_result_free(&a->dec[k]);
 	app_recompute(a, a->sentence, a->target);
 }
@@ -161,9 +165,52 @@ void app_decode_action(struct app *a, enum action act)
 		break;
 	case A_STEP_PREV: if (v->dec_step > 0) v->dec_step--; break;
 	case A_STEP_LAST: v->dec_step = r->nsteps - 1; break;
-	case A_BEAM_TOGGLE: a->which = !a->which; break;
+	case A_BEAM_TOGGLE: a->which = a->which == 1 ? 0 : 1; break;
+	case A_SAMPLE:
+		a->which = a->which == 2 ? 0 : 2;
+		if (a->which == 2)
+			app_msg(a, 0, _("sampling: T=%g, top-k %d, top-p %g, seed %llu "
+					"(+ - temperature, ( ) top-p, * top-k, # another seed; T: greedy)"),
+				a->so.temperature, a->so.top_k, a->so.top_p,
+				(unsigned long long)a->so.seed);
+		v->flags &= ~VF_COMPARE;
+		break;
+	case A_RESEED:
+	case A_TOPK:
+		if (a->which != 2) {
+			app_msg(a, 0, _("T switches to sampling first"));
+			return;
+		}
+		if (act == A_RESEED) {
+			a->so.seed++;
+		} else {
+			static const int K[] = { 0, 1, 2, 3, 5, 10, 20, 50 };
+			int i = 0;
+			while (i < 8 && K[i] != a->so.top_k)
+				i++;
+			a->so.top_k = K[(i + 1) % 8];
+		}
+		if (app_decode_all(a, a->sentence))
+			return;
+		if (act == A_RESEED)
+			app_msg(a, 0, _("sampling: seed %llu"), (unsigned long long)a->so.seed);
+		else
+			app_msg(a, 0, _("sampling: top-k %d (0: no cut)"), a->so.top_k);
+		break;
 	case A_BEAM_MORE:
 	case A_BEAM_LESS: {
+		if (a->which == 2) {
+			double t = a->so.temperature + (act == A_BEAM_MORE ? 0.1 : -0.1);
+			if (t < -1e-9 || t > 5 + 1e-9) {
+				app_msg(a, 0, _("the temperature stays within 0…5"));
+				return;
+			}
+			a->so.temperature = t < 1e-9 ? 0 : t;
+			if (app_decode_all(a, a->sentence))
+				return;
+			app_msg(a, 0, _("sampling: temperature %.1f"), a->so.temperature);
+			break;
+		}
 		int w = a->beam_w + (act == A_BEAM_MORE ? 1 : -1);
 		if (w < 2 || w > 16) {
 			app_msg(a, 0, _("beam width stays within 2…16 here (b switches to greedy)"));
@@ -178,6 +225,18 @@ void app_decode_action(struct app *a, enum action act)
 	}
 	case A_ALPHA_UP:
 	case A_ALPHA_DOWN: {
+		if (a->which == 2) {
+			double p = a->so.top_p + (act == A_ALPHA_UP ? 0.05 : -0.05);
+			if (p < 0.05 - 1e-9 || p > 1 + 1e-9) {
+				app_msg(a, 0, _("top-p stays within 0.05…1"));
+				return;
+			}
+			a->so.top_p = p > 1 ? 1 : p;
+			if (app_decode_all(a, a->sentence))
+				return;
+			app_msg(a, 0, _("sampling: top-p %.2f (1: no cut)"), a->so.top_p);
+			break;
+		}
 		double al = a->alpha + (act == A_ALPHA_UP ? 0.1 : -0.1);
 		if (al < -1e-9 || al > 2.0 + 1e-9) {
 			app_msg(a, 0, _("α stays within 0…2"));
@@ -189,7 +248,13 @@ void app_decode_action(struct app *a, enum action act)
 		app_msg(a, 0, _("length penalty α = %.1f"), a->alpha);
 		break;
 	}
-	case A_COMPARE: v->flags ^= VF_COMPARE; break;
+	case A_COMPARE:
+		if (a->which == 2) {
+			app_msg(a, 0, _("the comparison is greedy ↔ beam: T leaves sampling"));
+			return;
+		}
+		v->flags ^= VF_COMPARE;
+		break;
 	case A_FORCE: {
 		const struct decode_step *st = &r->steps[v->dec_step];
 		int k = 0, tok = -1;

@@ -49,10 +49,13 @@ static const char *const ACTION_HELP[A_COUNT] = {
 	[A_STEP_PREV] = N_("decoding: previous step"),
 	[A_STEP_LAST] = N_("decoding: run to the end"),
 	[A_BEAM_TOGGLE] = N_("decoding: greedy ↔ beam search"),
-	[A_BEAM_MORE] = N_("decoding: beam width +1"),
-	[A_BEAM_LESS] = N_("decoding: beam width −1"),
-	[A_ALPHA_UP] = N_("decoding: length penalty α +0.1"),
-	[A_ALPHA_DOWN] = N_("decoding: length penalty α −0.1"),
+	[A_BEAM_MORE] = N_("decoding: beam width +1 (sampling: temperature +0.1)"),
+	[A_BEAM_LESS] = N_("decoding: beam width −1 (sampling: temperature −0.1)"),
+	[A_ALPHA_UP] = N_("decoding: length penalty α +0.1 (sampling: top-p +0.05)"),
+	[A_ALPHA_DOWN] = N_("decoding: length penalty α −0.1 (sampling: top-p −0.05)"),
+	[A_SAMPLE] = N_("decoding: sampling (temperature, top-k, top-p) ↔ greedy"),
+	[A_RESEED] = N_("sampling: draw again with the next seed"),
+	[A_TOPK] = N_("sampling: top-k 0 (no cut), 1, 2, 3, 5, 10, 20, 50"),
 	[A_COMPARE] = N_("decoding: greedy and beam side by side"),
 	[A_FORCE] = N_("what-if: force the selected candidate at this step"),
 	[A_UNFORCE] = N_("what-if: undo the forced token"),
@@ -108,6 +111,7 @@ static const struct binding KEYS[] = {
 	{ '<', "<", A_SNAP_PREV }, { '>', ">", A_SNAP_NEXT },
 	{ 'b', "b", A_BEAM_TOGGLE }, { '+', "+", A_BEAM_MORE }, { '=', "=", A_BEAM_MORE },
 	{ '-', "-", A_BEAM_LESS }, { ')', ")", A_ALPHA_UP }, { '(', "(", A_ALPHA_DOWN },
+	{ 'T', "T", A_SAMPLE }, { '#', "#", A_RESEED }, { '*', "*", A_TOPK },
 	{ 'w', "w", A_EXPLAIN }, { 'P', "P", A_PRESENTER }, { 'S', "S", A_SCHEME }, { 's', "s", A_SVG },
 	{ 'X', "X", A_CROSS }, { 'C', "C", A_COMPARE }, { 'f', "f", A_FORCE }, { 'F', "F", A_UNFORCE },
 	{ 'z', "z", A_ZOOM }, { 'v', "v", A_LINES }, { 'V', "V", A_MODEL },
@@ -467,7 +471,7 @@ static void do_action(struct app *a, enum action act)
 	case A_DECODE_OFF: app_decode_stop(a); break;
 	case A_STEP_NEXT: case A_STEP_PREV: case A_STEP_LAST: case A_BEAM_TOGGLE:
 	case A_BEAM_MORE: case A_BEAM_LESS: case A_ALPHA_UP: case A_ALPHA_DOWN:
-	case A_COMPARE: case A_FORCE: case A_UNFORCE:
+	case A_COMPARE: case A_FORCE: case A_UNFORCE: case A_SAMPLE: case A_RESEED: case A_TOPK:
 		app_decode_action(a, act);
 		break;
 	case A_CROSS: {

@@ -1,5 +1,6 @@
 /* lecture.c - reading and checking lecture scripts. */
 #include <libgen.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <stdio.h>
@@ -26,7 +27,8 @@ static const char *const STEP_KEYS[] = {
 	"masks", "decode", "explain", "snapshot", NULL
 };
 static const char *const MASK_KEYS[] = { "decoder", "encoder", NULL };
-static const char *const DECODE_KEYS[] = { "search", "beam", "alpha", "step", NULL };
+static const char *const DECODE_KEYS[] = { "search", "beam", "alpha", "step", "temperature",
+					    "top_k", "top_p", "seed", NULL };
 
 /* Where a mapping is: the whole script, a step, or the value of a key. */
 enum where { IN_LECTURE, IN_STEP, IN_KEY };
@@ -219,10 +221,35 @@ static int parse_step(struct lecture *l, const struct ydoc *d, const struct ynod
 			return -1;
 		if ((m = ynode_get(v, "search"))) {
 			const char *t = ynode_str(d, m, e);
-			if (!t || (strcmp(t, "greedy") && strcmp(t, "beam")))
-				return err_set(e, "%s:%d: decode.search must be greedy or beam",
+			if (!t || (strcmp(t, "greedy") && strcmp(t, "beam") && strcmp(t, "sample")))
+				return err_set(e, "%s:%d: decode.search must be greedy, beam or sample",
 					       d->file, m->line);
-			s->beam = strcmp(t, "greedy") == 0 ? 1 : s->beam > 1 ? s->beam : 4;
+			s->sample = strcmp(t, "sample") == 0;
+			s->beam = strcmp(t, "beam") ? 1 : s->beam > 1 ? s->beam : 4;
+		}
+		if ((m = ynode_get(v, "temperature"))) {
+			if (ynode_float(d, m, &s->temperature, e))
+				return -1;
+			if (!(s->temperature >= 0 && s->temperature <= 100))
+				return err_set(e, "%s:%d: decode.temperature must be within 0…100",
+					       d->file, m->line);
+		}
+		if ((m = ynode_get(v, "top_k"))) {
+			if (ynode_int(d, m, 0, 1 << 30, &x, e))
+				return -1;
+			s->top_k = (int)x;
+		}
+		if ((m = ynode_get(v, "top_p"))) {
+			if (ynode_float(d, m, &s->top_p, e))
+				return -1;
+			if (!(s->top_p > 0 && s->top_p <= 1))
+				return err_set(e, "%s:%d: decode.top_p must be above 0 and at most 1",
+					       d->file, m->line);
+		}
+		if ((m = ynode_get(v, "seed"))) {
+			if (ynode_int(d, m, 0, LLONG_MAX, &x, e))
+				return -1;
+			s->seed = x;
 		}
 		if ((m = ynode_get(v, "beam"))) {
 			if (ynode_int(d, m, 1, DECODE_MAX_BEAM, &x, e))
@@ -266,7 +293,7 @@ int lecture_load(struct lecture *l, const char *path, struct err *e)
 	}
 	struct lstep cur = { .head = 0, .row = -1, .col = -1, .causal = 1, .beam = 1,
 			     .snapshot = -1,
-			     .alpha = 0.6, .target = "" };
+			     .alpha = 0.6, .temperature = 1, .top_p = 1, .target = "" };
 	if ((v = ynode_get(r, "model"))) {
 		const char *m = ynode_str(d, v, e);
 		char *p = m ? resolve_model(path, m) : NULL;
@@ -358,6 +385,11 @@ static int check_pass(struct lecture *l, const struct lstep *s, const struct mod
 		decode_opts_default(&d);
 		d.beam = s->beam;
 		d.alpha = s->alpha;
+		d.sample = s->sample;
+		d.so.temperature = s->temperature;
+		d.so.top_k = s->top_k;
+		d.so.top_p = s->top_p;
+		d.so.seed = (uint64_t)s->seed;
 		if (decode_run(m, &in, &o, &d, &r, e)) {
 			input_free(&in);
 			return err_prefix(e, "%s:%d", l->path, s->line);

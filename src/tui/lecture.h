@@ -33,6 +33,11 @@ struct lstep {
 	int causal, encoder_causal;
 	int beam;                  /* decoding: 1 greedy, else the width */
 	double alpha;
+	int sample;                /* decoding: draw (temperature, top_k,
+	                              top_p, seed) instead of greedy/beam */
+	double temperature, top_p;
+	int top_k;
+	long long seed;
 	int dec_step;              /* decoding step shown (0-based) */
 	int explain;               /* show the explanation panel */
 	long snapshot;             /* training snapshot shown (-1: trained) */

@@ -39,11 +39,15 @@ void app_lecture_go(struct app *a, int i)
 		v->dec = v->dec_other = NULL;
 	}
 	if (decoding) {
-		a->which = s->beam > 1;
+		a->which = s->sample ? 2 : s->beam > 1;
+		a->so.temperature = s->temperature;
+		a->so.top_k = s->top_k;
+		a->so.top_p = s->top_p;
+		a->so.seed = (uint64_t)s->seed;
 		if (s->beam > 1)
 			a->beam_w = s->beam;
 		a->alpha = s->alpha;
-		a->force_step[0] = a->force_step[1] = -1;
+		a->force_step[0] = a->force_step[1] = a->force_step[2] = -1;
 		v->dec_step = s->dec_step;
 		v->dec_hyp = v->dec_cand = 0;
 		a->decoding = 1;
