@@ -11,6 +11,7 @@
 #include "base/i18n.h"
 #include "base/safetext.h"
 #include "base/utf8.h"
+#include "engine/lens.h"
 #include "views/canvas.h"
 #include "views/figure.h"
 #include "views/view.h"
@@ -232,6 +233,7 @@ static int view_flag(const char *name)
 {
 	static const struct { const char *name; int flag; } V[] = {
 		{ "lines", VF_LINES }, { "model", VF_MODEL }, { "map", VF_MAP },
+		{ "lens", VF_LENS },
 	};
 	for (size_t i = 0; i < sizeof V / sizeof *V; i++)
 		if (!strcmp(V[i].name, name))
@@ -240,13 +242,40 @@ static int view_flag(const char *name)
 }
 
 /* The stage a view starts on without --stage: the first attention's
- * weights (the map: the first stage). */
+ * weights (the map: the first stage; the lens: the output). */
 static int view_default_stage(const struct trace *t, int flag)
 {
+	if (flag == VF_LENS)
+		return t->n - 1;
 	for (int i = 0; i < t->n; i++)
 		if (t->stages[i].kind == SK_WEIGHTS)
 			return i;
 	return flag == VF_LINES || flag == VF_MODEL ? -1 : 0;
+}
+
+/* --view lens --format csv: one line per lens row and position. */
+static void print_lens_csv(const struct trace *t, const struct lens *l)
+{
+	char lab[96];
+	fputs("row,stage,position,input,chosen,p_chosen,rank_chosen", stdout);
+	for (int k = 0; k < l->K; k++)
+		printf(",top%d,p%d", k + 1, k + 1);
+	putchar('\n');
+	for (int row = 0; row < l->L; row++)
+		for (int i = 0; i < l->T; i++) {
+			const size_t at = (size_t)row * l->T + i;
+			printf("%d,%s,%d,", row, l->row_stage[row], i);
+			csv_field(trace_axis_label(t, AX_TGT, i, lab, sizeof lab));
+			putchar(',');
+			csv_field(l->chosen[i] >= 0 ? vocab_str(t->vocab, l->chosen[i]) : "");
+			printf(",%.9g,%d", l->p_chosen[at], l->rank_chosen[at]);
+			for (int k = 0; k < l->K; k++) {
+				putchar(',');
+				csv_field(vocab_str(t->vocab, l->top[at * l->K + k]));
+				printf(",%.9g", l->top_p[at * l->K + k]);
+			}
+			putchar('\n');
+		}
 }
 
 /* render --view NAME: the view drawn headless, as plain text (--format
@@ -257,7 +286,19 @@ static int print_view(struct cli *c, const struct trace *t, const struct model *
 {
 	struct view_state v;
 	int svg = !strcmp(fmt, "svg"), ansi = !strcmp(fmt, "ansi");
+	struct lens l = { 0 };
+	if (flag == VF_LENS) {
+		struct err e;
+		if (lens_compute(m, t, &l, &e))
+			return cli_fail("%s", e.msg);
+		if (!strcmp(fmt, "csv")) {
+			print_lens_csv(t, &l);
+			lens_free(&l);
+			return 0;
+		}
+	}
 	memset(&v, 0, sizeof v);
+	v.lens = flag == VF_LENS ? &l : NULL;
 	v.tr = t;
 	v.m = m;
 	v.stage = idx;
@@ -270,6 +311,8 @@ static int print_view(struct cli *c, const struct trace *t, const struct model *
 				t->stages[view_default_stage(t, flag) >= 0 ?
 					  view_default_stage(t, flag) : idx].name);
 	int h = c->height;
+	if (!h && flag == VF_LENS)   /* the grid, then every position in full */
+		h = 3 + l.L + l.T * (l.L + 2);
 	if (!h) {
 		int n = w ? (w->shape[1] > w->shape[2] ? w->shape[1] : w->shape[2]) : 8;
 		h = 2 * n + 5;
@@ -294,8 +337,10 @@ static int print_view(struct cli *c, const struct trace *t, const struct model *
 		h = 400;
 	struct canvas *cv = canvas_new(out_width(c), h, svg ? DEPTH_TRUE :
 				       ansi ? env_depth() : DEPTH_NONE);
-	if (!cv)
+	if (!cv) {
+		lens_free(&l);
 		return cli_fail("out of memory");
+	}
 	struct rect r = { 0, 0, cv->w, h };
 	cv->figure = svg || ansi;   /* a still picture: no key hints */
 	view_for(&v)->draw(&v, cv, r);
@@ -311,6 +356,7 @@ static int print_view(struct cli *c, const struct trace *t, const struct model *
 	else
 		canvas_write_ansi(cv, stdout);
 	canvas_free(cv);
+	lens_free(&l);
 	return 0;
 }
 
@@ -322,9 +368,11 @@ int cmd_render(struct cli *c)
 		return cli_fail("--format must be text, ansi, svg or csv, not \"%s\"", fmt);
 	int vflag = c->view ? view_flag(c->view) : 0;
 	if (c->view && !vflag)
-		return cli_fail("--view must be lines, model or map, not \"%s\"", c->view);
-	if (vflag && !strcmp(fmt, "csv"))
+		return cli_fail("--view must be lines, model, map or lens, not \"%s\"", c->view);
+	if (vflag && vflag != VF_LENS && !strcmp(fmt, "csv"))
 		return cli_fail("--view draws a picture: --format text, ansi or svg, not csv");
+	if (vflag == VF_LENS && (c->head >= 0 || c->stage))
+		return cli_fail("--view lens shows every layer of the output: no --stage or --head");
 	if (!c->stage && !vflag)
 		return cli_fail("render needs --stage NAME (--stage list prints the names)");
 	struct model *m = cli_load_model(c);
