@@ -678,8 +678,9 @@ void screen_draw(struct screen *s, struct canvas *c)
 		struct rect box = { main.x, main.y + main.h - h, main.w, h };
 		main.h -= h;
 		const struct view_class *vc = view_for(&s->v);
-		if (!(vc == &decoding_view && s->v.dec_sample &&
-		      explain_draw_page(c, box, "sample") == 0))
+		const char *page = vc == &lens_view ? "lens" : vc == &importance_view ? "importance" :
+				   vc == &decoding_view && s->v.dec_sample ? "sample" : NULL;
+		if (!page || explain_draw_page(c, box, page))
 			explain_draw_view(c, box, view_stage(&s->v),
 					  vc == &lines_view ? VF_LINES : vc == &modelview_view ? VF_MODEL :
 					  vc == &map_view ? VF_MAP : 0);

@@ -67,6 +67,10 @@ const struct view_class *view_for(const struct view_state *v)
 		return &compare_view;
 	if (v->dec && (v->flags & VF_DECODE))
 		return &decoding_view;
+	if (v->lens && (v->flags & VF_LENS))
+		return &lens_view;
+	if (v->imp && (v->flags & VF_IMPORTANCE))
+		return &importance_view;
 	if (v->flags & VF_MAP)
 		return &map_view;
 	if ((v->flags & VF_MODEL) && view_attn_weights(v->tr, s) && s->layer >= 0)

@@ -17,6 +17,8 @@
 struct model;
 struct decode_result;
 struct sample_opts;
+struct lens;
+struct importance;
 
 enum view_flag {
 	VF_ALL_HEADS = 1,    /* grid of every head of an attention stage */
@@ -30,6 +32,8 @@ enum view_flag {
 	VF_MODEL = 256,      /* model view: every layer × head of one attention */
 	VF_MAP = 512,        /* architecture map (the paper's Figure 1) */
 	VF_MAP_SIDE = 1024,  /* a small map above the stage list */
+	VF_LENS = 2048,      /* the logit lens (v->lens) */
+	VF_IMPORTANCE = 4096, /* the head importance table (v->imp) */
 };
 
 /* A region of the architecture map that a click jumps from: the stage it
@@ -98,6 +102,9 @@ struct view_state {
 	int pe_ndims;
 	const struct sample_opts *dec_sample;   /* dec was sampled with these
 	                                           (NULL: greedy or beam) */
+	const struct lens *lens;     /* the logit lens of tr (VF_LENS), or NULL;
+	                                v->row is the position it details */
+	const struct importance *imp;   /* head importance (VF_IMPORTANCE) */
 };
 
 struct view_class {
@@ -153,6 +160,8 @@ extern const struct view_class maskdiff_view;
 extern const struct view_class ids_view;
 extern const struct view_class decoding_view;
 extern const struct view_class compare_view;
+extern const struct view_class lens_view;
+extern const struct view_class importance_view;
 extern const struct view_class lines_view;
 extern const struct view_class modelview_view;
 extern const struct view_class map_view;

@@ -12,6 +12,7 @@ int cmd_translate(struct cli *c);
 /* Commands that parse their own options (argv[0] is the command's name). */
 int cmd_train(int argc, char **argv);
 int cmd_align_eval(int argc, char **argv);
+int cmd_importance(int argc, char **argv);
 int cmd_corpus(int argc, char **argv);
 int cmd_bpe(int argc, char **argv);
 

@@ -29,6 +29,7 @@ static const struct {
 	{ "align-eval", cmd_align_eval },
 	{ "corpus", cmd_corpus },
 	{ "bpe", cmd_bpe },
+	{ "importance", cmd_importance },
 };
 
 /* OpenBLAS chose its kernels when it was loaded, before main: when it fell

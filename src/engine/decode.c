@@ -30,6 +30,7 @@ struct dec {
 	float *kc2, *vc2;      /* the same, for reordering */
 	float *x, *u, *y, *qkv, *cat, *hid;   /* [bcap, …] scratch */
 	float *sc;             /* [max(tcap, S)] */
+	const struct pass_opts *po;   /* the what-if ablation of a head */
 };
 
 void decode_opts_default(struct decode_opts *o)
@@ -134,6 +135,15 @@ static void attend(const struct dec *D, const float *q, const float *K,
 		    0.0f, out, 1);
 }
 
+/* The decoder head zeroed in layer l's self (cross 0) or cross-attention
+ * (the pass's what-if), or −1. */
+static int ablated_head(const struct dec *D, int l, int cross)
+{
+	const struct pass_opts *o = D->po;
+	return o && o->ablate_head >= 0 && o->ablate_block == BLK_DECODER &&
+	       o->ablate_layer == l && o->ablate_attn == cross ? o->ablate_head : -1;
+}
+
 /* x (B rows) ← residual + norm around y, in the model's norm order.  For
  * pre-norm the norm was applied to the sublayer's input already. */
 static void residual(const struct dec *D, int B, const float *g, const float *b)
@@ -194,6 +204,9 @@ static void dec_step(struct dec *D, int B, int t, const int32_t *tok, float *out
 				       cache_row(D->vc, D, l, b, 0) + hh * dk, t + 1, t + 1,
 				       D->cat + (size_t)b * d + hh * dk);
 		}
+		int z = ablated_head(D, l, 0);
+		for (int b = 0; z >= 0 && b < B; b++)   /* its output is zero */
+			memset(D->cat + (size_t)b * d + z * dk, 0, (size_t)dk * sizeof(float));
 		op_linear(D->cat, B, d, L->self.out_w, L->self.out_b, d, D->y);
 		residual(D, B, L->n1_w, L->n1_b);
 
@@ -207,6 +220,9 @@ static void dec_step(struct dec *D, int B, int t, const int32_t *tok, float *out
 					       D->ck + (size_t)l * D->S * d + hh * dk,
 					       D->cv + (size_t)l * D->S * d + hh * dk,
 					       D->S, D->src_len, D->cat + (size_t)b * d + hh * dk);
+			z = ablated_head(D, l, 1);
+			for (int b = 0; z >= 0 && b < B; b++)
+				memset(D->cat + (size_t)b * d + z * dk, 0, (size_t)dk * sizeof(float));
 			op_linear(D->cat, B, d, L->cross.out_w, L->cross.out_b, d, D->y);
 			residual(D, B, L->n2_w, L->n2_b);
 			g = L->n3_w;
@@ -490,6 +506,7 @@ int decode_run(const struct model *m, const struct pass_input *src,
 		err_set(e, "out of memory while decoding");
 		goto out;
 	}
+	D.po = po;
 	live[0].ids = malloc(sizeof *live[0].ids);
 	live[0].parent = -1;
 	if (!live[0].ids) {

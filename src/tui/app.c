@@ -149,6 +149,7 @@ int app_recompute(struct app *a, const char *sentence, const char *target)
 		run_into(a, a->sentence, a->target, &o, &a->alt, 0);
 	}
 	a->scr.v.tr = a->tr;
+	a->pass_gen++;
 	a->scr.v.alt = (a->scr.v.flags & VF_MASK_DIFF) ? a->alt : NULL;
 	int i = *name ? trace_index(a->tr, name) : -1;
 	a->scr.v.stage = i >= 0 ? i : (a->scr.v.stage < a->tr->n ? a->scr.v.stage : 0);
@@ -221,6 +222,7 @@ void app_draw(struct app *a, struct canvas *c)
 	s->edit_cursor = a->edit.cur;
 	s->edit_hint = a->editing ? a->edit_hint : NULL;
 	app_pe_curves(a);
+	app_inside_sync(a);
 	screen_draw(s, c);
 }
 
@@ -249,6 +251,7 @@ void app_release(struct app *a)
 	a->tr = a->alt = NULL;
 	for (int k = 0; k < 3; k++)
 		decode_result_free(&a->dec[k]);
+	app_inside_free(a);
 	free(a->own);
 	a->own = NULL;
 	free(a->pe_tab);

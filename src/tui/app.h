@@ -13,6 +13,8 @@
 #include "lineedit.h"
 #include "engine/decode.h"
 #include "engine/forward.h"
+#include "engine/importance.h"
+#include "engine/lens.h"
 #include "views/screen.h"
 
 #define EDIT_MAX LINEEDIT_MAX
@@ -54,6 +56,11 @@ struct app {
 	/* training time (training.c): a snapshot of snap_base on screen,
 	 * owned here (a->m is it), or NULL: a->m is the model as loaded */
 	struct model *snap, *snap_base;
+	/* the logit lens and head importance of the pass on screen, computed
+	 * again when pass_gen (one more each new pass) moves on */
+	struct lens lens;
+	struct importance imp;
+	int pass_gen, lens_gen, imp_gen;
 	/* lecture mode: the script and the step on screen */
 	struct lecture *lec;
 	int lstep;
@@ -73,7 +80,7 @@ enum action {
 	A_MASK_DEC, A_MASK_ENC, A_ABLATE, A_EDIT, A_EDIT_TARGET,
 	A_DECODE, A_DECODE_OFF, A_STEP_NEXT, A_STEP_PREV, A_STEP_LAST,
 	A_BEAM_TOGGLE, A_BEAM_MORE, A_BEAM_LESS, A_ALPHA_UP, A_ALPHA_DOWN,
-	A_SAMPLE, A_RESEED, A_TOPK,
+	A_SAMPLE, A_RESEED, A_TOPK, A_LENS, A_IMPORTANCE,
 	A_COMPARE, A_FORCE, A_UNFORCE, A_CROSS, A_EXPLAIN, A_SCHEME, A_SVG, A_PRESENTER,
 	A_ZOOM, A_LINES, A_HEAD_SHOW, A_MODEL, A_MAP, A_MAP_SIDE, A_SNAP_PREV, A_SNAP_NEXT, A_HELP,
 	A_ESCAPE, A_QUIT, A_COUNT
@@ -127,6 +134,12 @@ void app_snapshot_step(struct app *a, int delta);
 int app_snapshot_load(struct app *a, long step);
 /* Back to the model as loaded, freeing the snapshot. */
 void app_snapshot_reset(struct app *a);
+/* inside.c: the logit lens (L) and head importance (I) of the pass on
+ * screen: toggle one (flag VF_LENS or VF_IMPORTANCE), bring them up to date
+ * before drawing, free them */
+void app_inside_toggle(struct app *a, int flag);
+void app_inside_sync(struct app *a);
+void app_inside_free(struct app *a);
 
 /* player.c: lecture mode */
 void app_lecture_go(struct app *a, int i);

@@ -101,6 +101,7 @@ int app_step_pass(struct app *a)
 	input_free(&in);
 	label_next(a, st, v->dec_hyp, in_len);
 	v->tr = a->tr;
+	a->pass_gen++;
 	v->alt = NULL;
 	v->dec = r;
 	v->dec_other = &a->dec[a->which == 1 ? 0 : 1];   /* greedy ↔ beam */

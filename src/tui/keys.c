@@ -56,6 +56,8 @@ static const char *const ACTION_HELP[A_COUNT] = {
 	[A_SAMPLE] = N_("decoding: sampling (temperature, top-k, top-p) ↔ greedy"),
 	[A_RESEED] = N_("sampling: draw again with the next seed"),
 	[A_TOPK] = N_("sampling: top-k 0 (no cut), 1, 2, 3, 5, 10, 20, 50"),
+	[A_LENS] = N_("logit lens: every decoder layer's top guesses for the next word"),
+	[A_IMPORTANCE] = N_("head importance: the labels' log p lost with each head zeroed"),
 	[A_COMPARE] = N_("decoding: greedy and beam side by side"),
 	[A_FORCE] = N_("what-if: force the selected candidate at this step"),
 	[A_UNFORCE] = N_("what-if: undo the forced token"),
@@ -112,6 +114,7 @@ static const struct binding KEYS[] = {
 	{ 'b', "b", A_BEAM_TOGGLE }, { '+', "+", A_BEAM_MORE }, { '=', "=", A_BEAM_MORE },
 	{ '-', "-", A_BEAM_LESS }, { ')', ")", A_ALPHA_UP }, { '(', "(", A_ALPHA_DOWN },
 	{ 'T', "T", A_SAMPLE }, { '#', "#", A_RESEED }, { '*', "*", A_TOPK },
+	{ 'u', "u", A_LENS }, { 'I', "I", A_IMPORTANCE },
 	{ 'w', "w", A_EXPLAIN }, { 'P', "P", A_PRESENTER }, { 'S', "S", A_SCHEME }, { 's', "s", A_SVG },
 	{ 'X', "X", A_CROSS }, { 'C', "C", A_COMPARE }, { 'f', "f", A_FORCE }, { 'F', "F", A_UNFORCE },
 	{ 'z', "z", A_ZOOM }, { 'v', "v", A_LINES }, { 'V', "V", A_MODEL },
@@ -491,6 +494,8 @@ static void do_action(struct app *a, enum action act)
 			v->row--;
 		break;
 	}
+	case A_LENS: app_inside_toggle(a, VF_LENS); break;
+	case A_IMPORTANCE: app_inside_toggle(a, VF_IMPORTANCE); break;
 	case A_EXPLAIN: a->scr.show_explain = !a->scr.show_explain; break;
 	case A_SCHEME: {
 		enum scheme sch = (enum scheme)((palette_scheme() + 1) % SCHEME_COUNT);
@@ -532,7 +537,7 @@ static void do_action(struct app *a, enum action act)
 		a->scr.show_help = 0;
 		v->flags &= ~(VF_INSPECT | VF_MASK_DIFF | VF_ALL_HEADS | VF_MEAN_HEADS |
 			      VF_PE_CURVES | VF_DECODE | VF_COMPARE | VF_LINES | VF_MODEL |
-			      VF_MAP);
+			      VF_MAP | VF_LENS | VF_IMPORTANCE);
 		break;
 	case A_QUIT: a->quit = 1; break;
 	}

@@ -19,7 +19,7 @@
 
 static const char *const VIEW_NAMES[] = {
 	"stage", "heads", "mean", "inspect", "maskdiff", "curves", "decode", "compare",
-	"lines", "model", "map", NULL
+	"lines", "model", "map", "lens", "importance", NULL
 };
 static const char *const TOP_KEYS[] = { "title", "model", "steps", NULL };
 static const char *const STEP_KEYS[] = {

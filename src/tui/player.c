@@ -85,6 +85,7 @@ void app_lecture_go(struct app *a, int i)
 		[LV_MASKDIFF] = VF_MASK_DIFF, [LV_CURVES] = VF_PE_CURVES,
 		[LV_DECODE] = VF_DECODE, [LV_COMPARE] = VF_COMPARE,
 		[LV_LINES] = VF_LINES, [LV_MODEL] = VF_MODEL, [LV_MAP] = VF_MAP,
+		[LV_LENS] = VF_LENS, [LV_IMPORTANCE] = VF_IMPORTANCE,
 	};
 	v->flags |= FLAGS[s->view];
 	if (s->view == LV_MASKDIFF)

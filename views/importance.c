@@ -1,0 +1,159 @@
+/* importance.c - the head importance table (src/engine/importance.h):
+ * for every attention head, how much log-probability the labels lose when
+ * it is zeroed, and with a held-out set the exact match left.
+ *
+ *   head importance: Σ log p(labels) lost when one head is zeroed (nats)
+ *                      head 0   head 1   head 2   head 3
+ *   encoder 0 self      +0.02    +1.73    −0.01    +0.40
+ *   decoder 1 cross     +9.12    +0.03    …
+ *   most important: decoder 1 cross-attention head 0 (+9.12) · …
+ *
+ * A cell is the drop, its bar the drop against the largest one; the three
+ * largest are accented, drops under 0.01 nats muted.  All numbers are the
+ * engine's (struct importance). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "draw.h"
+#include "view.h"
+#include "base/i18n.h"
+#include "engine/importance.h"
+
+#define CELL_W 9
+
+static void kind_label(const struct head_score *h, char *buf, size_t n)
+{
+	if (h->block == BLK_ENCODER)
+		/* TRANSLATORS: a row of the head importance table: the encoder
+		   layer's self-attention */
+		snprintf(buf, n, _("encoder %d self"), h->layer);
+	else if (h->cross)
+		/* TRANSLATORS: a decoder layer's cross-attention (short) */
+		snprintf(buf, n, _("decoder %d cross"), h->layer);
+	else
+		snprintf(buf, n, _("decoder %d self"), h->layer);
+}
+
+static void head_name(const struct head_score *h, char *buf, size_t n)
+{
+	if (h->block == BLK_ENCODER)
+		snprintf(buf, n, _("encoder %d self-attention head %d"), h->layer, h->head);
+	else if (h->cross)
+		snprintf(buf, n, _("decoder %d cross-attention head %d"), h->layer, h->head);
+	else
+		snprintf(buf, n, _("decoder %d self-attention head %d"), h->layer, h->head);
+}
+
+/* The rank of head i by drop (0: the largest). */
+static int rank_of(const struct importance *imp, int i)
+{
+	int r = 0;
+	for (int j = 0; j < imp->n; j++)
+		r += imp->h[j].drop > imp->h[i].drop || (imp->h[j].drop == imp->h[i].drop && j < i);
+	return r;
+}
+
+static void draw(struct view_state *v, struct canvas *c, struct rect r)
+{
+	const struct importance *imp = v->imp;
+	v->geom.valid = 0;
+	if (r.w < 1 || r.h < 1)
+		return;
+	const struct style hd = role_style(R_HEADER, c->depth);
+	const struct style mu = role_style(R_MUTED, c->depth);
+	const struct style tx = role_style(R_TEXT, c->depth);
+	const struct style lab = role_style(R_LABEL, c->depth);
+	const struct style ac = role_style(R_ACCENT, c->depth);
+	const struct style wa = role_style(R_WARN, c->depth);
+	char buf[512], b1[64], n1[32], n2[32];
+	if (!imp || imp->n < 1) {
+		clip_text(c, r, r.x, r.y, r.w, _("no head importance for this pass"), &mu);
+		return;
+	}
+	int y = r.y;
+	snprintf(buf, sizeof buf, _("head importance: Σ log p of the labels lost when one head "
+				    "is zeroed (nats; with every head Σ −log p = %s over %d labels)"),
+		 fmt_num(n1, sizeof n1, imp->base_nll, 3), imp->nlabels);
+	if (utf8_width(buf) > r.w)
+		snprintf(buf, sizeof buf, _("head importance: log p lost when zeroed (nats)"));
+	clip_text(c, r, r.x, y++, r.w, buf, &hd);
+	if (imp->nsent > 0) {
+		fmt_pct(n1, sizeof n1, imp->base_exact);
+		snprintf(buf, sizeof buf, _("held-out exact match over %d sentences: %s with every "
+					    "head; each cell's second number: with that head zeroed"),
+			 imp->nsent, n1);
+		clip_text(c, r, r.x, y++, r.w, buf, &mu);
+	}
+	/* rows: one per (block, layer, kind); the heads are consecutive */
+	int H = 1;
+	while (H < imp->n && imp->h[H].block == imp->h[0].block &&
+	       imp->h[H].layer == imp->h[0].layer && imp->h[H].cross == imp->h[0].cross)
+		H++;
+	const int rows = imp->n / H;
+	int lw = 0;
+	for (int k = 0; k < rows; k++) {
+		kind_label(&imp->h[k * H], buf, sizeof buf);
+		int w = utf8_width(buf);
+		lw = w > lw ? w : lw;
+	}
+	lw += 2;
+	const int cw = imp->nsent > 0 ? CELL_W + 6 : CELL_W;
+	double mx = 0;
+	for (int i = 0; i < imp->n; i++)
+		mx = imp->h[i].drop > mx ? imp->h[i].drop : mx;
+	const int vis = (r.w - lw) / cw > 0 ? (r.w - lw) / cw : 1;
+	if (y < r.y + r.h) {
+		for (int h = 0; h < H && h < vis; h++) {
+			snprintf(buf, sizeof buf, _("head %d"), h);
+			clip_rtext(c, r, r.x + lw + h * cw, y, cw - 1, buf, &lab);
+		}
+		y++;
+	}
+	const int foot = r.y + r.h - y > rows + 1 ? 2 : 0;
+	for (int k = 0; k < rows && y < r.y + r.h - foot; k++, y++) {
+		kind_label(&imp->h[k * H], buf, sizeof buf);
+		clip_text(c, r, r.x, y, lw - 1, buf, &lab);
+		for (int h = 0; h < H && h < vis; h++) {
+			const int i = k * H + h;
+			const struct head_score *s = &imp->h[i];
+			const int top = rank_of(imp, i) < 3 && s->drop > 0.01;
+			const struct style *st = top ? &ac : s->drop < 0 ? &wa :
+						 fabs(s->drop) < 0.01 ? &mu : &tx;
+			const int x = r.x + lw + h * cw;
+			if (s->drop > 0 && mx > 0 && cw >= 12)
+				draw_bar(c, r, x, y, 2, s->drop / mx, st->fg, st->bg, st->attr);
+			snprintf(n1, sizeof n1, "%s%s", s->drop > 0 ? "+" : "",
+				 fmt_num(n2, sizeof n2, s->drop, 2));
+			clip_rtext(c, r, x + 2, y, CELL_W - 3, n1, st);
+			if (imp->nsent > 0 && s->exact >= 0) {
+				fmt_pct(n2, sizeof n2, s->exact);
+				clip_rtext(c, r, x + CELL_W - 1, y, 6, n2,
+					   s->exact < imp->base_exact ? &wa : &mu);
+			}
+		}
+	}
+	if (!foot || y + 1 >= r.y + r.h)
+		return;
+	/* the three that matter most, in words */
+	y++;
+	int x = r.x;
+	x += clip_text(c, r, x, y, r.w, _("matters most: "), &hd);
+	for (int k = 0; k < 3 && k < imp->n; k++) {
+		int best = -1;
+		for (int i = 0; i < imp->n; i++)
+			if (rank_of(imp, i) == k)
+				best = i;
+		if (best < 0)
+			break;
+		head_name(&imp->h[best], b1, sizeof b1);
+		snprintf(buf, sizeof buf, "%s%s (%s%s)", k ? " · " : "", b1,
+			 imp->h[best].drop > 0 ? "+" : "", fmt_num(n1, sizeof n1, imp->h[best].drop, 2));
+		x += clip_text(c, r, x, y, r.x + r.w - x, buf, k ? &tx : &ac);
+	}
+}
+
+const struct view_class importance_view = {
+	.name = "importance",
+	.draw = draw,
+};
