@@ -87,7 +87,7 @@ void app_inside_toggle(struct app *a, int flag)
 	if (flag == VF_LENS) {
 		go_output(a);
 		app_msg(a, 0, "%s", _("logit lens: ↑↓ a position · each layer's output through the "
-				      "final norm and the generator (u closes)"));
+				      "final norm and the generator (y closes)"));
 	} else {
 		app_msg(a, 0, "%s", _("head importance: each head zeroed in turn, the whole pass "
 				      "again (I closes)"));

@@ -114,7 +114,7 @@ static const struct binding KEYS[] = {
 	{ 'b', "b", A_BEAM_TOGGLE }, { '+', "+", A_BEAM_MORE }, { '=', "=", A_BEAM_MORE },
 	{ '-', "-", A_BEAM_LESS }, { ')', ")", A_ALPHA_UP }, { '(', "(", A_ALPHA_DOWN },
 	{ 'T', "T", A_SAMPLE }, { '#', "#", A_RESEED }, { '*', "*", A_TOPK },
-	{ 'u', "u", A_LENS }, { 'I', "I", A_IMPORTANCE },
+	{ 'y', "y", A_LENS }, { 'I', "I", A_IMPORTANCE },
 	{ 'w', "w", A_EXPLAIN }, { 'P', "P", A_PRESENTER }, { 'S', "S", A_SCHEME }, { 's', "s", A_SVG },
 	{ 'X', "X", A_CROSS }, { 'C', "C", A_COMPARE }, { 'f', "f", A_FORCE }, { 'F', "F", A_UNFORCE },
 	{ 'z', "z", A_ZOOM }, { 'v', "v", A_LINES }, { 'V', "V", A_MODEL },
