@@ -112,6 +112,11 @@ static void set(struct cell *x, const char *g, size_t len, uint32_t fg,
 	}
 	memcpy(x->glyph, g, len);
 	x->glyph[len] = 0;
+	if (canvas_ascii() && ((unsigned char)x->glyph[0] & 0x80)) {
+		/* a non-UTF-8 terminal: one ASCII character (views/ascii.c) */
+		const char *a = canvas_ascii_glyph(x->glyph);
+		memmove(x->glyph, a, strlen(a) + 1);
+	}
 	x->fg = fg;
 	x->bg = bg;
 	x->attr = attr;
@@ -128,6 +133,9 @@ void canvas_put(struct canvas *c, int x, int y, const char *glyph, uint32_t fg,
 int canvas_text(struct canvas *c, int x, int y, int maxw, const char *s,
 		uint32_t fg, uint32_t bg, uint8_t attr)
 {
+	char ascii[2048];
+	if (canvas_ascii())
+		s = canvas_ascii_text(s, ascii, sizeof ascii);
 	const unsigned char *p = (const unsigned char *)s;
 	int used = 0;
 	if (y < 0 || y >= c->h)

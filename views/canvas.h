@@ -81,6 +81,17 @@ int canvas_wrap(struct canvas *c, struct rect r, const char *s, uint32_t fg,
 void canvas_frame(struct canvas *c, struct rect r, const char *title,
 		  uint32_t fg, uint32_t bg, uint8_t attr);
 
+/* ASCII only (views/ascii.c), for a terminal whose locale is not UTF-8:
+ * while it is on, canvas_put maps each glyph to one ASCII character and
+ * canvas_text writes a few symbols as words ("∞" → "inf", "√" → "sqrt",
+ * "…" → "..."), so the canvas holds ASCII only.  Off by default. */
+void canvas_set_ascii(int on);
+int canvas_ascii(void);
+/* The ASCII glyph for one UTF-8 glyph (itself when it is ASCII). */
+const char *canvas_ascii_glyph(const char *g);
+/* s in ASCII as canvas_text writes it, into buf. */
+const char *canvas_ascii_text(const char *s, char *buf, size_t n);
+
 /* Copies s into buf cut to at most maxw columns, ending in "…" when cut. */
 const char *text_fit(const char *s, int maxw, char *buf, size_t bufsz);
 

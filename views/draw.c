@@ -86,13 +86,14 @@ const char *fmt_num(char *buf, size_t n, double x, int prec)
 {
 	size_t k = 0;
 	if (isnan(x) || isinf(x)) {
-		snprintf(buf, n, "%s", isnan(x) ? "nan" : x < 0 ? "−∞" : "∞");
+		snprintf(buf, n, "%s", isnan(x) ? "nan" : canvas_ascii() ? x < 0 ? "-inf" : "inf" :
+			 x < 0 ? "−∞" : "∞");
 		return buf;
 	}
 	/* the sign only when the rounded value is not zero */
 	if (x < 0 && -x >= 0.5 * pow(10.0, -prec) && n > 4) {
-		memcpy(buf, "−", 3);
-		k = 3;
+		k = canvas_ascii() ? 1 : 3;   /* (ASCII: views/ascii.c) */
+		memcpy(buf, canvas_ascii() ? "-" : "−", k);
 	}
 	snprintf(buf + k, n - k, "%.*f", prec, fabs(x));
 	return buf;
@@ -118,8 +119,8 @@ static const char *special(char *buf, size_t n, double x)
 {
 	if (isnan(x))
 		snprintf(buf, n, "nan");
-	else if (isinf(x))
-		snprintf(buf, n, "%s", x < 0 ? "−∞" : "∞");
+	else if (isinf(x))   /* (a terminal without UTF-8: "-inf") */
+		snprintf(buf, n, "%s", canvas_ascii() ? x < 0 ? "-inf" : "inf" : x < 0 ? "−∞" : "∞");
 	else if (x == 0)
 		snprintf(buf, n, "0");
 	else

@@ -204,7 +204,7 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 		lines--;
 	}
 	/* two rows a line (half blocks) only when one a line does not fit */
-	const int half = z == ZOOM_FIT && color && rows > lines;
+	const int half = z == ZOOM_FIT && color && rows > lines && !canvas_ascii();
 	int rlw = 0;   /* half blocks: the odd rows' labels on the right */
 	if (half) {
 		for (int i = 1; i < rows && i < 4096; i += 2) {
@@ -372,7 +372,8 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 						canvas_put(c, x, y - (tall - 1) / 2 + k, "▏", bnd.fg == COLOR_DEFAULT ?
 							   contrast_fg(bg) : bnd.fg, bg, 0);
 			} else if (z == ZOOM_CELLS) {
-				const char *g = color ? " " : scale_glyph(sc, v0);
+				const char *g = color ? palette_vanishes(c->depth, bg) ? "·" : " " :
+						scale_glyph(sc, v0);
 				if (isinf(v0) && v0 < 0)
 					g = NEGINF_GLYPH;
 				for (int k = 0; k < cw; k++)
@@ -385,7 +386,8 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 					canvas_put(c, x + cw - 1, y, "]", color ? CURSOR_MARK : COLOR_DEFAULT, bg, ATTR_BOLD);
 				}
 			} else {
-				const char *g = color ? edge ? "▏" : " " : scale_glyph(sc, v0);
+				const char *g = color ? edge ? "▏" : palette_vanishes(c->depth, bg) ? "·" : " " :
+						scale_glyph(sc, v0);
 				if (is_cur) {
 					g = color ? "●" : "@";
 					fg = color ? CURSOR_MARK : COLOR_DEFAULT;

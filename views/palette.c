@@ -21,17 +21,21 @@ static const uint32_t DIV[] = {
 	RGB(178, 24, 43), RGB(103, 0, 31),
 };
 
-/* high contrast: black → red → orange → bright yellow, brightness rising
- * monotonically (reads on a washed-out projector) */
+/* high contrast: dark grey → red → orange → bright yellow, brightness
+ * rising monotonically (reads on a washed-out projector; never black, the
+ * screen's colour) */
 static const uint32_t SEQ_HC[] = {
-	RGB(0, 0, 0), RGB(70, 10, 0), RGB(130, 25, 0), RGB(185, 50, 0),
+	RGB(44, 44, 44), RGB(110, 25, 0), RGB(150, 35, 0), RGB(185, 50, 0),
 	RGB(225, 90, 0), RGB(250, 135, 0), RGB(255, 180, 0),
 	RGB(255, 220, 0), RGB(255, 255, 0),
 };
-/* high contrast: cyan − , black 0, magenta + (ends of similar brightness) */
+/* high contrast: cyan − , dark grey 0, magenta + (ends of similar
+ * brightness).  Zero is never black: the screen is black (a cell of zeros
+ * vanished into it), and at 8 colours, where dark colours all fall on
+ * black, the cells that would vanish get a "·" (views/heatmap.c) */
 static const uint32_t DIV_HC[] = {
-	RGB(0, 210, 255), RGB(0, 158, 191), RGB(0, 105, 128), RGB(0, 53, 64),
-	RGB(0, 0, 0), RGB(64, 23, 64), RGB(128, 45, 128), RGB(191, 68, 191),
+	RGB(0, 210, 255), RGB(0, 158, 191), RGB(0, 105, 128), RGB(0, 60, 72),
+	RGB(44, 44, 44), RGB(90, 35, 90), RGB(128, 45, 128), RGB(191, 68, 191),
 	RGB(255, 90, 255),
 };
 
@@ -234,8 +238,12 @@ uint32_t scale_color(const struct scale *sc, float v)
 
 const char *scale_glyph(const struct scale *sc, float v)
 {
-	static const char *const pos[] = { " ", "░", "▒", "▓", "█" };
-	static const char *const neg[] = { " ", ".", ":", "=", "#" };
+	static const char *const pos_u[] = { " ", "░", "▒", "▓", "█" };
+	static const char *const neg_u[] = { " ", ".", ":", "=", "#" };
+	/* ASCII (views/ascii.c): the shades become . + * #, so the negative
+	 * ramp takes other characters */
+	static const char *const neg_a[] = { " ", "-", ":", "=", "%" };
+	const char *const *pos = pos_u, *const *neg = canvas_ascii() ? neg_a : neg_u;
 	if (isinf(v) && v < 0)
 		return NEGINF_GLYPH;
 	if (isnan(v))
@@ -248,6 +256,17 @@ const char *scale_glyph(const struct scale *sc, float v)
 	}
 	t = scale_pos(sc, v);
 	return pos[(int)lround(t * 4)];
+}
+
+int palette_vanishes(enum depth d, uint32_t bg)
+{
+	uint32_t screen = SCHEMES[current].role[R_TEXT].bg;
+	if (d == DEPTH_NONE || screen == COLOR_DEFAULT || bg == COLOR_DEFAULT)
+		return 0;
+	int f1, b1, f2, b2;
+	color_pair_at(d, " ", bg, bg, &f1, &b1);
+	color_pair_at(d, " ", screen, screen, &f2, &b2);
+	return b1 == b2;
 }
 
 uint32_t contrast_fg(uint32_t bg)

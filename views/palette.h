@@ -36,6 +36,10 @@ double scale_pos(const struct scale *sc, float v);
 /* One-column glyph for v when there is no colour ("█▓▒░ " ramps;
  * negative values use an ASCII ramp so the sign still shows). */
 const char *scale_glyph(const struct scale *sc, float v);
+/* Whether a cell of colour bg has the colour of the screen's background
+ * at depth d (the high-contrast scheme's black screen at 8 colours, where
+ * every dark colour is black): such a cell needs a glyph to be seen. */
+int palette_vanishes(enum depth d, uint32_t bg);
 /* Black or white, whichever reads on bg. */
 uint32_t contrast_fg(uint32_t bg);
 

@@ -352,6 +352,14 @@ void screen_status_line(const struct view_state *v, int width, char *out,
 		shape_text(st, shape, sizeof shape);
 		view_cursor_text(v, where, sizeof where, val, sizeof val);
 	}
+	char asc[SP_N + 1][256];
+	if (canvas_ascii()) {
+		/* measured as drawn: ASCII writes "√" as "sqrt" (views/ascii.c) */
+		name = canvas_ascii_text(name, asc[0], sizeof asc[0]);
+		formula = canvas_ascii_text(formula, asc[1], sizeof asc[1]);
+		snprintf(where, sizeof where, "%s", canvas_ascii_text(where, asc[2], sizeof asc[2]));
+		snprintf(val, sizeof val, "%s", canvas_ascii_text(val, asc[3], sizeof asc[3]));
+	}
 	const char *piece[SP_N] = { name, formula, shape, where };
 	char compact[256];
 	drop_positions(where, compact, sizeof compact);

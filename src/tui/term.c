@@ -138,9 +138,12 @@ int term_init(struct err *e)
 	if (strcmp(term, "dumb") == 0)
 		return err_set(e, "TERM is %s: the stepper needs a real terminal "
 			       "(try TERM=xterm-256color), or use `attnscope render`", term);
-	/* wide characters need a UTF-8 locale (i18n_init set the rest) */
-	if (strcmp(nl_langinfo(CODESET), "UTF-8") != 0)
+	/* wide characters need a UTF-8 locale (i18n_init set the rest); a
+	 * terminal whose locale is not UTF-8 (LANG=C) gets ASCII only */
+	if (strcmp(nl_langinfo(CODESET), "UTF-8") != 0) {
+		canvas_set_ascii(1);
 		setlocale(LC_CTYPE, "C.UTF-8");
+	}
 	SCREEN *s = newterm(NULL, stdout, stdin);
 	if (!s)
 		return err_set(e, "cannot open the terminal (TERM=%s unknown?)", term);

@@ -281,12 +281,13 @@ int main(void)
 	       "default scheme keeps viridis, RdBu and its roles");
 	palette_set_scheme(SCHEME_HIGH_CONTRAST);
 	tap_ok(palette_scheme() == SCHEME_HIGH_CONTRAST &&
-	       scale_color(&seq, 0) == RGB(0, 0, 0) && scale_color(&seq, 1) == RGB(255, 255, 0) &&
-	       scale_color(&div, 0) == RGB(0, 0, 0) &&
+	       scale_color(&seq, 0) == RGB(44, 44, 44) && scale_color(&seq, 1) == RGB(255, 255, 0) &&
+	       scale_color(&div, 0) == RGB(44, 44, 44) &&
 	       role_style(R_TEXT, DEPTH_TRUE).bg == RGB(0, 0, 0) &&
 	       scale_color(&div, -INFINITY) == NEGINF_BG &&
 	       NEGINF_BG != scale_color(&div, 0),
-	       "high-contrast: black→yellow, black centre, black background");
+	       "high-contrast: dark grey→yellow, dark grey centre (zero is not the black "
+	       "background, issue 13)");
 	palette_set_scheme(SCHEME_COLORBLIND);
 	uint32_t pos = scale_color(&div, 1), neg = scale_color(&div, -1);
 	tap_ok(scale_color(&seq, 0) == RGB(0, 34, 78) &&

@@ -11,6 +11,19 @@
 #include "viewtest.h"
 #include "views/draw.h"
 #include "views/palette.h"
+#include "views/screen.h"
+
+/* Whether every cell of c holds ASCII (or a wide glyph's continuation). */
+static int all_ascii(const struct canvas *c, char *bad, size_t n)
+{
+	for (int i = 0; i < c->w * c->h; i++)
+		for (const char *g = c->cells[i].glyph; *g; g++)
+			if ((unsigned char)*g >= 0x80) {
+				snprintf(bad, n, "%s at (%d, %d)", c->cells[i].glyph, i % c->w, i / c->w);
+				return 0;
+			}
+	return 1;
+}
 
 /* The line of a rendered text that contains needle (its index), or −1. */
 static int line_of(const char *text, const char *needle, char *out, size_t n)
@@ -212,6 +225,82 @@ int main(void)
 	       "concat [8, 16] of 4 heads: a line where heads 1-3 start (dims 4, 8, 12), h1 … h3 over them");
 	free(txt);
 	canvas_free(c);
+
+	/* --- 9. high contrast: zero is never black on the black screen --- */
+	palette_set_scheme(SCHEME_HIGH_CONTRAST);
+	struct scale seq = { 0, 0, 1 }, div = { 1, -1, 1 };
+	struct style bgst = role_style(R_TEXT, DEPTH_TRUE);
+	static const enum depth DEPTHS[] = { DEPTH_256, DEPTH_TRUE };
+	for (size_t k = 0; k < 2; k++) {
+		int f, zs, zd, sb;
+		color_pair_at(DEPTHS[k], " ", 0, scale_color(&seq, 0), &f, &zs);
+		color_pair_at(DEPTHS[k], " ", 0, scale_color(&div, 0), &f, &zd);
+		color_pair_at(DEPTHS[k], " ", 0, bgst.bg, &f, &sb);
+		tap_ok(zs != sb && zd != sb, "high contrast at %d colours: 0 of both scales (%d, %d) "
+		       "is not the screen's black (%d)", (int)DEPTHS[k], zs, zd, sb);
+	}
+	/* ReLU's zeros at 8 colours (every dark colour is black there) */
+	vt_state(&v, t, m, "encoder.0.ffn.hidden");   /* [8, 32] */
+	c = draw_at(&v, 120, 20, DEPTH_8);
+	int seen = v.geom.valid && v.geom.cw == 3, zeros = 0;
+	const float *hid = view_slice(view_stage(&v), 0);
+	for (int i = 0; i < 8 && seen; i++)
+		for (int j = 0; j < 32 && seen; j++) {
+			const struct cell *p = &c->cells[(size_t)(v.geom.y0 + i) * c->w + v.geom.x0 + j * 3 + 1];
+			int fi, bi, sf, sbg;
+			color_pair_at(DEPTH_8, p->glyph, p->fg, p->bg, &fi, &bi);
+			color_pair_at(DEPTH_8, " ", bgst.bg, bgst.bg, &sf, &sbg);
+			zeros += hid[i * 32 + j] == 0;
+			seen = bi != sbg || (strcmp(p->glyph, " ") && fi != bi);
+			if (!seen)
+				printf("# cell (%d, %d) = %g: '%s' %d on %d, screen %d\n", i, j,
+				       hid[i * 32 + j], p->glyph, fi, bi, sbg);
+		}
+	tap_ok(seen && zeros > 0, "high contrast at 8 colours: each of ffn.hidden's cells (%d zeros) "
+	       "differs from the black screen or carries a glyph", zeros);
+	canvas_free(c);
+	palette_set_scheme(SCHEME_DEFAULT);
+
+	/* --- 9. a terminal without UTF-8: ASCII only --- */
+	canvas_set_ascii(1);
+	struct trace *tt = vt_pass(m, "your cat is a lovely cat", "seu gato é um gato adorável", NULL);
+	if (!tt)
+		return 1;
+	static const enum depth ALL[] = { DEPTH_NONE, DEPTH_8, DEPTH_256 };
+	for (size_t k = 0; k < 3; k++) {
+		struct screen sc;
+		memset(&sc, 0, sizeof sc);
+		vt_state(&sc.v, tt, m, "decoder.0.self_attn.masked");
+		sc.model_name = "tiny";
+		sc.sentence = "your cat is a lovely cat";
+		sc.target = "seu gato é um gato adorável";
+		sc.caption = "QKᵀ/√dk with the future masked… “masked” → softmax gives 0";
+		snprintf(sc.caption_title, sizeof sc.caption_title, "1 / 2 · a lecture");
+		sc.lecture = 1;
+		c = canvas_new(100, 30, ALL[k]);
+		screen_draw(&sc, c);
+		char bad[64] = "";
+		txt = text_of(c);
+		tap_ok(all_ascii(c, bad, sizeof bad) && strstr(txt, " -inf   -inf") && strstr(txt, "+----") &&
+		       strstr(txt, "layer 0 > self_attn.masked") &&
+		       strstr(txt, "sqrt") && strstr(txt, "\"masked\" > softmax") && strstr(txt, "e um gato adoravel"),
+		       "ASCII at depth %d: every cell ASCII%s%s, -inf, +---- frames, sqrt, > and accents dropped",
+		       (int)ALL[k], *bad ? ", not " : "", bad);
+		if (k == 0)
+			printf("%s", txt);
+		free(txt);
+		canvas_free(c);
+	}
+	/* the shade ramp without colour: positive . + * #, negative - : = % */
+	vt_state(&v, t, m, "encoder.0.self_attn.scores");
+	v.zoom = ZOOM_CELLS;
+	c = draw_at(&v, 60, 20, DEPTH_NONE);
+	char bad[64] = "";
+	tap_ok(all_ascii(c, bad, sizeof bad), "ASCII shade ramp of scores without colour%s%s",
+	       *bad ? ": not " : "", bad);
+	canvas_free(c);
+	canvas_set_ascii(0);
+	trace_free(tt);
 
 	trace_free(t);
 	model_free(m);
