@@ -50,6 +50,9 @@ if [ -f "$top/config.status" ]; then
 		mkdir -p "$src/$(dirname "$f")"
 		ln -sf "$top/$f" "$src/$f"
 	done
+	# the test references .ci/setup installs with npm (git ignores them)
+	[ -d "$top/tests/hf/node_modules" ] &&
+		ln -sfn "$top/tests/hf/node_modules" "$src/tests/hf/node_modules"
 	[ -x "$src/configure" ] || (cd "$src" && autoreconf -fi >/dev/null)
 fi
 cd "$build"
