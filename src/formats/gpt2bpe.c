@@ -6,6 +6,7 @@
 
 #include "gpt2bpe.h"
 #include "base/i18n.h"
+#include "base/ids.h"
 #include "base/safefile.h"
 #include "base/unicode.h"
 #include "base/utf8.h"
@@ -427,25 +428,6 @@ void gpt2bpe_free(struct gpt2bpe *g)
 }
 
 /* ---- encoding ---- */
-
-struct ids {
-	int32_t *v;
-	int n, cap;
-};
-
-static int ids_push(struct ids *o, int32_t id)
-{
-	if (o->n == o->cap) {
-		int cap = o->cap ? o->cap * 2 : 64;
-		int32_t *nv = realloc(o->v, (size_t)cap * sizeof *nv);
-		if (!nv)
-			return -1;
-		o->v = nv;
-		o->cap = cap;
-	}
-	o->v[o->n++] = id;
-	return 0;
-}
 
 /* A symbol of the word being merged: a doubly linked list over sym[]. */
 struct sym { int32_t id; int prev, next; };

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "wordpiece.h"
+#include "base/ids.h"
 #include "base/unicode.h"
 #include "base/utf8.h"
 
@@ -153,25 +154,6 @@ out:
 }
 
 /* ---- WordPiece ---- */
-
-struct ids {
-	int32_t *v;
-	int n, cap;
-};
-
-static int ids_push(struct ids *o, int32_t id)
-{
-	if (o->n == o->cap) {
-		int cap = o->cap ? o->cap * 2 : 64;
-		int32_t *nv = realloc(o->v, (size_t)cap * sizeof *nv);
-		if (!nv)
-			return -1;
-		o->v = nv;
-		o->cap = cap;
-	}
-	o->v[o->n++] = id;
-	return 0;
-}
 
 /* The pieces of one word w[0..n) (code points) appended to o. */
 static int wordpiece_word(const struct wordpiece *wp, const uint32_t *w, size_t n,
