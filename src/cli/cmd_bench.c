@@ -13,6 +13,7 @@
 #include "engine/blas.h"
 #include "engine/decode.h"
 #include "engine/forward.h"
+#include "engine/pool.h"
 #include "train/checkpoint.h"
 #include "views/screen.h"
 
@@ -35,30 +36,65 @@ static double median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* Median GFLOP/s of C = A·B at n³. */
-static double sgemm_gflops(int n, int reps)
+/* The 1024³ sgemm that the pass is compared with, C = A·B, run as the
+ * pass runs its products: on the engine's threads, each task a single-
+ * threaded sgemm on a block of C's rows.  (OpenBLAS's own threads would
+ * keep spinning after it and slow the pass that follows.)  Timed once per
+ * call, so that bench can interleave it with the passes and both meet the
+ * same machine: a shared machine's speed changes within seconds. */
+struct sgemm_ref {
+	int n, per;              /* per: rows of C per task */
+	float *a, *b, *c;        /* [n, n] each */
+};
+
+static int sgemm_ref_init(struct sgemm_ref *r, int n)
 {
 	size_t sz = (size_t)n * n;
-	float *a = malloc(sz * sizeof *a), *b = malloc(sz * sizeof *b),
-	      *c = malloc(sz * sizeof *c);
-	double *t = malloc((size_t)reps * sizeof *t), r = 0;
-	if (a && b && c && t) {
-		for (size_t i = 0; i < sz; i++) {
-			a[i] = (float)((i * 7) % 13) / 13.0f;
-			b[i] = (float)((i * 5) % 11) / 11.0f;
-		}
-		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1,
-			    a, n, b, n, 0, c, n);   /* warm-up */
-		for (int i = 0; i < reps; i++) {
-			double t0 = now_ms();
-			cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n,
-				    1, a, n, b, n, 0, c, n);
-			t[i] = now_ms() - t0;
-		}
-		r = 2.0 * n * n * n / (median(t, reps) * 1e6);
+	r->n = n;
+	r->per = (n + 2 * pool_threads() - 1) / (2 * pool_threads());
+	r->a = malloc(sz * sizeof *r->a);
+	r->b = malloc(sz * sizeof *r->b);
+	r->c = malloc(sz * sizeof *r->c);
+	if (!r->a || !r->b || !r->c)
+		return -1;
+	for (size_t i = 0; i < sz; i++) {
+		r->a[i] = (float)((i * 7) % 13) / 13.0f;
+		r->b[i] = (float)((i * 5) % 11) / 11.0f;
 	}
-	free(a); free(b); free(c); free(t);
-	return r;
+	return 0;
+}
+
+static void sgemm_ref_task(void *arg, int t, int ntasks)
+{
+	const struct sgemm_ref *r = arg;
+	const int n = r->n, i0 = t * r->per, m = i0 + r->per < n ? r->per : n - i0;
+	if (m > 0)
+		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, n, 1,
+			    r->a + (size_t)i0 * n, n, r->b, n, 0, r->c + (size_t)i0 * n, n);
+}
+
+/* GFLOP/s of one product. */
+static double sgemm_ref_run(struct sgemm_ref *r)
+{
+	const int n = r->n;
+	double t0 = now_ms();
+	pool_run(sgemm_ref_task, r, (n + r->per - 1) / r->per);
+	return 2.0 * n * n * n / ((now_ms() - t0) * 1e6);
+}
+
+static void sgemm_ref_free(struct sgemm_ref *r)
+{
+	free(r->a);
+	free(r->b);
+	free(r->c);
+}
+
+/* Seconds of CPU this process has used, every thread. */
+static double cpu_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 /* Synthetic ids: <s>, ordinary tokens cycling through the vocabulary, </s>.
@@ -286,10 +322,15 @@ int cmd_bench(struct cli *c)
 	struct err e;
 	size_t bytes = 0;
 	int status = 0;
-	/* as in the TUI, each pass reuses the previous trace's memory */
+	/* as in the TUI, each pass reuses the previous trace's memory; after
+	   each pass, one 1024³ sgemm: the yardstick, measured beside it */
 	struct trace *tr = trace_new();
-	for (int i = -1; tr && i < c->iters; i++) {   /* i = -1 warms up */
-		double t0 = now_ms();
+	struct sgemm_ref ref;
+	double *gf_ref = calloc((size_t)c->iters, sizeof *gf_ref), cpu = 0;
+	if (sgemm_ref_init(&ref, 1024) || !gf_ref)
+		status = cli_fail("out of memory");
+	for (int i = -1; !status && tr && i < c->iters; i++) {   /* i = -1 warms up */
+		double c0 = cpu_s(), t0 = now_ms();
 		struct trace *r = forward_run(m, &in, &c->pass, tr, &e);
 		double dt = now_ms() - t0;
 		if (!r) {
@@ -297,18 +338,22 @@ int cmd_bench(struct cli *c)
 			break;
 		}
 		bytes = trace_bytes(tr);
-		if (i >= 0)
+		if (i >= 0) {
 			t[i] = dt;
+			cpu += cpu_s() - c0;
+		}
+		double ref_gf = sgemm_ref_run(&ref);
+		if (i >= 0)
+			gf_ref[i] = ref_gf;
 	}
-	if (!tr)
+	sgemm_ref_free(&ref);
+	if (!tr && !status)
 		status = cli_fail("out of memory");
 	if (!status) {
 		double flops = forward_flops(m, S, T);
 		double med = median(t, c->iters);
 		double gf = flops / (med * 1e6);
-		double peak = sgemm_gflops(1024, 9);
-		/* key=value records: tests/bench/forward.sh and tests/cli.test
-		   read them, so they are the same in every language */
+		double peak = median(gf_ref, c->iters);
 		struct blas_info b;
 		blas_info_get(&b);
 		char name[256];
@@ -325,6 +370,8 @@ int cmd_bench(struct cli *c)
 		printf("median_ms=%.3f min_ms=%.3f max_ms=%.3f\n", med, t[0], t[c->iters - 1]);
 		printf("flops=%.4g gflops=%.2f\n", flops, gf);
 		printf("sgemm_1024_gflops=%.2f ratio=%.3f\n", peak, peak > 0 ? gf / peak : 0);
+		/* CPU time is what a loaded machine distorts least */
+		printf("cpu_ms=%.3f (mean per pass, all threads)\n", cpu * 1e3 / c->iters);
 		printf("trace_bytes=%zu\n", bytes);
 		if (c->frames) {
 			bench_frames(c, m, &in, tr);
@@ -334,6 +381,7 @@ int cmd_bench(struct cli *c)
 			bench_decode(c, m, &in);
 	}
 	free(t);
+	free(gf_ref);
 	trace_free(tr);
 	input_free(&in);
 	model_free(m);
