@@ -12,23 +12,21 @@
 #define TASKS_PER_THREAD 2
 
 /* Columns per task for y[n, out] = x[n, in]·w[out, in]ᵀ, in whole blocks of
- * 16 (a cache line of floats, so tasks never share a line of y).  Measured
- * with OpenBLAS 0.3.21's Cooperlake kernels (CPU time, weights not in
- * cache): a product of at most ~2^19 multiply-adds goes to its unpacked
- * small-matrix kernel, 1.3-1.5× faster than packing when x has few rows
- * (n <= 16); with more rows, packing pays and wider tasks do better (at
- * n = 64, 128 columns reach ~88% of 256 columns' rate). */
+ * 16 (a cache line of floats, so tasks never share a line of y).  A
+ * product of at most ~2^19 multiply-adds goes to OpenBLAS's unpacked
+ * small-matrix kernel, which with few rows of x (n <= 16: one query row
+ * per beam while decoding, a short sentence) is 1.3-1.5× faster than the
+ * packed one (0.3.21's Cooperlake kernels, CPU time, weights not in
+ * cache); so such a product is split into tasks that size.  Otherwise
+ * each thread gets TASKS_PER_THREAD equal tasks (the split training's
+ * byte-for-byte reproducibility was measured with). */
 #define SMALL_PRODUCT (1 << 19)
-#define MIN_COLS 256
 
 static int cols_per_task(int n, int in, int out)
 {
 	const int k = pool_threads() * TASKS_PER_THREAD;
-	int per;
-	if ((double)n * in * 16 <= SMALL_PRODUCT && n <= 16)
-		per = (int)(SMALL_PRODUCT / ((double)n * in)) / 16 * 16;
-	else if ((per = (out + k - 1) / k) < MIN_COLS)
-		per = MIN_COLS;
+	int per = n <= 16 && (double)n * in * 16 <= SMALL_PRODUCT ?
+		  (int)(SMALL_PRODUCT / ((double)n * in)) / 16 * 16 : (out + k - 1) / k;
 	per = (per + 15) / 16 * 16;
 	return per < out ? per : out;
 }
