@@ -231,9 +231,12 @@ void op_gelu(float *x, size_t n)
 
 void op_sinusoid(int n, int d, float *out)
 {
-	for (int pos = 0; pos < n; pos++) {
-		for (int i = 0; i < d; i += 2) {
-			double a = pos / pow(10000.0, (double)i / d);
+	/* 10000^(2i/d) once per dimension pair, not once per position: the
+	   same values (pos / p is the same division), d/2 calls of pow */
+	for (int i = 0; i < d; i += 2) {
+		const double p = pow(10000.0, (double)i / d);
+		for (int pos = 0; pos < n; pos++) {
+			const double a = pos / p;
 			out[(size_t)pos * d + i] = (float)sin(a);
 			if (i + 1 < d)
 				out[(size_t)pos * d + i + 1] = (float)cos(a);
