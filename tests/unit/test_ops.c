@@ -44,6 +44,9 @@ static void test_linear(void)
 	static const int sizes[][3] = {   /* n, in, out */
 		{ 1, 1, 1 }, { 3, 5, 7 }, { 7, 5, 3 }, { 1, 64, 3 }, { 17, 33, 9 },
 		{ 64, 64, 64 }, { 5, 512, 2 }, { 100, 3, 200 },
+		/* pooled: tasks sized for the small-matrix kernel (n <= 16), the
+		   last one partial; and an equal split */
+		{ 4, 512, 1000 }, { 16, 2048, 300 }, { 16, 512, 2048 }, { 32, 512, 520 },
 	};
 	for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
 		int n = sizes[s][0], in = sizes[s][1], out = sizes[s][2];
