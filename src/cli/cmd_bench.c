@@ -371,7 +371,7 @@ int cmd_bench(struct cli *c)
 		printf("flops=%.4g gflops=%.2f\n", flops, gf);
 		printf("sgemm_1024_gflops=%.2f ratio=%.3f\n", peak, peak > 0 ? gf / peak : 0);
 		/* CPU time is what a loaded machine distorts least */
-		printf("cpu_ms=%.3f (mean per pass, all threads)\n", cpu * 1e3 / c->iters);
+		printf("cpu_ms=%.3f\n", cpu * 1e3 / c->iters);   /* per pass, all threads */
 		printf("trace_bytes=%zu\n", bytes);
 		if (c->frames) {
 			bench_frames(c, m, &in, tr);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Runs `attnscope bench` R times on a model and reports the median of each
-# run's figures: the traced pass (time, GFLOP/s, the same run's 1024³ sgemm
-# GFLOP/s and their ratio, which is what holds on a noisy machine), the
+# run's figures: the traced pass (time, GFLOP/s, the 1024³ sgemm GFLOP/s
+# measured between its passes and their ratio, which is what holds on a
+# noisy machine, and the CPU ms a pass costs over all threads), the
 # stepper's costs at 52+52 tokens (recompute + frame, the mask diff's two
 # passes + frame, a step's frame) and beam search 4 × 48 tokens with the
 # key/value cache.
@@ -30,7 +31,7 @@ echo "runs=$runs model=$model $*"
 grep -m1 '^blas=' "$out" || true
 echo "pass: S=$(med model= S) T=$(med model= T) median_ms=$(med median_ms= median_ms)" \
      "gflops=$(med flops= gflops) sgemm_1024_gflops=$(med sgemm_1024 sgemm_1024_gflops)" \
-     "ratio=$(med sgemm_1024 ratio)"
+     "ratio=$(med sgemm_1024 ratio) cpu_ms=$(med cpu_ms= cpu_ms)"
 if grep -q '^frame:' "$out"; then
 	echo "frame_ms=$(med frame: median_ms) recompute_frame_ms=$(med recompute+frame: median_ms)"
 fi
