@@ -12,7 +12,6 @@
  * Source word i sits at position i + 1 when the source is wrapped in
  * <s> … </s>; an arg-max on <s> or </s> counts as a miss.  Target words
  * without a gold link are not counted. */
-#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -298,7 +297,6 @@ int cmd_align_eval(int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
-		char *end;
 		switch (ch) {
 		case 'm': model = optarg; break;
 		case 'c': path = optarg; break;
@@ -309,24 +307,14 @@ int cmd_align_eval(int argc, char **argv)
 				return 2;
 			break;
 		case 'n':
-			errno = 0;
-			max = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || max < 1) {
-				cli_fail("--max needs a whole number from 1, got \"%s\"", optarg);
+			if (cli_long("--max", optarg, 1, 100000000, &max))
 				return 2;
-			}
 			break;
 		case 'h':
 			fputs(_(ALIGN_USAGE), stdout);
 			return 0;
-		case ':':
-			cli_fail("%s needs a value (try attnscope align-eval --help)",
-				 argv[optind - 1]);
-			return 2;
 		default:
-			cli_fail("unknown option \"%s\" (try attnscope align-eval --help)",
-				 argv[optind - 1]);
-			return 2;
+			return cli_bad_option(ch, "align-eval", argv);
 		}
 	}
 	if (!path || optind < argc) {

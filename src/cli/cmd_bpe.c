@@ -218,13 +218,8 @@ int cmd_bpe(int argc, char **argv)
 		case 'h':
 			fputs(_(BPE_USAGE), stdout);
 			return 0;
-		case ':':
-			cli_fail("%s needs a value (try attnscope bpe --help)", argv[optind - 1]);
-			return 2;
 		default:
-			cli_fail("bpe: unknown option \"%s\" (try attnscope bpe --help)",
-				 argv[optind - 1]);
-			return 2;
+			return cli_bad_option(ch, "bpe", argv);
 		}
 		if (r)
 			return 2;

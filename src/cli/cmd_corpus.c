@@ -190,13 +190,8 @@ int cmd_corpus(int argc, char **argv)
 		case 'h':
 			fputs(_(CORPUS_USAGE), stdout);
 			return 0;
-		case ':':
-			cli_fail("%s needs a value (try attnscope corpus --help)", argv[optind - 1]);
-			return 2;
 		default:
-			cli_fail("corpus: unknown option \"%s\" (try attnscope corpus --help)",
-				 argv[optind - 1]);
-			return 2;
+			return cli_bad_option(ch, "corpus", argv);
 		}
 		if (r)
 			return 2;

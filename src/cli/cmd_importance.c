@@ -2,7 +2,6 @@
  * output needs (src/engine/importance.h): the drop in the labels'
  * log-probability with each head zeroed, most important first, and with
  * --corpus the held-out exact match left without it. */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,7 +137,6 @@ int cmd_importance(int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
-		char *end;
 		switch (ch) {
 		case 'm': model = optarg; break;
 		case 't': target = optarg; break;
@@ -146,24 +144,14 @@ int cmd_importance(int argc, char **argv)
 		case 'j': json = 1; break;
 		case 'L': break;
 		case 'n':
-			errno = 0;
-			max = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || max < 1 || max > 1000000) {
-				cli_fail("--max needs a whole number from 1 to 1000000, got \"%s\"",
-					 optarg);
+			if (cli_long("--max", optarg, 1, 1000000, &max))
 				return 2;
-			}
 			break;
 		case 'h':
 			fputs(_(IMPORTANCE_USAGE), stdout);
 			return 0;
-		case ':':
-			cli_fail("%s needs a value (try attnscope importance --help)", argv[optind - 1]);
-			return 2;
 		default:
-			cli_fail("unknown option \"%s\" (try attnscope importance --help)",
-				 argv[optind - 1]);
-			return 2;
+			return cli_bad_option(ch, "importance", argv);
 		}
 	}
 	/* the remaining words are the sentence */

@@ -150,13 +150,8 @@ int cmd_train(int argc, char **argv)
 		case T_HELP:
 			fputs(_(TRAIN_USAGE), stdout);
 			return 0;
-		case ':':
-			cli_fail("%s needs a value (try attnscope train --help)", argv[optind - 1]);
-			return 2;
 		default:
-			cli_fail("unknown option \"%s\" (try attnscope train --help)",
-				 argv[optind - 1]);
-			return 2;
+			return cli_bad_option(ch, "train", argv);
 		}
 		if (r)
 			return 2;

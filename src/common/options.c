@@ -269,6 +269,15 @@ static const char *opt_name(int o)
 	return "?";
 }
 
+int cli_bad_option(int ch, const char *cmd, char **argv)
+{
+	if (ch == ':')
+		cli_fail("%s needs a value (try attnscope %s --help)", argv[optind - 1], cmd);
+	else
+		cli_fail("unknown option \"%s\" (try attnscope %s --help)", argv[optind - 1], cmd);
+	return 2;
+}
+
 int cli_long(const char *opt, const char *s, long lo, long hi, long *out)
 {
 	char *end;

@@ -52,6 +52,9 @@ struct trace *cli_run_pass(struct cli *c, const struct model *m);
 
 /* Option values: a whole number or a number within [lo, hi] (open_hi:
  * [lo, hi)); on anything else a one-line error naming opt, and -1. */
+/* The error for getopt_long's ':' (an option without its value) or any
+ * other unknown option of `attnscope CMD`; returns 2, the usage status. */
+int cli_bad_option(int ch, const char *cmd, char **argv);
 int cli_long(const char *opt, const char *s, long lo, long hi, long *out);
 int cli_double(const char *opt, const char *s, double lo, double hi, int open_hi,
 	       double *out);
