@@ -44,8 +44,11 @@ first = bench("--iters", "1", "--src-len", str(S), "--tgt-len", str(T))
 os.environ["OPENBLAS_CORETYPE"] = first["core"]   # before torch loads it
 # torch's OpenMP threads spin while OpenBLAS's pthreads run its products: on
 # 2 cores the two sets fight (perf: 40% of torch's time in libgomp, passes
-# 5-20× slower).  Passive waiting is torch's best setting here.
+# 5-20× slower).  Passive waiting is torch's best setting here;
+# OMP_WAIT_POLICY=default measures libgomp's own policy (what a user gets).
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+if os.environ["OMP_WAIT_POLICY"] == "default":
+    del os.environ["OMP_WAIT_POLICY"]
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
