@@ -32,10 +32,13 @@ int canvas_resize(struct canvas *c, int w, int h)
 {
 	if (w < 1) w = 1;
 	if (h < 1) h = 1;
-	struct cell *n = realloc(c->cells, (size_t)w * h * sizeof *n);
-	if (!n)
-		return -1;
-	c->cells = n;
+	if ((size_t)w * h > c->cap) {   /* a smaller size keeps the cells */
+		struct cell *n = realloc(c->cells, (size_t)w * h * sizeof *n);
+		if (!n)
+			return -1;
+		c->cells = n;
+		c->cap = (size_t)w * h;
+	}
 	c->w = w;
 	c->h = h;
 	canvas_clear(c);
@@ -72,6 +75,7 @@ int canvas_crop(struct canvas *c, int w, int h)
 		memcpy(n + (size_t)y * w, c->cells + (size_t)y * c->w, (size_t)w * sizeof *n);
 	free(c->cells);
 	c->cells = n;
+	c->cap = (size_t)w * h;
 	c->w = w;
 	c->h = h;
 	return 0;
@@ -79,12 +83,18 @@ int canvas_crop(struct canvas *c, int w, int h)
 
 void canvas_clear(struct canvas *c)
 {
-	for (int i = 0; i < c->w * c->h; i++) {
-		struct cell *x = &c->cells[i];
-		x->glyph[0] = ' ';
-		x->glyph[1] = 0;
-		x->fg = x->bg = COLOR_DEFAULT;
-		x->attr = 0;
+	/* one blank cell, then copies of what is done, doubling: a screen
+	   of cells is cleared on every draw */
+	size_t n = (size_t)c->w * c->h, done = 1;
+	struct cell *x = c->cells;
+	memset(x, 0, sizeof *x);
+	x->glyph[0] = ' ';
+	x->fg = x->bg = COLOR_DEFAULT;
+	x->attr = 0;
+	while (done < n) {
+		size_t k = done < n - done ? done : n - done;
+		memcpy(x + done, x, k * sizeof *x);
+		done += k;
 	}
 }
 
@@ -98,6 +108,11 @@ static struct cell *at(struct canvas *c, int x, int y)
 static void set(struct cell *x, const char *g, size_t len, uint32_t fg,
 		uint32_t bg, uint8_t attr)
 {
+	if (len == 1 && (unsigned char)g[0] >= 0x20 && (unsigned char)g[0] < 0x7f) {
+		/* printable ASCII, the common case: nothing to replace */
+		*x = (struct cell){ .glyph = { g[0] }, .fg = fg, .bg = bg, .attr = attr };
+		return;
+	}
 	if (len >= GLYPH_MAX)
 		len = GLYPH_MAX - 1;
 	/* no cell ever holds a control: backends write glyphs as they are */
@@ -130,6 +145,10 @@ void canvas_put(struct canvas *c, int x, int y, const char *glyph, uint32_t fg,
 		set(p, glyph, strlen(glyph), fg, bg, attr);
 }
 
+/* Printable ASCII: one column a byte, never an escape, the same in ASCII mode. */
+static const char PRINTABLE[] = " !\"#$%&'()*+,-./0123456789:;<=>?@"
+	"ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~";
+
 int canvas_text(struct canvas *c, int x, int y, int maxw, const char *s,
 		uint32_t fg, uint32_t bg, uint8_t attr)
 {
@@ -142,9 +161,26 @@ int canvas_text(struct canvas *c, int x, int y, int maxw, const char *s,
 		return 0;
 	char esc[8];
 	int k = 0, nesc = 0;   /* the escape being drawn, k of nesc bytes done */
+	struct cell *row = &c->cells[(size_t)y * c->w];
 	while ((k < nesc || *p) && used < maxw) {
 		uint32_t cp;
 		char g[4];
+		/* a run of printable ASCII, most of any screen, at once */
+		if (k == nesc) {
+			long long run = (long long)strspn((const char *)p, PRINTABLE);
+			run = run < maxw - used ? run : maxw - used;
+			long long a = (long long)x + used, b = a + run;   /* columns */
+			b = b < c->w ? b : c->w;
+			struct cell t = { .fg = fg, .bg = bg, .attr = attr };
+			for (long long cx = a > 0 ? a : 0; cx < b; cx++) {
+				t.glyph[0] = (char)p[cx - a];
+				row[cx] = t;
+			}
+			p += run;
+			used += (int)run;
+		}
+		if (!((k < nesc || *p) && used < maxw))
+			break;
 		if (k == nesc) {   /* a control shows as its escape (base/safetext.h) */
 			int n;
 			k = nesc = 0;
@@ -197,9 +233,23 @@ int canvas_printf(struct canvas *c, int x, int y, int maxw, uint32_t fg,
 void canvas_fill(struct canvas *c, struct rect r, const char *glyph,
 		 uint32_t fg, uint32_t bg, uint8_t attr)
 {
-	for (int y = r.y; y < r.y + r.h; y++)
-		for (int x = r.x; x < r.x + r.w; x++)
-			canvas_put(c, x, y, glyph, fg, bg, attr);
+	/* clipped to the canvas; one cell made, then copied (doubling) */
+	long long x0 = r.x > 0 ? r.x : 0, y0 = r.y > 0 ? r.y : 0;
+	long long x1 = (long long)r.x + r.w, y1 = (long long)r.y + r.h;
+	x1 = x1 < c->w ? x1 : c->w;
+	y1 = y1 < c->h ? y1 : c->h;
+	if (x0 >= x1 || y0 >= y1)
+		return;
+	struct cell *row = &c->cells[(size_t)y0 * c->w + x0];
+	size_t n = (size_t)(x1 - x0), done = 1;
+	set(row, glyph, strlen(glyph), fg, bg, attr);
+	while (done < n) {
+		size_t k = done < n - done ? done : n - done;
+		memcpy(row + done, row, k * sizeof *row);
+		done += k;
+	}
+	for (long long y = y0 + 1; y < y1; y++)
+		memcpy(&c->cells[(size_t)y * c->w + x0], row, n * sizeof *row);
 }
 
 int canvas_wrap(struct canvas *c, struct rect r, const char *s, uint32_t fg,
@@ -282,7 +332,7 @@ void canvas_frame(struct canvas *c, struct rect r, const char *title,
 
 const char *text_fit(const char *s, int maxw, char *buf, size_t bufsz)
 {
-	size_t out = 0;
+	size_t out = 0, len = strlen(s);
 	int w = 0, total = 0;
 	char u[8];
 	int n;
@@ -291,18 +341,28 @@ const char *text_fit(const char *s, int maxw, char *buf, size_t bufsz)
 			buf[0] = 0;
 		return buf;
 	}
-	/* widths of what is shown: a control is its escape (base/safetext.h) */
-	for (const char *p = s; safetext_unit(p, 0, u, &n), n; p += n)
-		total += utf8_width(u);
-	int limit = total > maxw ? maxw - 1 : maxw;
-	for (const char *p = s; safetext_unit(p, 0, u, &n), n; p += n) {
-		int cw = utf8_width(u);
-		size_t gl = strlen(u);
-		if (w + cw > limit || out + gl + 4 >= bufsz)
-			break;
-		memcpy(buf + out, u, gl);
-		out += gl;
-		w += cw;
+	if (strspn(s, PRINTABLE) == len) {
+		/* printable ASCII, most labels: a column a byte; the loops
+		   below would stop at the same byte */
+		total = len > (size_t)maxw ? maxw + 1 : (int)len;
+		size_t limit = (size_t)(total > maxw ? maxw - 1 : maxw);
+		out = limit < len ? limit : len;
+		out = out < bufsz - 5 ? out : bufsz - 5;
+		memcpy(buf, s, out);
+	} else {
+		/* widths of what is shown: a control is its escape (base/safetext.h) */
+		for (const char *p = s; safetext_unit(p, 0, u, &n), n; p += n)
+			total += utf8_width(u);
+		int limit = total > maxw ? maxw - 1 : maxw;
+		for (const char *p = s; safetext_unit(p, 0, u, &n), n; p += n) {
+			int cw = utf8_width(u);
+			size_t gl = strlen(u);
+			if (w + cw > limit || out + gl + 4 >= bufsz)
+				break;
+			memcpy(buf + out, u, gl);
+			out += gl;
+			w += cw;
+		}
 	}
 	if (total > maxw) {
 		memcpy(buf + out, "…", 3);

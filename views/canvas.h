@@ -42,6 +42,7 @@ struct canvas {
 	                            key): views draw no cursor and no key
 	                            hints, and labels whole */
 	struct cell *cells;      /* [h, w] */
+	size_t cap;              /* cells allocated (>= w * h) */
 };
 
 struct rect {

@@ -9,8 +9,11 @@ enum { CTRL_A = 1, CTRL_E = 5, CTRL_U = 21 };
 
 void lineedit_set(struct lineedit *le, const char *text)
 {
-	snprintf(le->text, sizeof le->text, "%s", text ? text : "");
-	le->cur = (int)strlen(le->text);
+	/* memmove: text may be le->text itself (the stepper reopens an edit) */
+	size_t n = text ? strnlen(text, sizeof le->text - 1) : 0;
+	memmove(le->text, text ? text : "", n);
+	le->text[n] = 0;
+	le->cur = (int)n;
 }
 
 /* Start of the code point before byte i (continuation bytes skipped). */

@@ -26,7 +26,8 @@ enum lineedit_result {
 	LE_FULL,     /* text not inserted: it would pass LINEEDIT_MAX - 2 bytes */
 };
 
-/* Starts editing text (cut at LINEEDIT_MAX - 1 bytes), cursor at the end. */
+/* Starts editing text (cut at LINEEDIT_MAX - 1 bytes; it may be le->text
+ * itself), cursor at the end. */
 void lineedit_set(struct lineedit *le, const char *text);
 
 /* Applies one key.  utf8 is the typed text for key 0 or a printable ASCII

@@ -26,6 +26,7 @@
 
 static struct model *m;
 static struct trace *tr;
+static struct canvas *cv;   /* one for the run: each input starts at 80 × 24, blank */
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -41,6 +42,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		abort();
 	}
 	input_free(&in);
+	if (!(cv = canvas_new(80, 24, DEPTH_256)))
+		abort();
 	return 0;
 }
 
@@ -85,9 +88,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct lineedit le;
 	struct screen s;
 	int editing = 1, draws = 0, want_w = 80, want_h = 24;
-	struct canvas *c = canvas_new(80, 24, DEPTH_256);
-	if (!c)
-		return 0;
+	if (canvas_resize(cv, 80, 24))
+		abort();
 	memset(&s, 0, sizeof s);
 	lineedit_set(&le, "your cat is a lovely cat");
 	for (size_t i = 0; i < size;) {
@@ -104,7 +106,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		if (b == 0x1D) {   /* a few draws an input keep the fuzzer fast */
 			if (draws++ < 1)
-				draw(&s, &le, editing, c, want_w, want_h);
+				draw(&s, &le, editing, cv, want_w, want_h);
 			continue;
 		}
 		if (b == 0x1E && i + 2 <= size) {
@@ -135,7 +137,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			/* the stepper closes the editor; the next edit reopens it */
 			editing = 0;
 			if (draws++ < 1)
-				draw(&s, &le, editing, c, want_w, want_h);
+				draw(&s, &le, editing, cv, want_w, want_h);
 			lineedit_set(&le, le.text);
 			editing = 1;
 			break;
@@ -144,7 +146,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		check(&le);
 	}
-	draw(&s, &le, editing, c, want_w, want_h);
-	canvas_free(c);
+	draw(&s, &le, editing, cv, want_w, want_h);
 	return 0;
 }
