@@ -21,8 +21,8 @@ static int level(double x, double lo, double hi)
 	return r < 0 ? 0 : r > 3 ? 3 : r;
 }
 
-int losscurve_text(const struct snapshot *s, int n, char *out, size_t outsz,
-		   int *cells_bytes)
+int losscurve_text(const struct snapshot *s, int n, int mark, char *out,
+		   size_t outsz, int *cells_bytes)
 {
 	double lo = INFINITY, hi = -INFINITY;
 	for (int i = 0; i < n; i++)
@@ -41,6 +41,8 @@ int losscurve_text(const struct snapshot *s, int n, char *out, size_t outsz,
 			if (!isnan(nx))
 				bits |= RIGHT[level((s[i].loss + nx) / 2, lo, hi)];
 		}
+		if (i == mark)   /* a bar through the curve: seen without colour */
+			bits |= LEFT[0] | LEFT[1] | LEFT[2] | LEFT[3];
 		char ch[8];
 		int k = utf8_encode(0x2800 + bits, ch);
 		if (cells_bytes)

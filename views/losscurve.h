@@ -12,9 +12,11 @@
 
 /* The curve of the n snapshots' losses as UTF-8 into out (one braille
  * character a snapshot; a snapshot without a loss is left blank).
- * Returns the number of characters; *cells_bytes[i] is where character i
- * starts in out (cells_bytes: n + 1 entries, or NULL). */
-int losscurve_text(const struct snapshot *s, int n, char *out, size_t outsz,
-		   int *cells_bytes);
+ * Snapshot mark (or none: −1) gets its whole left dot column, a bar
+ * through the curve that says where you are without colour.  Returns the
+ * number of characters; *cells_bytes[i] is where character i starts in
+ * out (cells_bytes: n + 1 entries, or NULL). */
+int losscurve_text(const struct snapshot *s, int n, int mark, char *out,
+		   size_t outsz, int *cells_bytes);
 
 #endif

@@ -98,10 +98,11 @@ static int draw_training(struct screen *s, struct canvas *c, int x)
 		return x;
 	char curve[8 * 64];
 	int at[65];
-	int n = losscurve_text(g->snaps, g->nsnaps < 64 ? g->nsnaps : 64, curve, sizeof curve, at);
+	int n = losscurve_text(g->snaps, g->nsnaps < 64 ? g->nsnaps : 64, cur, curve,
+			       sizeof curve, at);
 	int x0 = x;
 	x += put(c, x, 0, c->w - x, R_TITLE, curve);
-	if (cur >= 0 && cur < n) {   /* where you are: the cursor's colours */
+	if (cur >= 0 && cur < n) {   /* where you are: the bar, in the cursor's colours */
 		char one[8];
 		snprintf(one, sizeof one, "%.*s", at[cur + 1] - at[cur], curve + at[cur]);
 		put(c, x0 + cur, 0, 1, R_CURSOR, one);

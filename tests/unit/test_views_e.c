@@ -10,6 +10,7 @@
 
 #include "viewtest.h"
 #include "views/draw.h"
+#include "views/losscurve.h"
 #include "views/palette.h"
 #include "views/screen.h"
 
@@ -79,6 +80,30 @@ static char *text_of(const struct canvas *c)
 	canvas_write_text(c, fp);
 	fclose(fp);
 	return buf;
+}
+
+/* The loss curve marks the snapshot on screen by the shape of its cell
+ * (the whole left dot column), not by colour alone: decoded by hand from
+ * the braille bits (U+2800 + dots; left column 0x01 0x02 0x04 0x40). */
+static void test_losscurve_mark(void)
+{
+	struct snapshot s[4];
+	memset(s, 0, sizeof s);
+	const double loss[4] = { 6.0, 3.0, 1.0, 1.0 };
+	for (int i = 0; i < 4; i++)
+		s[i].loss = loss[i];
+	char plain[64], marked[64];
+	int at[5], n0 = losscurve_text(s, 4, -1, plain, sizeof plain, NULL);
+	int n1 = losscurve_text(s, 4, 2, marked, sizeof marked, at);
+	/* rows 0-3 from 6.0 down to 1.0: 6 is row 0 (left 0x01), halfway to
+	   3 (4.5) row 1 (right 0x10); 3 row 2 (0x04), 2.0 row 2 (0x20); 1 and
+	   1 row 3 (0x40 | 0x80); the last point has no right dot */
+	tap_ok(n0 == 4 && !strcmp(plain, "\u2811\u2824\u28c0\u2840"),
+	       "loss curve 6, 3, 1, 1 without a mark: %s", plain);
+	tap_ok(n1 == 4 && !strncmp(marked + at[2], "\u28c7", 3) &&
+	       !strncmp(marked, plain, (size_t)at[2]) && !strcmp(marked + at[3], plain + at[3]),
+	       "the snapshot on screen is a bar (U+28C7), the others as without a mark: %s",
+	       marked);
 }
 
 int main(void)
@@ -304,5 +329,6 @@ int main(void)
 
 	trace_free(t);
 	model_free(m);
+	test_losscurve_mark();
 	return tap_done();
 }
