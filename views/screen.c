@@ -205,9 +205,13 @@ static void draw_sidebar(struct screen *s, struct canvas *c, struct rect r)
 	/* lines: group titles and stages */
 	static int line_stage[4096];
 	int nlines = 0, cur_line = 0;
-	char prev[64] = "", title[64];
+	char prev[64] = "", title[64] = "";
 	for (int i = 0; i < t->n && nlines < 4094; i++) {
-		group_title(&t->stages[i], title, sizeof title);
+		const struct stage *st = &t->stages[i];
+		/* the title depends on the block and layer only: made again
+		   (gettext, snprintf) where they change, not for every stage */
+		if (i == 0 || st->block != st[-1].block || st->layer != st[-1].layer)
+			group_title(st, title, sizeof title);
 		if (strcmp(title, prev) != 0) {
 			line_stage[nlines++] = -1 - i;   /* a heading before stage i */
 			snprintf(prev, sizeof prev, "%s", title);
