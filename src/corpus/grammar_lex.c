@@ -85,14 +85,16 @@ int gr_is_ident(const char *s, int upper)
 }
 
 /* A word must come out of the word tokenizer unchanged: lower case, no
- * punctuation (but . , ? ! : ; alone are words: the tokenizer splits them
- * off as tokens of their own), no spaces or control characters.  The reason completes
+ * punctuation (but . , ? ! : ; and the apostrophe alone are words: the
+ * tokenizer splits them off as tokens of their own, so "don ' t" is how
+ * "don't" comes out of it), no spaces or control characters.  The reason completes
  * "word \"...\" " (translated where it is used). */
 static const char *word_problem(const char *w)
 {
 	const unsigned char *p = (const unsigned char *)w;
-	/* one punctuation mark is a token of its own: "where is it ?" */
-	if (p[0] && !p[1] && strchr(".,?!:;", p[0]))
+	/* one punctuation mark is a token of its own: "where is it ?",
+	 * "i don ' t know" */
+	if (p[0] && !p[1] && strchr(".,?!:;'", p[0]))
 		return NULL;
 	if (!*p)
 		/* TRANSLATORS: completes "word \"%s\" ..." */
