@@ -299,6 +299,7 @@ NEW_CLASSES = [
     ("sbe_not", "i'm not tired . -> eu não estou cansado .", ["like: subj"]),
     ("cant", "i can't swim . -> eu não posso nadar .", ["like: be"]),
     ("wadj", "the weather is nice . -> o tempo está bom .", ["en: [any]", "pt: [any]"]),
+    ("tstate", "with estar: the soup is hot -> a sopa está quente", ["like: size"]),
     ("container", "a glass of water -> um copo de água", ["en: [any]", "pt: [any]"]),
     ("abstract", "i need help . -> eu preciso de ajuda .", ["en: [any]", "pt: [any]"]),
     ("vhave", "i do not have time . -> eu não tenho tempo .", ["like: vt_person"]),
@@ -311,6 +312,21 @@ NEW_CLASSES = [
     ("at_hour", "at nine -> às nove", ["en: [any]", "pt: [any]"]),
     ("vtime", "the shop opens at nine . -> a loja abre às nove .", ["like: vt_person"]),
     ("itis", "it is late . -> é tarde .", ["en: [any]", "pt: [any]"]),
+    ("this_pro", "this is my friend . -> este é o meu amigo .",
+     ["en: [sg, pl]", "pt: [m.sg, f.sg, m.pl, f.pl]"]),
+    ("this_n", "what is this ? -> o que é isto ?", ["en: [any]", "pt: [any]"]),
+    ("how_many", "how many books ... -> quantos livros ...", ["en: [any]", "pt: [m, f]"]),
+    ("cost", "how much is the book ? -> quanto custa o livro ?", ["like: be"]),
+    ("vknow", "know a fact: saber (know a person: conhecer)", ["like: vt_person"]),
+    ("fact", "i know the answer . -> eu sei a resposta .", ["en: [any]", "pt: [any]"]),
+    ("by", "by bus -> de ônibus", ["en: [any]", "pt: [any]"]),
+    ("vtravel", "we travel by train . -> nós viajamos de trem .", ["like: vt_person"]),
+    ("vlive", "we live in brazil . -> nós moramos no brasil .", ["like: vt_person"]),
+    ("from_country", "i am from brazil . -> eu sou do brasil .", ["en: [any]", "pt: [any]"]),
+    ("in_country", "in brazil -> no brasil", ["en: [any]", "pt: [any]"]),
+    ("vfeel", "i feel tired . -> eu me sinto cansado .", ["like: vt_person"]),
+    ("feel_adj", "i feel good . -> eu me sinto bem .", ["en: [any]", "pt: [any]"]),
+    ("born", "i was born in brazil . -> eu nasci no brasil .", ["like: be"]),
 ]
 # nouns without an article: water, apples, books (np_bare, after phrases:)
 BARE_PHRASE = [
@@ -324,6 +340,10 @@ BARE_PHRASE = [
 ]
 # abbreviations hunspell knows in capitals only (the corpus is lower case)
 ABBREV = {"tv"}
+# names of countries, which hunspell knows capitalised
+PROPER = {"brasil", "portugal", "inglaterra", "frança", "espanha", "itália", "alemanha",
+          "japão", "china", "méxico", "argentina", "canadá", "angola", "índia", "áfrica",
+          "europa", "estados", "unidos"}
 
 
 # foods of nouns.tsv that are not counted in English (no bare plural)
@@ -381,6 +401,16 @@ def grammar(es):
         m = re.match(r"^  (\w+):", l)
         if m and not in_templates:
             cls = m.group(1)
+        if cls == "quality" and re.match(r"^      - \{en: (clean|dirty),", l):
+            i += 1          # estar says them: tstate (adjectives.tsv)
+            continue
+        if l == "  adj_thing: {union: [size, color, quality]}":
+            out += ["  adj_thing: {union: [size, color, quality, tstate]}",
+                    "  adj_ser: {union: [size, color, quality]}   # what ser says of things"]
+            i += 1
+            continue
+        if in_templates and l == "      A: {sym: adj_thing, agree: S}":
+            l = "      A: {sym: adj_ser, agree: S}"
         if l.startswith("templates:"):
             in_templates = True
         if l.startswith("phrases:"):
@@ -475,7 +505,8 @@ def report(es):
     en = sorted({w for e in es for f in e[2] for w in f.split()})
     bad = 0
     if os.path.exists(HUNSPELL_DIC):
-        pt = [w.upper() if w in ABBREV else w for w in pt]
+        pt = [w.upper() if w in ABBREV else w.capitalize() if w in PROPER else w
+              for w in pt]
         p = subprocess.run(["hunspell", "-d", "pt_BR", "-l"], input="\n".join(pt),
                            capture_output=True, text=True)
         rej = sorted(set(p.stdout.split()))
