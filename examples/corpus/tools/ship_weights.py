@@ -1,0 +1,123 @@
+#!/usr/bin/python3
+"""ship_weights.py - fit a trained checkpoint with snapshots into the
+repository's size budget.
+
+    examples/corpus/tools/ship_weights.py --keep K [--f16] MODEL.yaml WEIGHTS.safetensors
+
+`attnscope train --snapshots N` keeps N log-spaced F16 copies of the weights
+(snapshot.STEP.*) beside the trained F32 tensors.  For en-pt-small (1.69 M
+parameters) eight of them are 27 MB, over the 20 MB a shipped model may
+take.  This keeps K of them: step 0 (the random initialisation) and the
+others evenly spread over the list, leaving out the last one (it is the
+trained weights again, in F16); --f16 also stores the trained tensors as
+F16 (attnscope converts F16 to F32 on load).  The file and the YAML's
+`snapshots:` list are rewritten in place, deterministically: the same
+input gives the same bytes.  Only the Python standard library."""
+import argparse, json, os, re, struct, sys
+from array import array
+
+
+def read_st(path):
+    with open(path, "rb") as f:
+        blob = f.read()
+    if len(blob) < 8:
+        raise ValueError("%s: too short for a safetensors file" % path)
+    (hlen,) = struct.unpack("<Q", blob[:8])
+    if 8 + hlen > len(blob):
+        raise ValueError("%s: header length %d beyond the file" % (path, hlen))
+    header = json.loads(blob[8:8 + hlen].decode("utf-8"))
+    return header, blob[8 + hlen:]
+
+
+def f32_to_f16(raw):
+    a = array("f")
+    a.frombytes(raw)
+    if sys.byteorder != "little":
+        a.byteswap()
+    return struct.pack("<%de" % len(a), *a)
+
+
+def snap_step(name):
+    m = re.match(r"^snapshot\.(\d+)\.", name)
+    return int(m.group(1)) if m else None
+
+
+def choose(steps, keep):
+    """step 0 and keep-1 more, evenly over the list without its last."""
+    pool = steps[:-1] if len(steps) > 1 else steps
+    if keep >= len(pool):
+        return list(pool)
+    if keep <= 1:
+        return pool[:1]
+    return sorted({pool[round(i * (len(pool) - 1) / (keep - 1))] for i in range(keep)})
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--keep", type=int, required=True)
+    ap.add_argument("--f16", action="store_true")
+    ap.add_argument("yaml")
+    ap.add_argument("weights")
+    a = ap.parse_args()
+    try:
+        header, data = read_st(a.weights)
+    except (OSError, ValueError) as e:
+        print("ship_weights.py: %s" % e, file=sys.stderr)
+        return 1
+    meta = header.pop("__metadata__", None)
+    steps = sorted({s for s in (snap_step(n) for n in header) if s is not None})
+    kept = set(choose(steps, a.keep))
+    out_h, parts, off = {}, [], 0
+    for name in sorted(header, key=lambda n: header[n]["data_offsets"][0]):
+        t = header[name]
+        s = snap_step(name)
+        if s is not None and s not in kept:
+            continue
+        b, e = t["data_offsets"]
+        raw = data[b:e]
+        dtype = t["dtype"]
+        if s is None and a.f16 and dtype == "F32":
+            raw, dtype = f32_to_f16(raw), "F16"
+        out_h[name] = {"dtype": dtype, "shape": t["shape"],
+                       "data_offsets": [off, off + len(raw)]}
+        parts.append(raw)
+        off += len(raw)
+    if meta is not None:
+        out_h = dict([("__metadata__", meta)] + list(out_h.items()))
+    hdr = json.dumps(out_h, separators=(",", ":")).encode("utf-8")
+    hdr += b" " * (-len(hdr) % 8)
+    tmp = a.weights + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(struct.pack("<Q", len(hdr)))
+        f.write(hdr)
+        for p in parts:
+            f.write(p)
+    # the YAML's snapshots: list keeps the same steps
+    text = open(a.yaml, encoding="utf-8").read()
+    lines, out, in_snap = text.split("\n"), [], False
+    for l in lines:
+        if l.startswith("# ship_weights.py:"):
+            continue
+        if l.startswith("snapshots:"):
+            in_snap = True
+            out.append("# ship_weights.py: %d of the %d snapshots train kept%s"
+                       % (len(kept), len(steps), ", trained tensors as F16" if a.f16 else ""))
+        elif in_snap and not l.startswith("  "):
+            in_snap = False
+        m = re.match(r"^  - \{step: (\d+),", l)
+        if in_snap and m and int(m.group(1)) not in kept:
+            continue
+        out.append(l)
+    os.replace(tmp, a.weights)
+    with open(a.yaml + ".tmp", "w", encoding="utf-8") as f:
+        f.write("\n".join(out))
+    os.replace(a.yaml + ".tmp", a.yaml)
+    print("ship_weights.py: kept snapshots %s of %s%s; %s: %.1f MB"
+          % (", ".join(map(str, sorted(kept))), ", ".join(map(str, steps)),
+             "; trained tensors as F16" if a.f16 else "", a.weights,
+             os.path.getsize(a.weights) / 1e6))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
