@@ -177,7 +177,7 @@ static void draw_tile(struct view_state *v, struct canvas *c, struct rect r,
 		      const struct scale *sc, int h, int tx, int ty, int nrv)
 {
 	const int n = s->shape[1], m = s->shape[2];
-	const int color = c->depth != DEPTH_NONE, rh = color ? 2 : 1;
+	const int color = c->depth != DEPTH_NONE, rh = color && !canvas_ascii() ? 2 : 1;
 	const int sel = h == v->head;
 	const struct style bo = role_style(sel ? R_ACCENT : R_BORDER, c->depth);
 	const struct style ti = role_style(sel ? R_CURSOR : R_LABEL, c->depth);
@@ -293,7 +293,9 @@ static void draw_grid(struct view_state *v, struct canvas *c, struct rect r)
 	const int H = s->shape[0], n = s->shape[1], m = s->shape[2];
 	const float *all = stage_f32(s);   /* [H, n, m] */
 	const size_t numel = (size_t)H * n * m;
-	const int color = c->depth != DEPTH_NONE, rh = color ? 2 : 1;
+	/* half blocks (two rows a line) need colour and UTF-8 (ASCII:
+	 * views/ascii.c has no half block, so one row a line) */
+	const int color = c->depth != DEPTH_NONE, rh = color && !canvas_ascii() ? 2 : 1;
 	struct scale sc = scale_for(s, all, numel);   /* one scale for all heads */
 	char buf[200];
 
@@ -312,8 +314,8 @@ static void draw_grid(struct view_state *v, struct canvas *c, struct rect r)
 	long long best = 0;
 	for (size_t k = 0; k < sizeof SIZES / sizeof *SIZES && best < ALL; k++) {
 		int cw = SIZES[k][0], ch = SIZES[k][1];
-		if (!color && ch == 0)
-			ch = 1;   /* no half blocks without colour */
+		if (rh == 1 && ch == 0)
+			ch = 1;   /* no half blocks without colour or UTF-8 */
 		for (int level = s->kind == SK_WEIGHTS ? 0 : 2; level <= 2; level++) {
 			long long sc_l = layout(&tryg, level, H, n, m, rh, cw, ch, r.w, ah);
 			if (sc_l > best && (sc_l >= ALL || cw == 1)) {

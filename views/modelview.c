@@ -99,9 +99,10 @@ static int tiles_fit(struct tiles *g, int H, int L, int nq, int nk, int w, int h
 	}
 	if (g->lw + H * (g->tw + 1) - 1 > w)
 		return 0;
-	/* without labels: half blocks (two rows a line) with colour */
+	/* without labels: half blocks (two rows a line) with colour, unless
+	 * the terminal has ASCII only (views/ascii.c) */
 	g->labels = 0;
-	g->rows = color ? 2 : 1;
+	g->rows = color && !canvas_ascii() ? 2 : 1;
 	g->lines = (nq + g->rows - 1) / g->rows;
 	g->per = h / (g->lines + 2);
 	/* labels beside the rows need a line per row: taken when they cost
