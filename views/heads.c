@@ -15,7 +15,6 @@
 #include "view.h"
 #include "base/i18n.h"
 
-#define CURSOR_MARK RGB(255, 0, 255)
 #define GAP 1                 /* blank columns between tiles */
 
 static int has_neginf(const float *m, size_t n)

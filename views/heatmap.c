@@ -13,7 +13,6 @@
 #define LABEL_MAX 14     /* a column (key) label */
 #define ROW_LABEL_MAX 22 /* a row label: "adorável → </s>" */
 #define FIGURE_LABEL_MAX 40   /* in a figure: whole labels */
-#define CURSOR_MARK RGB(255, 0, 255)
 
 static int neg_inf(float x)
 {
@@ -117,6 +116,38 @@ static int column_legend(struct canvas *c, struct rect r, const struct trace *t,
 		x += w;
 	}
 	return nc > 0 ? y + 1 : 0;
+}
+
+/* Marks the cursor's number cell at (x, y), cw columns (the last one the
+ * gap) × lines, in the scheme's cursor mark (a hue of no scale): a frame
+ * drawn on the cell's own colour for a big cell, "[" and "]" in the gap
+ * columns either side of a one-line cell. */
+static void cursor_frame(struct canvas *c, int x, int y, int cw, int lines)
+{
+	const uint32_t mk = CURSOR_MARK;
+	if (lines < 2) {
+		const int at[2] = { x - 1, x + cw - 1 };
+		for (int k = 0; k < 2; k++) {
+			if (at[k] < 0 || at[k] >= c->w || y < 0 || y >= c->h)
+				continue;
+			uint32_t bg = c->cells[(size_t)y * c->w + at[k]].bg;
+			canvas_put(c, at[k], y, k ? "]" : "[", mk, bg, ATTR_BOLD);
+		}
+		return;
+	}
+	const int w = cw - 1;
+	for (int yy = 0; yy < lines; yy++)
+		for (int xx = 0; xx < w; xx++) {
+			const int top = yy == 0, bot = yy == lines - 1;
+			const int l = xx == 0, rt = xx == w - 1;
+			const char *g = top ? l ? "┏" : rt ? "┓" : "━" :
+					bot ? l ? "┗" : rt ? "┛" : "━" :
+					l || rt ? "┃" : NULL;
+			if (!g || x + xx < 0 || x + xx >= c->w || y + yy < 0 || y + yy >= c->h)
+				continue;
+			uint32_t bg = c->cells[(size_t)(y + yy) * c->w + x + xx].bg;
+			canvas_put(c, x + xx, y + yy, g, mk, bg, ATTR_BOLD);
+		}
 }
 
 struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
@@ -347,18 +378,22 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 			if (isinf(v0) && v0 < 0 && color)
 				fg = NEGINF_FG;
 			if (z == ZOOM_NUMBERS || z == ZOOM_BIG) {
-				if (ch > 1) {   /* centred in a big cell */
+				if (ch > 1) {   /* centred in a big cell (the
+						   cursor's inside its frame) */
 					char num[32];
-					fmt_cell_fit(num, sizeof num, v0, 8);
+					fmt_cell_fit(num, sizeof num, v0, is_cur && color && cw - 3 < 8 ?
+						     cw - 3 : 8);
 					int pad = (cw - 1 - utf8_width(num)) / 2;
 					snprintf(buf, sizeof buf, "%*s%s", pad > 0 ? pad : 0, "", num);
 				} else {
 					cell_number(buf, sizeof buf, v0, cw, fig);
 				}
-				if (is_cur) {
-					fg = cur.fg; bg = cur.bg; attr = cur.attr | ATTR_UNDERLINE;
-					if (!color) attr = ATTR_REVERSE | ATTR_BOLD;
-				}
+				/* the cursor keeps its value's colour (a cursor
+				 * colour of its own would read as a value of the
+				 * scale) and is marked by shape: bold, underlined,
+				 * framed (below); reverse without colour */
+				if (is_cur)
+					attr = color ? ATTR_BOLD | ATTR_UNDERLINE : ATTR_REVERSE | ATTR_BOLD;
 				/* big cells: the cell's colour on all its lines but
 				 * the last of a tall cell, the gap column blank on
 				 * every line (a grid of tiles, not notched) */
@@ -371,6 +406,8 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 					for (int k = 0; k < tall; k++)
 						canvas_put(c, x, y - (tall - 1) / 2 + k, "▏", bnd.fg == COLOR_DEFAULT ?
 							   contrast_fg(bg) : bnd.fg, bg, 0);
+				if (is_cur && color)
+					cursor_frame(c, x, y - (tall - 1) / 2, cw, ch > 1 ? tall : 1);
 			} else if (z == ZOOM_CELLS) {
 				const char *g = color ? palette_vanishes(c->depth, bg) ? "·" : " " :
 						scale_glyph(sc, v0);

@@ -23,7 +23,6 @@
 #include "base/i18n.h"
 
 #define LABEL_W 9      /* the label column left of a row of cells */
-#define CURSOR_MARK RGB(255, 0, 255)
 
 /* The sibling stages of one attention block. */
 struct attn {

@@ -62,6 +62,7 @@ struct scheme_def {
 	const uint32_t *seq, *div;
 	int nseq, ndiv;
 	uint32_t neginf_bg, neginf_fg;
+	uint32_t cursor;          /* the cursor's marks (palette_cursor_mark) */
 	struct style role[R_NROLES];
 };
 
@@ -70,6 +71,7 @@ static const struct scheme_def SCHEMES[SCHEME_COUNT] = {
 		.name = "default",
 		.seq = SEQ, .nseq = NMAP(SEQ), .div = DIV, .ndiv = NMAP(DIV),
 		.neginf_bg = RGB(60, 60, 60), .neginf_fg = RGB(150, 150, 150),
+		.cursor = RGB(255, 0, 255),
 		.role = {
 			[R_TEXT] = { COLOR_DEFAULT, COLOR_DEFAULT, 0 },
 			[R_MUTED] = { RGB(138, 138, 138), COLOR_DEFAULT, 0 },
@@ -91,6 +93,7 @@ static const struct scheme_def SCHEMES[SCHEME_COUNT] = {
 		.name = "high-contrast",
 		.seq = SEQ_HC, .nseq = NMAP(SEQ_HC), .div = DIV_HC, .ndiv = NMAP(DIV_HC),
 		.neginf_bg = RGB(140, 140, 140), .neginf_fg = RGB(0, 0, 0),
+		.cursor = RGB(0, 255, 0),
 		.role = {
 			[R_TEXT] = { RGB(255, 255, 255), RGB(0, 0, 0), 0 },
 			[R_MUTED] = { RGB(210, 210, 210), RGB(0, 0, 0), 0 },
@@ -112,6 +115,7 @@ static const struct scheme_def SCHEMES[SCHEME_COUNT] = {
 		.name = "colorblind",
 		.seq = SEQ_CB, .nseq = NMAP(SEQ_CB), .div = DIV_CB, .ndiv = NMAP(DIV_CB),
 		.neginf_bg = RGB(60, 60, 60), .neginf_fg = RGB(150, 150, 150),
+		.cursor = RGB(255, 0, 255),
 		.role = {
 			[R_TEXT] = { COLOR_DEFAULT, COLOR_DEFAULT, 0 },
 			[R_MUTED] = { RGB(138, 138, 138), COLOR_DEFAULT, 0 },
@@ -170,6 +174,11 @@ int palette_scheme_by_name(const char *name)
 uint32_t palette_neginf_bg(void)
 {
 	return SCHEMES[current].neginf_bg;
+}
+
+uint32_t palette_cursor_mark(void)
+{
+	return SCHEMES[current].cursor;
 }
 
 uint32_t palette_neginf_fg(void)

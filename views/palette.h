@@ -45,6 +45,12 @@ uint32_t contrast_fg(uint32_t bg);
 
 /* The colours of −∞ in the current scheme (default: dark grey, × in grey). */
 uint32_t palette_neginf_bg(void);
+/* The colour of the cell cursor's marks in the current scheme: a hue that
+ * neither of its scales passes through nor −∞ (default and colour-blind:
+ * magenta; high contrast, whose diverging scale ends in magenta: green),
+ * so that a mark is never read as a value. */
+uint32_t palette_cursor_mark(void);
+#define CURSOR_MARK (palette_cursor_mark())
 uint32_t palette_neginf_fg(void);
 #define NEGINF_BG (palette_neginf_bg())
 #define NEGINF_FG (palette_neginf_fg())

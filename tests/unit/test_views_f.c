@@ -82,6 +82,65 @@ static void ascii_tiles(const struct model *m, const struct trace *t)
 	}
 }
 
+static double rgb_dist(uint32_t a, uint32_t b)
+{
+	double dr = (double)((a >> 16) & 255) - ((b >> 16) & 255);
+	double dg = (double)((a >> 8) & 255) - ((b >> 8) & 255);
+	double db = (double)(a & 255) - (b & 255);
+	return sqrt(dr * dr + dg * dg + db * db);
+}
+
+/* --- item 5: the cursor on every scheme --- */
+static void cursor_marks(const struct model *m, const struct trace *t)
+{
+	static const char *const NAME[] = { "default", "high-contrast", "colorblind" };
+	for (int k = 0; k < SCHEME_COUNT; k++) {
+		palette_set_scheme((enum scheme)k);
+		/* the mark is no colour of either scale, nor −∞'s */
+		double near = rgb_dist(CURSOR_MARK, NEGINF_BG);
+		struct scale seq = { 0, 0, 1 }, div = { 1, -1, 1 };
+		for (int i = 0; i <= 1000; i++) {
+			double a = rgb_dist(CURSOR_MARK, scale_color(&seq, (float)(i / 1000.0)));
+			double b = rgb_dist(CURSOR_MARK, scale_color(&div, (float)(i / 500.0 - 1)));
+			near = a < near ? a : b < near ? b : near;
+		}
+		tap_ok(near > 150, "%s: the cursor mark #%06x is %.0f (RGB) from the nearest colour "
+		       "of its scales and of -inf", NAME[k], (unsigned)CURSOR_MARK, near);
+		/* presenter (big) cells and one-line numbers: the cursor's cell
+		 * keeps its value's colour and carries a frame / brackets */
+		static const enum zoom Z[] = { ZOOM_BIG, ZOOM_NUMBERS };
+		for (int z = 0; z < 2; z++) {
+			struct view_state v;
+			vt_state(&v, t, m, "encoder.0.self_attn.weights");   /* [4, 8, 8] */
+			v.zoom = Z[z];
+			v.row = 2;
+			v.col = 5;
+			struct canvas *c = draw_at(&v, z ? 100 : 160, z ? 30 : 48, DEPTH_TRUE);
+			const struct stage *s = view_stage(&v);
+			struct scale sc = scale_for(s, view_slice(s, 0), 64);
+			const uint32_t want = scale_color(&sc, view_slice(s, 0)[2 * 8 + 5]);
+			const struct grid_geom *g = &v.geom;
+			int x = g->x0 + (v.col - g->left) * g->cw;
+			int y = g->y0 + (v.row - g->top) * (g->ch > 1 ? g->ch : 1);
+			int lines = g->ch > 1 ? g->ch - (g->ch >= 4) : 1, same = 1;
+			for (int yy = 0; yy < lines; yy++)
+				for (int xx = 0; xx < g->cw - 1; xx++)
+					same &= c->cells[(size_t)(y + yy) * c->w + x + xx].bg == want;
+			const struct cell *mk = z ? &c->cells[(size_t)y * c->w + x - 1] :
+					    &c->cells[(size_t)y * c->w + x];
+			const char *glyph = z ? "[" : "┏";
+			tap_ok(g->valid && (z || g->ch >= 3) && same && !strcmp(mk->glyph, glyph) &&
+			       mk->fg == CURSOR_MARK,
+			       "%s, %s cells: the cursor's cell keeps its value's colour #%06x (%s) "
+			       "and is marked with %s in the mark colour (got '%s' #%06x)", NAME[k],
+			       z ? "one-line number" : "presenter", (unsigned)want, same ? "yes" : "no",
+			       glyph, mk->glyph, (unsigned)mk->fg);
+			canvas_free(c);
+		}
+	}
+	palette_set_scheme(SCHEME_DEFAULT);
+}
+
 int main(void)
 {
 	struct model *m = vt_model("tests/data/tiny.yaml");
@@ -93,6 +152,11 @@ int main(void)
 	if (!t)
 		return 1;
 	ascii_tiles(m, t);
+	trace_free(t);
+	t = vt_pass(m, "your cat is a lovely cat", NULL, NULL);
+	if (!t)
+		return 1;
+	cursor_marks(m, t);
 	trace_free(t);
 	model_free(m);
 	return tap_done();
