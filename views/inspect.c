@@ -218,7 +218,7 @@ static struct scale diverging(const float *a, int n, const float *b, int m)
 			mx = fabsf(b[i]);
 	if (!(mx > 0))
 		mx = 1;
-	return (struct scale){ 1, -mx, mx };
+	return (struct scale){ 1, -mx, mx, NULL };
 }
 
 /* The mask line of a key masked for padding, as a future key, or just
@@ -330,6 +330,9 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 		y += cell_row(c, r, y, "k", k, dk, &sqk, cw, 1, lb);
 	}
 	struct scale sp = diverging(prod, dk, NULL, 0);
+	/* TRANSLATORS: what the inspector's colour scale shows: the terms
+	 * of the dot product q·k */
+	sp.what = N_("term q_a×k_a");
 	y += cell_row(c, r, y, "q_a×k_a", prod, dk, &sp, cw, 2, lb);
 	if (cw < 7 && show_keys && y < bottom)
 		draw_legend(c, r.x + LABEL_W, y++, r.w - LABEL_W, &sp, 0);

@@ -231,7 +231,7 @@ static void draw_table(struct view_state *v, struct canvas *c, struct rect r,
 			struct style st = tx;
 			if (c->depth != DEPTH_NONE) {
 				/* sharp heads bright: the scale at 1 − entropy/max */
-				struct scale sc = { 0, 0, 1 };
+				struct scale sc = { 0, 0, 1, NULL };
 				st.bg = scale_color(&sc, (float)(1 - e / hmax));
 				st.fg = contrast_fg(st.bg);
 			}

@@ -202,9 +202,27 @@ static uint32_t lerp_map(const uint32_t *map, int n, double t)
 	return RGB(r, g, bl);
 }
 
+const char *scale_quantity(const struct stage *s)
+{
+	size_t len = strlen(s->name);
+	switch (s->kind) {
+	/* TRANSLATORS: what a colour scale shows, after its range
+	 * ("0 ▕████▏ 1 attention weight") */
+	case SK_WEIGHTS: return N_("attention weight");
+	case SK_SCORES:
+		return len >= 7 && !strcmp(s->name + len - 7, ".masked") ?
+		       N_("masked score QKᵀ/√dk") : N_("score QKᵀ/√dk");
+	case SK_PROBS: case SK_CLASS_PROBS: return N_("probability");
+	case SK_LOGITS: case SK_CLASS_LOGITS: return N_("logit");
+	case SK_LOSS: return N_("loss −log p (nats)");
+	case SK_VECTORS: case SK_PERHEAD: case SK_POOLED: return N_("value");
+	default: return NULL;
+	}
+}
+
 struct scale scale_for(const struct stage *s, const float *data, size_t n)
 {
-	struct scale sc = { 0, 0, 1 };
+	struct scale sc = { 0, 0, 1, scale_quantity(s) };
 	if (s->kind == SK_WEIGHTS || s->kind == SK_PROBS)
 		return sc;
 	float mx = 0, mn = 0;
@@ -321,9 +339,16 @@ void draw_legend(struct canvas *c, int x, int y, int w, const struct scale *sc,
 	}
 	/* TRANSLATORS: the legend's entry for a masked score, after "×". */
 	const char *masked = _("−∞ masked");
-	/* "  × " and the entry */
+	const char *what = sc->what ? _(sc->what) : NULL;
+	/* "  × " and the entry; "  " and the quantity (two blanks: apart
+	 * from the number in an SVG, views/svg.c) */
 	int inf = show_neginf ? 4 + utf8_width(masked) : 0;
-	int bar = w - utf8_width(lo) - utf8_width(hi) - inf - 2;
+	int qw = what ? 2 + utf8_width(what) : 0;
+	int bar = w - utf8_width(lo) - utf8_width(hi) - inf - qw - 2;
+	if (bar < 8 && what) {   /* narrow: the quantity goes first */
+		bar += qw;
+		what = NULL;
+	}
 	if (bar > 24)
 		bar = 24;
 	if (bar < 4)
@@ -344,6 +369,8 @@ void draw_legend(struct canvas *c, int x, int y, int w, const struct scale *sc,
 			   c->depth == DEPTH_NONE ? COLOR_DEFAULT : scale_color(sc, 0), 0);
 	cx += bar + 1;
 	cx += canvas_text(c, cx, y, x + w - cx, hi, t.fg, t.bg, t.attr);
+	if (what)
+		cx += 2 + canvas_text(c, cx + 2, y, x + w - cx - 2, what, t.fg, t.bg, t.attr);
 	if (show_neginf) {
 		cx += canvas_text(c, cx, y, x + w - cx, "  ", t.fg, t.bg, 0);
 		canvas_put(c, cx, y, NEGINF_GLYPH, NEGINF_FG,

@@ -21,6 +21,8 @@
 struct scale {
 	int diverging;     /* 1: [−max, +max] around 0; 0: [lo, hi] */
 	float lo, hi;
+	const char *what;  /* the quantity it colours, as a msgid (translated
+	                      when drawn: "attention weight"), or NULL */
 };
 
 /* The scale a stage is drawn with: sequential 0…1 for weights and
@@ -89,8 +91,14 @@ struct style {
  * attributes that carry the meaning, e.g. reverse video for the cursor). */
 struct style role_style(enum role r, enum depth d);
 
-/* Draws a labelled colour bar of width w at (x, y): "−0.83 ▕████▏ +0.83"
- * or "0 ▕████▏ 1", plus "× = −∞ (masked)" when show_neginf. */
+/* The quantity a stage's colours show, as a msgid ("attention weight",
+ * "score QKᵀ/√dk", "value"…; scale_for sets it), or NULL. */
+const char *scale_quantity(const struct stage *s);
+
+/* Draws a labelled colour bar of width w at (x, y): its range and the
+ * quantity, "−0.83 ▕████▏ +0.83 score QKᵀ/√dk" or "0 ▕████▏ 1 attention
+ * weight", plus "× −∞ masked" when show_neginf; the quantity is dropped
+ * last but one (before the bar) when w is narrow. */
 void draw_legend(struct canvas *c, int x, int y, int w, const struct scale *sc,
 		 int show_neginf);
 

@@ -272,7 +272,7 @@ int main(void)
 
 	/* the default's colours are unchanged; the others differ and the
 	 * current scheme is what role_style and scale_color read */
-	struct scale seq = { 0, 0, 1 }, div = { 1, -1, 1 };
+	struct scale seq = { 0, 0, 1, NULL }, div = { 1, -1, 1, NULL };
 	palette_set_scheme(SCHEME_DEFAULT);
 	tap_ok(scale_color(&seq, 0) == RGB(68, 1, 84) && scale_color(&seq, 1) == RGB(253, 231, 37) &&
 	       scale_color(&div, 0) == RGB(247, 247, 247) && scale_color(&div, -1) == RGB(5, 48, 97) &&

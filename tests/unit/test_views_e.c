@@ -253,7 +253,7 @@ int main(void)
 
 	/* --- 9. high contrast: zero is never black on the black screen --- */
 	palette_set_scheme(SCHEME_HIGH_CONTRAST);
-	struct scale seq = { 0, 0, 1 }, div = { 1, -1, 1 };
+	struct scale seq = { 0, 0, 1, NULL }, div = { 1, -1, 1, NULL };
 	struct style bgst = role_style(R_TEXT, DEPTH_TRUE);
 	static const enum depth DEPTHS[] = { DEPTH_256, DEPTH_TRUE };
 	for (size_t k = 0; k < 2; k++) {

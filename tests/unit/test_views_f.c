@@ -98,7 +98,7 @@ static void cursor_marks(const struct model *m, const struct trace *t)
 		palette_set_scheme((enum scheme)k);
 		/* the mark is no colour of either scale, nor −∞'s */
 		double near = rgb_dist(CURSOR_MARK, NEGINF_BG);
-		struct scale seq = { 0, 0, 1 }, div = { 1, -1, 1 };
+		struct scale seq = { 0, 0, 1, NULL }, div = { 1, -1, 1, NULL };
 		for (int i = 0; i <= 1000; i++) {
 			double a = rgb_dist(CURSOR_MARK, scale_color(&seq, (float)(i / 1000.0)));
 			double b = rgb_dist(CURSOR_MARK, scale_color(&div, (float)(i / 500.0 - 1)));
