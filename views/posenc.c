@@ -335,7 +335,9 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 				else if (bg != COLOR_DEFAULT)
 					clip_put(c, r, X, Y, " ", COLOR_DEFAULT, bg, 0);
 			}
-		/* y axis; a strip's name at its top right */
+		/* y axis; a strip's name at the right of the line above it
+		 * (the gap under the legend, or the line between two strips),
+		 * where no curve is drawn */
 		for (int yy = 0; yy < sh; yy++) {
 			int tick = yy == 0 || yy == sh - 1 || yy == zero_y;
 			clip_put(c, r, px0 - 1, y0 + yy, tick ? "┤" : "│", bo.fg, bo.bg, bo.attr);
@@ -347,9 +349,10 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 		if (stacked) {
 			char name[48];
 			dim_label(name, sizeof name, dims[k0], sinusoidal);
-			struct style sw = { color ? fgs[k0] : COLOR_DEFAULT, COLOR_DEFAULT, ATTR_BOLD };
-			int w = utf8_width(name);
-			clip_text(c, r, px0 + pw - w, y0, w, name, &sw);
+			int w = utf8_width(name), nx = px0 + pw - w;
+			struct style sw = { color ? fgs[k0] : COLOR_DEFAULT,
+					    color && nx - px0 <= band_x1 ? band_bg : COLOR_DEFAULT, ATTR_BOLD };
+			clip_text(c, r, nx, y0 - 1, w, name, &sw);
 		}
 		if (stacked && sp + 1 < np)
 			for (int xx = -1; xx < pw; xx++)

@@ -141,6 +141,84 @@ static void cursor_marks(const struct model *m, const struct trace *t)
 	palette_set_scheme(SCHEME_DEFAULT);
 }
 
+/* The text of the UTF-8 cells of line y from x0 on. */
+static void line_text(const struct canvas *c, int y, int x0, char *out, size_t n)
+{
+	size_t k = 0;
+	for (int x = x0 < 0 ? 0 : x0; x < c->w && k + GLYPH_MAX < n; x++) {
+		const char *g = c->cells[(size_t)y * c->w + x].glyph;
+		size_t l = strlen(g);
+		memcpy(out + k, *g ? g : "", l);
+		k += l;
+	}
+	out[k] = 0;
+}
+
+static int is_braille(const char *g)
+{
+	/* U+2801…U+28FF: E2 A0 81 … E2 A3 BF */
+	return (unsigned char)g[0] == 0xE2 && ((unsigned char)g[1] & 0xFC) == 0xA0 &&
+	       strcmp(g, "\u2800");
+}
+
+/* --- item 6: the PE strips' names never on a curve --- */
+static void pe_strips(const struct model *m, const struct trace *t)
+{
+	static const int SZ[][2] = { { 80, 24 }, { 100, 30 }, { 120, 40 } };
+	int n = 0;
+	float *pe = forward_pe_table(m, PE_CURVE_POSITIONS, &n);   /* [100, d] */
+	for (size_t k = 0; k < 3; k++) {
+		struct screen sc;
+		memset(&sc, 0, sizeof sc);
+		vt_state(&sc.v, t, m, "src.pos");
+		sc.v.flags = VF_PE_CURVES;
+		sc.v.pe_table = pe;
+		sc.v.pe_n = n;
+		sc.model_name = "tiny";
+		sc.sentence = "your cat is a lovely cat";
+		struct canvas *c = canvas_new(SZ[k][0], SZ[k][1], DEPTH_256);
+		screen_draw(&sc, c);
+		/* the plot's first column: the leftmost braille cell */
+		int px = c->w;
+		for (int i = 0; i < c->w * c->h; i++)
+			if (is_braille(c->cells[i].glyph) && i % c->w < px)
+				px = i % c->w;
+		int strips = 0, names = 0, clash = 0;
+		char line[4096];
+		for (int y = 0; y < c->h; y++) {
+			int braille = 0, letters = 0;
+			for (int x = px; x < c->w; x++) {
+				const char *g = c->cells[(size_t)y * c->w + x].glyph;
+				braille += is_braille(g);
+				letters += (g[0] >= 'a' && g[0] <= 'z') || (g[0] >= 'A' && g[0] <= 'Z');
+			}
+			line_text(c, y, px - 3, line, sizeof line);
+			strips += strstr(line, "+1┤") != NULL;
+			char *d = strstr(line, "dim ");
+			int len = (int)strlen(line);
+			while (len > 0 && line[len - 1] == ' ')
+				line[--len] = 0;
+			names += d && !strchr(d, '+') && (strstr(d, "sin") || strstr(d, "cos")) &&
+				 (!strcmp(line + len - 3, "sin") || !strcmp(line + len - 3, "cos"));
+			if (braille && letters) {
+				clash++;
+				printf("# %dx%d line %d: letters on a curve: %s\n", SZ[k][0], SZ[k][1], y, line);
+			}
+		}
+		tap_ok(px < c->w && strips >= 2 && names == strips && !clash,
+		       "PE curves at %dx%d: %d strips, each named at the right of the line above it "
+		       "(%d names), no name on a line with a curve (%d clashes)", SZ[k][0], SZ[k][1],
+		       strips, names, clash);
+		if (clash || names != strips) {
+			char *txt = text_of(c);
+			printf("%s", txt);
+			free(txt);
+		}
+		canvas_free(c);
+	}
+	free(pe);
+}
+
 int main(void)
 {
 	struct model *m = vt_model("tests/data/tiny.yaml");
@@ -157,6 +235,7 @@ int main(void)
 	if (!t)
 		return 1;
 	cursor_marks(m, t);
+	pe_strips(m, t);
 	trace_free(t);
 	model_free(m);
 	return tap_done();
