@@ -92,6 +92,9 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 		}
 	}
 	v->geom = (struct grid_geom){ 1, r.x, r.y + 2, r.w, 1, v->top, 0, vis, 1, 0 };
+	if (C > vis && y < r.y + r.h)
+		y += draw_shown(c, r, r.x, y, r.w, (struct shown){ SH_ROWS, v->top, y - (r.y + 2), C },
+				(struct shown){ 0 }) > 0;
 	if (y + 1 < r.y + r.h)
 		clip_text(c, r, r.x, y + 1, r.w,
 		     _("↑↓ label · bar: probability (class_probs) · right: the logit"), &mu);

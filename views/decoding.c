@@ -243,14 +243,12 @@ static void draw_input(const struct page *P, struct canvas *c, struct rect r)
 		return;
 	int y = r.y + 1;
 	if (first > 0) {
-		first++;   /* this line says what is above */
-		if (first == 1)
-			snprintf(buf, sizeof buf, "%*s  %s", lw, "", _("⋮ step 1 above"));
-		else {
-			char more[96];
-			snprintf(more, sizeof more, _("⋮ steps 1–%d above"), first);
-			snprintf(buf, sizeof buf, "%*s  %s", lw, "", more);
-		}
+		first++;   /* this line says which steps are shown (from 1,
+			      as the rows are numbered) */
+		char more[96];
+		fmt_shown(more, sizeof more, r.w, (struct shown){ SH_STEPS, first + 1, P->s + 1 - first,
+								  P->s + 1 }, (struct shown){ 0 });
+		snprintf(buf, sizeof buf, "%*s  ⋮ %s", lw, "", more);
 		clip_text(c, r, r.x + 2, y++, r.w - 2, buf, &mu);
 	} else {
 		first = 0;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "draw.h"
+#include "base/i18n.h"
 
 int rect_has(struct rect r, int x, int y)
 {
@@ -52,6 +53,62 @@ void clip_rtext(struct canvas *c, struct rect r, int x, int y, int w,
 {
 	int tw = utf8_width(s);
 	clip_text(c, r, x + (tw < w ? w - tw : 0), y, w, s, st);
+}
+
+static int is_cut(struct shown a)
+{
+	return a.total > 0 && a.n < a.total;
+}
+
+static void shown_part(char *buf, size_t n, struct shown a)
+{
+	const int f = a.first, t = a.total;
+	const int l = a.first + (a.n > 0 ? a.n : 1) - 1;
+	/* TRANSLATORS: what of a list or matrix that does not fit is on
+	 * screen: the first and last shown (from 0, as the labels count),
+	 * of all; rows and columns go together as "rows 3–9 of 20 ·
+	 * columns 0–5 of 64" */
+	switch (a.what) {
+	case SH_COLUMNS: snprintf(buf, n, _("columns %d–%d of %d"), f, l, t); break;
+	case SH_STEPS: snprintf(buf, n, _("steps %d–%d of %d"), f, l, t); break;
+	case SH_POSITIONS: snprintf(buf, n, _("positions %d–%d of %d"), f, l, t); break;
+	case SH_LAYERS: snprintf(buf, n, _("layers %d–%d of %d"), f, l, t); break;
+	case SH_KEYS: snprintf(buf, n, _("keys %d–%d of %d"), f, l, t); break;
+	case SH_HEADS: snprintf(buf, n, _("heads %d–%d of %d"), f, l, t); break;
+	default: snprintf(buf, n, _("rows %d–%d of %d"), f, l, t); break;
+	}
+}
+
+const char *fmt_shown(char *buf, size_t n, int maxw, struct shown a, struct shown b)
+{
+	char pa[96] = "", pb[96] = "";
+	if (n)
+		buf[0] = 0;
+	if (!is_cut(a) && !is_cut(b))
+		return buf;
+	if (a.total > 0)
+		shown_part(pa, sizeof pa, a);
+	if (b.total > 0)
+		shown_part(pb, sizeof pb, b);
+	if (*pa && *pb && utf8_width(pa) + 3 + utf8_width(pb) <= maxw)
+		snprintf(buf, n, "%s · %s", pa, pb);
+	else
+		snprintf(buf, n, "%s", is_cut(b) ? pb : pa);
+	if (utf8_width(buf) > maxw) {   /* a narrow list: "3–9/20" */
+		struct shown k = is_cut(b) ? b : a;
+		snprintf(buf, n, "%d–%d/%d", k.first, k.first + (k.n > 0 ? k.n : 1) - 1, k.total);
+	}
+	return buf;
+}
+
+int draw_shown(struct canvas *c, struct rect r, int x, int y, int maxw,
+	       struct shown a, struct shown b)
+{
+	char buf[200];
+	const struct style mu = role_style(R_MUTED, c->depth);
+	if (!*fmt_shown(buf, sizeof buf, maxw, a, b))
+		return 0;
+	return clip_text(c, r, x, y, maxw, buf, &mu);
 }
 
 void view_follow(int *first, int cur, int vis, int total)

@@ -55,6 +55,27 @@ const char *fmt_cell_fit(char *buf, size_t n, double x, int w);
 /* A probability as a percentage: "42.1%", "<0.1%", "0%". */
 void fmt_pct(char *buf, size_t n, double p);
 
+/* What a view shows of a list or matrix that does not fit: one axis's
+ * items first … first+n−1 of total (counted from 0, as the labels are),
+ * named by what.  Not cut (n >= total, or total 0): nothing to say. */
+enum shown_what { SH_ROWS, SH_COLUMNS, SH_STEPS, SH_POSITIONS, SH_LAYERS, SH_KEYS,
+		  SH_HEADS };
+struct shown {
+	enum shown_what what;
+	int first, n, total;
+};
+/* The one indicator every view shows when it cuts: "rows 3–9 of 20 ·
+ * columns 0–31 of 32" when either axis is cut ("" when neither is; a
+ * zero struct shown is an axis the view has not), in at most maxw
+ * columns: both parts when they fit, else b's (the columns) when b is
+ * cut, else a's, and that without its words ("3–9/20") when even it does
+ * not fit.  Returns buf. */
+const char *fmt_shown(char *buf, size_t n, int maxw, struct shown a, struct shown b);
+/* Draws fmt_shown's text at (x, y) within r in the muted style.  Returns
+ * the columns used (0: nothing is cut, or no room). */
+int draw_shown(struct canvas *c, struct rect r, int x, int y, int maxw,
+	       struct shown a, struct shown b);
+
 /* Scrolls a window of vis items (first index *first) so that cur is in
  * it, within 0 … total − vis. */
 void view_follow(int *first, int cur, int vis, int total);

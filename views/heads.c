@@ -338,16 +338,16 @@ static void draw_grid(struct view_state *v, struct canvas *c, struct rect r)
 		snprintf(buf, sizeof buf, P_("all %d heads", "all %d heads", H), H);
 		x += clip_text(c, r, x, r.y, r.w, buf, &hd) + 2;
 		buf[0] = 0;
+		char part[200];
 		if (g.vgr < g.gr) {
-			int last = (gfirst + g.vgr) * g.gc - 1;
-			n0 += snprintf(buf + n0, sizeof buf - n0, _("heads %d–%d · "),
-				       gfirst * g.gc, last < H - 1 ? last : H - 1);
+			const struct shown hs = { SH_HEADS, gfirst * g.gc, g.vgr * g.gc, H };
+			n0 += snprintf(buf + n0, sizeof buf - n0, "%s · ",
+				       fmt_shown(part, sizeof part, r.w, hs, (struct shown){ 0 }));
 		}
-		if (nrv < n || g.ncv < m)
-			n0 += snprintf(buf + n0, sizeof buf - n0,
-				       _("rows %d–%d of %d · cols %d–%d of %d · "),
-				       v->top, v->top + nrv - 1, n, v->left,
-				       v->left + g.ncv - 1, m);
+		/* every tile shows the same rows and columns */
+		const struct shown sr = { SH_ROWS, v->top, nrv, n }, sc2 = { SH_COLUMNS, v->left, g.ncv, m };
+		if (*fmt_shown(part, sizeof part, 1000, sr, sc2))
+			n0 += snprintf(buf + n0, sizeof buf - n0, "%s · ", part);
 		snprintf(buf + n0, sizeof buf - n0, _("rows: %s · columns: %s · one scale"),
 			 view_row_title(s), view_col_title(s));
 		if (r.x + r.w - x > 0) {

@@ -445,19 +445,10 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 
 	/* what is out of sight, and how to page to it */
 	if ((nr < rows || nc < cols) && used.h < r.h) {
-		/* TRANSLATORS: under a matrix that does not fit: the first and
-		 * last row on screen, of all (from 0, as the labels count) */
-		char rp[96], cp[96];
-		snprintf(rp, sizeof rp, _("rows %d–%d of %d"), *top, *top + nr - 1, rows);
-		/* TRANSLATORS: the same for the columns */
-		snprintf(cp, sizeof cp, _("columns %d–%d of %d"), *left, *left + nc - 1, cols);
-		/* both when they fit, else what is cut (the columns first) */
-		if (utf8_width(rp) + 3 + utf8_width(cp) <= r.w)
-			snprintf(buf, sizeof buf, "%s · %s", rp, cp);
-		else
-			snprintf(buf, sizeof buf, "%s", nc < cols ? cp : rp);
-		int x = canvas_text(c, r.x, r.y + used.h, r.w, buf, mut.fg, mut.bg, mut.attr);
-		/* TRANSLATORS: after the above: the keys that page */
+		const struct shown sr = { SH_ROWS, *top, nr, rows }, sc2 = { SH_COLUMNS, *left, nc, cols };
+		int x = draw_shown(c, r, r.x, r.y + used.h, r.w, sr, sc2);
+		/* TRANSLATORS: after "rows a–b of N · columns a–b of N": the
+		 * keys that page */
 		const char *keys = nc < cols && nr < rows ?
 				   _("  (Shift+←→ or H L: page across · PgUp PgDn: rows)") :
 				   nc < cols ? _("  (Shift+←→ or H L: page across)") :
@@ -465,7 +456,7 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 		if (x + utf8_width(keys) > r.w && nc < cols)
 			/* TRANSLATORS: the short form of the above */
 			keys = _("  (H L: page)");
-		if (x + utf8_width(keys) <= r.w)
+		if (!fig && x + utf8_width(keys) <= r.w)
 			canvas_text(c, r.x + x, r.y + used.h, r.w - x, keys, mut.fg, mut.bg, mut.attr);
 		used.h++;
 	}

@@ -1,6 +1,7 @@
 /* ids.c - token ids: position, token and id, one line each. */
 #include <stdio.h>
 
+#include "draw.h"
 #include "palette.h"
 #include "view.h"
 #include "base/i18n.h"
@@ -28,6 +29,8 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	int vis = r.h - 3;
 	if (vis < 1)
 		return;
+	const int cut = n > vis && vis > 1;
+	vis -= cut;   /* the line under the list says which are shown */
 	if (v->row < v->top) v->top = v->row;
 	if (v->row >= v->top + vis) v->top = v->row - vis + 1;
 	for (int k = 0; k < vis && v->top + k < n; k++) {
@@ -41,8 +44,11 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 		snprintf(buf, sizeof buf, "%6d", ids[i]);
 		canvas_text(c, r.x + 10 + 18, r.y + 1 + k, 8, buf, st->fg, st->bg, st->attr);
 	}
-	v->geom = (struct grid_geom){ 1, r.x, r.y + 1, 34, 1, v->top, 0,
-				      n - v->top < vis ? n - v->top : vis, 1, 0 };
+	const int nvis = n - v->top < vis ? n - v->top : vis;
+	v->geom = (struct grid_geom){ 1, r.x, r.y + 1, 34, 1, v->top, 0, nvis, 1, 0 };
+	if (cut)
+		draw_shown(c, r, r.x, r.y + 1 + vis, r.w,
+			   (struct shown){ SH_POSITIONS, v->top, nvis, n }, (struct shown){ 0 });
 	canvas_text(c, r.x, r.y + r.h - 1, r.w,
 		    _("ids index the embedding table: row id of E is the token's vector"),
 		    mu.fg, mu.bg, mu.attr);

@@ -111,7 +111,10 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 		y++;
 	}
 	const int foot = r.y + r.h - y > rows + 1 ? 2 : 0;
-	for (int k = 0; k < rows && y < r.y + r.h - foot; k++, y++) {
+	/* rows or heads out of sight: a line under the table says which */
+	const int cut = (vis < H || r.y + r.h - foot - y < rows) && r.y + r.h - foot - y > 1;
+	const int nrows = r.y + r.h - foot - cut - y < rows ? r.y + r.h - foot - cut - y : rows;
+	for (int k = 0; k < nrows; k++, y++) {
 		kind_label(&imp->h[k * H], buf, sizeof buf);
 		clip_text(c, r, r.x, y, lw - 1, buf, &lab);
 		for (int h = 0; h < H && h < vis; h++) {
@@ -133,6 +136,9 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 			}
 		}
 	}
+	if (cut)
+		y += draw_shown(c, r, r.x, y, r.w, (struct shown){ SH_ROWS, 0, nrows, rows },
+				(struct shown){ SH_HEADS, 0, vis < H ? vis : H, H }) > 0;
 	if (!foot || y + 1 >= r.y + r.h)
 		return;
 	/* the three that matter most, in words */

@@ -198,9 +198,14 @@ static int cell_row(struct canvas *c, struct rect r, int y, const char *label,
 		}
 	}
 	if (lines * per < n && lines > 0) {
-		/* the rest does not fit: say how much is hidden */
-		char buf[48];
-		snprintf(buf, sizeof buf, "…+%d", n - lines * per);
+		/* the rest does not fit: say what is shown ("columns 0–39 of
+		 * 64"), or when that would hide too many cells, how much is
+		 * hidden */
+		char buf[96];
+		fmt_shown(buf, sizeof buf, 1000, (struct shown){ 0 },
+			  (struct shown){ SH_COLUMNS, 0, lines * per, n });
+		if (utf8_width(buf) + 1 > avail / 3)
+			snprintf(buf, sizeof buf, "…+%d", n - lines * per);
 		put(c, r, r.x + r.w - utf8_width(buf), y + lines - 1, buf,
 		    role_style(R_MUTED, c->depth));
 	}
@@ -405,11 +410,10 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 					put(c, r, r.x + LABEL_W + j * scw + (6 - fw), y, fit, *st);
 				}
 				y++;
-			} else if (nc < a.nk && y < bottom) {
-				snprintf(buf, sizeof buf, _("keys %d–%d of %d"), v->left,
-					 v->left + nc - 1, a.nk);
-				put(c, r, r.x + LABEL_W, y++, buf, mu);
 			}
+			if (nc < a.nk && y < bottom)
+				y += draw_shown(c, r, r.x + LABEL_W, y, r.w - LABEL_W, (struct shown){ 0 },
+						(struct shown){ SH_KEYS, v->left, nc, a.nk }) > 0;
 		}
 	}
 

@@ -171,6 +171,11 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 			}
 		}
 	}
+	/* layers and positions out of sight */
+	const int nvp = l->T - v->left < vis ? l->T - v->left : vis;
+	if (y < r.y + r.h)
+		y += draw_shown(c, r, r.x, y, r.w, (struct shown){ SH_LAYERS, 0, rows_shown, grid_rows },
+				(struct shown){ SH_POSITIONS, v->left, nvp, l->T }) > 0;
 	if (y + 2 >= r.y + r.h)
 		return;
 

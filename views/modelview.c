@@ -286,9 +286,9 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	int x = r.x + clip_text(c, r, r.x, r.y, r.w, buf, &hd) + 2;
 	int hx = r.x;
 	if (per < f.L) {
-		/* TRANSLATORS: the model view shows these layers of all */
-		snprintf(buf, sizeof buf, _("layers %d–%d of %d"), first,
-			 first + per < f.L ? first + per - 1 : f.L - 1, f.L);
+		/* the layers on this page, of all */
+		fmt_shown(buf, sizeof buf, r.w, (struct shown){ SH_LAYERS, first,
+			  first + per < f.L ? per : f.L - first, f.L }, (struct shown){ 0 });
 		if (x + utf8_width(buf) <= r.x + r.w)
 			clip_text(c, r, x, r.y, r.x + r.w - x, buf, &ac);
 		else if (r.h >= 2)   /* on the hint's line, before it */

@@ -103,6 +103,8 @@ static void draw_positions(struct view_state *v, struct canvas *c,
 
 	clip_text(c, r, r.x, r.y, lw - 1, _("position"), &hd);
 	int vis = r.h - 1;
+	if (rows > vis && vis > 1)
+		vis--;   /* the last line says which are shown */
 	view_follow(&v->top, v->row, vis, rows);
 	int nvis = 0;
 	for (int k = 0; k < vis && v->top + k < rows; k++, nvis++) {
@@ -116,6 +118,8 @@ static void draw_positions(struct view_state *v, struct canvas *c,
 				clip_put(c, r, r.x + x, r.y + 1 + k, " ", st->fg, st->bg, st->attr);
 		clip_text(c, r, r.x, r.y + 1 + k, lw - 1, buf, st);
 	}
+	draw_shown(c, r, r.x, r.y + 1 + vis, lw - 1, (struct shown){ SH_POSITIONS, v->top, nvis, rows },
+		   (struct shown){ 0 });
 	for (int y = 0; y < r.h; y++)
 		clip_put(c, r, r.x + lw - 1, r.y + y, "│", bo.fg, bo.bg, bo.attr);
 	/* a click on a line selects that position (the column stays) */
@@ -406,6 +410,8 @@ static void draw_loss(struct view_state *v, struct canvas *c, struct rect r)
 	}
 	int vis = r.y + r.h - y0 - (r.h >= 8 ? 1 : 0);
 	v->geom.valid = 0;
+	const int cut = rows > vis && vis > 1;
+	vis -= cut;   /* a line under the table says which rows are shown */
 	if (vis < 1)
 		return;
 	view_follow(&v->top, v->row, vis, rows);
@@ -453,7 +459,10 @@ static void draw_loss(struct view_state *v, struct canvas *c, struct rect r)
 			    on ? cur.bg : COLOR_DEFAULT, on ? cur.attr : 0);
 	}
 	v->geom = (struct grid_geom){ 1, r.x, y0, r.w, 1, v->top, 0, nvis, 1, 0 };
-	if (r.h >= 8 && y0 + nvis < r.y + r.h)
+	if (cut)
+		draw_shown(c, r, r.x + 1, y0 + nvis, r.w - 1,
+			   (struct shown){ SH_POSITIONS, v->top, nvis, rows }, (struct shown){ 0 });
+	if (r.h >= 8 && y0 + nvis + cut < r.y + r.h)
 		clip_text(c, r, r.x, r.y + r.h - 1, r.w,
 		     _("↑↓ position · p = the label's probability (probs stage)"), &mu);
 }

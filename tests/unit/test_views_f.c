@@ -219,6 +219,45 @@ static void pe_strips(const struct model *m, const struct trace *t)
 	free(pe);
 }
 
+/* --- item 7: every view that cuts says what it shows --- */
+static void cut_notes(const struct model *m, const struct trace *t)
+{
+	static const struct { const char *stage; int flags, w, h; const char *want, *what; } V[] = {
+		{ "src.ids", 0, 60, 12, "positions 0–7 of 20", "ids" },
+		{ "probs", 0, 80, 12, "0–9/19", "output (probs): the position list" },
+		{ "loss", 0, 80, 12, "positions 0–6 of 19", "output (loss)" },
+		{ "encoder.0.self_attn.weights", VF_INSPECT, 26, 40, "keys 0–16 of 20", "inspector's weights" },
+		{ "encoder.0.self_attn.weights", VF_ALL_HEADS, 80, 24, "rows 0–19 of 20 · columns 0–16 of 20",
+		  "heads grid" },
+	};
+	for (size_t k = 0; k < sizeof V / sizeof *V; k++) {
+		struct view_state v;
+		if (vt_state(&v, t, m, V[k].stage))
+			continue;
+		v.flags = V[k].flags;
+		struct canvas *c = draw_at(&v, V[k].w, V[k].h, DEPTH_256);
+		char *txt = text_of(c);
+		int ok = strstr(txt, V[k].want) != NULL;
+		tap_ok(ok, "%s at %dx%d says '%s…'", V[k].what, V[k].w, V[k].h, V[k].want);
+		if (!ok)
+			printf("%s", txt);
+		free(txt);
+		canvas_free(c);
+	}
+	/* and nothing when nothing is cut */
+	char buf[64];
+	tap_ok(!*fmt_shown(buf, sizeof buf, 80, (struct shown){ SH_ROWS, 0, 8, 8 },
+			   (struct shown){ SH_COLUMNS, 0, 8, 8 }) &&
+	       !strcmp(fmt_shown(buf, sizeof buf, 80, (struct shown){ SH_ROWS, 0, 8, 8 },
+				 (struct shown){ SH_COLUMNS, 2, 3, 8 }), "rows 0–7 of 8 · columns 2–4 of 8") &&
+	       !strcmp(fmt_shown(buf, sizeof buf, 20, (struct shown){ SH_ROWS, 0, 8, 8 },
+				 (struct shown){ SH_COLUMNS, 2, 3, 8 }), "columns 2–4 of 8") &&
+	       !strcmp(fmt_shown(buf, sizeof buf, 10, (struct shown){ SH_ROWS, 0, 8, 8 },
+				 (struct shown){ SH_COLUMNS, 2, 3, 8 }), "2–4/8"),
+	       "fmt_shown: \"\" when nothing is cut, both axes when they fit, the cut one when "
+	       "not, without words when narrow");
+}
+
 int main(void)
 {
 	struct model *m = vt_model("tests/data/tiny.yaml");
@@ -230,6 +269,13 @@ int main(void)
 	if (!t)
 		return 1;
 	ascii_tiles(m, t);
+	trace_free(t);
+	t = vt_pass(m, "your cat is a lovely cat your cat is a lovely cat your cat is a lovely cat",
+		    "seu gato é um gato adorável seu gato é um gato adorável seu gato é um gato adorável",
+		    NULL);
+	if (!t)
+		return 1;
+	cut_notes(m, t);
 	trace_free(t);
 	t = vt_pass(m, "your cat is a lovely cat", NULL, NULL);
 	if (!t)
