@@ -111,6 +111,50 @@ int draw_shown(struct canvas *c, struct rect r, int x, int y, int maxw,
 	return clip_text(c, r, x, y, maxw, buf, &mu);
 }
 
+struct roles roles_at(enum depth d)
+{
+	return (struct roles){ role_style(R_HEADER, d), role_style(R_MUTED, d),
+			       role_style(R_TEXT, d), role_style(R_LABEL, d),
+			       role_style(R_ACCENT, d), role_style(R_CURSOR, d),
+			       role_style(R_WARN, d) };
+}
+
+void draw_headline(struct canvas *c, struct rect r, int y, const char *text,
+		   const char *brief)
+{
+	const struct style hd = role_style(R_HEADER, c->depth);
+	clip_text(c, r, r.x, y, r.w, utf8_width(text) > r.w ? brief : text, &hd);
+}
+
+void draw_tile_frame(struct canvas *c, struct rect r, int x, int y, int w, int lines,
+		     int sel, const char *title, const char *note)
+{
+	const struct style bo = role_style(sel ? R_ACCENT : R_BORDER, c->depth);
+	const struct style ti = role_style(sel ? R_CURSOR : R_LABEL, c->depth);
+	const struct style mu = role_style(R_MUTED, c->depth);
+	const char *const *box = sel ?
+		(const char *const[]){ "╔", "═", "╗", "║", "╚", "╝" } :
+		(const char *const[]){ "┌", "─", "┐", "│", "└", "┘" };
+	const int bot = y + lines + 1, iw = w - 2;
+	char fit[160];
+	clip_put(c, r, x, y, box[0], bo.fg, bo.bg, bo.attr);
+	clip_put(c, r, x + w - 1, y, box[2], bo.fg, bo.bg, bo.attr);
+	clip_put(c, r, x, bot, box[4], bo.fg, bo.bg, bo.attr);
+	clip_put(c, r, x + w - 1, bot, box[5], bo.fg, bo.bg, bo.attr);
+	for (int k = 1; k < w - 1; k++) {
+		clip_put(c, r, x + k, y, box[1], bo.fg, bo.bg, bo.attr);
+		clip_put(c, r, x + k, bot, box[1], bo.fg, bo.bg, bo.attr);
+	}
+	for (int k = 1; k <= lines; k++) {
+		clip_put(c, r, x, y + k, box[3], bo.fg, bo.bg, bo.attr);
+		clip_put(c, r, x + w - 1, y + k, box[3], bo.fg, bo.bg, bo.attr);
+	}
+	if (title && iw > 0)
+		clip_text(c, r, x + 1, y, iw, text_fit(title, iw, fit, sizeof fit), &ti);
+	if (note && iw > 0)
+		clip_text(c, r, x + 1, bot, iw, text_fit(note, iw, fit, sizeof fit), &mu);
+}
+
 void view_follow(int *first, int cur, int vis, int total)
 {
 	if (vis < 1)

@@ -34,6 +34,24 @@ int clip_text(struct canvas *c, struct rect r, int x, int y, int maxw,
 void clip_rtext(struct canvas *c, struct rect r, int x, int y, int w,
 		const char *s, const struct style *st);
 
+/* The roles most views draw with, at one depth. */
+struct roles {
+	struct style hd, mu, tx, lab, ac, cur, wa;   /* header, muted, text,
+	                                                label, accent, cursor, warn */
+};
+struct roles roles_at(enum depth d);
+/* A view's first line at (r.x, y), in the header style: text when it fits
+ * in r.w, else brief. */
+void draw_headline(struct canvas *c, struct rect r, int y, const char *text,
+		   const char *brief);
+
+/* A tile of a grid of small heatmaps (the heads grid, the model view): a
+ * frame w columns wide around `lines` lines from (x, y), double when sel,
+ * with title in its top border (the cursor's style when sel) and note in
+ * its bottom one (muted), each cut to the w − 2 columns inside. */
+void draw_tile_frame(struct canvas *c, struct rect r, int x, int y, int w, int lines,
+		     int sel, const char *title, const char *note);
+
 /* A horizontal bar of frac (0…1) of w columns, drawn in eighths of a
  * column; a positive fraction too small to see gets a hairline. */
 void draw_bar(struct canvas *c, struct rect r, int x, int y, int w,

@@ -14,21 +14,6 @@
 
 #define FIGURE_MAX_H 400
 
-/* "[h=4, S=8, S=8]": the stage's shape with its axis names. */
-static void shape_text(const struct stage *st, char *buf, size_t n)
-{
-	static const char *dim[] = { "", "h", "S", "T", "V", "C" };
-	size_t len = (size_t)snprintf(buf, n, "[");
-	for (int i = 0; i < st->ndim && len < n; i++) {
-		const char *nm = (unsigned)st->axes[i] < sizeof dim / sizeof *dim ?
-				 dim[st->axes[i]] : "";
-		len += (size_t)snprintf(buf + len, n - len, "%s%s%s%d", i ? ", " : "",
-					nm, *nm ? "=" : "", st->shape[i]);
-	}
-	if (len < n)
-		snprintf(buf + len, n - len, "]");
-}
-
 void figure_title(const struct view_state *v, char *buf, size_t n)
 {
 	const struct stage *s = view_stage(v);
@@ -105,7 +90,7 @@ struct canvas *figure_new(struct view_state *v, int width, enum depth d)
 			 _("greedy and beam search side by side") : _("decoding step by step"));
 	clip_text(c, all, 0, 0, width, buf, &ti);
 	if (!(v->dec && (v->flags & (VF_DECODE | VF_COMPARE)))) {
-		shape_text(s, shape, sizeof shape);
+		view_shape_text(s, shape, sizeof shape);
 		snprintf(buf, sizeof buf, "%s%s%s", s->formula && *s->formula ? _(s->formula) : "",
 			 s->formula && *s->formula ? "   " : "", shape);
 		clip_text(c, all, 0, 1, width, buf, &mu);

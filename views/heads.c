@@ -25,24 +25,6 @@ static int has_neginf(const float *m, size_t n)
 	return 0;
 }
 
-/* A pattern tag short enough for a tile's bottom border. */
-static const char *short_tag(const char *tag, int room)
-{
-	/* TRANSLATORS: short forms of "attends to itself", "previous token"
-	 * and "first token" for the border of a small tile (a few columns). */
-	static const struct { const char *full, *brief; } T[] = {
-		{ N_("attends to itself"), N_("self") },
-		{ N_("previous token"), N_("previous") },
-		{ N_("first token"), N_("first") },
-	};
-	if (utf8_width(tag) <= room)
-		return tag;
-	for (size_t i = 0; i < sizeof T / sizeof T[0]; i++)
-		if (strcmp(tag, _(T[i].full)) == 0)
-			return _(T[i].brief);
-	return tag;
-}
-
 /* --- the mean over heads --- */
 
 static void draw_mean(struct view_state *v, struct canvas *c, struct rect r)
@@ -178,41 +160,15 @@ static void draw_tile(struct view_state *v, struct canvas *c, struct rect r,
 	const int n = s->shape[1], m = s->shape[2];
 	const int color = c->depth != DEPTH_NONE, rh = color && !canvas_ascii() ? 2 : 1;
 	const int sel = h == v->head;
-	const struct style bo = role_style(sel ? R_ACCENT : R_BORDER, c->depth);
-	const struct style ti = role_style(sel ? R_CURSOR : R_LABEL, c->depth);
-	const struct style mu = role_style(R_MUTED, c->depth);
 	const float *w = view_slice(s, h);   /* [n, m] */
-	const char *const *box = sel ?
-		(const char *const[]){ "╔", "═", "╗", "║", "╚", "╝" } :
-		(const char *const[]){ "┌", "─", "┐", "│", "└", "┘" };
 	char buf[64], fit[64];
-	const int bot = ty + g->cl + 1;
 	const int cx0 = tx + 1 + (g->iw - g->ncv * g->cw) / 2;   /* cells centred */
 
-	/* frame */
-	clip_put(c, r, tx, ty, box[0], bo.fg, bo.bg, bo.attr);
-	clip_put(c, r, tx + g->tw - 1, ty, box[2], bo.fg, bo.bg, bo.attr);
-	clip_put(c, r, tx, bot, box[4], bo.fg, bo.bg, bo.attr);
-	clip_put(c, r, tx + g->tw - 1, bot, box[5], bo.fg, bo.bg, bo.attr);
-	for (int k = 1; k < g->tw - 1; k++) {
-		clip_put(c, r, tx + k, ty, box[1], bo.fg, bo.bg, bo.attr);
-		clip_put(c, r, tx + k, bot, box[1], bo.fg, bo.bg, bo.attr);
-	}
-	for (int k = 1; k <= g->cl; k++) {
-		clip_put(c, r, tx, ty + k, box[3], bo.fg, bo.bg, bo.attr);
-		clip_put(c, r, tx + g->tw - 1, ty + k, box[3], bo.fg, bo.bg, bo.attr);
-	}
-
-	/* title in the top border, pattern in the bottom one */
+	/* frame, title in the top border, pattern in the bottom one */
 	double ent = s->kind == SK_WEIGHTS ? attn_entropy(w, n, m) : 0;
 	head_title(buf, sizeof buf, s->kind == SK_WEIGHTS ? g->level : 2, h, ent);
-	text_fit(buf, g->iw, fit, sizeof fit);
-	clip_text(c, r, tx + 1, ty, g->iw, fit, &ti);
-	if (s->kind == SK_WEIGHTS) {
-		const char *tag = short_tag(attn_pattern(w, n, m), g->iw);
-		text_fit(tag, g->iw, fit, sizeof fit);
-		clip_text(c, r, tx + 1, bot, g->iw, fit, &mu);
-	}
+	draw_tile_frame(c, r, tx, ty, g->tw, g->cl, sel, buf, s->kind == SK_WEIGHTS ?
+			attn_pattern_fit(attn_pattern(w, n, m), g->iw, fit, sizeof fit) : NULL);
 
 	if (g->ch) {
 		/* big cells: cw × ch blocks of colour (shade glyphs without) */

@@ -57,33 +57,21 @@ static int rank_of(const struct importance *imp, int i)
 static void draw(struct view_state *v, struct canvas *c, struct rect r)
 {
 	const struct importance *imp = v->imp;
-	v->geom.valid = 0;
-	if (r.w < 1 || r.h < 1)
+	if (!view_begin(v, c, r, !imp || imp->n < 1, _("no head importance for this pass")))
 		return;
-	const struct style hd = role_style(R_HEADER, c->depth);
-	const struct style mu = role_style(R_MUTED, c->depth);
-	const struct style tx = role_style(R_TEXT, c->depth);
-	const struct style lab = role_style(R_LABEL, c->depth);
-	const struct style ac = role_style(R_ACCENT, c->depth);
-	const struct style wa = role_style(R_WARN, c->depth);
+	const struct roles R = roles_at(c->depth);
 	char buf[512], b1[64], n1[32], n2[32];
-	if (!imp || imp->n < 1) {
-		clip_text(c, r, r.x, r.y, r.w, _("no head importance for this pass"), &mu);
-		return;
-	}
 	int y = r.y;
 	snprintf(buf, sizeof buf, _("head importance: Σ log p of the labels lost when one head "
 				    "is zeroed (nats; with every head Σ −log p = %s over %d labels)"),
 		 fmt_num(n1, sizeof n1, imp->base_nll, 3), imp->nlabels);
-	if (utf8_width(buf) > r.w)
-		snprintf(buf, sizeof buf, _("head importance: log p lost when zeroed (nats)"));
-	clip_text(c, r, r.x, y++, r.w, buf, &hd);
+	draw_headline(c, r, y++, buf, _("head importance: log p lost when zeroed (nats)"));
 	if (imp->nsent > 0) {
 		fmt_pct(n1, sizeof n1, imp->base_exact);
 		snprintf(buf, sizeof buf, _("held-out exact match over %d sentences: %s with every "
 					    "head; each cell's second number: with that head zeroed"),
 			 imp->nsent, n1);
-		clip_text(c, r, r.x, y++, r.w, buf, &mu);
+		clip_text(c, r, r.x, y++, r.w, buf, &R.mu);
 	}
 	/* rows: one per (block, layer, kind); the heads are consecutive */
 	int H = 1;
@@ -106,7 +94,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	if (y < r.y + r.h) {
 		for (int h = 0; h < H && h < vis; h++) {
 			snprintf(buf, sizeof buf, _("head %d"), h);
-			clip_rtext(c, r, r.x + lw + h * cw, y, cw - 1, buf, &lab);
+			clip_rtext(c, r, r.x + lw + h * cw, y, cw - 1, buf, &R.lab);
 		}
 		y++;
 	}
@@ -116,13 +104,13 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	const int nrows = r.y + r.h - foot - cut - y < rows ? r.y + r.h - foot - cut - y : rows;
 	for (int k = 0; k < nrows; k++, y++) {
 		kind_label(&imp->h[k * H], buf, sizeof buf);
-		clip_text(c, r, r.x, y, lw - 1, buf, &lab);
+		clip_text(c, r, r.x, y, lw - 1, buf, &R.lab);
 		for (int h = 0; h < H && h < vis; h++) {
 			const int i = k * H + h;
 			const struct head_score *s = &imp->h[i];
 			const int top = rank_of(imp, i) < 3 && s->drop > 0.01;
-			const struct style *st = top ? &ac : s->drop < 0 ? &wa :
-						 fabs(s->drop) < 0.01 ? &mu : &tx;
+			const struct style *st = top ? &R.ac : s->drop < 0 ? &R.wa :
+						 fabs(s->drop) < 0.01 ? &R.mu : &R.tx;
 			const int x = r.x + lw + h * cw;
 			if (s->drop > 0 && mx > 0 && cw >= 12)
 				draw_bar(c, r, x, y, 2, s->drop / mx, st->fg, st->bg, st->attr);
@@ -132,7 +120,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 			if (imp->nsent > 0 && s->exact >= 0) {
 				fmt_pct(n2, sizeof n2, s->exact);
 				clip_rtext(c, r, x + CELL_W - 1, y, 6, n2,
-					   s->exact < imp->base_exact ? &wa : &mu);
+					   s->exact < imp->base_exact ? &R.wa : &R.mu);
 			}
 		}
 	}
@@ -144,7 +132,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	/* the three that matter most, in words */
 	y++;
 	int x = r.x;
-	x += clip_text(c, r, x, y, r.w, _("matters most: "), &hd);
+	x += clip_text(c, r, x, y, r.w, _("matters most: "), &R.hd);
 	for (int k = 0; k < 3 && k < imp->n; k++) {
 		int best = -1;
 		for (int i = 0; i < imp->n; i++)
@@ -155,7 +143,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 		head_name(&imp->h[best], b1, sizeof b1);
 		snprintf(buf, sizeof buf, "%s%s (%s%s)", k ? " · " : "", b1,
 			 imp->h[best].drop > 0 ? "+" : "", fmt_num(n1, sizeof n1, imp->h[best].drop, 2));
-		x += clip_text(c, r, x, y, r.x + r.w - x, buf, k ? &tx : &ac);
+		x += clip_text(c, r, x, y, r.x + r.w - x, buf, k ? &R.tx : &R.ac);
 	}
 }
 

@@ -112,27 +112,14 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 {
 	const struct lens *l = v->lens;
 	const struct trace *t = v->tr;
-	v->geom.valid = 0;
-	if (r.w < 1 || r.h < 1)
+	if (!view_begin(v, c, r, !l || l->L < 1 || l->T < 1, _("no logit lens for this pass")))
 		return;
-	const struct style hd = role_style(R_HEADER, c->depth);
-	const struct style mu = role_style(R_MUTED, c->depth);
-	const struct style tx = role_style(R_TEXT, c->depth);
-	const struct style lab = role_style(R_LABEL, c->depth);
-	const struct style ac = role_style(R_ACCENT, c->depth);
-	const struct style cur = role_style(R_CURSOR, c->depth);
+	const struct roles R = roles_at(c->depth);
 	char buf[512], b1[64], b2[64], pc[32];
-	if (!l || l->L < 1 || l->T < 1) {
-		clip_text(c, r, r.x, r.y, r.w, _("no logit lens for this pass"), &mu);
-		return;
-	}
 	const int pos = clampi(v->row, 0, l->T - 1);
-	snprintf(buf, sizeof buf, "%s", _("logit lens: each layer's output through the final norm "
-					  "and the generator · top guess, and p of the word finally "
-					  "chosen"));
-	if (utf8_width(buf) > r.w)
-		snprintf(buf, sizeof buf, "%s", _("logit lens: top guess · p(chosen)"));
-	clip_text(c, r, r.x, r.y, r.w, buf, &hd);
+	draw_headline(c, r, r.y, _("logit lens: each layer's output through the final norm "
+				   "and the generator · top guess, and p of the word finally "
+				   "chosen"), _("logit lens: top guess · p(chosen)"));
 
 	/* the grid: label column, then positions scrolled to the cursor */
 	int lw = 0;
@@ -149,14 +136,14 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 		const int i = v->left + k;
 		trace_row_label(t, AX_TGT, i, buf, sizeof buf);
 		text_fit(buf, CELL_W - 1, b1, sizeof b1);
-		clip_text(c, r, r.x + lw + k * CELL_W, y, CELL_W - 1, b1, i == pos ? &cur : &lab);
+		clip_text(c, r, r.x + lw + k * CELL_W, y, CELL_W - 1, b1, i == pos ? &R.cur : &R.lab);
 	}
 	y++;
 	const int grid_rows = l->L, room = r.y + r.h - y;
 	const int rows_shown = grid_rows < room ? grid_rows : room;
 	for (int row = 0; row < rows_shown; row++, y++) {
 		row_label(l, row, buf, sizeof buf);
-		clip_text(c, r, r.x, y, lw - 1, buf, &lab);
+		clip_text(c, r, r.x, y, lw - 1, buf, &R.lab);
 		for (int k = 0; k < vis && v->left + k < l->T; k++) {
 			const int i = v->left + k;
 			const size_t at = (size_t)row * l->T + i;
@@ -164,10 +151,10 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 			const int is = l->chosen[i] >= 0 && top1 == l->chosen[i];
 			const int x = r.x + lw + k * CELL_W;
 			text_fit(tok(t, top1, b2, sizeof b2), 7, b1, sizeof b1);
-			clip_text(c, r, x, y, 7, b1, is ? &ac : &tx);
+			clip_text(c, r, x, y, 7, b1, is ? &R.ac : &R.tx);
 			if (l->chosen[i] >= 0) {
 				fmt_pct(pc, sizeof pc, l->p_chosen[at]);
-				clip_rtext(c, r, x + 7, y, 5, pc, is ? &ac : &mu);
+				clip_rtext(c, r, x + 7, y, 5, pc, is ? &R.ac : &R.mu);
 			}
 		}
 	}

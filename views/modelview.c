@@ -56,23 +56,6 @@ static int find_family(const struct trace *t, const struct stage *ws, struct fam
 	return f->L ? 0 : -1;
 }
 
-/* A pattern tag in at most room columns ("previous token", "previous",
- * "p"). */
-static const char *tag_fit(const char *tag, int room, char *buf, size_t n)
-{
-	static const struct { const char *full, *brief; } T[] = {
-		{ N_("attends to itself"), N_("self") },
-		{ N_("previous token"), N_("previous") },
-		{ N_("first token"), N_("first") },
-	};
-	if (utf8_width(tag) <= room)
-		return tag;
-	for (size_t i = 0; i < sizeof T / sizeof T[0]; i++)
-		if (strcmp(tag, _(T[i].full)) == 0)
-			tag = _(T[i].brief);
-	return text_fit(tag, room, buf, n);
-}
-
 struct tiles {
 	int lw;          /* label column: "L12" and the query labels */
 	int cw;          /* columns a key */
@@ -127,34 +110,14 @@ static void draw_tile(struct view_state *v, struct canvas *c, struct rect r,
 {
 	const int nq = s->shape[1], nk = s->shape[2];
 	const int color = c->depth != DEPTH_NONE;
-	const struct style bo = role_style(sel ? R_ACCENT : R_BORDER, c->depth);
-	const struct style ti = role_style(sel ? R_CURSOR : R_LABEL, c->depth);
-	const struct style mu = role_style(R_MUTED, c->depth);
 	const float *w = view_slice(s, h);   /* [nq, nk] */
-	const char *const *box = sel ?
-		(const char *const[]){ "╔", "═", "╗", "║", "╚", "╝" } :
-		(const char *const[]){ "┌", "─", "┐", "│", "└", "┘" };
 	char buf[64], fit[64];
-	const int bot = y + g->lines + 1;
-	clip_put(c, r, x, y, box[0], bo.fg, bo.bg, bo.attr);
-	clip_put(c, r, x + g->tw - 1, y, box[2], bo.fg, bo.bg, bo.attr);
-	clip_put(c, r, x, bot, box[4], bo.fg, bo.bg, bo.attr);
-	clip_put(c, r, x + g->tw - 1, bot, box[5], bo.fg, bo.bg, bo.attr);
-	for (int k = 1; k < g->tw - 1; k++) {
-		clip_put(c, r, x + k, y, box[1], bo.fg, bo.bg, bo.attr);
-		clip_put(c, r, x + k, bot, box[1], bo.fg, bo.bg, bo.attr);
-	}
-	for (int k = 1; k <= g->lines; k++) {
-		clip_put(c, r, x, y + k, box[3], bo.fg, bo.bg, bo.attr);
-		clip_put(c, r, x + g->tw - 1, y + k, box[3], bo.fg, bo.bg, bo.attr);
-	}
 	/* title "h2 1.52" (entropy in bits), or "h2" when narrow; the tag */
 	snprintf(buf, sizeof buf, "h%d %.2f", h, attn_entropy(w, nq, nk));
 	if (utf8_width(buf) > g->iw)
 		snprintf(buf, sizeof buf, "h%d", h);
-	clip_text(c, r, x + 1, y, g->iw, text_fit(buf, g->iw, fit, sizeof fit), &ti);
-	clip_text(c, r, x + 1, bot, g->iw,
-		  tag_fit(attn_pattern(w, nq, nk), g->iw, fit, sizeof fit), &mu);
+	draw_tile_frame(c, r, x, y, g->tw, g->lines, sel, buf,
+			attn_pattern_fit(attn_pattern(w, nq, nk), g->iw, fit, sizeof fit));
 	for (int line = 0; line < g->lines; line++) {
 		int i0 = line * g->rows, i1 = g->rows == 2 && i0 + 1 < nq ? i0 + 1 : -1;
 		for (int j = 0; j < nk * g->cw; j++) {
@@ -226,7 +189,7 @@ static void draw_table(struct view_state *v, struct canvas *c, struct rect r,
 		for (int h = 0; h < H; h++) {
 			const float *w = view_slice(f->w[l], h);   /* [nq, nk] */
 			double e = attn_entropy(w, nq, nk);
-			const char *t = tag_fit(attn_pattern(w, nq, nk), cw - 6, tag, sizeof tag);
+			const char *t = attn_pattern_fit(attn_pattern(w, nq, nk), cw - 6, tag, sizeof tag);
 			snprintf(buf, sizeof buf, "%.2f %s", e, cw >= 7 ? t : "");
 			struct style st = tx;
 			if (c->depth != DEPTH_NONE) {

@@ -264,20 +264,6 @@ int screen_stage_at(const struct screen *s, int x, int y)
 	return ls >= 0 ? ls : -1;
 }
 
-static void shape_text(const struct stage *st, char *buf, size_t n)
-{
-	static const char *dim[] = { "", "h", "S", "T", "V", "C" };
-	size_t len = 0;
-	len += (size_t)snprintf(buf + len, n - len, "[");
-	for (int i = 0; i < st->ndim && len < n; i++) {
-		const char *nm = dim[st->axes[i]];
-		len += (size_t)snprintf(buf + len, n - len, "%s%s%s%d", i ? ", " : "",
-					nm, *nm ? "=" : "", st->shape[i]);
-	}
-	if (len < n)
-		snprintf(buf + len, n - len, "]");
-}
-
 /* The pieces of the status line, in the order they give up room when the
  * line is too narrow: the formula first, then the shape, the stage name
  * down to 12 columns, the cursor's labels down to 16, then both to nothing.
@@ -354,7 +340,7 @@ void screen_status_line(const struct view_state *v, int width, char *out,
 		formula = "";
 		shape[0] = 0;
 	} else {
-		shape_text(st, shape, sizeof shape);
+		view_shape_text(st, shape, sizeof shape);
 		view_cursor_text(v, where, sizeof where, val, sizeof val);
 	}
 	char asc[SP_N + 1][256];

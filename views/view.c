@@ -268,3 +268,50 @@ const char *attn_pattern(const float *w, int nq, int nk)
 		return _("broad");
 	return "";
 }
+
+const char *attn_pattern_fit(const char *tag, int room, char *buf, size_t n)
+{
+	/* TRANSLATORS: short forms of "attends to itself", "previous token"
+	 * and "first token" for the border of a small tile (a few columns). */
+	static const struct { const char *full, *brief; } T[] = {
+		{ N_("attends to itself"), N_("self") },
+		{ N_("previous token"), N_("previous") },
+		{ N_("first token"), N_("first") },
+	};
+	if (utf8_width(tag) <= room)
+		return tag;
+	for (size_t i = 0; i < sizeof T / sizeof T[0]; i++)
+		if (strcmp(tag, _(T[i].full)) == 0) {
+			tag = _(T[i].brief);
+			break;
+		}
+	return text_fit(tag, room, buf, n);
+}
+
+void view_shape_text(const struct stage *st, char *buf, size_t n)
+{
+	static const char *dim[] = { "", "h", "S", "T", "V", "C" };
+	size_t len = (size_t)snprintf(buf, n, "[");
+	for (int i = 0; i < st->ndim && len < n; i++) {
+		const char *nm = (unsigned)st->axes[i] < sizeof dim / sizeof *dim ?
+				 dim[st->axes[i]] : "";
+		len += (size_t)snprintf(buf + len, n - len, "%s%s%s%d", i ? ", " : "",
+					nm, *nm ? "=" : "", st->shape[i]);
+	}
+	if (len < n)
+		snprintf(buf + len, n - len, "]");
+}
+
+int view_begin(struct view_state *v, struct canvas *c, struct rect r, int missing,
+	       const char *msg)
+{
+	v->geom.valid = 0;
+	if (r.w < 1 || r.h < 1)
+		return 0;
+	if (missing) {
+		const struct style mu = role_style(R_MUTED, c->depth);
+		clip_text(c, r, r.x, r.y, r.w, msg, &mu);
+		return 0;
+	}
+	return 1;
+}

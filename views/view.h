@@ -113,6 +113,12 @@ struct view_class {
 	void (*draw)(struct view_state *v, struct canvas *c, struct rect r);
 };
 
+/* The start of a view's draw: clears v->geom; returns 0 when there is
+ * nothing to draw: r is empty, or the view's data is missing (then msg,
+ * muted, on r's first line). */
+int view_begin(struct view_state *v, struct canvas *c, struct rect r, int missing,
+	       const char *msg);
+
 /* The view for the current stage and flags. */
 const struct view_class *view_for(const struct view_state *v);
 
@@ -147,6 +153,12 @@ void view_cursor_text(const struct view_state *v, char *where, size_t wn,
  * in bits and a pattern tag ("self", "previous", "first", "broad", or ""). */
 double attn_entropy(const float *w, int nq, int nk);
 const char *attn_pattern(const float *w, int nq, int nk);
+/* A pattern tag in at most room columns: itself, its short form
+ * ("previous token" → "previous"), or that cut (into buf). */
+const char *attn_pattern_fit(const char *tag, int room, char *buf, size_t n);
+
+/* "[h=4, S=8, S=8]": a stage's shape with its axis names, into buf. */
+void view_shape_text(const struct stage *st, char *buf, size_t n);
 
 /* The view classes (one file each). */
 extern const struct view_class heatmap_view;
