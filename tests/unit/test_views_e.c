@@ -64,24 +64,6 @@ static int find_cells(const struct canvas *c, int y, const char *s)
 	return -1;
 }
 
-static struct canvas *draw_at(struct view_state *v, int w, int h, enum depth d)
-{
-	struct canvas *c = canvas_new(w, h, d);
-	view_clamp(v);
-	view_for(v)->draw(v, c, (struct rect){ 0, 0, w, h });
-	return c;
-}
-
-static char *text_of(const struct canvas *c)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *fp = open_memstream(&buf, &len);
-	canvas_write_text(c, fp);
-	fclose(fp);
-	return buf;
-}
-
 /* The loss curve marks the snapshot on screen by the shape of its cell
  * (the whole left dot column), not by colour alone: decoded by hand from
  * the braille bits (U+2800 + dots; left column 0x01 0x02 0x04 0x40). */
@@ -119,8 +101,8 @@ int main(void)
 
 	/* --- 3. one line per token when the height allows --- */
 	vt_state(&v, t, m, "encoder.0.ffn.hidden");   /* [8, 32]: too wide for cells */
-	struct canvas *c = draw_at(&v, 60, 38, DEPTH_256);
-	char *txt = text_of(c), line[2048];
+	struct canvas *c = vt_draw(&v, 60, 38, DEPTH_256);
+	char *txt = vt_text(c), line[2048];
 	int first = line_of(txt, " <s> ", NULL, 0), all = first >= 0;
 	for (int i = 0; i < 8 && all; i++) {
 		char want[32];
@@ -143,8 +125,8 @@ int main(void)
 	 * both labels, and the highlighted one is the cursor's row */
 	vt_state(&v, t, m, "encoder.0.ffn.hidden");
 	v.row = 3;   /* "is", the lower half of the second line */
-	c = draw_at(&v, 60, 9, DEPTH_256);
-	txt = text_of(c);
+	c = vt_draw(&v, 60, 9, DEPTH_256);
+	txt = vt_text(c);
 	int ok = v.geom.valid && v.geom.rh == 2;
 	for (int i = 0; i < 6 && ok; i++) {
 		char want[32];
@@ -166,8 +148,8 @@ int main(void)
 
 	/* --- 4. numbered columns and a legend, no vertical letters --- */
 	vt_state(&v, t, m, "encoder.0.self_attn.weights");
-	c = draw_at(&v, 50, 22, DEPTH_256);
-	txt = text_of(c);
+	c = vt_draw(&v, 50, 22, DEPTH_256);
+	txt = vt_text(c);
 	int hy = line_of(txt, " 0  1  2  3  4  5  6  7", line, sizeof line);
 	int ly = line_of(txt, "0 <s>  1 your  2 cat", NULL, 0);
 	int stack = line_of(txt, "<  y  c", NULL, 0);
@@ -184,8 +166,8 @@ int main(void)
 	canvas_free(c);
 
 	/* --- 5. titles on more lines rather than cut --- */
-	c = draw_at(&v, 40, 22, DEPTH_256);
-	txt = text_of(c);
+	c = vt_draw(&v, 40, 22, DEPTH_256);
+	txt = vt_text(c);
 	const struct stage *st = view_stage(&v);
 	const float *w0 = view_slice(st, 0);
 	char ent[128];
@@ -199,7 +181,7 @@ int main(void)
 	/* --- 5. big cells use the screen; every line of a cell coloured alike --- */
 	vt_state(&v, t, m, "encoder.0.self_attn.weights");
 	v.zoom = ZOOM_BIG;
-	c = draw_at(&v, 198, 51, DEPTH_TRUE);
+	c = vt_draw(&v, 198, 51, DEPTH_TRUE);
 	const struct grid_geom g = v.geom;
 	tap_ok(g.valid && g.cw >= 14 && g.ch >= 5 && g.nr == 8 && g.nc == 8,
 	       "presenter at 198x51: 8x8 cells of %dx%d (was 9x3)", g.cw, g.ch);
@@ -224,22 +206,22 @@ int main(void)
 	/* --- 7. rows a-b / columns a-b, and head boundaries in concat --- */
 	vt_state(&v, t, m, "encoder.0.ffn.hidden");   /* [8, 32] */
 	v.col = 31;
-	c = draw_at(&v, 30, 20, DEPTH_256);
-	txt = text_of(c);
+	c = vt_draw(&v, 30, 20, DEPTH_256);
+	txt = vt_text(c);
 	tap_ok(line_of(txt, "columns 9–31 of 32", NULL, 0) >= 0,
 	       "ffn.hidden at 30 columns, cursor on the last: 'columns 9–31 of 32'");
 	free(txt);
 	canvas_free(c);
 	v.row = 7;
-	c = draw_at(&v, 60, 9, DEPTH_256);
-	txt = text_of(c);
+	c = vt_draw(&v, 60, 9, DEPTH_256);
+	txt = vt_text(c);
 	tap_ok(line_of(txt, "rows 2–7 of 8 · columns 0–31 of 32", NULL, 0) >= 0,
 	       "at 60x9, cursor on the last row: 'rows 2–7 of 8 · columns 0–31 of 32'");
 	free(txt);
 	canvas_free(c);
 	vt_state(&v, t, m, "encoder.0.self_attn.concat");   /* [8, 16], dk 4 */
-	c = draw_at(&v, 70, 20, DEPTH_256);
-	txt = text_of(c);
+	c = vt_draw(&v, 70, 20, DEPTH_256);
+	txt = vt_text(c);
 	ok = v.geom.valid;
 	for (int h = 1; h < 4 && ok; h++) {
 		int x = v.geom.x0 + 4 * h * v.geom.cw;
@@ -266,7 +248,7 @@ int main(void)
 	}
 	/* ReLU's zeros at 8 colours (every dark colour is black there) */
 	vt_state(&v, t, m, "encoder.0.ffn.hidden");   /* [8, 32] */
-	c = draw_at(&v, 120, 20, DEPTH_8);
+	c = vt_draw(&v, 120, 20, DEPTH_8);
 	int seen = v.geom.valid && v.geom.cw == 3, zeros = 0;
 	const float *hid = view_slice(view_stage(&v), 0);
 	for (int i = 0; i < 8 && seen; i++)
@@ -305,7 +287,7 @@ int main(void)
 		c = canvas_new(100, 30, ALL[k]);
 		screen_draw(&sc, c);
 		char bad[64] = "";
-		txt = text_of(c);
+		txt = vt_text(c);
 		tap_ok(all_ascii(c, bad, sizeof bad) && strstr(txt, " -inf   -inf") && strstr(txt, "+----") &&
 		       strstr(txt, "layer 0 > self_attn.masked") &&
 		       strstr(txt, "sqrt") && strstr(txt, "\"masked\" > softmax") && strstr(txt, "e um gato adoravel"),
@@ -319,7 +301,7 @@ int main(void)
 	/* the shade ramp without colour: positive . + * #, negative - : = % */
 	vt_state(&v, t, m, "encoder.0.self_attn.scores");
 	v.zoom = ZOOM_CELLS;
-	c = draw_at(&v, 60, 20, DEPTH_NONE);
+	c = vt_draw(&v, 60, 20, DEPTH_NONE);
 	char bad[64] = "";
 	tap_ok(all_ascii(c, bad, sizeof bad), "ASCII shade ramp of scores without colour%s%s",
 	       *bad ? ": not " : "", bad);

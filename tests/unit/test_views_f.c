@@ -12,24 +12,6 @@
 #include "views/palette.h"
 #include "views/screen.h"
 
-static struct canvas *draw_at(struct view_state *v, int w, int h, enum depth d)
-{
-	struct canvas *c = canvas_new(w, h, d);
-	view_clamp(v);
-	view_for(v)->draw(v, c, (struct rect){ 0, 0, w, h });
-	return c;
-}
-
-static char *text_of(const struct canvas *c)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *fp = open_memstream(&buf, &len);
-	canvas_write_text(c, fp);
-	fclose(fp);
-	return buf;
-}
-
 /* Cells of c whose glyph is g. */
 static int count_glyph(const struct canvas *c, const char *g)
 {
@@ -60,16 +42,16 @@ static void ascii_tiles(const struct model *m, const struct trace *t)
 		vt_state(&v, t, m, "encoder.0.self_attn.weights");   /* [4, 20, 20] */
 		v.flags = V[k].flags;
 		canvas_set_ascii(0);
-		struct canvas *c = draw_at(&v, V[k].w, V[k].h, DEPTH_256);
+		struct canvas *c = vt_draw(&v, V[k].w, V[k].h, DEPTH_256);
 		int utf_half = count_glyph(c, "▀");
 		canvas_free(c);
 		canvas_set_ascii(1);
 		vt_state(&v, t, m, "encoder.0.self_attn.weights");
 		v.flags = V[k].flags;
-		c = draw_at(&v, V[k].w, V[k].h, DEPTH_256);
+		c = vt_draw(&v, V[k].w, V[k].h, DEPTH_256);
 		int quotes = count_glyph(c, "\""), asc = all_ascii(c);
 		if (quotes || !asc) {
-			char *txt = text_of(c);
+			char *txt = vt_text(c);
 			printf("%s", txt);
 			free(txt);
 		}
@@ -115,7 +97,7 @@ static void cursor_marks(const struct model *m, const struct trace *t)
 			v.zoom = Z[z];
 			v.row = 2;
 			v.col = 5;
-			struct canvas *c = draw_at(&v, z ? 100 : 160, z ? 30 : 48, DEPTH_TRUE);
+			struct canvas *c = vt_draw(&v, z ? 100 : 160, z ? 30 : 48, DEPTH_TRUE);
 			const struct stage *s = view_stage(&v);
 			struct scale sc = scale_for(s, view_slice(s, 0), 64);
 			const uint32_t want = scale_color(&sc, view_slice(s, 0)[2 * 8 + 5]);
@@ -210,7 +192,7 @@ static void pe_strips(const struct model *m, const struct trace *t)
 		       "(%d names), no name on a line with a curve (%d clashes)", SZ[k][0], SZ[k][1],
 		       strips, names, clash);
 		if (clash || names != strips) {
-			char *txt = text_of(c);
+			char *txt = vt_text(c);
 			printf("%s", txt);
 			free(txt);
 		}
@@ -235,8 +217,8 @@ static void cut_notes(const struct model *m, const struct trace *t)
 		if (vt_state(&v, t, m, V[k].stage))
 			continue;
 		v.flags = V[k].flags;
-		struct canvas *c = draw_at(&v, V[k].w, V[k].h, DEPTH_256);
-		char *txt = text_of(c);
+		struct canvas *c = vt_draw(&v, V[k].w, V[k].h, DEPTH_256);
+		char *txt = vt_text(c);
 		int ok = strstr(txt, V[k].want) != NULL;
 		tap_ok(ok, "%s at %dx%d says '%s…'", V[k].what, V[k].w, V[k].h, V[k].want);
 		if (!ok)

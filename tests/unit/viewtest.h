@@ -74,18 +74,31 @@ static inline int vt_state(struct view_state *v, const struct trace *t,
 	return 0;
 }
 
-/* Renders with the view chosen by view_for; caller frees. */
-static inline char *vt_render(struct view_state *v, int w, int h, enum depth d)
+/* Draws the view chosen by view_for into a new w×h canvas; caller frees. */
+static inline struct canvas *vt_draw(struct view_state *v, int w, int h, enum depth d)
 {
 	struct canvas *c = canvas_new(w, h, d);
+	view_clamp(v);
+	view_for(v)->draw(v, c, (struct rect){ 0, 0, w, h });
+	return c;
+}
+
+/* A canvas as text, one line a row; caller frees. */
+static inline char *vt_text(const struct canvas *c)
+{
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *fp = open_memstream(&buf, &len);
-	struct rect r = { 0, 0, w, h };
-	view_clamp(v);
-	view_for(v)->draw(v, c, r);
 	canvas_write_text(c, fp);
 	fclose(fp);
+	return buf;
+}
+
+/* Renders with the view chosen by view_for; caller frees. */
+static inline char *vt_render(struct view_state *v, int w, int h, enum depth d)
+{
+	struct canvas *c = vt_draw(v, w, h, d);
+	char *buf = vt_text(c);
 	canvas_free(c);
 	return buf;
 }
