@@ -43,11 +43,12 @@ static const struct {
 	enum st_dtype dt;
 	unsigned size;
 } st_dtypes[] = {
-	/* first six in enum order: st_dtype_name and st_dtype_size index them */
+	/* first seven in enum order: st_dtype_name and st_dtype_size index them */
 	{ "F32", ST_F32, 4 }, { "F16", ST_F16, 2 }, { "BF16", ST_BF16, 2 },
 	{ "F64", ST_F64, 8 }, { "I32", ST_I32, 4 }, { "I64", ST_I64, 8 },
+	{ "I8", ST_I8, 1 },
 	/* known, sized, but not converted */
-	{ "I8", ST_OTHER, 1 }, { "U8", ST_OTHER, 1 }, { "BOOL", ST_OTHER, 1 },
+	{ "U8", ST_OTHER, 1 }, { "BOOL", ST_OTHER, 1 },
 	{ "I16", ST_OTHER, 2 }, { "U16", ST_OTHER, 2 }, { "U32", ST_OTHER, 4 },
 	{ "U64", ST_OTHER, 8 }, { "C64", ST_OTHER, 8 },
 	{ "F8_E4M3", ST_OTHER, 1 }, { "F8_E5M2", ST_OTHER, 1 },
@@ -57,14 +58,14 @@ static const struct {
 
 const char *st_dtype_name(enum st_dtype d)
 {
-	if ((unsigned)d <= ST_I64)
+	if ((unsigned)d <= ST_I8)
 		return st_dtypes[d].name;
 	return d == ST_OTHER ? "OTHER" : "?";
 }
 
 static unsigned st_dtype_size(enum st_dtype d)
 {
-	return (unsigned)d <= ST_I64 ? st_dtypes[d].size : 0;
+	return (unsigned)d <= ST_I8 ? st_dtypes[d].size : 0;
 }
 
 static uint64_t st_le64(const unsigned char *p)
@@ -321,6 +322,83 @@ static int st_check_layout(struct st_file *f, const unsigned char *data,
 	return rc;
 }
 
+static int st_is_float(enum st_dtype d)
+{
+	return d == ST_F32 || d == ST_F16 || d == ST_BF16 || d == ST_F64;
+}
+
+/* Each I8 tensor NAME with a float tensor NAME_scale gets its scales (one,
+ * or one a row of NAME) and NAME_scale leaves the list.  A NAME_scale that
+ * fits no I8 tensor stays an ordinary tensor; one whose count fits neither
+ * way is an error. */
+static int st_pair_scales(struct st_file *f, struct err *e)
+{
+	char nb[ST_SHOW], *want = NULL;
+	size_t cap = 0;
+	int rc = 0, nq = 0;
+	for (int i = 0; i < f->n; i++)
+		nq += f->t[i].dtype == ST_I8;
+	if (!nq)
+		return 0;
+	const struct st_tensor **s = malloc((size_t)f->n * sizeof *s);
+	char *gone = calloc((size_t)f->n, 1);
+	if (!s || !gone) {
+		free(s);
+		free(gone);
+		return err_set(e, "%s: out of memory", f->path);
+	}
+	for (int i = 0; i < f->n; i++)
+		s[i] = &f->t[i];
+	qsort(s, (size_t)f->n, sizeof *s, st_cmp_name);
+	for (int i = 0; i < f->n && !rc; i++) {
+		struct st_tensor *q = &f->t[i];
+		if (q->dtype != ST_I8)
+			continue;
+		size_t l = strlen(q->name) + sizeof "_scale";
+		if (l > cap) {
+			char *w = realloc(want, l);
+			if (!w) {
+				rc = err_set(e, "%s: out of memory", f->path);
+				break;
+			}
+			want = w, cap = l;
+		}
+		snprintf(want, l, "%s_scale", q->name);
+		struct st_tensor key = { .name = want };
+		const struct st_tensor *kp = &key, **hit =
+			bsearch(&kp, s, (size_t)f->n, sizeof *s, st_cmp_name);
+		if (!hit || !st_is_float((*hit)->dtype))
+			continue;
+		const struct st_tensor *c = *hit;
+		uint64_t rows = q->ndim ? q->shape[0] : 1;
+		int shaped = c->numel == 1 || (c->numel == rows && (c->ndim == 1 ||
+			     (c->ndim == 2 && c->shape[1] == 1)));
+		if (!shaped)
+			rc = err_set(e, "%s: tensor \"%s\": %" PRIu64 " scales for an I8 tensor of "
+				     "%" PRIu64 " rows (expected 1 or one a row, shape [rows] or "
+				     "[rows, 1])", f->path, st_show(c->name, nb, sizeof nb),
+				     c->numel, rows);
+		q->scale = c->bytes;
+		q->scale_dtype = c->dtype;
+		q->nscale = c->numel;
+		gone[c - f->t] = 1;
+	}
+	int k = 0;
+	for (int i = 0; i < f->n; i++) {
+		if (gone[i]) {
+			free(f->t[i].name);
+			free(f->t[i].owned);
+			continue;
+		}
+		f->t[k++] = f->t[i];
+	}
+	f->n = k;
+	free(want);
+	free(gone);
+	free(s);
+	return rc;
+}
+
 static int st_parse(struct st_file *f, struct err *e)
 {
 	const unsigned char *base = f->map;
@@ -382,6 +460,8 @@ static int st_parse(struct st_file *f, struct err *e)
 	}
 	if (!rc)
 		rc = st_check_layout(f, base + 8 + n, e);
+	if (!rc)
+		rc = st_pair_scales(f, e);
 	ydoc_free(&doc);
 	return rc;
 }
@@ -493,22 +573,48 @@ uint16_t st_f16_from_f32(float f)
 	return (uint16_t)(sign | h);
 }
 
+/* Element i of a float array of dtype d at b, as F32. */
+static float st_float_at(enum st_dtype d, const unsigned char *b, uint64_t i)
+{
+	uint32_t bits;
+	uint64_t w;
+	double v;
+	float x;
+	switch (d) {
+	case ST_F32:
+		memcpy(&x, b + 4 * i, sizeof x);
+		return x;
+	case ST_F16:
+		return st_f16(b[2 * i] | (unsigned)b[2 * i + 1] << 8);
+	case ST_BF16:
+		bits = ((uint32_t)b[2 * i] | (uint32_t)b[2 * i + 1] << 8) << 16;
+		memcpy(&x, &bits, sizeof x);
+		return x;
+	default: /* ST_F64, rounded to nearest; from FLT_MAX + ulp/2 up: inf */
+		w = st_le64(b + 8 * i);
+		memcpy(&v, &w, sizeof v);
+		return fabs(v) < 0x1.ffffffp127 || isnan(v) ? (float)v :
+		       v > 0 ? INFINITY : -INFINITY;
+	}
+}
+
 int st_to_f32(const struct st_tensor *t, float *out, struct err *e)
 {
 	char nb[ST_SHOW];
 	const unsigned char *b = t->bytes;
 	unsigned size = st_dtype_size(t->dtype);
 	uint64_t need;
+	const char *nm = st_show(t->name ? t->name : "?", nb, sizeof nb);
 
-	if (t->dtype != ST_F32 && t->dtype != ST_F16 && t->dtype != ST_BF16 &&
-	    t->dtype != ST_F64)
+	if (t->dtype == ST_I8 && !t->scale)
+		return err_set(e, "tensor \"%s\" is I8 without its scales (a float tensor "
+			       "\"%s_scale\")", nm, nm);
+	if (!st_is_float(t->dtype) && t->dtype != ST_I8)
 		return err_set(e, "unsupported dtype %s for tensor \"%s\" (expected F32, F16, BF16 or F64)",
-			       t->dtype_str[0] ? t->dtype_str : st_dtype_name(t->dtype),
-			       st_show(t->name ? t->name : "?", nb, sizeof nb));
+			       t->dtype_str[0] ? t->dtype_str : st_dtype_name(t->dtype), nm);
 	if (__builtin_mul_overflow(t->numel, (uint64_t)size, &need) || need != t->nbytes)
 		return err_set(e, "tensor \"%s\": %" PRIu64 " bytes do not hold %" PRIu64
-			       " %s values", st_show(t->name ? t->name : "?", nb, sizeof nb),
-			       t->nbytes, t->numel, st_dtype_name(t->dtype));
+			       " %s values", nm, t->nbytes, t->numel, st_dtype_name(t->dtype));
 	switch (t->dtype) {
 	case ST_F32:
 		if (t->nbytes)
@@ -518,20 +624,18 @@ int st_to_f32(const struct st_tensor *t, float *out, struct err *e)
 		for (uint64_t i = 0; i < t->numel; i++)
 			out[i] = st_f16(b[2 * i] | (unsigned)b[2 * i + 1] << 8);
 		break;
-	case ST_BF16:
-		for (uint64_t i = 0; i < t->numel; i++) {
-			uint32_t bits = ((uint32_t)b[2 * i] | (uint32_t)b[2 * i + 1] << 8) << 16;
-			memcpy(&out[i], &bits, sizeof bits);
+	case ST_I8: { /* one scale, or one a row (nscale rows of numel/nscale) */
+		uint64_t cols = t->nscale > 1 ? t->numel / t->nscale : t->numel;
+		for (uint64_t r = 0, i = 0; i < t->numel; r++) {
+			float sc = st_float_at(t->scale_dtype, t->scale, t->nscale > 1 ? r : 0);
+			for (uint64_t c = 0; c < cols; c++, i++)
+				out[i] = (float)(int8_t)b[i] * sc;
 		}
 		break;
-	default: /* ST_F64, rounded to nearest; from FLT_MAX + ulp/2 up: inf */
-		for (uint64_t i = 0; i < t->numel; i++) {
-			uint64_t bits = st_le64(b + 8 * i);
-			double v;
-			memcpy(&v, &bits, sizeof v);
-			out[i] = fabs(v) < 0x1.ffffffp127 || isnan(v) ? (float)v :
-				 v > 0 ? INFINITY : -INFINITY;
-		}
+	}
+	default:
+		for (uint64_t i = 0; i < t->numel; i++)
+			out[i] = st_float_at(t->dtype, b, i);
 		break;
 	}
 	return 0;

@@ -16,7 +16,7 @@
 
 #include "base/err.h"
 
-enum st_dtype { ST_F32, ST_F16, ST_BF16, ST_F64, ST_I32, ST_I64, ST_OTHER };
+enum st_dtype { ST_F32, ST_F16, ST_BF16, ST_F64, ST_I32, ST_I64, ST_I8, ST_OTHER };
 
 #define ST_MAXDIM 8
 
@@ -32,6 +32,14 @@ struct st_tensor {
 					 strides), freed by st_close; NULL
 					 when bytes are in the mapping */
 	char dtype_str[16];           /* dtype as spelled in the file ("I8") */
+	/* An I8 tensor NAME stored with its scales in a float tensor
+	   NAME_scale (one value, or one a row: shape [rows] or [rows, 1], as
+	   the compressed-tensors "channel" layout has them): value =
+	   int8 x the row's scale.  st_open pairs the two and leaves NAME_scale
+	   out of the file's list; scale is NULL for any other tensor. */
+	const unsigned char *scale;
+	enum st_dtype scale_dtype;
+	uint64_t nscale;
 };
 
 /* st_open fills an st_file; st_close unmaps it and frees every name and
@@ -57,7 +65,8 @@ void st_close(struct st_file *f);
 const struct st_tensor *st_find(const struct st_file *f, const char *name);
 const char *st_meta(const struct st_file *f, const char *key);
 
-/* Converts a float tensor (F32/F16/BF16/F64) to F32 into out[numel]. */
+/* Converts a float tensor (F32/F16/BF16/F64, or I8 with its scales) to
+ * F32 into out[numel]. */
 int st_to_f32(const struct st_tensor *t, float *out, struct err *e);
 /* Whether t's bytes can be used in place as float[] (F32, aligned, in the
  * mapping: owned copies die with st_close and are never in place). */

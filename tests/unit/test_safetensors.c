@@ -414,12 +414,12 @@ static void test_conversions(void)
 	if (t)
 		tap_close(out, f32, 3, 0, "unaligned F32 copied exactly");
 	t = st_find(&f, "i8");
-	tap_ok(t && t->dtype == ST_OTHER && t->bytes[0] == 0xff && t->bytes[1] == 7,
-	       "I8 opens as ST_OTHER with its bytes");
+	tap_ok(t && t->dtype == ST_I8 && !t->scale && t->bytes[0] == 0xff && t->bytes[1] == 7,
+	       "I8 without i8_scale opens as I8 with its bytes, no scales");
 	if (t) {
-		tap_ok(st_to_f32(t, out, &e) == -1, "st_to_f32 refuses I8");
-		tap_contains(e.msg, "unsupported dtype I8 for tensor \"i8\"",
-			     "  message names dtype and tensor");
+		tap_ok(st_to_f32(t, out, &e) == -1, "st_to_f32 refuses I8 without scales");
+		tap_contains(e.msg, "\"i8\" is I8 without its scales",
+			     "  message names the tensor and what is missing");
 	}
 	tap_str(st_meta(&f, "note"), "1", "quoted number in metadata is a string");
 	st_close(&f);
@@ -607,6 +607,60 @@ static void cleanup(void)
 		printf("# could not remove %s\n", tmpdir);
 }
 
+/* I8 NAME with float scales NAME_scale (one a row, or one): st_open pairs
+ * them, drops NAME_scale from the list and st_to_f32 gives int8 x scale,
+ * exactly (the products are exact in F32).  Counts that fit neither way
+ * are refused. */
+static void test_q8(void)
+{
+	/* w: I8 [3, 2] = {-127, 1, 2, -3, 0, 127}; per-row F32 scales
+	   {0.5, 0.25, 2}; v: I8 [4] with one F16 scale 1.5 (0x3e00);
+	   lone_scale: F32 [2] that scales no I8 tensor */
+	unsigned char d[48] = { 0x81, 1, 2, 0xfd, 0, 127 };
+	const float sw[3] = { 0.5f, 0.25f, 2.0f }, lone[2] = { 7, 8 };
+	memcpy(d + 8, sw, sizeof sw);
+	d[20] = 0xff, d[21] = 2, d[22] = 0x80 + 1, d[23] = 3;   /* -1, 2, -127, 3 */
+	d[24] = 0x00, d[25] = 0x3e;
+	memcpy(d + 28, lone, sizeof lone);
+	const char *p = tpath("q8.safetensors");
+	put_file(p, UINT64_MAX, "{\"w\":" T("I8", "[3, 2]", 0, 6) ","
+		 "\"w_scale\":" T("F32", "[3, 1]", 8, 20) ","
+		 "\"v\":" T("I8", "[4]", 20, 24) ","
+		 "\"v_scale\":" T("F16", "[]", 24, 26) ","
+		 "\"lone_scale\":" T("F32", "[2]", 28, 36) "}", 1, d, 36);
+	struct st_file f;
+	struct err e = { "" };
+	int rc = st_open(&f, p, &e);
+	tap_ok(rc == 0, "I8 with scales opens: %s", rc ? e.msg : "ok");
+	if (rc)
+		return;
+	tap_ok(f.n == 3 && !st_find(&f, "w_scale") && !st_find(&f, "v_scale") &&
+	       st_find(&f, "lone_scale"), "the paired scales leave the list, a lone one stays");
+	float out[6];
+	const float ww[6] = { -63.5f, 0.5f, 0.5f, -0.75f, 0.0f, 254.0f },
+		    wv[4] = { -1.5f, 3.0f, -190.5f, 4.5f };
+	const struct st_tensor *t = st_find(&f, "w");
+	tap_ok(t && t->scale && t->nscale == 3 && st_to_f32(t, out, &e) == 0,
+	       "I8 [3, 2] with [3, 1] scales converts");
+	if (t)
+		tap_close(out, ww, 6, 0, "each row times its scale, exactly");
+	t = st_find(&f, "v");
+	tap_ok(t && t->nscale == 1 && st_to_f32(t, out, &e) == 0,
+	       "I8 [4] with one F16 scale converts");
+	if (t)
+		tap_close(out, wv, 4, 0, "every value times the one scale");
+	st_close(&f);
+
+	p = tpath("q8bad.safetensors");
+	put_file(p, UINT64_MAX, "{\"w\":" T("I8", "[3, 2]", 0, 6) ","
+		 "\"w_scale\":" T("F32", "[2]", 8, 16) "}", 1, d, 16);
+	expect_fail(p, "2 scales for an I8 tensor of 3 rows", "scales fitting neither way");
+	p = tpath("q8bad2.safetensors");
+	put_file(p, UINT64_MAX, "{\"w\":" T("I8", "[3, 2]", 0, 6) ","
+		 "\"w_scale\":" T("F32", "[1, 3]", 8, 20) "}", 1, d, 20);
+	expect_fail(p, "shape [rows] or [rows, 1]", "scales [1, 3] for 3 rows");
+}
+
 int main(void)
 {
 	strcpy(tmpdir, "/tmp/test_safetensors.XXXXXX");
@@ -620,6 +674,7 @@ int main(void)
 
 	test_writer_roundtrip();
 	test_conversions();
+	test_q8();
 	test_hostile();
 	test_strict_json();
 	test_writer_errors();
