@@ -19,17 +19,6 @@ static void print_ids(const struct model *m, const int32_t *ids, int n)
 	}
 }
 
-/* The output as text: BPE pieces and punctuation joined back (tokens_join). */
-static const char *output_text(const struct model *m, const int32_t *ids, int n,
-			       char *buf, size_t cap)
-{
-	const char *t[512];
-	int k = n < 512 ? n : 512;
-	for (int i = 0; i < k; i++)
-		t[i] = vocab_str(&m->tgt_vocab, ids[i]);
-	return tokens_join(&m->cfg.tok, (char *const *)t, k, buf, cap);
-}
-
 /* A JSON string: besides " and \ and the C0 controls, DEL, C1 and the
  * line separators are escaped too (valid JSON either way, and nothing a
  * terminal obeys); a byte that is not UTF-8 becomes U+FFFD. */
@@ -143,7 +132,7 @@ static void print_json(const struct model *m, const struct cli *c,
 	json_ids(m, r->best, r->nbest);
 	char text[4096];
 	printf(",\"text\":");
-	json_str(output_text(m, r->best, r->nbest, text, sizeof text));
+	json_str(model_target_text(m, r->best, r->nbest, text, sizeof text));
 	printf(",\"unknown\":[");
 	for (int i = 0; i < in->nunknown; i++) {
 		if (i)
@@ -302,7 +291,7 @@ int cmd_translate(struct cli *c)
 			if (c->steps)
 				print_steps(m, &in, &r, 5, c->sample);
 			char text[4096];
-			safetext_fputs(output_text(m, r.best, r.nbest, text, sizeof text), stdout, 0);
+			safetext_fputs(model_target_text(m, r.best, r.nbest, text, sizeof text), stdout, 0);
 			printf("%s\n", r.hit_max_len && m->tgt_sp[TOK_EOS] >= 0 ?
 			       _("   [no </s>: stopped at the length limit]") : "");
 		}

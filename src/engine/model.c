@@ -737,6 +737,16 @@ size_t model_params(const struct model *m, const char *prefix)
 	return n;
 }
 
+const char *model_target_text(const struct model *m, const int32_t *ids, int n,
+			      char *buf, size_t cap)
+{
+	const char *t[512];
+	int k = n < 512 ? n : 512;
+	for (int i = 0; i < k; i++)
+		t[i] = vocab_str(&m->tgt_vocab, ids[i]);
+	return tokens_join(&m->cfg.tok, (char *const *)t, k, buf, cap);
+}
+
 static int file_exists(const char *p)
 {
 	return access(p, R_OK) == 0;
@@ -744,7 +754,8 @@ static int file_exists(const char *p)
 
 int model_default_path(char *buf, size_t bufsz, struct err *e)
 {
-	static const char *const names[] = { "en-pt-tiny.yaml", "seed-toy.yaml" };
+	static const char *const names[] = { "en-pt-small.yaml", "en-pt-tiny.yaml",
+					      "seed-toy.yaml" };
 	const char *env = getenv("ATTNSCOPE_MODEL");
 	if (env && *env) {
 		snprintf(buf, bufsz, "%s", env);

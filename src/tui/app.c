@@ -74,12 +74,7 @@ static void own_translation(struct app *a, const char *sentence, const char *tar
 		a->own_ok = 1;
 		a->own_m = a->m;
 		snprintf(a->own_for, sizeof a->own_for, "%s", sentence);
-		size_t used = 0;
-		a->own_text[0] = 0;
-		for (int i = 0; i < r.nbest && used + 1 < sizeof a->own_text; i++)
-			used += (size_t)snprintf(a->own_text + used, sizeof a->own_text - used,
-						 "%s%s", i ? " " : "",
-						 vocab_str(&a->m->tgt_vocab, ids[i]));
+		model_target_text(a->m, ids, r.nbest, a->own_text, sizeof a->own_text);
 	}
 	decode_result_free(&r);
 }
