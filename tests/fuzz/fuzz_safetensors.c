@@ -106,11 +106,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const struct st_tensor *t = &f.t[i];
 		if (st_find(&f, t->name) == NULL)
 			abort();
-		if (t->dtype == ST_F32 || t->dtype == ST_F16 || t->dtype == ST_BF16 ||
-		    t->dtype == ST_F64) {
+		/* st_open accepted it: a float tensor, or an I8 one with its
+		   scales, must convert; an I8 one without them must not */
+		int floaty = t->dtype == ST_F32 || t->dtype == ST_F16 ||
+			     t->dtype == ST_BF16 || t->dtype == ST_F64;
+		if (floaty || t->dtype == ST_I8) {
 			float *p = malloc((size_t)t->numel * sizeof *p + 1);
-			if (p && st_to_f32(t, p, &e))
-				abort();    /* st_open accepted it: it must convert */
+			if (p && (st_to_f32(t, p, &e) != 0) != (!floaty && !t->scale))
+				abort();
 			free(p);
 		}
 	}

@@ -163,6 +163,13 @@ put("safetensors", "dtypes.safetensors", st([
     ("u8", "U8", [3], b"abc"),
     ("bool", "BOOL", [1], b"\x01"),
 ]))
+# I8 with its scales (one a row, one for all), one without, a lone _scale
+put("safetensors", "q8.safetensors", st([
+    ("w", "I8", [2, 3], struct.pack("<6b", -127, 1, 2, -3, 0, 127)),
+    ("w_scale", "F32", [2, 1], f32(.5, 2)),
+    ("v", "I8", [2], struct.pack("<2b", 5, -5)),
+    ("v_scale", "F16", [], struct.pack("<H", 0x3e00)),
+    ("bare", "I8", [1], b"\x05"), ("lone_scale", "F32", [1], f32(3))]))
 put("safetensors", "scalar-empty.safetensors", st([
     ("scalar", "F32", [], f32(3.5)), ("empty", "F32", [0, 4], b""),
     ("empty2", "F16", [4, 0], b"")]))
