@@ -19,6 +19,7 @@
 #include "decode.h"
 #include "forward.h"
 #include "ops.h"
+#include "pool.h"
 
 struct dec {
 	const struct model *m;
@@ -422,9 +423,9 @@ static int check_input(const struct model *m, const struct pass_input *src,
 	return 0;
 }
 
-int decode_run(const struct model *m, const struct pass_input *src,
-	       const struct pass_opts *po, const struct decode_opts *o,
-	       struct decode_result *r, struct err *e)
+static int search(const struct model *m, const struct pass_input *src,
+		  const struct pass_opts *po, const struct decode_opts *o,
+		  struct decode_result *r, struct err *e)
 {
 	const struct config *c = &m->cfg;
 	memset(r, 0, sizeof *r);
@@ -706,6 +707,16 @@ out:
 	trace_free(enc);
 	if (rc)
 		decode_result_free(r);
+	return rc;
+}
+
+int decode_run(const struct model *m, const struct pass_input *src,
+	       const struct pass_opts *po, const struct decode_opts *o,
+	       struct decode_result *r, struct err *e)
+{
+	pool_hot(1);   /* a step's products come every few hundred µs */
+	int rc = search(m, src, po, o, r, e);
+	pool_hot(0);
 	return rc;
 }
 

@@ -660,6 +660,7 @@ struct trace *forward_run(const struct model *m, const struct pass_input *in,
 				goto oom;
 	}
 
+	pool_hot(1);
 	switch (cfg->arch) {
 	case ARCH_ENC_DEC: {
 		const float *mem = encoder(&c, in);
@@ -690,6 +691,7 @@ struct trace *forward_run(const struct model *m, const struct pass_input *in,
 		break;
 	}
 	}
+	pool_hot(0);
 	if (c.failed)
 		goto oom;
 	free(c.scratch);

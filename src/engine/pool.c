@@ -7,7 +7,11 @@
  * and the caller never waits for a worker that has not started.  Between
  * runs the workers poll for ~50 µs (a pass issues a run every ~100 µs,
  * and a futex wake costs tens of µs), then sleep on a condition variable:
- * an idle program uses no CPU. */
+ * an idle program uses no CPU.  While a pass or a search runs (pool_hot)
+ * they poll for up to 2 ms instead: its longer gaps (a softmax over the
+ * vocabulary, the trace's copies) would otherwise put them to sleep
+ * dozens of times a pass, and each time the next product starts on the
+ * caller alone. */
 #include <cblas.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -18,6 +22,7 @@
 #define MAX_THREADS 64
 #define MAX_TASKS 0xffff
 #define SPIN_NS 50000
+#define SPIN_HOT_NS 2000000
 
 static struct {
 	pthread_once_t once;
@@ -28,6 +33,7 @@ static struct {
 	/* gen << 32 | ntasks << 16 | next task */
 	_Atomic unsigned long long state;
 	atomic_int busy;            /* workers between joining and finishing */
+	atomic_int hot;             /* pool_hot(1) calls not yet undone */
 	pool_fn fn;                 /* written before state, while busy == 0 */
 	void *arg;
 } P = { .once = PTHREAD_ONCE_INIT, .n = 1,
@@ -58,7 +64,8 @@ static int workers_done(unsigned unused)
 	return atomic_load(&P.busy) == 0;
 }
 
-/* Polls until done(v) or SPIN_NS have passed; returns done(v). */
+/* Polls until done(v) or SPIN_NS (SPIN_HOT_NS while hot) have passed;
+ * returns done(v). */
 static int spin_until(int (*done)(unsigned), unsigned v)
 {
 	long long t0 = 0;
@@ -70,11 +77,16 @@ static int spin_until(int (*done)(unsigned), unsigned v)
 			long long t = now_ns();
 			if (!t0)
 				t0 = t;
-			else if (t - t0 > SPIN_NS)
+			else if (t - t0 > (atomic_load(&P.hot) > 0 ? SPIN_HOT_NS : SPIN_NS))
 				return done(v);
 		}
 	}
 	return 1;
+}
+
+void pool_hot(int on)
+{
+	atomic_fetch_add(&P.hot, on ? 1 : -1);
 }
 
 /* Claims and runs tasks of the current run until none is left. */
