@@ -84,8 +84,10 @@ void app_snapshot_step(struct app *a, int delta)
 		a->scr.show_training = 1;
 		return;
 	}
-	/* the last one is the trained weights themselves (F32) */
-	long step = j == c->nsnaps - 1 && b->cfg.snapshot < 0 ? -1 : c->snaps[j].step;
+	/* the last one is the trained weights themselves, as trained (the
+	   file's copy of that step may be stored smaller: F16, or I8 with
+	   scales), also when the stepper opened on a snapshot */
+	long step = j == c->nsnaps - 1 ? -1 : c->snaps[j].step;
 	if (app_snapshot_load(a, step))
 		return;
 	if (app_recompute(a, a->sentence, a->target)) {
