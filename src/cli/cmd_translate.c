@@ -132,7 +132,7 @@ static void print_json(const struct model *m, const struct cli *c,
 	json_ids(m, r->best, r->nbest);
 	char text[4096];
 	printf(",\"text\":");
-	json_str(model_target_text(m, r->best, r->nbest, text, sizeof text));
+	json_str(model_target_text(m, r->best, r->nbest, c->sentence, text, sizeof text));
 	printf(",\"unknown\":[");
 	for (int i = 0; i < in->nunknown; i++) {
 		if (i)
@@ -291,7 +291,7 @@ int cmd_translate(struct cli *c)
 			if (c->steps)
 				print_steps(m, &in, &r, 5, c->sample);
 			char text[4096];
-			safetext_fputs(model_target_text(m, r.best, r.nbest, text, sizeof text), stdout, 0);
+			safetext_fputs(model_target_text(m, r.best, r.nbest, c->sentence, text, sizeof text), stdout, 0);
 			printf("%s\n", r.hit_max_len && m->tgt_sp[TOK_EOS] >= 0 ?
 			       _("   [no </s>: stopped at the length limit]") : "");
 		}

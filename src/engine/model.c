@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "hf.h"
+#include "base/recase.h"
 #include "layout.h"
 #include "model.h"
 #include "model_keys.h"
@@ -738,13 +739,16 @@ size_t model_params(const struct model *m, const char *prefix)
 }
 
 const char *model_target_text(const struct model *m, const int32_t *ids, int n,
-			      char *buf, size_t cap)
+			      const char *typed, char *buf, size_t cap)
 {
 	const char *t[512];
 	int k = n < 512 ? n : 512;
 	for (int i = 0; i < k; i++)
 		t[i] = vocab_str(&m->tgt_vocab, ids[i]);
-	return tokens_join(&m->cfg.tok, (char *const *)t, k, buf, cap);
+	tokens_join(&m->cfg.tok, (char *const *)t, k, buf, cap);
+	if (typed && m->cfg.tok.lowercase)
+		text_recase(typed, buf);
+	return buf;
 }
 
 static int file_exists(const char *p)

@@ -162,10 +162,11 @@ void model_warn_nan(const struct model *m);
 /* Number of parameters in tensors whose name starts with prefix. */
 size_t model_params(const struct model *m, const char *prefix);
 /* Target ids as the text a reader expects (the first 512 of them: BPE
- * pieces and punctuation joined back, tokens_join) into buf[cap].
- * Returns buf. */
+ * pieces and punctuation joined back, tokens_join) into buf[cap]; for a
+ * model that lower-cases its input, with the capitals of typed (the
+ * source sentence, or NULL: base/recase.h).  Returns buf. */
 const char *model_target_text(const struct model *m, const int32_t *ids, int n,
-			      char *buf, size_t cap);
+			      const char *typed, char *buf, size_t cap);
 
 const char *arch_name(enum arch a);
 const char *norm_name(enum norm_style n);

@@ -74,7 +74,7 @@ static void own_translation(struct app *a, const char *sentence, const char *tar
 		a->own_ok = 1;
 		a->own_m = a->m;
 		snprintf(a->own_for, sizeof a->own_for, "%s", sentence);
-		model_target_text(a->m, ids, r.nbest, a->own_text, sizeof a->own_text);
+		model_target_text(a->m, ids, r.nbest, sentence, a->own_text, sizeof a->own_text);
 	}
 	decode_result_free(&r);
 }

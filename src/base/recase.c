@@ -1,0 +1,111 @@
+/* recase.c - capitals of the typed text on a lower-cased output (recase.h). */
+#include <stdint.h>
+#include <string.h>
+
+#include "recase.h"
+#include "utf8.h"
+
+static int is_lower(uint32_t c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 0xe0 && c <= 0xfe && c != 0xf7);
+}
+
+static int is_upper(uint32_t c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 0xc0 && c <= 0xde && c != 0xd7);
+}
+
+static int is_letter(uint32_t c)
+{
+	return is_lower(c) || is_upper(c) || c == 0xdf || c == 0xff;   /* ß ÿ: no pair */
+}
+
+/* Lower and upper case of a Latin-1 letter: 32 apart, as in ASCII. */
+static uint32_t to_lower(uint32_t c)
+{
+	return is_upper(c) ? c + 32 : c;
+}
+
+static uint32_t to_upper(uint32_t c)
+{
+	return is_lower(c) ? c - 32 : c;
+}
+
+/* Rewrites the letter at p (n bytes long) as c, which has its length. */
+static void put_cp(char *p, int n, uint32_t c)
+{
+	char b[4];
+	if (utf8_encode(c, b) == n)
+		memcpy(p, b, (size_t)n);
+}
+
+/* The end of the run of letters starting at s. */
+static const char *word_end(const char *s)
+{
+	uint32_t c;
+	int n;
+	while (*s && (n = utf8_decode((const unsigned char *)s, 4, &c)) && is_letter(c))
+		s += n;
+	return s;
+}
+
+/* Whether out[0..len) is typed[0..len) lower-cased, letter by letter. */
+static int same_lowered(const char *out, const char *typed, size_t len)
+{
+	size_t i = 0;
+	while (i < len) {
+		uint32_t a, b;
+		int na = utf8_decode((const unsigned char *)out + i, len - i, &a);
+		int nb = utf8_decode((const unsigned char *)typed + i, len - i, &b);
+		if (na != nb || a != to_lower(b))
+			return 0;
+		i += (size_t)na;
+	}
+	return 1;
+}
+
+/* Spells every whole word of out equal to typed[0..len) lower-cased as
+ * typed spells it. */
+static void respell(char *out, const char *typed, size_t len)
+{
+	for (char *p = out; *p;) {
+		uint32_t c;
+		int n = utf8_decode((const unsigned char *)p, 4, &c);
+		if (!is_letter(c)) {
+			p += n;
+			continue;
+		}
+		char *e = (char *)word_end(p);
+		if ((size_t)(e - p) == len && same_lowered(p, typed, len))
+			memcpy(p, typed, len);
+		p = e;
+	}
+}
+
+void text_recase(const char *typed, char *out)
+{
+	uint32_t c;
+	int n, first = 1;
+	for (const char *s = typed; *s;) {
+		n = utf8_decode((const unsigned char *)s, 4, &c);
+		if (!is_letter(c)) {
+			s += n;
+			continue;
+		}
+		const char *e = word_end(s);
+		if (first && is_upper(c)) {   /* the output's first letter */
+			for (char *p = out; *p; p += n) {
+				uint32_t o;
+				n = utf8_decode((const unsigned char *)p, 4, &o);
+				if (is_letter(o)) {
+					put_cp(p, n, to_upper(o));
+					break;
+				}
+			}
+		} else if (!first && is_upper(c) && e - s > 1) {
+			respell(out, s, (size_t)(e - s));
+		}
+		first = 0;
+		s = e;
+	}
+}

@@ -1,0 +1,41 @@
+/* test_recase.c - the capitals of the typed text on a lower-cased output
+ * (base/recase.h), against hand-derived expectations. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../tap.h"
+#include "base/recase.h"
+
+static void is(const char *typed, const char *out, const char *want, const char *what)
+{
+	char buf[256];
+	snprintf(buf, sizeof buf, "%s", out);
+	text_recase(typed, buf);
+	tap_str(buf, want, what);
+}
+
+int main(void)
+{
+	is("Where is the library?", "onde está a biblioteca?", "Onde está a biblioteca?",
+	   "a capital first letter gives the output one");
+	is("where is the library?", "onde está a biblioteca?", "onde está a biblioteca?",
+	   "a lower-case one leaves it alone");
+	is("Is it cold?", "é frio?", "É frio?", "é -> É (Latin-1: the same two bytes)");
+	is("\"Where?\"", "\"onde?\"", "\"Onde?\"", "the first letter, not the first byte");
+	is("I love you", "eu te amo", "Eu te amo", "\"I\" starts a sentence");
+	is("Maria is my friend.", "maria é minha amiga.", "Maria é minha amiga.",
+	   "a name at the start");
+	is("I like Maria.", "eu gosto da maria.", "Eu gosto da Maria.",
+	   "a name typed with a capital elsewhere is spelt so");
+	is("I watch TV.", "eu assisto tv.", "Eu assisto TV.", "an acronym keeps its capitals");
+	is("I like Ana and Anabel.", "eu gosto de ana e anabel.", "Eu gosto de Ana e Anabel.",
+	   "whole words only: Ana does not touch anabel");
+	is("I know Ângela.", "eu conheço ângela.", "Eu conheço Ângela.", "Â -> â compared, Â kept");
+	is("I am from Brazil.", "eu sou do brasil.", "Eu sou do brasil.",
+	   "a name the output spells otherwise stays as the model wrote it");
+	is("Hi I am Tom", "oi eu sou o tomate", "Oi eu sou o tomate", "tom is no word of tomate");
+	is("", "abc", "abc", "nothing typed: unchanged");
+	is("Hello", "", "", "an empty output stays empty");
+	is("ÿes", "ÿes", "ÿes", "ÿ has no Latin-1 capital: unchanged");
+	return tap_done();
+}
