@@ -82,29 +82,35 @@ static void respell(char *out, const char *typed, size_t len)
 	}
 }
 
+/* The first letter of out as a capital. */
+static void upper_first(char *out)
+{
+	for (char *p = out; *p;) {
+		uint32_t c;
+		int n = utf8_decode((const unsigned char *)p, 4, &c);
+		if (is_letter(c)) {
+			put_cp(p, n, to_upper(c));
+			return;
+		}
+		p += n;
+	}
+}
+
 void text_recase(const char *typed, char *out)
 {
-	uint32_t c;
-	int n, first = 1;
+	int first = 1;
 	for (const char *s = typed; *s;) {
-		n = utf8_decode((const unsigned char *)s, 4, &c);
+		uint32_t c;
+		int n = utf8_decode((const unsigned char *)s, 4, &c);
 		if (!is_letter(c)) {
 			s += n;
 			continue;
 		}
 		const char *e = word_end(s);
-		if (first && is_upper(c)) {   /* the output's first letter */
-			for (char *p = out; *p; p += n) {
-				uint32_t o;
-				n = utf8_decode((const unsigned char *)p, 4, &o);
-				if (is_letter(o)) {
-					put_cp(p, n, to_upper(o));
-					break;
-				}
-			}
-		} else if (!first && is_upper(c) && e - s > 1) {
+		if (first && is_upper(c))
+			upper_first(out);
+		else if (!first && is_upper(c) && e - s > 1)
 			respell(out, s, (size_t)(e - s));
-		}
 		first = 0;
 		s = e;
 	}
