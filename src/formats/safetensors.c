@@ -620,10 +620,6 @@ int st_to_f32(const struct st_tensor *t, float *out, struct err *e)
 		if (t->nbytes)
 			memcpy(out, b, (size_t)t->nbytes);
 		break;
-	case ST_F16:
-		for (uint64_t i = 0; i < t->numel; i++)
-			out[i] = st_f16(b[2 * i] | (unsigned)b[2 * i + 1] << 8);
-		break;
 	case ST_I8: { /* one scale, or one a row (nscale rows of numel/nscale) */
 		uint64_t cols = t->nscale > 1 ? t->numel / t->nscale : t->numel;
 		for (uint64_t r = 0, i = 0; i < t->numel; r++) {
@@ -633,7 +629,7 @@ int st_to_f32(const struct st_tensor *t, float *out, struct err *e)
 		}
 		break;
 	}
-	default:
+	default:   /* F16, BF16, F64 */
 		for (uint64_t i = 0; i < t->numel; i++)
 			out[i] = st_float_at(t->dtype, b, i);
 		break;
