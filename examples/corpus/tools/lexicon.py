@@ -162,6 +162,20 @@ def overrides(f, n):
     return dict(re.findall(r"(\w+)=(.*?)(?=\s+\w+=|\s*$)", text))
 
 
+def weight(ov):
+    """weight=N (a verb's overrides, an adjective's 4th column, a noun's
+    5th) as the grammar's entry feature "weight: N" (drawn N times as
+    often), or ""."""
+    w = ov.get("weight", "")
+    if w and not w.isdigit():
+        raise ValueError("weight=%s is not a whole number" % w)
+    return "weight: " + w if w else ""
+
+
+def join(*features):
+    return ", ".join(f for f in features if f)
+
+
 # ---- the entries ----
 
 def entries():
@@ -172,7 +186,8 @@ def entries():
         en_sg, _, en_pl = en.partition("/")
         pt_sg, _, pt_pl = pt.partition("/")
         out.append((cls, "noun", [en_sg, en_pl or en_plural(en_sg)],
-                    [pt_sg, pt_pl or pt_plural(pt_sg)], "g: " + g, en_sg, pt_sg))
+                    [pt_sg, pt_pl or pt_plural(pt_sg)],
+                    join("g: " + g, weight(overrides(f, 4))), en_sg, pt_sg))
     for ln, f in rows("adjectives.tsv"):
         cls, en, pt = f[0], f[1], f[2]
         forms = pt.split("/")
@@ -180,10 +195,13 @@ def entries():
             m = forms[0]
             fe = pt_fem(m)
             forms = [m, fe, pt_plural(m), pt_plural(fe)]
-        out.append((cls, "adj", [en], forms, "", en, forms[0]))
+        # optional 4th column weight=N: a common word drawn N times as often
+        extra = weight(overrides(f, 3))
+        out.append((cls, "adj", [en], forms, extra, en, forms[0]))
     for ln, f in rows("verbs.tsv"):
         cls, en, inf = f[0], f[1], f[2]
         ov = overrides(f, 3)
+        w = weight(ov)
         base, _, past = en.partition("/")
         past = ov.get("en_past", past or en_past(base))
         en_f = [ov.get("en3", en_third(base)), base, past, ov.get("enger", en_ing(base))]
@@ -193,10 +211,11 @@ def entries():
             # subject; the past only where English shows it (she read, not
             # reads), and every form without a person (infinitive,
             # gerund, imperative)
-            out.append((cls, "verb", en_f, pt_verb(inf, ov), "t: pres", base, inf))
-            out.append((cls, "verb", en_f, pt_verb(inf, ov), "p: p3, n: sg", base, inf))
+            out.append((cls, "verb", en_f, pt_verb(inf, ov), join("t: pres", w), base, inf))
+            out.append((cls, "verb", en_f, pt_verb(inf, ov), join("p: p3, n: sg", w), base,
+                        inf))
             continue
-        out.append((cls, "verb", en_f, pt_verb(inf, ov), "", base, inf))
+        out.append((cls, "verb", en_f, pt_verb(inf, ov), w, base, inf))
     for ln, f in rows("other.tsv"):
         cls, en, pt = f[0], f[1], f[2]
         extra = f[3] if len(f) > 3 else ""
@@ -366,7 +385,7 @@ def count_food(lines, es):
     for e in es:
         if e[0] == "food" and e[5] not in seen and e[5] not in mass:
             seen.add(e[5])
-            out.append(("/".join(e[2]), "/".join(e[3]), e[4][3:]))
+            out.append(("/".join(e[2]), "/".join(e[3]), e[4][3:4]))
     return [o for o in out if o[0].split("/")[0] not in mass]
 
 
