@@ -305,6 +305,23 @@ static int enumerate(struct gen *x, struct gr_pair *p, int *complete, long *dist
 	return rc;
 }
 
+/* The templates with repeat: N write each of their training pairs N times;
+ * the copies follow the distinct pairs (the trainer shuffles). */
+static int add_copies(struct gen *x)
+{
+	int n = x->train->n;
+	for (int i = 0; i < n; i++) {
+		const struct corpus_pair *p = &x->train->pairs[i];
+		int t = x->seen[*strtab_get(&x->en, p->src)].tmpl;
+		for (int k = 1; k < grammar_template_repeat(x->g, t); k++) {
+			if (corpus_repeat(x->train, i, x->e))
+				return -1;
+			x->st->ncopies++;
+		}
+	}
+	return 0;
+}
+
 int corpus_generate(const struct grammar *g, const struct corpus_gen_opts *o,
 		    struct corpus *train, struct corpus *held,
 		    struct corpus_gen_stats *st, struct err *e)
@@ -350,7 +367,7 @@ int corpus_generate(const struct grammar *g, const struct corpus_gen_opts *o,
 			goto out;
 		}
 	}
-	rc = 0;
+	rc = add_copies(&x);
 out:
 	gr_pair_free(&p);
 	strtab_free(&x.en);

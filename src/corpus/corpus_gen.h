@@ -20,6 +20,7 @@ struct corpus_gen_stats {
 	int ntemplates;
 	int *used;                /* [ntemplates] pairs from each (owned) */
 	int nrequired;            /* required pairs put in training */
+	int ncopies;              /* lines added by repeat: (train->n counts them) */
 	long derivations;         /* derivations tried */
 	int exhaustive;           /* the grammar had to be enumerated */
 };

@@ -372,6 +372,7 @@ static int parse_rule(struct grammar *g, const struct ynode *n, int is_template,
 		return -1;
 	r->line = n->line;
 	r->weight = 1;
+	r->repeat = 1;
 	r->head = -1;
 	/* the id names the rule in messages; a template's name (its id:, else
 	 * its number) is the same in every language */
@@ -402,6 +403,11 @@ static int parse_rule(struct grammar *g, const struct ynode *n, int is_template,
 				return -1;
 			snprintf(idbuf, sizeof idbuf, _("template %s"), v->str);
 			r->name = v->str;
+		} else if (is_template && strcmp(k->str, "repeat") == 0) {
+			long long w;
+			if (ynode_int(&g->doc, v, 1, 100, &w, e))
+				return -1;
+			r->repeat = (int)w;
 		} else if (is_template && strcmp(k->str, "require") == 0) {
 			req = v;
 		} else if (strcmp(k->str, "f") == 0) {
@@ -420,7 +426,7 @@ static int parse_rule(struct grammar *g, const struct ynode *n, int is_template,
 		} else {
 			if (is_template)
 				return err_set(e, "%s:%d: unknown key \"%s\" in a template "
-					       "(expected id, weight, f, slots, en, pt, require)",
+					       "(expected id, weight, repeat, f, slots, en, pt, require)",
 					       g->file, k->line, k->str);
 			return err_set(e, "%s:%d: unknown key \"%s\" in a phrase rule "
 				       "(expected weight, f, slots, en, pt)", g->file, k->line,
@@ -738,6 +744,7 @@ int grammar_ntemplates(const struct grammar *g) { return g->ntmpl; }
 const char *grammar_template_id(const struct grammar *g, int t) { return g->tmpl[t].name; }
 int grammar_template_line(const struct grammar *g, int t) { return g->tmpl[t].line; }
 int grammar_template_weight(const struct grammar *g, int t) { return g->tmpl[t].weight; }
+int grammar_template_repeat(const struct grammar *g, int t) { return g->tmpl[t].repeat; }
 int grammar_templates_line(const struct grammar *g) { return g->tmpl_line; }
 int grammar_nrequired(const struct grammar *g, int t) { return g->tmpl[t].nreq; }
 

@@ -95,6 +95,10 @@ int grammar_ntemplates(const struct grammar *g);
 const char *grammar_template_id(const struct grammar *g, int t);
 int grammar_template_line(const struct grammar *g, int t);
 int grammar_template_weight(const struct grammar *g, int t);
+/* How many lines of the training file each of its pairs fills (repeat:,
+ * default 1): the phrases students write most, seen as often as they are
+ * met, though the grammar has only a few of them. */
+int grammar_template_repeat(const struct grammar *g, int t);
 /* Line of the top-level "templates:" key (for grammar-wide messages). */
 int grammar_templates_line(const struct grammar *g);
 

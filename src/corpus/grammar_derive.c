@@ -336,7 +336,8 @@ static int expand_class(struct ctx *x, const struct gr_rule *r,
 				     en->f[side][f] == env[side][f];
 		for (int d = 0; ok && d < s->ndiffer; d++)
 			ok = !keys_overlap(en->key, done[s->differ[d]].key);
-		if (ok && x->ch->only_words)
+		/* a slot of the Portuguese only (link:) shows no English word */
+		if (ok && x->ch->only_words && s->count[EN] > 0)
 			ok = entry_allowed(g, en, x->ch->only_words);
 		if (ok) {
 			x->cand[n++] = i;

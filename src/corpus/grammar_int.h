@@ -101,6 +101,7 @@ struct gr_rule {
 	const char *id;           /* "template NAME" or "phrase NAME rule K" */
 	const char *name;         /* templates: the bare id */
 	int line, weight;
+	int repeat;               /* templates: lines each training pair fills */
 	struct gr_fspec spec;
 	struct gr_slot *slots;
 	int nslots;

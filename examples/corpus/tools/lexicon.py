@@ -423,6 +423,9 @@ def grammar(es):
         if cls == "quality" and re.match(r"^      - \{en: (clean|dirty),", l):
             i += 1          # estar says them: tstate (adjectives.tsv)
             continue
+        if cls == "mood" and re.match(r"^      - \{en: (happy|sad),", l):
+            i += 1          # estar says them of a person: state (adjectives.tsv)
+            continue
         if l == "  adj_thing: {union: [size, color, quality]}":
             out += ["  adj_thing: {union: [size, color, quality, tstate]}",
                     "  adj_ser: {union: [size, color, quality]}   # what ser says of things"]
