@@ -356,6 +356,14 @@ BARE_PHRASE = [
     "      - {weight: 2, slots: {N: {sym: count_food, n: pl}}, en: N, pt: N}",
     "      - {slots: {N: {sym: thing, n: pl}}, en: N, pt: N}",
     "      - {slots: {I: {sym: a, agree: N}, N: container, M: mass}, en: I N of M, pt: I N de=of M}",
+    "  np_person_sg:             # one person: my mother is a nurse -> minha mãe é uma enfermeira",
+    "    head: N",
+    "    rules:",
+    "      - {weight: 3, slots: {D: {sym: the, agree: N}, N: {sym: person, n: sg}}, en: D N, pt: D N}",
+    "      - {weight: 3, slots: {P: {sym: my, agree: N}, N: {sym: person, n: sg}}, en: P N, pt: P N}",
+    "      - {weight: 2, slots: {H: his, X: {sym: the, agree: N, link: H}, N: {sym: person, n: sg}}, en: H N, pt: X N H}",
+    "      - {slots: {M: {sym: this, agree: N}, N: {sym: person, n: sg}}, en: M N, pt: M N}",
+    "      - {slots: {N: name}, en: N, pt: N}",
 ]
 # abbreviations hunspell knows in capitals only (the corpus is lower case)
 ABBREV = {"tv"}
