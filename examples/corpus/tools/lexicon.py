@@ -293,6 +293,9 @@ NAMES = ["anna", "maria", "john", "pedro", "lucas", "sofia", "mike", "sarah", "t
          "emma", "david", "laura", "carlos", "julia", "ana", "daniel", "peter", "lisa",
          "ben", "kate", "paulo", "marcos", "beatriz", "rafael", "alice", "joão", "luiza",
          "gabriel", "mary", "james"]
+# the women's names of NAMES: maria is a teacher -> maria é uma professora
+FEMALE = {"anna", "maria", "sofia", "sarah", "emma", "laura", "julia", "ana", "lisa", "kate",
+          "beatriz", "alice", "luiza", "mary"}
 # the new classes: (name, comment, definition lines); their words come
 # from other.tsv
 NEW_CLASSES = [
@@ -479,7 +482,8 @@ def grammar(es):
             out += ["      - {en: %s, pt: %s, g: %s}" % (e, p, g) for e, p, g in count_food(lines, es)]
             out += ["  name:                     # my name is anna . -> meu nome é anna .",
                     "    en: [any]", "    pt: [any]", "    words:"]
-            out += ["      - {en: %s, pt: %s}" % (n, n) for n in NAMES]
+            out += ["      - {en: %s, pt: %s, g: %s}" % (n, n, "f" if n in FEMALE else "m")
+                    for n in NAMES]
             out.append("")
             out.append(l)
             out += BARE_PHRASE
