@@ -276,37 +276,22 @@ void corpus_free(struct corpus *c)
 	memset(c, 0, sizeof *c);
 }
 
-/* The alignment column of p ("0-0 1-2"), malloc'd; NULL when p has none
- * or out of memory (*oom tells which). */
-static char *align_text(const struct corpus_pair *p, int *oom)
-{
-	*oom = 0;
-	if (p->nalign < 0)
-		return NULL;
-	size_t cap = (size_t)p->nalign * 24 + 1, used = 0;
-	char *s = malloc(cap);
-	if (!s) {
-		*oom = 1;
-		return NULL;
-	}
-	s[0] = 0;
-	for (int k = 0; k < p->nalign; k++)
-		used += (size_t)snprintf(s + used, cap - used, "%s%d-%d", k ? " " : "",
-					 (int)p->align[2 * k], (int)p->align[2 * k + 1]);
-	return s;
-}
-
 int corpus_repeat(struct corpus *c, int i, struct err *e)
 {
-	int oom;
-	char *align = align_text(&c->pairs[i], &oom);
-	if (oom)
+	struct corpus_pair p = c->pairs[i];
+	size_t na = p.nalign > 0 ? (size_t)p.nalign * 2 * sizeof *p.align : 0;
+	p.src = strdup(p.src);
+	p.tgt = strdup(p.tgt);
+	p.align = na ? malloc(na) : NULL;
+	if (p.align)
+		memcpy(p.align, c->pairs[i].align, na);
+	if (!p.src || !p.tgt || (na && !p.align) || push_pair(c, &p)) {
+		free(p.src);
+		free(p.tgt);
+		free(p.align);
 		return err_set(e, "out of memory");
-	/* the strings stay put when corpus_add moves the array */
-	const char *src = c->pairs[i].src, *tgt = c->pairs[i].tgt;
-	int rc = corpus_add(c, src, tgt, align, e);
-	free(align);
-	return rc;
+	}
+	return 0;
 }
 
 int corpus_write_tsv(const struct corpus *c, const char *path, struct err *e)
@@ -317,14 +302,14 @@ int corpus_write_tsv(const struct corpus *c, const char *path, struct err *e)
 	FILE *f = sf.fp;
 	for (int i = 0; i < c->n; i++) {
 		const struct corpus_pair *p = &c->pairs[i];
-		int oom;
-		char *align = align_text(p, &oom);
-		if (oom) {
-			safefile_abort(&sf);
-			return err_set(e, "out of memory");
+		fprintf(f, "%s\t%s", p->src, p->tgt);
+		if (p->nalign >= 0) {
+			fputc('\t', f);
+			for (int k = 0; k < p->nalign; k++)
+				fprintf(f, "%s%d-%d", k ? " " : "", (int)p->align[2 * k],
+					(int)p->align[2 * k + 1]);
 		}
-		fprintf(f, "%s\t%s%s%s\n", p->src, p->tgt, align ? "\t" : "", align ? align : "");
-		free(align);
+		fputc('\n', f);
 	}
 	return safefile_commit(&sf, e);
 }

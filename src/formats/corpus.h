@@ -60,9 +60,10 @@ void corpus_free(struct corpus *c);
 int corpus_add(struct corpus *c, const char *src, const char *tgt,
 	       const char *align, struct err *e);
 
-/* Writes c in the TSV format. */
 /* Appends a copy of pair i (its sentences and alignment). */
 int corpus_repeat(struct corpus *c, int i, struct err *e);
+
+/* Writes c in the TSV format. */
 int corpus_write_tsv(const struct corpus *c, const char *path, struct err *e);
 
 /* Writes the vocabulary of one side (0 source, 1 target) of c; *ntok, if
