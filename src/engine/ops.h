@@ -35,6 +35,11 @@ void op_softmax_rows(float *x, int rows, int cols);
 void op_layernorm(const float *x, int n, int d, const float *g, const float *b,
 		  float eps, float *y);
 
+/* One row of op_layernorm, and its mean and 1/sqrt(var + eps) (either
+ * may be NULL): the trainer's forward, the same arithmetic. */
+void op_layernorm_row(const float *x, int d, const float *g, const float *b,
+		      float eps, float *y, float *mean, float *rstd);
+
 /* y = (x - mean) / (std + eps) · g + b per row, std unbiased (d − 1): the
  * Annotated Transformer's LayerNorm. */
 void op_layernorm_std(const float *x, int n, int d, const float *g,

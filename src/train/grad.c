@@ -31,27 +31,9 @@ void grad_layernorm_fwd(const float *x, int n, int d, const float *g,
 			const float *b, float eps, float *y, float *mean,
 			float *rstd)
 {
-	/* the arithmetic of op_layernorm, step for step */
-	for (int i = 0; i < n; i++) {
-		const float *xr = x + (size_t)i * d;
-		float *yr = y + (size_t)i * d;
-		double mu = 0, var = 0;
-		for (int j = 0; j < d; j++)
-			mu += xr[j];
-		mu /= d;
-		for (int j = 0; j < d; j++) {
-			double c = xr[j] - mu;
-			var += c * c;
-		}
-		var /= d;
-		float inv = (float)(1.0 / sqrt(var + eps));
-		for (int j = 0; j < d; j++) {
-			float v = (float)(xr[j] - mu) * inv;
-			yr[j] = v * (g ? g[j] : 1.0f) + (b ? b[j] : 0.0f);
-		}
-		mean[i] = (float)mu;
-		rstd[i] = inv;
-	}
+	for (int i = 0; i < n; i++)
+		op_layernorm_row(x + (size_t)i * d, d, g, b, eps, y + (size_t)i * d,
+				 mean + i, rstd + i);
 }
 
 void grad_layernorm_bwd(const float *dy, const float *x, const float *mean,
