@@ -160,35 +160,40 @@ static void name2(char *buf, const char *prefix, const char *suffix)
 	snprintf(buf, STAGE_NAME_MAX, "%s.%s", prefix, suffix);
 }
 
-/* Splits packed projections p[n, ld] (head h at columns off + h·dk) into
- * out[h, n, dk]. */
-static void split_heads(const struct ctx *c, const float *p, int ld, int off,
-			int n, float *out)
+/* Rows [n, dk] of head hh from packed projections p[n, ld] (head 0 at
+ * column 0), into out[n, dk]. */
+static void head_rows(const float *p, int ld, int hh, int n, int dk, float *out)
 {
-	for (int hh = 0; hh < c->h; hh++)
-		for (int i = 0; i < n; i++)
-			memcpy(out + ((size_t)hh * n + i) * c->dk,
-			       p + (size_t)i * ld + off + hh * c->dk,
-			       (size_t)c->dk * sizeof *out);
+	for (int i = 0; i < n; i++)
+		memcpy(out + (size_t)i * dk, p + (size_t)i * ld + hh * dk,
+		       (size_t)dk * sizeof *out);
 }
 
 struct heads_job {
-	const float *q, *k, *v;   /* [h, nq, dk], [h, nk, dk], [h, nk, dk] */
+	const float *pq, *pkv;    /* packed Q [nq, ldq]; K|V [nk, ldkv], V at +d */
+	int ldq, ldkv, d;
+	float *q, *k, *v;         /* [h, nq, dk], [h, nk, dk], [h, nk, dk] */
 	float *sc, *mk, *wt;      /* [h, nq, nk] scores, masked, weights */
-	float *hd;                /* [h, nq, dk] */
+	float *hd, *cat;          /* [h, nq, dk], [nq, d] */
 	int h, nq, nk, dk, key_len, causal, ablate;
 };
 
-/* Head hh: QKᵀ/√dk, then row by row the mask and the softmax while the
- * row is in cache, then weights·V. */
+/* Head hh: its columns of the packed projections, QKᵀ/√dk, then row by
+ * row the mask and the softmax while the row is in cache, weights·V, and
+ * its columns of the concatenation.  Every copy is the head's own, so
+ * they run on the threads with the products. */
 static void head_task(void *arg, int hh, int nheads)
 {
 	const struct heads_job *j = arg;
 	const int nq = j->nq, nk = j->nk, dk = j->dk;
 	const size_t qk = (size_t)nq * nk;
+	float *q = j->q + (size_t)hh * nq * dk, *k = j->k + (size_t)hh * nk * dk,
+	      *v = j->v + (size_t)hh * nk * dk;
 	float *sc = j->sc + hh * qk, *mk = j->mk + hh * qk, *wt = j->wt + hh * qk;
-	op_matmul_nt(j->q + (size_t)hh * nq * dk, dk, j->k + (size_t)hh * nk * dk,
-		     dk, sc, nk, nq, nk, dk, 1.0f / sqrtf((float)dk));
+	head_rows(j->pq, j->ldq, hh, nq, dk, q);
+	head_rows(j->pkv, j->ldkv, hh, nk, dk, k);
+	head_rows(j->pkv + j->d, j->ldkv, hh, nk, dk, v);
+	op_matmul_nt(q, dk, k, dk, sc, nk, nq, nk, dk, 1.0f / sqrtf((float)dk));
 	for (int i = 0; i < nq; i++) {
 		const float *sr = sc + (size_t)i * nk;
 		float *mr = mk + (size_t)i * nk, *wr = wt + (size_t)i * nk;
@@ -205,7 +210,10 @@ static void head_task(void *arg, int hh, int nheads)
 	if (hh == j->ablate)   /* what-if: this head's output is zero */
 		memset(hd, 0, (size_t)nq * dk * sizeof *hd);
 	else
-		op_matmul_nn(wt, nk, j->v + (size_t)hh * nk * dk, dk, hd, dk, nq, dk, nk);
+		op_matmul_nn(wt, nk, v, dk, hd, dk, nq, dk, nk);
+	for (int i = 0; i < nq; i++)
+		memcpy(j->cat + (size_t)i * j->d + hh * dk, hd + (size_t)i * dk,
+		       (size_t)dk * sizeof *hd);
 }
 
 /* Multi-head attention of queries from xq[nq, d] over keys/values from
@@ -232,19 +240,20 @@ static const float *attention(struct ctx *c, enum block blk, int layer,
 	if (c->failed)
 		return NULL;
 
-	/* projections: one product for Q|K|V (self) or Q and K|V (cross) */
+	/* projections: one product for Q|K|V (self) or Q and K|V (cross);
+	   the scratch holds [max(nq, nk), 3d] */
+	const float *pq = c->scratch, *pkv = c->scratch + d;
+	int ldq = 3 * d, ldkv = 3 * d;
 	if (!cross) {
 		op_linear(xq, nq, d, w->in_w, w->in_b, 3 * d, c->scratch);
-		split_heads(c, c->scratch, 3 * d, 0, nq, q);
-		split_heads(c, c->scratch, 3 * d, d, nq, k);
-		split_heads(c, c->scratch, 3 * d, 2 * d, nq, v);
 	} else {
+		float *kv = c->scratch + (size_t)nq * d;
 		op_linear(xq, nq, d, w->in_w, w->in_b, d, c->scratch);
-		split_heads(c, c->scratch, d, 0, nq, q);
 		op_linear(xkv, nk, d, w->in_w + (size_t)d * d,
-			  w->in_b ? w->in_b + d : NULL, 2 * d, c->scratch);
-		split_heads(c, c->scratch, 2 * d, 0, nk, k);
-		split_heads(c, c->scratch, 2 * d, d, nk, v);
+			  w->in_b ? w->in_b + d : NULL, 2 * d, kv);
+		pkv = kv;
+		ldq = d;
+		ldkv = 2 * d;
 	}
 
 	name2(nm, prefix, "scores");
@@ -255,13 +264,18 @@ static const float *attention(struct ctx *c, enum block blk, int layer,
 	wt = cube(c, SK_WEIGHTS, blk, layer, F_WEIGHTS, nq, qax, nk, kax, nm);
 	name2(nm, prefix, "heads");
 	hd = cube(c, SK_PERHEAD, blk, layer, F_HEADS, nq, qax, dk, AX_NONE, nm);
+	name2(nm, prefix, "concat");
+	cat = mat(c, SK_VECTORS, blk, layer, F_CONCAT, nq, qax, d, AX_NONE, nm);
+	name2(nm, prefix, "out");
+	out = mat(c, SK_VECTORS, blk, layer, F_OUT, nq, qax, d, AX_NONE, nm);
 	if (c->failed)
 		return NULL;
 
 	struct heads_job j = {
+		.pq = pq, .pkv = pkv, .ldq = ldq, .ldkv = ldkv, .d = d,
 		.q = q, .k = k, .v = v, .sc = sc, .mk = mk, .wt = wt, .hd = hd,
-		.h = h, .nq = nq, .nk = nk, .dk = dk, .key_len = key_len,
-		.causal = causal, .ablate = ablate,
+		.cat = cat, .h = h, .nq = nq, .nk = nk, .dk = dk,
+		.key_len = key_len, .causal = causal, .ablate = ablate,
 	};
 	/* one task per head */
 	if ((double)h * nq * nk * dk >= 1 << 16)
@@ -269,18 +283,6 @@ static const float *attention(struct ctx *c, enum block blk, int layer,
 	else
 		for (int hh = 0; hh < h; hh++)
 			head_task(&j, hh, h);
-
-	name2(nm, prefix, "concat");
-	cat = mat(c, SK_VECTORS, blk, layer, F_CONCAT, nq, qax, d, AX_NONE, nm);
-	name2(nm, prefix, "out");
-	out = mat(c, SK_VECTORS, blk, layer, F_OUT, nq, qax, d, AX_NONE, nm);
-	if (c->failed)
-		return NULL;
-	for (int hh = 0; hh < h; hh++)
-		for (int i = 0; i < nq; i++)
-			memcpy(cat + (size_t)i * d + hh * dk,
-			       hd + ((size_t)hh * nq + i) * dk,
-			       (size_t)dk * sizeof *cat);
 	op_linear(cat, nq, d, w->out_w, w->out_b, d, out);
 	return out;
 }
