@@ -320,13 +320,21 @@ static const float *sublayer_out(struct ctx *c, enum block blk, int layer,
 		       n, ax, c->d, AX_NONE, nm);
 	if (!a)
 		return NULL;
-	op_add(x, y, a, (size_t)n * c->d);
-	if (ns != NORM_POST)
+	if (ns != NORM_POST) {
+		op_add(x, y, a, (size_t)n * c->d);
 		return a;
+	}
 	snprintf(nm, sizeof nm, "%s.norm%d", prefix, k);
 	float *o = mat(c, SK_VECTORS, blk, layer, F_NORM, n, ax, c->d, AX_NONE, nm);
-	if (o)
-		forward_norm(&c->m->cfg, a, n, g, b, o);
+	if (!o)
+		return NULL;
+	const struct config *cfg = &c->m->cfg;
+	if (cfg->norm_kind == NK_STD) {
+		op_add(x, y, a, (size_t)n * c->d);
+		forward_norm(cfg, a, n, g, b, o);
+	} else {   /* the add and the norm in one pass over the rows */
+		op_add_layernorm(x, y, n, c->d, g, b, (float)cfg->norm_eps, a, o);
+	}
 	return o;
 }
 

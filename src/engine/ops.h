@@ -35,6 +35,12 @@ void op_softmax_rows(float *x, int rows, int cols);
 void op_layernorm(const float *x, int n, int d, const float *g, const float *b,
 		  float eps, float *y);
 
+/* sum = x + r, then y = op_layernorm(sum), row by row while the row is in
+ * cache (the residual and the norm of a post-norm sublayer). */
+void op_add_layernorm(const float *x, const float *r, int n, int d,
+		      const float *g, const float *b, float eps, float *sum,
+		      float *y);
+
 /* One row of op_layernorm, and its mean and 1/sqrt(var + eps) (either
  * may be NULL): the trainer's forward, the same arithmetic. */
 void op_layernorm_row(const float *x, int d, const float *g, const float *b,
