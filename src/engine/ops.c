@@ -24,7 +24,7 @@
 
 static int cols_per_task(int n, int in, int out)
 {
-	const int k = pool_threads() * TASKS_PER_THREAD;
+	const int k = pool_threads();
 	int per = n <= 16 && (double)n * in * 16 <= SMALL_PRODUCT ?
 		  (int)(SMALL_PRODUCT / ((double)n * in)) / 16 * 16 : (out + k - 1) / k;
 	per = (per + 15) / 16 * 16;
