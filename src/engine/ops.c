@@ -221,7 +221,7 @@ static void layernorm_task(void *arg, int t, int ntasks)
 
 static void layernorm_rows(struct ln_job *a)
 {
-	if ((size_t)a->n * a->d >= 1 << 14 && a->n > 1) {
+	if ((size_t)a->n * a->d >= 1 << 12 && a->n > 1) {
 		int k = pool_threads() * TASKS_PER_THREAD;
 		a->per = (a->n + k - 1) / k;
 		pool_run(layernorm_task, a, (a->n + a->per - 1) / a->per);
