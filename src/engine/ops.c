@@ -2,6 +2,7 @@
 #include <cblas.h>
 #include <math.h>
 #include <string.h>
+#include <time.h>
 
 #include "ops.h"
 #include "pool.h"
@@ -67,16 +68,55 @@ static void linear_task(void *arg, int t, int ntasks)
 	act_rows(a->y + j0, a->n, a->out, m, a->act);
 }
 
+/* bench's meter (op_meter): one thread calls op_linear_act at a time */
+static struct {
+	int on;
+	double ns, flops;
+} meter;
+
+void op_meter(int on)
+{
+	meter.on = on;
+	if (on)
+		meter.ns = meter.flops = 0;
+}
+
+void op_meter_read(double *ms, double *flops)
+{
+	*ms = meter.ns * 1e-6;
+	*flops = meter.flops;
+}
+
+static double now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static void linear_run(struct linear_job *a)
+{
+	const int n = a->n, in = a->in, out = a->out;
+	/* below ~0.25 M multiply-adds a second thread costs more than it gives */
+	if ((double)n * in * out >= 1 << 18 && out > 16) {
+		a->per = cols_per_task(n, in, out);
+		pool_run(linear_task, a, (out + a->per - 1) / a->per);
+	} else {
+		linear_task(a, 0, 1);
+	}
+}
+
 void op_linear_act(const float *x, int n, int in, const float *w, const float *b,
 		   int out, float *y, enum op_act act)
 {
 	struct linear_job a = { x, w, b, y, n, in, out, act, out };
-	/* below ~0.25 M multiply-adds a second thread costs more than it gives */
-	if ((double)n * in * out >= 1 << 18 && out > 16) {
-		a.per = cols_per_task(n, in, out);
-		pool_run(linear_task, &a, (out + a.per - 1) / a.per);
+	if (meter.on) {
+		const double t0 = now_ns();
+		linear_run(&a);
+		meter.ns += now_ns() - t0;
+		meter.flops += 2.0 * n * in * out;
 	} else {
-		linear_task(&a, 0, 1);
+		linear_run(&a);
 	}
 }
 

@@ -18,6 +18,11 @@ enum op_act { OP_IDENTITY, OP_RELU, OP_GELU };
 void op_linear_act(const float *x, int n, int in, const float *w, const float *b,
 		   int out, float *y, enum op_act act);
 
+/* For bench: op_meter(1) zeroes a count of the wall time and the FLOPs of
+ * op_linear(_act)'s products and starts it, op_meter(0) stops it. */
+void op_meter(int on);
+void op_meter_read(double *ms, double *flops);
+
 /* c[m, n] = alpha · a[m, k] · b[n, k]ᵀ, with leading dimensions. */
 void op_matmul_nt(const float *a, int lda, const float *b, int ldb, float *c,
 		  int ldc, int m, int n, int k, float alpha);

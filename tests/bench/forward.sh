@@ -3,6 +3,8 @@
 # run's figures: the traced pass (time, GFLOP/s, the 1024³ sgemm GFLOP/s
 # measured between its passes and their ratio, which is what holds on a
 # noisy machine, and the CPU ms a pass costs over all threads), the
+# pass's linear products alone (their time, GFLOP/s and ratio: the ceiling
+# of the pass's ratio) and the rest of the pass, the
 # stepper's costs at 52+52 tokens (recompute + frame, the mask diff's two
 # passes + frame, a step's frame) and beam search 4 × 48 tokens with the
 # key/value cache.
@@ -32,6 +34,9 @@ grep -m1 '^blas=' "$out" || true
 echo "pass: S=$(med model= S) T=$(med model= T) median_ms=$(med median_ms= median_ms)" \
      "gflops=$(med flops= gflops) sgemm_1024_gflops=$(med sgemm_1024 sgemm_1024_gflops)" \
      "ratio=$(med sgemm_1024 ratio) cpu_ms=$(med cpu_ms= cpu_ms)"
+echo "products: median_ms=$(med products_ms= products_ms)" \
+     "gflops=$(med products_ms= products_gflops) ratio=$(med products_ms= products_ratio)" \
+     "rest_ms=$(med products_ms= rest_ms)"
 if grep -q '^frame:' "$out"; then
 	echo "frame_ms=$(med frame: median_ms) recompute_frame_ms=$(med recompute+frame: median_ms)"
 fi
