@@ -217,10 +217,18 @@ void op_softmax_rows(float *x, int rows, int cols)
 /* y = (x − mean)·inv·g + b for one row, inv = 1 / (sd + add) with sd
  * the square root of var + eps (biased, torch) or of the unbiased var
  * (the Annotated Transformer's, then + eps outside the root). */
-static void norm_row(const float *x, int d, double mu, float inv,
-		     const float *g, const float *b, float *y)
+static void norm_row(const float *restrict x, int d, double mu, float inv,
+		     const float *restrict g, const float *restrict b,
+		     float *restrict y)
 {
-	for (int j = 0; j < d; j++) {
+	int j = 0;
+	if (g && b)   /* the usual case, in blocks that -O2 vectorises */
+		for (; j + LANES <= d; j += LANES)
+			for (int k = 0; k < LANES; k++) {
+				const float v = (float)(x[j + k] - mu) * inv;
+				y[j + k] = v * g[j + k] + b[j + k];
+			}
+	for (; j < d; j++) {
 		const float v = (float)(x[j] - mu) * inv;
 		y[j] = v * (g ? g[j] : 1.0f) + (b ? b[j] : 0.0f);
 	}
@@ -320,7 +328,8 @@ void op_relu(float *x, size_t n)
 		x[i] = x[i] > 0 ? x[i] : 0;
 }
 
-void op_add(const float *a, const float *b, float *y, size_t n)
+void op_add(const float *restrict a, const float *restrict b, float *restrict y,
+	    size_t n)
 {
 	size_t i = 0;
 	for (; i + 16 <= n; i += 16)

@@ -57,7 +57,9 @@ void op_layernorm_std(const float *x, int n, int d, const float *g,
 		      const float *b, float eps, float *y);
 
 void op_relu(float *x, size_t n);
-void op_add(const float *a, const float *b, float *y, size_t n);   /* y = a + b */
+/* y = a + b; y overlaps neither */
+void op_add(const float *restrict a, const float *restrict b, float *restrict y,
+	    size_t n);
 void op_gelu(float *x, size_t n);     /* exact: x·Φ(x), with erf */
 void op_gelu_new(float *x, size_t n); /* tanh approximation (GPT-2, minGPT) */
 
