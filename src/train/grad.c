@@ -156,7 +156,7 @@ void grad_attn_fwd(const struct grad_attn *a, const float *q, int ldq,
 				for (int j = 0; j < nk; j++)
 					if (masked(a, b, i, j))
 						A[(size_t)i * nk + j] = -INFINITY;
-			op_softmax_rows(A, nq, nk);
+			op_softmax_rows_expf(A, nq, nk);
 			float *cb = ctx + (size_t)b * nq * d + hh * dk;
 			if (nk > 0)
 				op_matmul_nn(A, nk, vb, ldv, cb, d, nq, dk, nk);

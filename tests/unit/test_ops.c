@@ -223,6 +223,40 @@ static void test_softmax(void)
 	tap_ok(order_bad == 0, "random rows: order of scores kept (%d wrong)", order_bad);
 	free(r);
 	free(orig);
+
+	/* the engine's own exp against exp() in double: rows of every length
+	   up to 70 (the blocks of four and their tails), scores spread over
+	   [-100, 20] so that some weights fall below e^-87 (then 0) */
+	double rel = 0, rel_libm = 0, tiny = 0;
+	for (int c = 1; c <= 70; c++) {
+		float a[70], b[70];
+		double e[70], sum = 0;
+		float mx = -INFINITY;
+		for (int j = 0; j < c; j++) {
+			a[j] = b[j] = (float)((j * 7919 + c * 104729) % 12000) / 100.0f - 100.0f;
+			mx = a[j] > mx ? a[j] : mx;
+		}
+		for (int j = 0; j < c; j++)   /* the score less the max, in float as both do */
+			sum += e[j] = exp((double)(a[j] - mx));
+		op_softmax_rows(a, 1, c);
+		op_softmax_rows_expf(b, 1, c);
+		for (int j = 0; j < c; j++) {
+			const double w = e[j] / sum;
+			if (w < 1e-37) {   /* below the normal floats */
+				tiny = fabs(a[j]) > tiny ? fabs(a[j]) : tiny;
+				continue;
+			}
+			rel = fabs(a[j] - w) / w > rel ? fabs(a[j] - w) / w : rel;
+			rel_libm = fabs(b[j] - w) / w > rel_libm ? fabs(b[j] - w) / w : rel_libm;
+		}
+	}
+	tap_ok(rel < 3e-7, "softmax against exp() in double, lengths 1-70: max relative error %.3g", rel);
+	tap_ok(rel_libm < 3e-7, "the expf softmax (the trainer's) likewise: %.3g", rel_libm);
+	tap_ok(tiny < 1e-37, "weights below e^-87 of the largest are 0 or tiny (%.3g)", tiny);
+	float nanrow[5] = { 1, NAN, 2, 3, 4 };
+	op_softmax_rows(nanrow, 1, 5);
+	tap_ok(isnan(nanrow[1]) && isnan(nanrow[4]),
+	       "a NaN score makes the row NaN, as with expf (not silently 0)");
 }
 
 static void test_layernorm(void)
