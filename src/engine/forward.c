@@ -6,7 +6,7 @@
  *
  * Every intermediate is a stage of the trace (computation order); the only
  * scratch buffer holds packed Q|K|V projections before they are split per
- * head. */
+ * head, and each head's Kᵀ. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +24,7 @@ struct ctx {
 	const struct pass_opts *o;
 	struct err *e;
 	int d, h, dk, F;
-	float *scratch;   /* [max(S, T), 3d] */
+	float *scratch;   /* [max(S, T), 4d]: Q|K|V projections, Kᵀ per head */
 	int failed;
 };
 
@@ -173,6 +173,7 @@ struct heads_job {
 	const float *pq, *pkv;    /* packed Q [nq, ldq]; K|V [nk, ldkv], V at +d */
 	int ldq, ldkv, d;
 	float *q, *k, *v;         /* [h, nq, dk], [h, nk, dk], [h, nk, dk] */
+	float *kt;                /* [h, dk, nk]: K transposed, for Q·Kᵀ as an NN product */
 	float *sc, *mk, *wt;      /* [h, nq, nk] scores, masked, weights */
 	float *hd, *cat;          /* [h, nq, dk], [nq, d] */
 	int h, nq, nk, dk, key_len, causal, ablate;
@@ -193,7 +194,9 @@ static void head_task(void *arg, int hh, int nheads)
 	head_rows(j->pq, j->ldq, hh, nq, dk, q);
 	head_rows(j->pkv, j->ldkv, hh, nk, dk, k);
 	head_rows(j->pkv + j->d, j->ldkv, hh, nk, dk, v);
-	op_matmul_nt(q, dk, k, dk, sc, nk, nq, nk, dk, 1.0f / sqrtf((float)dk));
+	float *kt = j->kt + (size_t)hh * dk * nk;
+	op_transpose(k, nk, dk, kt);
+	op_matmul_nn(q, dk, kt, nk, sc, nk, nq, nk, dk, 1.0f / sqrtf((float)dk));
 	for (int i = 0; i < nq; i++) {
 		const float *sr = sc + (size_t)i * nk;
 		float *mr = mk + (size_t)i * nk, *wr = wt + (size_t)i * nk;
@@ -210,7 +213,7 @@ static void head_task(void *arg, int hh, int nheads)
 	if (hh == j->ablate)   /* what-if: this head's output is zero */
 		memset(hd, 0, (size_t)nq * dk * sizeof *hd);
 	else
-		op_matmul_nn(wt, nk, v, dk, hd, dk, nq, dk, nk);
+		op_matmul_nn(wt, nk, v, dk, hd, dk, nq, dk, nk, 1.0f);
 	for (int i = 0; i < nq; i++)
 		memcpy(j->cat + (size_t)i * j->d + hh * dk, hd + (size_t)i * dk,
 		       (size_t)dk * sizeof *hd);
@@ -241,12 +244,14 @@ static const float *attention(struct ctx *c, enum block blk, int layer,
 		return NULL;
 
 	/* projections: one product for Q|K|V (self) or Q and K|V (cross);
-	   the scratch holds [max(nq, nk), 3d] */
+	   the scratch holds [max(nq, nk), 4d]: them, then Kᵀ per head */
 	const float *pq = c->scratch, *pkv = c->scratch + d;
+	float *kt = c->scratch + (size_t)nq * 3 * d;
 	int ldq = 3 * d, ldkv = 3 * d;
 	if (!cross) {
 		op_linear(xq, nq, d, w->in_w, w->in_b, 3 * d, c->scratch);
 	} else {
+		kt = c->scratch + (size_t)nq * d + (size_t)nk * 2 * d;
 		float *kv = c->scratch + (size_t)nq * d;
 		op_linear(xq, nq, d, w->in_w, w->in_b, d, c->scratch);
 		op_linear(xkv, nk, d, w->in_w + (size_t)d * d,
@@ -273,7 +278,7 @@ static const float *attention(struct ctx *c, enum block blk, int layer,
 
 	struct heads_job j = {
 		.pq = pq, .pkv = pkv, .ldq = ldq, .ldkv = ldkv, .d = d,
-		.q = q, .k = k, .v = v, .sc = sc, .mk = mk, .wt = wt, .hd = hd,
+		.q = q, .k = k, .v = v, .kt = kt, .sc = sc, .mk = mk, .wt = wt, .hd = hd,
 		.cat = cat, .h = h, .nq = nq, .nk = nk, .dk = dk,
 		.key_len = key_len, .causal = causal, .ablate = ablate,
 	};
@@ -638,7 +643,7 @@ struct trace *forward_run(const struct model *m, const struct pass_input *in,
 	if (reuse)
 		trace_reset(reuse);
 	c.t = reuse ? reuse : trace_new();
-	c.scratch = malloc((size_t)(nmax ? nmax : 1) * 3 * c.d * sizeof *c.scratch);
+	c.scratch = malloc((size_t)(nmax ? nmax : 1) * 4 * c.d * sizeof *c.scratch);
 	if (!c.t || !c.scratch)
 		goto oom;
 	c.t->opts = *o;

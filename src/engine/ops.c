@@ -135,9 +135,9 @@ void op_matmul_nt(const float *a, int lda, const float *b, int ldb, float *c,
 }
 
 void op_matmul_nn(const float *a, int lda, const float *b, int ldb, float *c,
-		  int ldc, int m, int n, int k)
+		  int ldc, int m, int n, int k, float alpha)
 {
-	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f,
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, alpha,
 		    a, lda, b, ldb, 0.0f, c, ldc);
 }
 

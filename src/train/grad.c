@@ -159,7 +159,7 @@ void grad_attn_fwd(const struct grad_attn *a, const float *q, int ldq,
 			op_softmax_rows_expf(A, nq, nk);
 			float *cb = ctx + (size_t)b * nq * d + hh * dk;
 			if (nk > 0)
-				op_matmul_nn(A, nk, vb, ldv, cb, d, nq, dk, nk);
+				op_matmul_nn(A, nk, vb, ldv, cb, d, nq, dk, nk, 1.0f);
 			else
 				for (int i = 0; i < nq; i++)
 					memset(cb + (size_t)i * d, 0, (size_t)dk * sizeof *cb);

@@ -143,7 +143,7 @@ static void test_matmul(void)
 				acc += (double)a[i * LDA + p] * b[p * LDB + j];
 			ref[i * LDC + j] = (float)acc;
 		}
-	op_matmul_nn(a, LDA, b, LDB, c, LDC, M, N, K);
+	op_matmul_nn(a, LDA, b, LDB, c, LDC, M, N, K, 1.0f);
 	tap_close(c, ref, M * LDC, 1e-5, "op_matmul_nn with leading dimensions");
 	free(a);
 	free(b);
@@ -152,8 +152,11 @@ static void test_matmul(void)
 	const float a2[4] = { 1, 2, 3, 4 }, b2[4] = { 5, 6, 7, 8 };
 	const float want[4] = { 19, 22, 43, 50 };
 	float c2[4];
-	op_matmul_nn(a2, 2, b2, 2, c2, 2, 2, 2, 2);
+	op_matmul_nn(a2, 2, b2, 2, c2, 2, 2, 2, 2, 1.0f);
 	tap_close(c2, want, 4, 0, "op_matmul_nn 2x2 hand example (exact)");
+	const float half[4] = { 9.5f, 11, 21.5f, 25 };
+	op_matmul_nn(a2, 2, b2, 2, c2, 2, 2, 2, 2, 0.5f);
+	tap_close(c2, half, 4, 0, "op_matmul_nn with alpha 0.5: half of it (exact)");
 	/* and nt: [[1 2], [3 4]] · [[5 6], [7 8]]ᵀ = [[17 23], [39 53]] */
 	const float want_nt[4] = { 17, 23, 39, 53 };
 	op_matmul_nt(a2, 2, b2, 2, c2, 2, 2, 2, 2, 1.0f);
