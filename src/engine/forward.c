@@ -410,7 +410,11 @@ static const float *embed(struct ctx *c, enum block blk, const char *side,
 	for (int i = 0; i < n; i++)
 		for (int j = 0; j < d; j++)
 			em[(size_t)i * d + j] = table[(size_t)ids[i] * d + j] * sc;
-	if (cfg->pe == PE_SINUSOIDAL)
+	const struct stage *src_pe = blk == BLK_TGT ? trace_find(c->t, "src.pos") : NULL;
+	if (cfg->pe == PE_SINUSOIDAL && src_pe && src_pe->shape[0] >= n)
+		/* the same rows as the source's: n·d sin and cos saved */
+		memcpy(pe, src_pe->data, (size_t)n * d * sizeof *pe);
+	else if (cfg->pe == PE_SINUSOIDAL)
 		op_sinusoid(n, d, pe);
 	else if (cfg->pe == PE_LEARNED)
 		memcpy(pe, c->m->pos_embed, (size_t)n * d * sizeof *pe);
