@@ -264,7 +264,11 @@ static void softmax_rows(float *x, int rows, int cols, int libm)
 		else
 			exp_shift(row, cols, mx);
 		const float inv = (float)(1.0 / sum_f(row, cols));
-		for (int j = 0; j < cols; j++)
+		int j = 0;
+		for (; j + LANES <= cols; j += LANES)   /* blocks: -O2 vectorises */
+			for (int k = 0; k < LANES; k++)
+				row[j + k] *= inv;
+		for (; j < cols; j++)
 			row[j] *= inv;
 	}
 }
