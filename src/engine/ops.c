@@ -201,9 +201,9 @@ static float max_f(const float *x, int n)
 /* e^v for four v at a time, within 1 ulp of glibc's expf (8.1e-8
  * relative over [-90, 0]): v = k·ln 2 + r with |r| <= ln 2 / 2 (Cody and
  * Waite's two-part ln 2), e^r by Cephes's degree-6 polynomial, 2^k put
- * into the exponent bits.  Below -87, where e^v leaves the normal floats,
- * it gives 0 (e^-inf = 0, a masked key); a NaN stays NaN.  GCC's and
- * clang's vector types: SSE2 on any x86-64, NEON on arm64. */
+ * into the exponent bits.  Below -87 (e^-87 is near the smallest normal
+ * float) it gives 0, so e^-inf = 0 for a masked key; a NaN stays NaN.
+ * GCC's and clang's vector types: SSE2 on any x86-64. */
 typedef float v4f __attribute__((vector_size(16)));
 typedef int32_t v4i __attribute__((vector_size(16)));
 
@@ -283,9 +283,9 @@ void op_softmax_rows_expf(float *x, int rows, int cols)
 	softmax_rows(x, rows, cols, 1);
 }
 
-/* y = (x − mean)·inv·g + b for one row, inv = 1 / (sd + add) with sd
- * the square root of var + eps (biased, torch) or of the unbiased var
- * (the Annotated Transformer's, then + eps outside the root). */
+/* y = (x − mean)·inv·g + b for one row (g, b may be NULL): inv is
+ * 1/√(var + eps) for torch's LayerNorm, 1/(√var + eps) with the unbiased
+ * var for the Annotated Transformer's. */
 static void norm_row(const float *restrict x, int d, double mu, float inv,
 		     const float *restrict g, const float *restrict b,
 		     float *restrict y)
