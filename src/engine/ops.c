@@ -206,6 +206,7 @@ static float max_f(const float *x, int n)
  * GCC's and clang's vector types: SSE2 on any x86-64. */
 typedef float v4f __attribute__((vector_size(16)));
 typedef int32_t v4i __attribute__((vector_size(16)));
+typedef uint32_t v4u __attribute__((vector_size(16)));
 
 static inline __attribute__((always_inline)) v4f exp4(v4f v)
 {
@@ -223,8 +224,10 @@ static inline __attribute__((always_inline)) v4f exp4(v4f v)
 	p = p * r + 1.6666665459e-1f;
 	p = p * r + 5.0000001201e-1f;
 	p = p * r * r + r + 1.0f;
-	const v4i n = (v4i)t - (v4i)magic;            /* the same k, as an int */
-	const v4f s = (v4f)((n + 127) << 23);         /* 2^k */
+	/* the same k as an int, biased into the exponent: 2^k (unsigned, so
+	   that a NaN's garbage bits shift without overflow) */
+	const v4u n = (v4u)t - (v4u)magic;
+	const v4f s = (v4f)((n + 127u) << 23);
 	return (v4f)((v4i)(p * s) & ~under);
 }
 
