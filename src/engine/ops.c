@@ -165,6 +165,24 @@ static double sum_f(const float *x, int n)
 	return lanes_total(s);
 }
 
+/* a = x + r, and sum_f(a) while a is in registers (the same sum) */
+static double add_sum_f(const float *restrict x, const float *restrict r,
+			float *restrict a, int n)
+{
+	double s[LANES] = { 0 };
+	int j = 0;
+	for (; j + LANES <= n; j += LANES)
+		for (int k = 0; k < LANES; k++) {
+			a[j + k] = x[j + k] + r[j + k];
+			s[k] += a[j + k];
+		}
+	for (; j < n; j++) {
+		a[j] = x[j] + r[j];
+		s[j % LANES] += a[j];
+	}
+	return lanes_total(s);
+}
+
 /* Σ (x − mu)² */
 static double sum_sq_dev(const float *x, int n, double mu)
 {
@@ -306,16 +324,23 @@ static void norm_row(const float *restrict x, int d, double mu, float inv,
 	}
 }
 
-void op_layernorm_row(const float *x, int d, const float *g, const float *b,
-		      float eps, float *y, float *mean, float *rstd)
+/* op_layernorm_row once the mean is known */
+static void layernorm_row_mu(const float *x, int d, double mu, const float *g,
+			     const float *b, float eps, float *y, float *mean,
+			     float *rstd)
 {
-	const double mu = sum_f(x, d) / d;
 	const float inv = (float)(1.0 / sqrt(sum_sq_dev(x, d, mu) / d + eps));
 	norm_row(x, d, mu, inv, g, b, y);
 	if (mean)
 		*mean = (float)mu;
 	if (rstd)
 		*rstd = inv;
+}
+
+void op_layernorm_row(const float *x, int d, const float *g, const float *b,
+		      float eps, float *y, float *mean, float *rstd)
+{
+	layernorm_row_mu(x, d, sum_f(x, d) / d, g, b, eps, y, mean, rstd);
 }
 
 struct ln_job {
@@ -331,11 +356,14 @@ static void layernorm_task(void *arg, int t, int ntasks)
 	const int d = a->d, i1 = (t + 1) * a->per < a->n ? (t + 1) * a->per : a->n;
 	for (int i = t * a->per; i < i1; i++) {
 		const float *x = a->x + (size_t)i * d;
-		if (a->r) {
-			op_add(x, a->r + (size_t)i * d, a->sum + (size_t)i * d, (size_t)d);
-			x = a->sum + (size_t)i * d;
+		float *y = a->y + (size_t)i * d;
+		if (a->r) {   /* the add and the mean's sum in one loop */
+			float *sum = a->sum + (size_t)i * d;
+			const double mu = add_sum_f(x, a->r + (size_t)i * d, sum, d) / d;
+			layernorm_row_mu(sum, d, mu, a->g, a->b, a->eps, y, NULL, NULL);
+		} else {
+			op_layernorm_row(x, d, a->g, a->b, a->eps, y, NULL, NULL);
 		}
-		op_layernorm_row(x, d, a->g, a->b, a->eps, a->y + (size_t)i * d, NULL, NULL);
 	}
 }
 
