@@ -27,9 +27,9 @@
  * first threads done take, so that a thread the shared machine slows
  * holds up the product less.  On base (ratio to sgemm 1024, medians of
  * alternated runs): one task a thread beat two equal ones by 2.5% at
- * 64+64; this split beat one a thread in five sets of six at 64+64 (8-12
- * runs each: -1.6% to +9%, +2.3% in the set of 12) and by 4% at
- * 256+256. */
+ * 64+64; this split beat one a thread by 1.5-9% in four sets of 8-12
+ * runs at 64+64 (2.3% in the set of 12) and by 4% at 256+256, and was
+ * 1.6% behind in one more set at 64+64. */
 #define SMALL_PRODUCT (1 << 19)
 
 struct split {
