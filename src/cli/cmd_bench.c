@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "commands.h"
+#include "base/clock.h"
 #include "base/i18n.h"
 #include "base/safetext.h"
 #include "engine/blas.h"
@@ -17,13 +18,6 @@
 #include "engine/pool.h"
 #include "train/checkpoint.h"
 #include "views/screen.h"
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -78,9 +72,9 @@ static void sgemm_ref_task(void *arg, int t, int ntasks)
 static double sgemm_ref_run(struct sgemm_ref *r)
 {
 	const int n = r->n;
-	double t0 = now_ms();
+	double t0 = clock_ms();
 	pool_run(sgemm_ref_task, r, (n + r->per - 1) / r->per);
-	return 2.0 * n * n * n / ((now_ms() - t0) * 1e6);
+	return 2.0 * n * n * n / ((clock_ms() - t0) * 1e6);
 }
 
 static void sgemm_ref_free(struct sgemm_ref *r)
@@ -162,20 +156,20 @@ static void bench_frames(const struct cli *c, const struct model *m,
 	for (int i = 0; i < c->frames; i++) {
 		s.v.row = i % rows;
 		s.v.col = (i * 7) % cols;
-		double t0 = now_ms();
+		double t0 = clock_ms();
 		screen_draw(&s, cv);
-		t[i] = now_ms() - t0;
+		t[i] = clock_ms() - t0;
 	}
 	printf("frame: %d×%d on %s [%d×%d] median_ms=%.3f (%d frames)\n", w, h,
 	       tr->stages[s.v.stage].name, rows, cols, median(t, c->frames), c->frames);
 	int n = c->frames < c->iters ? c->frames : c->iters;
 	for (int i = 0; i < n; i++) {
-		double t0 = now_ms();
+		double t0 = clock_ms();
 		if (!forward_run(m, in, &c->pass, tr, &e))
 			break;
 		s.v.stage = s.v.stage < tr->n ? s.v.stage : 0;
 		screen_draw(&s, cv);
-		t[i] = now_ms() - t0;
+		t[i] = clock_ms() - t0;
 	}
 	printf("recompute+frame: median_ms=%.3f (%d runs)\n", median(t, n), n);
 	canvas_free(cv);
@@ -214,7 +208,7 @@ static void bench_interactive(const struct cli *c, const struct model *m)
 	const char *name = T ? "decoder.0.self_attn.weights" : "encoder.0.self_attn.weights";
 	for (int i = 0; i < n; i++) {
 		/* recompute + frame */
-		double t0 = now_ms();
+		double t0 = clock_ms();
 		if (!forward_run(m, &in, &c->pass, tr, &e))
 			goto out;
 		s.v.tr = tr;
@@ -222,21 +216,21 @@ static void bench_interactive(const struct cli *c, const struct model *m)
 		s.v.flags = 0;
 		s.v.stage = trace_index(tr, name) >= 0 ? trace_index(tr, name) : 0;
 		screen_draw(&s, cv);
-		double t1 = now_ms();
+		double t1 = clock_ms();
 		/* mask diff: both passes, then the diff's frame */
 		if (!forward_run(m, &in, &c->pass, tr, &e) || !forward_run(m, &in, &flip, alt, &e))
 			goto out;
 		s.v.alt = alt;
 		s.v.flags = VF_MASK_DIFF;
 		screen_draw(&s, cv);
-		double t2 = now_ms();
+		double t2 = clock_ms();
 		/* a step: the cursor moves, one frame */
 		s.v.alt = NULL;
 		s.v.flags = 0;
 		s.v.row = i % len;
 		s.v.col = (i * 7) % len;
 		screen_draw(&s, cv);
-		double t3 = now_ms();
+		double t3 = clock_ms();
 		t[0][i] = t1 - t0;
 		t[1][i] = t2 - t1;
 		t[2][i] = t3 - t2;
@@ -334,11 +328,11 @@ int cmd_bench(struct cli *c)
 	if (sgemm_ref_init(&ref, 1024) || !gf_ref || !t_prod || !t_rest)
 		status = cli_fail("out of memory");
 	for (int i = -1; !status && tr && i < c->iters; i++) {   /* i = -1 warms up */
-		double c0 = cpu_s(), t0 = now_ms();
+		double c0 = cpu_s(), t0 = clock_ms();
 		op_meter(1);
 		struct trace *r = forward_run(m, &in, &c->pass, tr, &e);
 		op_meter(0);
-		double dt = now_ms() - t0;
+		double dt = clock_ms() - t0;
 		if (!r) {
 			status = cli_fail("%s", e.msg);
 			break;

@@ -14,12 +14,12 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "decode.h"
 #include "forward.h"
 #include "ops.h"
 #include "pool.h"
+#include "base/clock.h"
 
 struct dec {
 	const struct model *m;
@@ -42,13 +42,6 @@ void decode_opts_default(struct decode_opts *o)
 	o->topk = 5;
 	o->force_step = -1;
 	sample_opts_default(&o->so);
-}
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 static void dec_free(struct dec *D)
@@ -434,7 +427,7 @@ static int search(const struct model *m, const struct pass_input *src,
 			       m->path);
 	if (check_input(m, src, o, e))
 		return -1;
-	double t0 = now_ms();
+	double t0 = clock_ms();
 	const int B = o->beam, V = m->tgt_vocab.n;
 	/* the prompt's tokens before its last are fed before choosing (none
 	   for an encoder-decoder: its prompt is <s>); the last is fed at
@@ -689,7 +682,7 @@ static int search(const struct model *m, const struct pass_input *src,
 		r->best_logp = best->logp;
 		r->best_score = best->score;
 	}
-	r->ms = now_ms() - t0;
+	r->ms = clock_ms() - t0;
 	rc = 0;
 out:
 	for (int b = 0; live && b < nlive; b++)

@@ -3,10 +3,10 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
-#include <time.h>
 
 #include "ops.h"
 #include "pool.h"
+#include "base/clock.h"
 
 /* Tasks per thread for the row-wise operations: more than one, so that a
  * thread held up by the machine leaves its share to the others. */
@@ -107,27 +107,20 @@ static void linear_task(void *arg, int t, int ntasks)
 /* bench's meter (op_meter): one thread calls op_linear_act at a time */
 static struct {
 	int on;
-	double ns, flops;
+	double ms, flops;
 } meter;
 
 void op_meter(int on)
 {
 	meter.on = on;
 	if (on)
-		meter.ns = meter.flops = 0;
+		meter.ms = meter.flops = 0;
 }
 
 void op_meter_read(double *ms, double *flops)
 {
-	*ms = meter.ns * 1e-6;
+	*ms = meter.ms;
 	*flops = meter.flops;
-}
-
-static double now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
 static void linear_run(struct linear_job *a)
@@ -147,9 +140,9 @@ void op_linear_act(const float *x, int n, int in, const float *w, const float *b
 {
 	struct linear_job a = { x, w, b, y, n, in, out, act, { 0, 0, out } };
 	if (meter.on) {
-		const double t0 = now_ns();
+		const double t0 = clock_ms();
 		linear_run(&a);
-		meter.ns += now_ns() - t0;
+		meter.ms += clock_ms() - t0;
 		meter.flops += 2.0 * n * in * out;
 	} else {
 		linear_run(&a);

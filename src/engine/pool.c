@@ -15,14 +15,14 @@
 #include <cblas.h>
 #include <pthread.h>
 #include <stdatomic.h>
-#include <time.h>
 
 #include "pool.h"
+#include "base/clock.h"
 
 #define MAX_THREADS 64
 #define MAX_TASKS 0xffff
-#define SPIN_NS 50000
-#define SPIN_HOT_NS 2000000
+#define SPIN_MS 0.05
+#define SPIN_HOT_MS 2.0
 
 static struct {
 	pthread_once_t once;
@@ -42,13 +42,6 @@ static struct {
 
 static _Thread_local int in_task;   /* this thread runs a task */
 
-static long long now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 static unsigned gen_of(unsigned long long s)
 {
 	return (unsigned)(s >> 32);
@@ -64,20 +57,20 @@ static int workers_done(unsigned unused)
 	return atomic_load(&P.busy) == 0;
 }
 
-/* Polls until done(v) or SPIN_NS (SPIN_HOT_NS while hot) have passed;
+/* Polls until done(v) or SPIN_MS (SPIN_HOT_MS while hot) have passed;
  * returns done(v). */
 static int spin_until(int (*done)(unsigned), unsigned v)
 {
-	long long t0 = 0;
+	double t0 = 0;
 	for (int i = 0; !done(v); i++) {
 #if defined(__x86_64__) || defined(__i386__)
 		__builtin_ia32_pause();
 #endif
 		if ((i & 31) == 31) {
-			long long t = now_ns();
+			const double t = clock_ms();
 			if (!t0)
 				t0 = t;
-			else if (t - t0 > (atomic_load(&P.hot) > 0 ? SPIN_HOT_NS : SPIN_NS))
+			else if (t - t0 > (atomic_load(&P.hot) > 0 ? SPIN_HOT_MS : SPIN_MS))
 				return done(v);
 		}
 	}

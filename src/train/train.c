@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "backprop.h"
@@ -16,6 +15,7 @@
 #include "train.h"
 #include "trainset.h"
 #include "trainsnap.h"
+#include "base/clock.h"
 #include "base/i18n.h"
 #include "base/safefile.h"
 #include "base/safetext.h"
@@ -47,13 +47,6 @@ double train_lr(int d_model, double lr_scale, int warmup, long step)
 	double w = warmup < 1 ? 1 : (double)warmup;
 	double a = 1 / sqrt(s), b = s * pow(w, -1.5);
 	return lr_scale / sqrt((double)d_model) * (a < b ? a : b);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 /* "2m31s" */
@@ -137,7 +130,7 @@ static void say(struct run *r, const char *fmt, ...)
 static void progress(struct run *r, int force)
 {
 	const struct train_opts *o = r->o;
-	double t = now_s();
+	double t = clock_ms() / 1e3;
 	/* a tty: redraw at most 5 times a second; else a line when forced,
 	 * and at least every 30 s */
 	if (!force && t - r->last_draw < (o->redraw ? 0.2 : 30))
@@ -531,7 +524,7 @@ static enum train_status loop(struct run *r, struct err *e)
 	while (r->st.step < o->steps) {
 		if (o->stop && *o->stop)
 			return TRAIN_STOPPED;
-		double t0 = now_s();
+		double t0 = clock_ms() / 1e3;
 		struct bp_loss l;
 		int nw = next_batch(r, e);
 		if (nw < 0 || step_batch(r, nw, &l, e))
@@ -565,7 +558,7 @@ static enum train_status loop(struct run *r, struct err *e)
 			r->tokens += r->w[i].tb.src_tokens + r->w[i].tb.tgt_tokens;
 		r->win_nll += l.nll;
 		r->win_tok += l.ntok;
-		r->t_train += now_s() - t0;
+		r->t_train += clock_ms() / 1e3 - t0;
 		if (snapshot(r, e))
 			return TRAIN_FAILED;
 		const long every = o->steps >= 20 ? o->steps / 20 : 1;
@@ -637,10 +630,10 @@ enum train_status train_run(const struct train_opts *o, struct err *e)
 		   "model %s: %zu parameters; %ld steps of ≤ %d tokens, %d batches an epoch, "
 		   "%d threads", r.nw),
 	    o->model, r.np, o->steps, o->batch_tokens, r.ep.nbatches, r.nw);
-	double t0 = now_s();
+	double t0 = clock_ms() / 1e3;
 	r.last_draw = t0;
 	status = loop(&r, e);
-	double minutes = (now_s() - t0) / 60;
+	double minutes = (clock_ms() / 1e3 - t0) / 60;
 	if (r.shown_step != r.st.step || o->redraw)
 		progress(&r, 1);
 	if (r.drawn) {   /* the final progress line stays */

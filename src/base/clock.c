@@ -1,0 +1,11 @@
+/* clock.c - the monotonic clock. */
+#include <time.h>
+
+#include "clock.h"
+
+double clock_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
