@@ -281,7 +281,8 @@ def yaml_entry(kind, en, pt, extra):
 NUMBERS = [("one", "um/uma"), ("two", "dois/duas"), ("three", "três"), ("four", "quatro"),
            ("five", "cinco"), ("six", "seis"), ("seven", "sete"), ("eight", "oito"),
            ("nine", "nove"), ("ten", "dez"), ("eleven", "onze"), ("twelve", "doze"),
-           ("fifteen", "quinze"), ("twenty", "vinte")]
+           ("fifteen", "quinze"), ("twenty", "vinte")] + \
+    [(str(n), str(n)) for n in list(range(2, 21)) + [30, 40, 50, 60]]   # digits stay digits
 WEATHER = [("raining", "chovendo"), ("snowing", "nevando"), ("cold", "frio"),
            ("hot", "quente"), ("sunny", "ensolarado"), ("windy", "ventando"),
            ("cloudy", "nublado")]
@@ -292,10 +293,20 @@ VERB_CLASSES = ["vt_person", "vt_thing", "vi", "vde", "modal", "modal_de", "go",
 NAMES = ["anna", "maria", "john", "pedro", "lucas", "sofia", "mike", "sarah", "tom",
          "emma", "david", "laura", "carlos", "julia", "ana", "daniel", "peter", "lisa",
          "ben", "kate", "paulo", "marcos", "beatriz", "rafael", "alice", "joão", "luiza",
-         "gabriel", "mary", "james"]
+         "gabriel", "mary", "james",
+         # seventh session: more names, so that a name is copied, not translated
+         "max", "jack", "sam", "leo", "oliver", "harry", "paul", "mark", "tim", "nick",
+         "ryan", "kevin", "chris", "bruno", "felipe", "gustavo", "mateus", "thiago",
+         "diego", "ricardo", "miguel", "arthur", "bernardo", "george", "henry", "jennifer",
+         "emily", "olivia", "sophie", "lily", "mia", "grace", "lucy", "amy", "jane",
+         "susan", "jessica", "rachel", "helen", "sara", "fernanda", "camila", "juliana",
+         "mariana", "bianca", "valentina", "helena", "isabela", "carol", "linda"]
 # the women's names of NAMES: maria is a teacher -> maria é uma professora
 FEMALE = {"anna", "maria", "sofia", "sarah", "emma", "laura", "julia", "ana", "lisa", "kate",
-          "beatriz", "alice", "luiza", "mary"}
+          "beatriz", "alice", "luiza", "mary", "jennifer", "emily", "olivia", "sophie",
+          "lily", "mia", "grace", "lucy", "amy", "jane", "susan", "jessica", "rachel",
+          "helen", "sara", "fernanda", "camila", "juliana", "mariana", "bianca",
+          "valentina", "helena", "isabela", "carol", "linda"}
 # the new classes: (name, comment, definition lines); their words come
 # from other.tsv
 NEW_CLASSES = [
@@ -349,6 +360,13 @@ NEW_CLASSES = [
     ("vfeel", "i feel tired . -> eu me sinto cansado .", ["like: vt_person"]),
     ("feel_adj", "i feel good . -> eu me sinto bem .", ["en: [any]", "pt: [any]"]),
     ("born", "i was born in brazil . -> eu nasci no brasil .", ["like: be"]),
+    # seventh session: the near future, comparatives, the hour, age after i'm
+    ("be_going", "i am (going to eat) . -> eu vou (comer) .", ["like: be"]),
+    ("sgoing", "i'm (going to eat) . -> eu vou (comer) .", ["like: subj"]),
+    ("sage", "i'm ten years old . -> eu tenho dez anos .", ["like: subj"]),
+    ("cmp", "taller than me -> mais alto que eu", ["like: size"]),
+    ("cmp_pro", "than me -> que eu", ["en: [any]", "pt: [any]"]),
+    ("clock", "it is three o'clock . -> são três horas .", ["en: [any]", "pt: [any]"]),
 ]
 # nouns without an article: water, apples, books (np_bare, after phrases:)
 BARE_PHRASE = [
@@ -368,6 +386,11 @@ BARE_PHRASE = [
     "      - {slots: {M: {sym: this, agree: N}, N: {sym: person, n: sg}}, en: M N, pt: M N}",
     "      - {slots: {N: name}, en: N, pt: N}",
 ]
+# British spellings students type, checked as the American word wamerican has
+BRITISH = {"colour": "color", "favourite": "favorite", "neighbour": "neighbor",
+           "neighbours": "neighbors", "grey": "gray", "theatre": "theater",
+           "centre": "center", "mum": "mom", "mums": "moms", "colours": "colors",
+           "theatres": "theaters", "centres": "centers"}
 # abbreviations hunspell knows in capitals only (the corpus is lower case)
 ABBREV = {"tv"}
 # names of countries, which hunspell knows capitalised
@@ -552,7 +575,8 @@ def report(es):
               % HUNSPELL_DIC)
     if os.path.exists(WORDS):
         known = set(w.strip().lower() for w in open(WORDS, encoding="utf-8", errors="replace"))
-        rej = [w for w in en if w not in known]
+        rej = [w for w in en if w not in known and BRITISH.get(w) not in known
+               and not w.isdigit()]
         print("English: %d distinct words checked with wamerican, %d rejected%s"
               % (len(en), len(rej), (": " + " ".join(rej)) if rej else ""))
         bad += len(rej)
