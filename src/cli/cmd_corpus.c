@@ -136,14 +136,19 @@ static void summary(const struct grammar *g, const char *prefix, uint64_t seed,
 	if (st->exhaustive)
 		note(_("  pairs: %d training (%d required), %d held-out; %ld "
 				  "derivations (grammar enumerated)\n"),
-			train->n - st->ncopies, st->nrequired, held->n, st->derivations);
+			train->n - st->ncopies - st->njoined, st->nrequired, held->n,
+			st->derivations);
 	else
 		note(_("  pairs: %d training (%d required), %d held-out; %ld "
 				  "derivations\n"),
-			train->n - st->ncopies, st->nrequired, held->n, st->derivations);
+			train->n - st->ncopies - st->njoined, st->nrequired, held->n,
+			st->derivations);
 	if (st->ncopies)
 		note(_("  repeated: %d more training lines, copies of the pairs of "
 		       "templates with repeat:\n"), st->ncopies);
+	if (grammar_join(g))
+		note(_("  joined: %d more training lines, each two training pairs and a "
+		       "connector (join:)\n"), st->njoined);
 	note(_("  distinct sentences: training %ld English, %ld Portuguese; "
 			  "held-out %ld English, %ld Portuguese\n"), dt[0], dt[1], dh[0], dh[1]);
 	note(_("  longest sentence: %d English, %d Portuguese words\n"),

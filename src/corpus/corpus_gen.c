@@ -7,11 +7,24 @@
  * sentences already seen is retired.  When sampling cannot fill the
  * request, the whole grammar is enumerated: either the missing pairs come
  * from there (shuffled with the same generator), or the error states how
- * many distinct pairs the grammar can produce. */
+ * many distinct pairs the grammar can produce.
+ *
+ * Then the copies of repeat:, then the lines of join: (corpus_join.c),
+ * drawn with the same generator: each is two distinct training pairs A
+ * and B (never held-out ones, never the copies) and a connector drawn by
+ * weight, written as A without its final mark (on each side its last word
+ * when that is . ! or ?; the connector's after: lists the English marks it
+ * may follow), the connector's words, then B.  The alignment is A's links
+ * but those of its removed marks, the connector's words all with all, and
+ * B's links shifted past the two.  A line longer than max_words on either
+ * side, whose English is already a sentence of the corpus (or a line made
+ * before), or whose Portuguese is held out, is drawn again.  Without
+ * join: nothing is drawn, so the corpus is what it was. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "corpus_gen.h"
+#include "corpus_join.h"
 #include "base/strtab.h"
 
 #define RETIRE_AFTER 400          /* consecutive failures that retire a template */
@@ -367,7 +380,10 @@ int corpus_generate(const struct grammar *g, const struct corpus_gen_opts *o,
 			goto out;
 		}
 	}
+	int ndistinct = train->n;
 	rc = add_copies(&x);
+	if (!rc)
+		rc = corpus_join(g, train, ndistinct, held, &x.en, &x.rng, &st->njoined, e);
 out:
 	gr_pair_free(&p);
 	strtab_free(&x.en);

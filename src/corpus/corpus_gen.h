@@ -21,17 +21,21 @@ struct corpus_gen_stats {
 	int *used;                /* [ntemplates] pairs from each (owned) */
 	int nrequired;            /* required pairs put in training */
 	int ncopies;              /* lines added by repeat: (train->n counts them) */
+	int njoined;              /* lines added by join: (train->n counts them) */
 	long derivations;         /* derivations tried */
 	int exhaustive;           /* the grammar had to be enumerated */
 };
 
 /* Expands grammar g into train and held (initialised here): distinct
  * pairs, no sentence (on either side) shared between the splits, every
- * template's require: sentences in train first.  Deterministic for a seed.
+ * template's require: sentences in train first, then the copies of
+ * repeat: and the joined lines of join: (corpus_gen.c says how), both in
+ * train only.  Deterministic for a seed.
  * Returns 0, or -1 with e filled (file:line): a required sentence the
- * template cannot produce, an English sentence with two translations, or
- * a grammar that cannot produce enough distinct pairs (the message says
- * how many it can).  Free stats->used with free(). */
+ * template cannot produce, an English sentence with two translations, a
+ * grammar that cannot produce enough distinct pairs (the message says how
+ * many it can), or join: lines that cannot be made.  Free stats->used
+ * with free(). */
 int corpus_generate(const struct grammar *g, const struct corpus_gen_opts *o,
 		    struct corpus *train, struct corpus *held,
 		    struct corpus_gen_stats *stats, struct err *e);

@@ -1,6 +1,6 @@
 /* grammar.c - loading and checking a bilingual template grammar: the
  * file's top level, phrases, templates and rewrite rules (the features and
- * the lexicon are read in grammar_lex.c).
+ * the lexicon are read in grammar_lex.c, join: in grammar_join.c).
  *
  * Everything that can be checked without deriving a sentence is checked,
  * each error naming file:line: unknown keys, undefined symbols and slots,
@@ -645,7 +645,8 @@ static int parse_grammar(struct grammar *g, struct err *e)
 {
 	const struct ynode *root = g->doc.root;
 	const struct ynode *feat = NULL, *lex = NULL, *phr = NULL, *tmpl = NULL,
-			   *rew = NULL;
+			   *rew = NULL, *join = NULL;
+	int join_line = 0;
 	if (!root)
 		return err_set(e, "%s: empty grammar", g->file);
 	if (gr_need(g, root, Y_MAP, _("the grammar"), e))
@@ -665,10 +666,13 @@ static int parse_grammar(struct grammar *g, struct err *e)
 			g->tmpl_line = k->line;
 		} else if (strcmp(k->str, "rewrite") == 0)
 			rew = v;
-		else if (strcmp(k->str, "name") != 0 && strcmp(k->str, "description") != 0)
+		else if (strcmp(k->str, "join") == 0) {
+			join = v;
+			join_line = k->line;
+		} else if (strcmp(k->str, "name") != 0 && strcmp(k->str, "description") != 0)
 			return err_set(e, "%s:%d: unknown key \"%s\" (expected name, "
 				       "description, features, lexicon, phrases, templates, "
-				       "rewrite)", g->file, k->line, k->str);
+				       "rewrite, join)", g->file, k->line, k->str);
 	}
 	if (!feat || !lex || !tmpl)
 		return err_set(e, "%s:%d: a grammar needs features:, lexicon: and "
@@ -710,6 +714,8 @@ static int parse_grammar(struct grammar *g, struct err *e)
 		g->ntmpl++;
 	}
 	if (rew && parse_rewrite(g, rew, e))
+		return -1;
+	if (join && gr_parse_join(g, join, join_line, e))
 		return -1;
 	return 0;
 }

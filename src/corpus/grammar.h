@@ -16,8 +16,10 @@
  *              the two word orders, e.g.  en: S V O D   pt: S O V D
  *
  * plus post-editing rules (Portuguese preposition + article contractions,
- * English a -> an).  A derivation is driven by a chooser: random (seeded,
- * integer-only, the same on every machine) or exhaustive enumeration.
+ * English a -> an) and, optionally, join: (connectors that make a training
+ * line of two training pairs).  A derivation is driven by a chooser:
+ * random (seeded, integer-only, the same on every machine) or exhaustive
+ * enumeration.
  *
  * Alignment: every English word of a slot is aligned with every Portuguese
  * word of the same slot (the i-th English occurrence with the i-th
@@ -107,6 +109,32 @@ int grammar_templates_line(const struct grammar *g);
 int grammar_nrequired(const struct grammar *g, int t);
 void grammar_required(const struct grammar *g, int t, int i, const char **en,
 		      const char **pt, int *line);
+
+/* join: (optional): training lines made of two training pairs with a
+ * connector between them (corpus_gen.c says how).  A sentence's final
+ * mark is its last word when that is . ! or ?, else GR_MARK_NONE. */
+enum { GR_MARK_NONE, GR_MARK_DOT, GR_MARK_BANG, GR_MARK_QUESTION, GR_NMARKS };
+/* The mark of a last word w: GR_MARK_DOT, _BANG, _QUESTION or _NONE. */
+int grammar_mark(const char *w);
+
+struct gr_connector {
+	const char **w[2];        /* words: [0] English, [1] Portuguese */
+	int nw[2];                /* 1 or more each */
+	int weight, line;
+	unsigned after;           /* bit m set: may follow a sentence of mark m */
+};
+
+struct gr_join {
+	int line;                 /* of the join: key */
+	int lines;                /* joined lines wanted */
+	int max_words;            /* words a side at most; 0 no limit */
+	struct gr_connector *with;
+	int nwith;
+	long total_weight;
+};
+
+/* The grammar's join:, or NULL without one (owned by the grammar). */
+const struct gr_join *grammar_join(const struct grammar *g);
 
 /* Derives one pair from template t.  Returns 1 with out filled, 0 when the
  * choices led to a dead end (no entry meets the constraints), -1 on a

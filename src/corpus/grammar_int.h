@@ -157,6 +157,7 @@ struct grammar {
 	struct gr_vowel *vowel;
 	int nvowel;
 	int max_entries;          /* the largest class, for candidate lists */
+	struct gr_join *join;     /* join:, or NULL (in the arena) */
 };
 
 /* ---- shared by the loader's two files (grammar_lex.c) ---- */
@@ -188,6 +189,10 @@ int gr_class_ref(struct grammar *g, const struct ynode *n, const char *what,
 		 struct gr_class **out, struct err *e);
 /* Reads class c (resolving like: and union: first). */
 int gr_resolve_class(struct grammar *g, struct gr_class *c, struct err *e);
+
+/* grammar_join.c: reads the top-level join: (its value n, the key on
+ * line) into g->join. */
+int gr_parse_join(struct grammar *g, const struct ynode *n, int line, struct err *e);
 
 /* grammar_bounds.c: a phrase must not contain itself nor nest more than
  * GR_MAXDEPTH deep (computes p->height and p->maxw); a template's

@@ -347,6 +347,14 @@ templates:
 put("grammar", "small.yaml", SMALL)
 put("grammar", "empty.yaml", "")
 put("grammar", "cycle.yaml", SMALL.replace("N: pet}", "N: np}"))
+put("grammar", "join.yaml", SMALL.replace(", T: thing}", "}") + """join:
+  lines: 10
+  max_words: 8
+  with:
+    - {en: ".", pt: ".", weight: 3}
+    - {en: "?", pt: "?", after: ["?"]}
+    - {en: ", but", pt: ", mas", after: [".", "!", ""]}
+""")
 def nested(n, double):
     g = ["features:\n  n: [sg, pl]\nlexicon:\n  noun:\n    en: [sg, pl]\n    pt: [sg, pl]\n"
          "    words:\n      - {en: cat/cats, pt: gato/gatos}\nphrases:\n"
