@@ -14,7 +14,8 @@
  * and B (never held-out ones, never the copies) and a connector drawn by
  * weight, written as A without its final mark (on each side its last word
  * when that is . ! or ?; the connector's after: lists the English marks it
- * may follow), the connector's words, then B.  The alignment is A's links
+ * may follow, its before: those B may end in), the connector's words,
+ * then B.  The alignment is A's links
  * but those of its removed marks, the connector's words all with all, and
  * B's links shifted past the two.  A line longer than max_words on either
  * side, whose English is already a sentence of the corpus (or a line made

@@ -184,6 +184,8 @@ int corpus_join(const struct grammar *g, struct corpus *train, int nd,
 		if (b >= a)
 			b++;
 		const struct corpus_pair *pa = &train->pairs[a], *pb = &train->pairs[b];
+		if (!(cn->before & 1u << side_mark(pb->src)))
+			continue;
 		int me = side_mark(pa->src), mp = side_mark(pa->tgt);
 		int ne = pa->nsrc - (me != GR_MARK_NONE) + cn->nw[0] + pb->nsrc;
 		int np = pa->ntgt - (mp != GR_MARK_NONE) + cn->nw[1] + pb->ntgt;

@@ -122,6 +122,7 @@ struct gr_connector {
 	int nw[2];                /* 1 or more each */
 	int weight, line;
 	unsigned after;           /* bit m set: may follow a sentence of mark m */
+	unsigned before;          /* bit m set: the second may end in mark m */
 };
 
 struct gr_join {

@@ -10,7 +10,8 @@
  *
  * Each connector's words pass the grammar's word check; after: lists the
  * final marks (".", "!", "?", "" for none) of the first sentence it may
- * follow, by default [".", "!", ""]. */
+ * follow, by default [".", "!", ""]; before: those the second may end
+ * in, by default all four. */
 #include <string.h>
 
 #include "grammar_int.h"
@@ -32,11 +33,12 @@ int grammar_mark(const char *w)
 	return GR_MARK_NONE;
 }
 
-static int parse_after(const struct grammar *g, const struct ynode *v, unsigned *after,
-		       struct err *e)
+/* after: or before: (key), a final mark or a list of them, into bits */
+static int parse_marks(const struct grammar *g, const struct ynode *v, const char *key,
+		       unsigned *after, struct err *e)
 {
 	if (v->kind == Y_MAP)
-		return gr_need(g, v, Y_SEQ, "after", e);
+		return gr_need(g, v, Y_SEQ, key, e);
 	size_t n = v->kind == Y_SEQ ? v->n : 1;
 	*after = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -45,14 +47,14 @@ static int parse_after(const struct grammar *g, const struct ynode *v, unsigned 
 			return -1;
 		int k = grammar_mark(m->str);
 		if (k == GR_MARK_NONE && m->str[0])
-			return err_set(e, "%s:%d: join: after: \"%s\" is not a final mark "
+			return err_set(e, "%s:%d: join: %s: \"%s\" is not a final mark "
 				       "(expected \".\", \"!\", \"?\", or \"\" for a sentence "
-				       "that ends in a word)", g->file, m->line, m->str);
+				       "that ends in a word)", g->file, m->line, key, m->str);
 		*after |= 1u << k;
 	}
 	if (!*after)
-		return err_set(e, "%s:%d: join: after: lists no final mark", g->file,
-			       v->line);
+		return err_set(e, "%s:%d: join: %s: lists no final mark", g->file,
+			       v->line, key);
 	return 0;
 }
 
@@ -66,6 +68,7 @@ static int parse_connector(struct grammar *g, const struct ynode *n,
 	c->line = n->line;
 	c->weight = 1;
 	c->after = 1u << GR_MARK_DOT | 1u << GR_MARK_BANG | 1u << GR_MARK_NONE;
+	c->before = (1u << GR_NMARKS) - 1;
 	for (size_t i = 0; i < n->n; i++) {
 		const struct ynode *k = n->items[2 * i], *v = n->items[2 * i + 1];
 		if (gr_need(g, k, Y_SCALAR, _("a key"), e))
@@ -80,11 +83,14 @@ static int parse_connector(struct grammar *g, const struct ynode *n,
 				return -1;
 			c->weight = (int)w;
 		} else if (strcmp(k->str, "after") == 0) {
-			if (parse_after(g, v, &c->after, e))
+			if (parse_marks(g, v, "after", &c->after, e))
+				return -1;
+		} else if (strcmp(k->str, "before") == 0) {
+			if (parse_marks(g, v, "before", &c->before, e))
 				return -1;
 		} else {
 			return err_set(e, "%s:%d: unknown key \"%s\" in a join: connector "
-				       "(expected en, pt, weight, after)", g->file, k->line,
+				       "(expected en, pt, weight, after, before)", g->file, k->line,
 				       k->str);
 		}
 	}

@@ -368,6 +368,23 @@ NEW_CLASSES = [
     ("cmp_pro", "than me -> que eu", ["en: [any]", "pt: [any]"]),
     ("clock", "it is three o'clock . -> são três horas .", ["en: [any]", "pt: [any]"]),
 ]
+# two sentences in one line, as students type them (grammar.yaml's join:):
+# "i ' m hungry . can i have an apple ?", "the kitchen is small , but clean"
+JOIN = [
+    "",
+    "# ---- generated: training lines of two sentences ----",
+    "join:",
+    "  lines: 10000",
+    "  max_words: 24",
+    "  with:",
+    "    - {en: \".\", pt: \".\", weight: 3}",
+    "    - {en: \"!\", pt: \"!\"}",
+    "    - {en: \"?\", pt: \"?\", after: [\"?\"]}",
+    "    - {en: \",\", pt: \",\", weight: 2}",
+    "    - {en: \", but\", pt: \", mas\", weight: 2, before: [\".\", \"!\", \"\"]}",
+    "    - {en: \"and\", pt: \"e\", before: [\".\", \"!\", \"\"]}",
+    "    - {en: \"because\", pt: \"porque\", before: [\".\", \"!\", \"\"]}",
+]
 # nouns without an article: water, apples, books (np_bare, after phrases:)
 BARE_PHRASE = [
     "  np_bare:                  # no article: i like apples -> eu gosto de maçãs",
@@ -553,7 +570,9 @@ def grammar(es):
             continue
         out.append(l)
         i += 1
-    return "\n".join(head + out)
+    if out and out[-1] == "":
+        out.pop()
+    return "\n".join(head + out + JOIN) + "\n"
 
 
 def report(es):
