@@ -15,9 +15,8 @@
  * weight, written as A without its final mark (on each side its last word
  * when that is . ! or ?; the connector's after: lists the English marks it
  * may follow, its before: those B may end in), the connector's words,
- * then B.  The alignment is A's links
- * but those of its removed marks, the connector's words all with all, and
- * B's links shifted past the two.  A line longer than max_words on either
+ * then B.  The alignment is A's links but those of its removed marks, the
+ * connector's words all with all, and B's links shifted past the two.  A line longer than max_words on either
  * side, whose English is already a sentence of the corpus (or a line made
  * before), or whose Portuguese is held out, is drawn again.  Without
  * join: nothing is drawn, so the corpus is what it was. */
