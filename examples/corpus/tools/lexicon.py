@@ -367,6 +367,7 @@ NEW_CLASSES = [
     ("cmp", "taller than me -> mais alto que eu", ["like: size"]),
     ("cmp_pro", "than me -> que eu", ["en: [any]", "pt: [any]"]),
     ("clock", "it is three o'clock . -> são três horas .", ["en: [any]", "pt: [any]"]),
+    ("can_know", "i can speak english . -> eu sei falar inglês .", ["like: be"]),
 ]
 # two sentences in one line, as students type them (grammar.yaml's join:):
 # "i ' m hungry . can i have an apple ?", "the kitchen is small , but clean"
@@ -394,6 +395,8 @@ BARE_PHRASE = [
     "      - {weight: 2, slots: {N: {sym: count_food, n: pl}}, en: N, pt: N}",
     "      - {slots: {N: {sym: thing, n: pl}}, en: N, pt: N}",
     "      - {slots: {I: {sym: a, agree: N}, N: container, M: mass}, en: I N of M, pt: I N de=of M}",
+    "      - {slots: {N: mass}, en: some N, pt: N}",
+    "      - {slots: {N: mass}, en: any N, pt: N}",
     "  np_person_sg:             # one person: my mother is a nurse -> minha mãe é uma enfermeira",
     "    head: N",
     "    rules:",
