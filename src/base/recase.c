@@ -82,15 +82,29 @@ static void respell(char *out, const char *typed, size_t len)
 	}
 }
 
-/* The first letter of out as a capital. */
-static void upper_first(char *out)
+/* The first letter of out as a capital, and the first of each sentence
+ * after it: the letter after a . ! or ? and white space ("olá! como
+ * vai?" -> "Olá! Como vai?"; a quote may come between); a digit there
+ * starts none, nor a mark inside a word (3.5). */
+static void upper_starts(char *out)
 {
+	int start = 1, mark = 0;
 	for (char *p = out; *p;) {
 		uint32_t c;
 		int n = utf8_decode((const unsigned char *)p, 4, &c);
 		if (is_letter(c)) {
-			put_cp(p, n, to_upper(c));
-			return;
+			if (start)
+				put_cp(p, n, to_upper(c));
+			start = mark = 0;
+		} else if (c == '.' || c == '!' || c == '?') {
+			mark = 1;
+		} else if (c == ' ') {
+			start |= mark;
+			mark = 0;
+		} else {
+			mark = 0;
+			if (c >= '0' && c <= '9')
+				start = 0;
 		}
 		p += n;
 	}
@@ -108,7 +122,7 @@ void text_recase(const char *typed, char *out)
 		}
 		const char *e = word_end(s);
 		if (first && is_upper(c))
-			upper_first(out);
+			upper_starts(out);
 		else if (!first && is_upper(c) && e - s > 1)
 			respell(out, s, (size_t)(e - s));
 		first = 0;

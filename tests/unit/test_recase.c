@@ -34,6 +34,18 @@ int main(void)
 	is("I am from Brazil.", "eu sou do brasil.", "Eu sou do brasil.",
 	   "a name the output spells otherwise stays as the model wrote it");
 	is("Hi I am Tom", "oi eu sou o tomate", "Oi eu sou o tomate", "tom is no word of tomate");
+	is("Hello! How are you?", "olá! como você está?", "Olá! Como você está?",
+	   "each sentence after . ! ? starts with a capital");
+	is("I'm hungry. Can I have an apple?", "estou com fome. posso comer uma maçã?",
+	   "Estou com fome. Posso comer uma maçã?", "after . too");
+	is("hello! how are you?", "olá! como você está?", "olá! como você está?",
+	   "typed in lower case: no sentence is capitalised");
+	is("Wait... 10 apples?", "espere... 10 maçãs?", "Espere... 10 maçãs?",
+	   "a digit after the mark starts no capital");
+	is("Really?! Yes.", "sério?! \"sim\".", "Sério?! \"Sim\".",
+	   "a quote before the next sentence's letter");
+	is("It costs 3.5 dollars.", "custa 3.5 dólares.", "Custa 3.5 dólares.",
+	   "a mark inside a number ends no sentence");
 	is("", "abc", "abc", "nothing typed: unchanged");
 	is("Hello", "", "", "an empty output stays empty");
 	is("ÿes", "ÿes", "ÿes", "ÿ has no Latin-1 capital: unchanged");
