@@ -395,7 +395,7 @@ static int parse_rule(struct grammar *g, const struct ynode *n, int is_template,
 			side[PT] = v;
 		} else if (strcmp(k->str, "weight") == 0) {
 			long long w;
-			if (ynode_int(&g->doc, v, 1, 1000000, &w, e))
+			if (ynode_int(&g->doc, v, 1, GR_MAXWEIGHT, &w, e))
 				return -1;
 			r->weight = (int)w;
 		} else if (is_template && strcmp(k->str, "id") == 0) {

@@ -19,6 +19,7 @@ enum { EN = 0, PT = 1, NSIDE = 2 };
 #define GR_MAXDEPTH 32    /* phrases inside phrases, classes through like:/union: */
 #define GR_MAXWORDS 1024  /* words of one side of a derived sentence */
 #define GR_MAXENTRIES (1 << 20)   /* entries of one class (unions add up) */
+#define GR_MAXWEIGHT 1000000      /* weight: of a rule, a template or a join: connector */
 
 /* An environment: per side, the value index of every feature, -1 unset. */
 typedef int8_t gr_env[NSIDE][GR_MAXFEAT];

@@ -79,7 +79,7 @@ static int parse_connector(struct grammar *g, const struct ynode *n,
 			side[PT] = v;
 		} else if (strcmp(k->str, "weight") == 0) {
 			long long w;
-			if (ynode_int(&g->doc, v, 1, 1000000, &w, e))
+			if (ynode_int(&g->doc, v, 1, GR_MAXWEIGHT, &w, e))
 				return -1;
 			c->weight = (int)w;
 		} else if (strcmp(k->str, "after") == 0) {
