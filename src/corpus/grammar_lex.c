@@ -84,10 +84,18 @@ int gr_is_ident(const char *s, int upper)
 	return 1;
 }
 
+/* A byte of a letter: a-z or part of a multi-byte character (upper case
+ * is refused on its own). */
+static int ascii_letter_or_high(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80;
+}
+
 /* A word must come out of the word tokenizer unchanged: lower case, no
  * punctuation (but . , ? ! : ; and the apostrophe alone are words: the
  * tokenizer splits them off as tokens of their own, so "don ' t" is how
- * "don't" comes out of it), no spaces or control characters.  The reason completes
+ * "don't" comes out of it; a hyphen between two letters stays in its word,
+ * t-shirt), no spaces or control characters.  The reason completes
  * "word \"...\" " (translated where it is used). */
 static const char *word_problem(const char *w)
 {
@@ -99,8 +107,12 @@ static const char *word_problem(const char *w)
 	if (!*p)
 		/* TRANSLATORS: completes "word \"%s\" ..." */
 		return N_("is empty");
+	const unsigned char *start = p;
 	for (; *p; p++) {
 		unsigned c = *p;
+		if (c == '-' && p > start && ascii_letter_or_high(p[-1]) &&
+		    ascii_letter_or_high(p[1]))
+			continue;
 		if (c >= 'A' && c <= 'Z')
 			/* TRANSLATORS: completes "word \"%s\" ..." */
 			return N_("has an upper-case letter (the tokenizer lowercases)");

@@ -271,6 +271,28 @@ static int is_punct_cp(uint32_t c)
 	return 0;
 }
 
+/* A letter: neither space, punctuation nor a digit. */
+static int is_letter_cp(uint32_t c)
+{
+	return !is_space_cp(c) && !is_punct_cp(c) && !(c >= '0' && c <= '9');
+}
+
+/* Whether cp is a '-' joining the word so far (word[0..wlen), ending in a
+ * letter) to a letter at next[0..left). */
+static int inner_hyphen(uint32_t cp, const char *word, size_t wlen,
+			const unsigned char *next, size_t left)
+{
+	uint32_t a, b;
+	if (cp != '-' || !wlen || !left)
+		return 0;
+	size_t k = wlen - 1;
+	while (k > 0 && ((unsigned char)word[k] & 0xC0) == 0x80)
+		k--;
+	utf8_decode((const unsigned char *)word + k, wlen - k, &a);
+	utf8_decode(next, left, &b);
+	return is_letter_cp(a) && is_letter_cp(b);
+}
+
 /* A growable list of token strings. */
 struct toklist {
 	char **t;
@@ -333,8 +355,11 @@ int tokenize(const struct tokenizer_cfg *c, const char *text, char ***out,
 			i += (size_t)len;
 			continue;
 		}
-		/* word mode: a word ends at space, punctuation or the end */
-		if (end || is_space_cp(cp) || is_punct_cp(cp)) {
+		/* word mode: a word ends at space, punctuation or the end; a
+		 * hyphen between two letters is part of the word (t-shirt,
+		 * guarda-chuva), as a dictionary spells it */
+		if (end || is_space_cp(cp) ||
+		    (is_punct_cp(cp) && !inner_hyphen(cp, word, wlen, s + i + len, n - i - len))) {
 			if (wlen && toklist_push(&l, word, wlen))
 				goto oom;
 			wlen = 0;

@@ -58,7 +58,8 @@ const char *vocab_str(const struct vocab *v, int id);
 int vocab_equal(const struct vocab *a, const struct vocab *b);
 
 /* Splits text into token strings: word mode splits on white space and
- * splits punctuation off as tokens of its own (bpe mode splits words the
+ * splits punctuation off as tokens of its own, but for a hyphen between
+ * two letters, which stays in its word (t-shirt) (bpe mode splits words the
  * same way: tokenize_bpe then splits them into pieces); char mode gives one
  * token a UTF-8 code point, a run of white space between two becoming one
  * " " token.  Invalid UTF-8 bytes

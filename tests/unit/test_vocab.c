@@ -192,6 +192,14 @@ static void test_word(void)
 	expect_tokens(&c, " \t\n", NULL, 0, 0, "only white space: no tokens");
 	expect_tokens(&c, "don't (stop)...", TOKS("don", "'", "t", "(", "stop", ")", ".",
 						  ".", "."), 0, "every punctuation mark a token");
+	expect_tokens(&c, "My T-shirt, guarda-chuva!", TOKS("my", "t-shirt", ",", "guarda-chuva",
+							   "!"), 0,
+		      "a hyphen between two letters stays in its word");
+	expect_tokens(&c, "3-2 a - b -x y- x--y", TOKS("3", "-", "2", "a", "-", "b", "-", "x", "y",
+						      "-", "x", "-", "-", "y"), 0,
+		      "any other hyphen is a token: by digits, spaces, ends, doubled");
+	expect_tokens(&c, "bem-\xc3\xa9 \xc3\xa9-bem", TOKS("bem-\xc3\xa9", "\xc3\xa9-bem"), 0,
+		      "a letter beyond ASCII on either side joins too");
 	/* ¿ C2 BF and « C2 AB » C2 BB are punctuation too */
 	expect_tokens(&c, "\xc2\xbfqu\xc3\xa9? \xc2\xab" "a\xc2\xbb",
 		      TOKS("\xc2\xbf", "qu\xc3\xa9", "?", "\xc2\xab", "a", "\xc2\xbb"), 0,
