@@ -110,22 +110,41 @@ static void upper_starts(char *out)
 	}
 }
 
+/* Whether the word ending at e is a possessive: e is "'s" or "’s". */
+static int possessive(const char *e)
+{
+	if (e[0] == '\'' && e[1] == 's')
+		return !is_letter((unsigned char)e[2]);
+	if (!strncmp(e, "\xe2\x80\x99s", 4))
+		return !is_letter((unsigned char)e[4]);
+	return 0;
+}
+
 void text_recase(const char *typed, char *out)
 {
-	int first = 1;
+	int first = 1, start = 1, mark = 0;
 	for (const char *s = typed; *s;) {
 		uint32_t c;
 		int n = utf8_decode((const unsigned char *)s, 4, &c);
 		if (!is_letter(c)) {
+			if (c == '.' || c == '!' || c == '?')
+				mark = 1;
+			else if (c == ' ')
+				start |= mark, mark = 0;
+			else
+				mark = 0;
 			s += n;
 			continue;
 		}
 		const char *e = word_end(s);
 		if (first && is_upper(c))
 			upper_starts(out);
-		else if (!first && is_upper(c) && e - s > 1)
+		/* a capital that starts a sentence is the sentence's, not the
+		 * word's ("No, it is in the car" keeps no = em + o), unless a
+		 * possessive shows a name (Anna's house) */
+		if (is_upper(c) && e - s > 1 && (!start || possessive(e)))
 			respell(out, s, (size_t)(e - s));
-		first = 0;
+		first = start = mark = 0;
 		s = e;
 	}
 }

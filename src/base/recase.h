@@ -6,9 +6,10 @@
  * was typed: the first letter when the typed text's first letter is a
  * capital ("Onde está a biblioteca?"), and then the first of each sentence
  * after a . ! or ? ("Olá! Como você está?"), and a word typed with a capital
- * after the first ("Maria", "TV") spelt so wherever it appears in the
- * output unchanged otherwise ("maria é minha amiga" -> "Maria é minha
- * amiga").  Letters are those of Latin-1 (A-Z, À-Þ and their lower cases,
+ * inside a sentence ("Maria", "TV"), or at its start before a possessive
+ * 's ("Anna's house"), spelt so wherever it appears in the output
+ * unchanged otherwise ("eu gosto da maria" -> "Eu gosto da Maria"); the
+ * capital of any other word that starts a sentence is the sentence's.  Letters are those of Latin-1 (A-Z, À-Þ and their lower cases,
  * which keep their UTF-8 length), so out is changed in place. */
 #ifndef ATTNSCOPE_RECASE_H
 #define ATTNSCOPE_RECASE_H

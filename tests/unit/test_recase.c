@@ -46,6 +46,15 @@ int main(void)
 	   "a quote before the next sentence's letter");
 	is("It costs 3.5 dollars.", "custa 3.5 dólares.", "Custa 3.5 dólares.",
 	   "a mark inside a number ends no sentence");
+	is("Anna's house is big.", "a casa de anna é grande.", "A casa de Anna é grande.",
+	   "a name before 's at the start is spelt so");
+	is("Is it in the box? No, it is in the car.", "está na caixa? não, está no carro.",
+	   "Está na caixa? Não, está no carro.",
+	   "a word that starts a later sentence is no name: no stays no");
+	is("Hi! Tom's dog is here.", "oi! o cachorro do tom está aqui.",
+	   "Oi! O cachorro do Tom está aqui.", "a possessive after a mark too");
+	is("Hi! Tom’s dog is here.", "oi! o cachorro do tom está aqui.",
+	   "Oi! O cachorro do Tom está aqui.", "the typographic apostrophe too");
 	is("", "abc", "abc", "nothing typed: unchanged");
 	is("Hello", "", "", "an empty output stays empty");
 	is("ÿes", "ÿes", "ÿes", "ÿ has no Latin-1 capital: unchanged");
