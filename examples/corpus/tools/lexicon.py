@@ -301,7 +301,7 @@ NAMES = ["anna", "maria", "john", "pedro", "lucas", "sofia", "mike", "sarah", "t
          "emily", "olivia", "sophie", "lily", "mia", "grace", "lucy", "amy", "jane",
          "susan", "jessica", "rachel", "helen", "sara", "fernanda", "camila", "juliana",
          "mariana", "bianca", "valentina", "helena", "isabela", "carol", "linda"]
-# the women's names of NAMES: maria is a teacher -> maria é uma professora
+# the women's names of NAMES: maria is a teacher -> maria é professora
 FEMALE = {"anna", "maria", "sofia", "sarah", "emma", "laura", "julia", "ana", "lisa", "kate",
           "beatriz", "alice", "luiza", "mary", "jennifer", "emily", "olivia", "sophie",
           "lily", "mia", "grace", "lucy", "amy", "jane", "susan", "jessica", "rachel",
@@ -325,10 +325,10 @@ NEW_CLASSES = [
     ("media", "i watch tv . -> eu assisto TV .", ["en: [any]", "pt: [any]"]),
     ("vwatch", "watch + a bare object", ["like: vt_person"]),
     ("vput", "put the book on the table -> coloque o livro na mesa", ["like: vt_person"]),
-    ("job", "she is a teacher . -> ela é uma professora .",
+    ("job", "she is a teacher . -> ela é professora .",
      ["f: {p: p3}", "en: [sg, pl]", "pt: [m.sg, f.sg, m.pl, f.pl]"]),
     ("sbe", "i'm tired . -> eu estou cansado .", ["like: subj"]),
-    ("sser", "she's a doctor . -> ela é uma médica .", ["like: subj"]),
+    ("sser", "she's a doctor . -> ela é médica .", ["like: subj"]),
     ("sbe_not", "i'm not tired . -> eu não estou cansado .", ["like: subj"]),
     ("cant", "i can't swim . -> eu não posso nadar .", ["like: be"]),
     ("wadj", "the weather is nice . -> o tempo está bom .", ["en: [any]", "pt: [any]"]),
@@ -368,6 +368,29 @@ NEW_CLASSES = [
     ("cmp_pro", "than me -> que eu", ["en: [any]", "pt: [any]"]),
     ("clock", "it is three o'clock . -> são três horas .", ["en: [any]", "pt: [any]"]),
     ("can_know", "i can speak english . -> eu sei falar inglês .", ["like: be"]),
+    # eighth session: where a place is, go + -ing, like + -ing, cities
+    ("be_fica", "the bank is next to the school . -> o banco fica ao lado da escola .",
+     ["like: be"]),
+    ("go_ir", "go (swimming): ir (nadar)", ["like: vt_person"]),
+    ("go_ing", "we go swimming . -> nós vamos nadar .", ["en: [any]", "pt: [any]"]),
+    ("like_ing", "i love dancing . -> eu amo dançar .", ["like: vt_person"]),
+    ("like_ing_de", "i like reading . -> eu gosto de ler .", ["like: vt_person"]),
+    ("city", "i live in london . -> eu moro em londres .", ["en: [any]", "pt: [any]"]),
+    ("its", "it is (very cold in winter) -> faz (muito frio no inverno)",
+     ["en: [any]", "pt: [any]"]),
+    ("very_opt", "very or nothing", ["en: [any]", "pt: [any]"]),
+    ("wfaz", "faz frio, faz calor", ["en: [any]", "pt: [any]"]),
+    ("wverb", "it rains -> chove", ["en: [any]", "pt: [any]"]),
+    ("lot_opt", "a lot or nothing", ["en: [any]", "pt: [any]"]),
+    ("season", "in winter -> no inverno (where and when the weather is)",
+     ["en: [any]", "pt: [any]"]),
+    ("event", "what happens at a time: the party -> a festa",
+     ["like: animal", "f: {p: p3}"]),
+    ("be_event", "the party was great . -> a festa foi ótima . (ser of an event)",
+     ["like: be"]),
+    ("adj_event", "what an event is: easy, fun, boring", ["like: size"]),
+    ("please_opt", ", please or nothing", ["en: [any]", "pt: [any]"]),
+    ("may_can", "may i go ? / can i go ? -> posso ir ?", ["en: [any]", "pt: [any]"]),
 ]
 # two sentences in one line, as students type them (grammar.yaml's join:):
 # "i ' m hungry . can i have an apple ?", "the kitchen is small , but clean"
@@ -397,7 +420,7 @@ BARE_PHRASE = [
     "      - {slots: {I: {sym: a, agree: N}, N: container, M: mass}, en: I N of M, pt: I N de=of M}",
     "      - {slots: {N: mass}, en: some N, pt: N}",
     "      - {slots: {N: mass}, en: any N, pt: N}",
-    "  np_person_sg:             # one person: my mother is a nurse -> minha mãe é uma enfermeira",
+    "  np_person_sg:             # one person: my mother is a nurse -> minha mãe é enfermeira",
     "    head: N",
     "    rules:",
     "      - {weight: 3, slots: {D: {sym: the, agree: N}, N: {sym: person, n: sg}}, en: D N, pt: D N}",
@@ -405,6 +428,20 @@ BARE_PHRASE = [
     "      - {weight: 2, slots: {H: his, X: {sym: the, agree: N, link: H}, N: {sym: person, n: sg}}, en: H N, pt: X N H}",
     "      - {slots: {M: {sym: this, agree: N}, N: {sym: person, n: sg}}, en: M N, pt: M N}",
     "      - {slots: {N: name}, en: N, pt: N}",
+    "  np_building:              # a building or a room, whose place ficar says",
+    "    head: N",
+    "    rules:",
+    "      - {weight: 3, slots: {D: {sym: the, agree: N}, N: {sym: place, n: [sg, pl]}}, en: D N, pt: D N}",
+    "      - {slots: {D: {sym: the, agree: N}, A: {sym: adj_ser, agree: N}, N: {sym: place, n: [sg, pl]}}, en: D A N, pt: D N A}",
+    "      - {weight: 2, slots: {P: {sym: my, agree: N}, N: {sym: place, n: [sg, pl]}}, en: P N, pt: P N}",
+    "      - {slots: {H: his, X: {sym: the, agree: N, link: H}, N: {sym: place, n: [sg, pl]}}, en: H N, pt: X N H}",
+    "      - {slots: {M: {sym: this, agree: N}, N: {sym: place, n: sg}}, en: M N, pt: M N}",
+    "  np_event:                 # the party, my birthday",
+    "    head: N",
+    "    rules:",
+    "      - {weight: 3, slots: {D: {sym: the, agree: N}, N: {sym: event, n: sg}}, en: D N, pt: D N}",
+    "      - {slots: {P: {sym: my, agree: N}, N: {sym: event, n: sg}}, en: P N, pt: P N}",
+    "      - {slots: {M: {sym: this, agree: N}, N: {sym: event, n: sg}}, en: M N, pt: M N}",
 ]
 # British spellings students type, checked as the American word wamerican has
 BRITISH = {"colour": "color", "favourite": "favorite", "neighbour": "neighbor",
@@ -416,7 +453,8 @@ ABBREV = {"tv"}
 # names of countries, which hunspell knows capitalised
 PROPER = {"brasil", "portugal", "inglaterra", "frança", "espanha", "itália", "alemanha",
           "japão", "china", "méxico", "argentina", "canadá", "angola", "índia", "áfrica",
-          "europa", "estados", "unidos"}
+          "europa", "estados", "unidos", "londres", "paris", "nova", "york", "lisboa", "roma",
+          "madri", "tóquio", "rio", "berlim"}
 
 
 # foods of nouns.tsv that are not counted in English (no bare plural)
@@ -441,6 +479,46 @@ def count_food(lines, es):
             seen.add(e[5])
             out.append(("/".join(e[2]), "/".join(e[3]), e[4][3:4]))
     return [o for o in out if o[0].split("/")[0] not in mass]
+
+
+def kin(lines, es):
+    """[(en sg/pl, pt sg/pl, gender)] of the person class, grammar.yaml's and
+    nouns.tsv's, without the professions of the job class: she is a girl ->
+    ela é uma menina keeps the article, she is a nurse -> ela é enfermeira
+    (the job templates) drops it, and one English sentence gets one
+    translation."""
+    jobs = {e[5] for e in es if e[0] == "job"}
+    out, seen = [], set()
+    person = False
+    for l in lines:
+        if re.match(r"^  \w+:", l):
+            person = l.startswith("  person:")
+        m = re.match(r"^      - \{en: ([^,]+), pt: ([^,]+), g: (\w)\}", l)
+        if person and m and m.group(1).split("/")[0] not in jobs:
+            out.append(m.groups())
+            seen.add(m.group(1).split("/")[0])
+    for e in es:
+        if e[0] == "person" and e[5] not in seen and e[5] not in jobs:
+            seen.add(e[5])
+            out.append(("/".join(en_tokens(w) for w in e[2]), "/".join(e[3]), e[4][3:4]))
+    return out
+
+
+def when_day(lines, es):
+    """The entry lines of the when class, grammar.yaml's and other.tsv's,
+    without the seasons and months of the season class: it is cold today
+    -> está frio hoje, but it is cold in winter -> faz frio no inverno."""
+    season = {e[5] for e in es if e[0] == "season"}
+    out = []
+    when = False
+    for l in lines:
+        if re.match(r"^  \w+:", l):
+            when = l.startswith("  when:")
+        m = re.match(r"^      - \{en: ([^,]+), ", l)
+        if when and m and m.group(1) not in season:
+            out.append(l)
+    out += [yaml_entry(*e[1:5]) for e in es if e[0] == "when" and e[5] not in season]
+    return out
 
 
 def grammar(es):
@@ -523,6 +601,11 @@ def grammar(es):
             out += ["  count_food:               # foods one counts: i like apples (not rices)",
                     "    like: animal", "    words:"]
             out += ["      - {en: %s, pt: %s, g: %s}" % (e, p, g) for e, p, g in count_food(lines, es)]
+            out += ["  when_day:                 # when, but for the seasons and months",
+                    "    like: much", "    words:"] + when_day(lines, es)
+            out += ["  kin:                      # people who are not a profession: she is a girl",
+                    "    like: animal", "    f: {p: p3}", "    words:"]
+            out += ["      - {en: %s, pt: %s, g: %s}" % (e, p, g) for e, p, g in kin(lines, es)]
             out += ["  name:                     # my name is anna . -> meu nome é anna .",
                     "    en: [any]", "    pt: [any]", "    words:"]
             out += ["      - {en: %s, pt: %s, g: %s}" % (n, n, "f" if n in FEMALE else "m")
@@ -581,7 +664,7 @@ def grammar(es):
 def report(es):
     pt = sorted({w for e in es for f in e[3] for w in f.replace("-", " ").split()
                  if f != "-"})
-    en = sorted({w for e in es for f in e[2] for w in f.split()})
+    en = sorted({w for e in es for f in e[2] for w in f.replace("-", " ").split()})
     bad = 0
     if os.path.exists(HUNSPELL_DIC):
         pt = [w.upper() if w in ABBREV else w.capitalize() if w in PROPER else w
@@ -598,7 +681,7 @@ def report(es):
     if os.path.exists(WORDS):
         known = set(w.strip().lower() for w in open(WORDS, encoding="utf-8", errors="replace"))
         rej = [w for w in en if w not in known and BRITISH.get(w) not in known
-               and not w.isdigit()]
+               and not w.isdigit() and any(c.isalpha() for c in w)]
         print("English: %d distinct words checked with wamerican, %d rejected%s"
               % (len(en), len(rej), (": " + " ".join(rej)) if rej else ""))
         bad += len(rej)
