@@ -391,6 +391,15 @@ NEW_CLASSES = [
     ("adj_event", "what an event is: easy, fun, boring", ["like: size"]),
     ("please_opt", ", please or nothing", ["en: [any]", "pt: [any]"]),
     ("may_can", "may i go ? / can i go ? -> posso ir ?", ["en: [any]", "pt: [any]"]),
+    ("side", "the bank is on the left . -> o banco fica à esquerda .", ["en: [any]", "pt: [any]"]),
+    ("be_afraid", "i am afraid of spiders . -> eu tenho medo de aranhas .", ["like: be"]),
+    ("have_ill", "i have a headache . -> eu estou com dor de cabeça .", ["like: be"]),
+    ("ailment", "a headache -> dor de cabeça", ["en: [any]", "pt: [any]"]),
+    ("body", "my leg hurts . -> minha perna está doendo .", ["like: animal", "f: {p: p3}"]),
+    ("hurts", "hurts -> está doendo", ["en: [pres.sg, pres.pl, past.sg, past.pl]",
+                                       "pt: [pres.sg, pres.pl, past.sg, past.pl]"]),
+    ("fav", "what is your favorite color ? -> qual é a sua cor favorita ?",
+     ["en: [any]", "pt: [m.sg, f.sg, m.pl, f.pl]"]),
 ]
 # two sentences in one line, as students type them (grammar.yaml's join:):
 # "i ' m hungry . can i have an apple ?", "the kitchen is small , but clean"
@@ -420,6 +429,8 @@ BARE_PHRASE = [
     "      - {slots: {I: {sym: a, agree: N}, N: container, M: mass}, en: I N of M, pt: I N de=of M}",
     "      - {slots: {N: mass}, en: some N, pt: N}",
     "      - {slots: {N: mass}, en: any N, pt: N}",
+    "      - {slots: {A: {sym: adj_thing, agree: N}, N: {sym: thing, n: pl}}, en: A N, pt: N A}",
+    "      - {slots: {A: {sym: adj_thing, agree: N}, N: {sym: count_food, n: pl}}, en: A N, pt: N A}",
     "  np_person_sg:             # one person: my mother is a nurse -> minha mãe é enfermeira",
     "    head: N",
     "    rules:",
@@ -444,7 +455,7 @@ BARE_PHRASE = [
     "      - {slots: {M: {sym: this, agree: N}, N: {sym: event, n: sg}}, en: M N, pt: M N}",
 ]
 # British spellings students type, checked as the American word wamerican has
-BRITISH = {"colour": "color", "favourite": "favorite", "neighbour": "neighbor",
+BRITISH = {"maths": "math", "colour": "color", "favourite": "favorite", "neighbour": "neighbor",
            "neighbours": "neighbors", "grey": "gray", "theatre": "theater",
            "centre": "center", "mum": "mom", "mums": "moms", "colours": "colors",
            "theatres": "theaters", "centres": "centers"}
@@ -552,6 +563,10 @@ def grammar(es):
         m = re.match(r"^  (\w+):", l)
         if m and not in_templates:
             cls = m.group(1)
+        if cls == "prep" and l == "      - {en: on, pt: em cima de}":
+            # on the table -> na mesa, on the wall -> na parede: em, as every
+            # reference accepts (on top of stays em cima de)
+            l = "      - {en: on, pt: em}"
         if cls == "quality" and re.match(r"^      - \{en: (clean|dirty),", l):
             i += 1          # estar says them: tstate (adjectives.tsv)
             continue
@@ -563,6 +578,9 @@ def grammar(es):
                     "  adj_ser: {union: [size, color, quality]}   # what ser says of things"]
             i += 1
             continue
+        if in_templates and l == "      N: {sym: person, agree: S, agree_on: [g, n]}":
+            # she is my sister (be-my): the professions are job-my-pro's
+            l = "      N: {sym: kin, agree: S, agree_on: [g, n]}"
         if in_templates and l == "      A: {sym: adj_thing, agree: S}":
             l = "      A: {sym: adj_ser, agree: S}"
         if l.startswith("templates:"):
