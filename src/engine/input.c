@@ -89,10 +89,28 @@ static int note_word(char ***list, int *n, const char *w)
 	return 0;
 }
 
-/* Sentence punctuation: left out when the vocabulary lacks it. */
+/* Sentence punctuation and quotes: left out when the vocabulary lacks
+ * them (a quote carries no word to translate). */
 static int sentence_punct(const char *t)
 {
-	return t[0] && !t[1] && strchr(".,?!;:", t[0]);
+	static const char *const quotes[] = { "\"", "\xe2\x80\x9c", "\xe2\x80\x9d", "\xc2\xab", "\xc2\xbb" };
+	if (t[0] && !t[1] && strchr(".,?!;:", t[0]))
+		return 1;
+	for (size_t i = 0; i < sizeof quotes / sizeof *quotes; i++)
+		if (!strcmp(t, quotes[i]))
+			return 1;
+	return 0;
+}
+
+/* The ASCII mark a phone or a word processor types in its typographic
+ * form: ’ and ‘ for ', “ and ” for ". */
+static const char *ascii_mark(const char *t)
+{
+	if (!strcmp(t, "\xe2\x80\x99") || !strcmp(t, "\xe2\x80\x98"))
+		return "'";
+	if (!strcmp(t, "\xe2\x80\x9c") || !strcmp(t, "\xe2\x80\x9d"))
+		return "\"";
+	return NULL;
 }
 
 /* GPT-2's and BERT's tokenizers give ids themselves (model_tok.h); a piece
@@ -133,6 +151,18 @@ static int append_text(const struct model *m, const struct vocab *v, int unk,
 	in->invalid_utf8 += invalid;
 	for (int i = 0; i < n; i++) {
 		int id = vocab_id(v, toks[i]);
+		const char *a = id < 0 ? ascii_mark(toks[i]) : NULL;
+		if (a && vocab_id(v, a) >= 0) {
+			/* I’m is I'm to a vocabulary that has only ' */
+			char *c = strdup(a);
+			if (!c) {
+				tokens_free(toks, n);
+				return err_set(e, "out of memory");
+			}
+			free(toks[i]);
+			toks[i] = c;
+			id = vocab_id(v, a);
+		}
 		if (id < 0 && sentence_punct(toks[i])) {
 			if (note_word(&in->dropped, &in->ndropped, toks[i])) {
 				tokens_free(toks, n);
