@@ -472,47 +472,38 @@ PROPER = {"brasil", "portugal", "inglaterra", "frança", "espanha", "itália", "
 UNCOUNTED = {"breakfast", "lunch", "dinner", "snack", "lettuce", "corn", "steak", "fruit"}
 
 
-def count_food(lines, es):
-    """[(en sg/pl, pt sg/pl, gender)] of the food class, grammar.yaml's and
-    nouns.tsv's, without the mass nouns of other.tsv and UNCOUNTED."""
-    mass = {e[5] for e in es if e[0] == "mass"} | UNCOUNTED
+def noun_words(lines, es, cls, skip):
+    """[(en sg/pl, pt sg/pl, gender)] of the noun class cls, grammar.yaml's
+    words and nouns.tsv's, without those whose English singular is in
+    skip."""
     out, seen = [], set()
-    food = False
+    inside = False
     for l in lines:
         if re.match(r"^  \w+:", l):
-            food = l.startswith("  food:")
+            inside = l.startswith("  %s:" % cls)
         m = re.match(r"^      - \{en: ([^,]+), pt: ([^,]+), g: (\w)\}", l)
-        if food and m:
+        if inside and m:
             out.append(m.groups())
             seen.add(m.group(1).split("/")[0])
     for e in es:
-        if e[0] == "food" and e[5] not in seen and e[5] not in mass:
+        if e[0] == cls and e[5] not in seen:
             seen.add(e[5])
-            out.append(("/".join(e[2]), "/".join(e[3]), e[4][3:4]))
-    return [o for o in out if o[0].split("/")[0] not in mass]
+            out.append(("/".join(en_tokens(w) for w in e[2]), "/".join(e[3]), e[4][3:4]))
+    return [o for o in out if o[0].split("/")[0] not in skip]
+
+
+def count_food(lines, es):
+    """The food class without the mass nouns of other.tsv and UNCOUNTED: the
+    foods one counts (i like apples, not rices)."""
+    return noun_words(lines, es, "food", {e[5] for e in es if e[0] == "mass"} | UNCOUNTED)
 
 
 def kin(lines, es):
-    """[(en sg/pl, pt sg/pl, gender)] of the person class, grammar.yaml's and
-    nouns.tsv's, without the professions of the job class: she is a girl ->
-    ela é uma menina keeps the article, she is a nurse -> ela é enfermeira
-    (the job templates) drops it, and one English sentence gets one
-    translation."""
-    jobs = {e[5] for e in es if e[0] == "job"}
-    out, seen = [], set()
-    person = False
-    for l in lines:
-        if re.match(r"^  \w+:", l):
-            person = l.startswith("  person:")
-        m = re.match(r"^      - \{en: ([^,]+), pt: ([^,]+), g: (\w)\}", l)
-        if person and m and m.group(1).split("/")[0] not in jobs:
-            out.append(m.groups())
-            seen.add(m.group(1).split("/")[0])
-    for e in es:
-        if e[0] == "person" and e[5] not in seen and e[5] not in jobs:
-            seen.add(e[5])
-            out.append(("/".join(en_tokens(w) for w in e[2]), "/".join(e[3]), e[4][3:4]))
-    return out
+    """The person class without the professions of the job class: she is a
+    girl -> ela é uma menina keeps the article, she is a nurse -> ela é
+    enfermeira (the job templates) drops it, and one English sentence gets
+    one translation."""
+    return noun_words(lines, es, "person", {e[5] for e in es if e[0] == "job"})
 
 
 def when_day(lines, es):
