@@ -562,6 +562,19 @@ static int put(char **buf, size_t *cap, size_t *len, const char *s, size_t n)
 	return 0;
 }
 
+/* writes u in decimal at b + n and returns the new length */
+static size_t put_uint(char *b, size_t n, unsigned u)
+{
+	char d[12];
+	int k = 0;
+	do
+		d[k++] = (char)('0' + u % 10);
+	while (u /= 10);
+	while (k)
+		b[n++] = d[--k];
+	return n;
+}
+
 static int join(struct ctx *x, const struct word *w, int n, char **buf, size_t *cap)
 {
 	size_t len = 0;
@@ -614,8 +627,14 @@ static int finish(struct ctx *x, const struct res *top, struct gr_pair *out)
 		char b[32];
 		if (k && l[k].i == l[k - 1].i && l[k].j == l[k - 1].j)
 			continue;
-		int n = snprintf(b, sizeof b, "%s%d-%d", len ? " " : "", l[k].i, l[k].j);
-		if (put(&out->align, &out->align_cap, &len, b, (size_t)n))
+		/* by hand, not snprintf: a search formats millions of these */
+		size_t n = 0;
+		if (len)
+			b[n++] = ' ';
+		n = put_uint(b, n, (unsigned)l[k].i);
+		b[n++] = '-';
+		n = put_uint(b, n, (unsigned)l[k].j);
+		if (put(&out->align, &out->align_cap, &len, b, n))
 			return err_set(x->e, "out of memory");
 	}
 	out->en_words = ne;
@@ -701,9 +720,15 @@ int grammar_find(const struct grammar *g, int t, const char *en,
 		return err_set(e, "out of memory");
 	}
 	memcpy(copy, en, len + 1);
+	/* each word once: the filter compares every candidate with the list */
 	for (char *save = NULL, *w = strtok_r(copy, " ", &save); w;
-	     w = strtok_r(NULL, " ", &save))
-		words[n++] = w;
+	     w = strtok_r(NULL, " ", &save)) {
+		int k = 0;
+		while (k < n && strcmp(words[k], w))
+			k++;
+		if (k == n)
+			words[n++] = w;
+	}
 	words[n] = NULL;
 
 	struct gr_chooser c;
