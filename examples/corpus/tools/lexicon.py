@@ -282,7 +282,7 @@ NUMBERS = [("one", "um/uma"), ("two", "dois/duas"), ("three", "três"), ("four",
            ("five", "cinco"), ("six", "seis"), ("seven", "sete"), ("eight", "oito"),
            ("nine", "nove"), ("ten", "dez"), ("eleven", "onze"), ("twelve", "doze"),
            ("fifteen", "quinze"), ("twenty", "vinte")] + \
-    [(str(n), str(n)) for n in list(range(2, 21)) + [30, 40, 50, 60]]   # digits stay digits
+    [(str(n), str(n)) for n in range(2, 101)]   # digits stay digits
 WEATHER = [("raining", "chovendo"), ("snowing", "nevando"), ("cold", "frio"),
            ("hot", "quente"), ("sunny", "ensolarado"), ("windy", "ventando"),
            ("cloudy", "nublado")]
@@ -290,6 +290,26 @@ VERB_CLASSES = ["vt_person", "vt_thing", "vi", "vde", "modal", "modal_de", "go",
                 "vmove"]
 # names students give themselves: the same in both languages (not words of
 # either dictionary, so not checked)
+# can + a verb: saber for a skill one learns (i can swim -> eu sei nadar),
+# conseguir for what one manages (i can't sleep -> eu não consigo dormir,
+# can you see the board ? -> você consegue ver o quadro ?), poder for the
+# rest (i can go -> eu posso ir): the vi and vt_thing verbs of each
+SKILL = {"swim", "sing", "dance", "cook", "draw", "paint", "drive", "skate", "ski", "dive",
+         "read", "write", "surf", "sew", "sail", "type", "count"}
+MANAGE_VI = {"sleep", "breathe", "walk", "understand"}
+MANAGE_VT = {"see", "find", "hear", "understand"}
+
+
+def can_classes(by_class):
+    """The verb classes of can, derived from vi and vt_thing."""
+    vi, vt = by_class.get("vi", []), by_class.get("vt_thing", [])
+    by_class["vskill"] = [e for e in vi if e[5] in SKILL]
+    by_class["vmanage"] = [e for e in vi if e[5] in MANAGE_VI]
+    by_class["vi_can"] = [e for e in vi if e[5] not in SKILL | MANAGE_VI]
+    by_class["vmanage_t"] = [e for e in vt if e[5] in MANAGE_VT]
+    by_class["vt_can"] = [e for e in vt if e[5] not in MANAGE_VT]
+
+
 NAMES = ["anna", "maria", "john", "pedro", "lucas", "sofia", "mike", "sarah", "tom",
          "emma", "david", "laura", "carlos", "julia", "ana", "daniel", "peter", "lisa",
          "ben", "kate", "paulo", "marcos", "beatriz", "rafael", "alice", "joão", "luiza",
@@ -396,6 +416,22 @@ NEW_CLASSES = [
     ("have_ill", "i have a headache . -> eu estou com dor de cabeça .", ["like: be"]),
     ("ailment", "a headache -> dor de cabeça", ["en: [any]", "pt: [any]"]),
     ("body", "my leg hurts . -> minha perna está doendo .", ["like: animal", "f: {p: p3}"]),
+    # ninth session: can of a skill (saber) and of managing (conseguir)
+    ("cant_know", "i can't swim . -> eu não sei nadar .", ["like: be"]),
+    ("can_manage", "i can see the sea . -> eu consigo ver o mar .", ["like: be"]),
+    ("cant_manage", "i can't sleep . -> eu não consigo dormir .", ["like: be"]),
+    ("vskill", "what one learns to do: swim, cook (can -> saber)", ["like: vt_person"]),
+    ("vmanage", "what one manages to do: sleep, walk (can -> conseguir)", ["like: vt_person"]),
+    ("vmanage_t", "see, find, hear, understand + an object (can -> conseguir)",
+     ["like: vt_person"]),
+    ("vi_can", "vi without vskill and vmanage: i can go -> eu posso ir", ["like: vt_person"]),
+    ("vt_can", "vt_thing without vmanage_t: we can buy a car -> nós podemos comprar",
+     ["like: vt_person"]),
+    ("day", "today is monday . -> hoje é segunda-feira .", ["en: [any]", "pt: [any]"]),
+    ("day_is", "today is -> hoje é", ["en: [any]", "pt: [any]"]),
+    ("vdo", "what do you do ? -> o que você faz ?", ["like: vt_person"]),
+    ("sorry", "sorry , -> desculpe ,", ["en: [any]", "pt: [any]"]),
+    ("vocative", "good night , mom . -> boa noite , mãe .", ["en: [any]", "pt: [any]"]),
     ("hurts", "hurts -> está doendo", ["en: [pres.sg, pres.pl, past.sg, past.pl]",
                                        "pt: [pres.sg, pres.pl, past.sg, past.pl]"]),
     ("fav", "what is your favorite color ? -> qual é a sua cor favorita ?",
@@ -538,6 +574,7 @@ def grammar(es):
     by_class = {}
     for e in es:
         by_class.setdefault(e[0], []).append(e)
+    can_classes(by_class)
     cls = None
     in_templates = False
     i = 0
@@ -592,7 +629,9 @@ def grammar(es):
                     "      - {en: am/is/are/was/were, pt: tenho/tem/temos/têm/tinha/tinha/tínhamos/tinham}",
                     "  num:                      # numbers: ten years -> dez anos",
                     "    en: [any]", "    pt: [m, f]", "    words:"]
-            out += ["      - {en: %s, pt: %s}" % (e, p) for e, p in NUMBERS]
+            # the words as often as the 99 digits: two brothers, page 25
+            out += ["      - {en: %s, pt: %s%s}" % (e, p, "" if e.isdigit() else ", weight: 7")
+                    for e, p in NUMBERS]
             out += ["  weather:                  # it is raining -> está chovendo",
                     "    en: [any]", "    pt: [any]", "    words:"]
             out += ["      - {en: %s, pt: %s}" % (e, p) for e, p in WEATHER]
