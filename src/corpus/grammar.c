@@ -396,7 +396,7 @@ static int parse_rule(struct grammar *g, const struct ynode *n, int is_template,
 		} else if (strcmp(k->str, "weight") == 0) {
 			long long w;
 			if (ynode_int(&g->doc, v, 1, GR_MAXWEIGHT, &w, e))
-				return -1;
+				return ynode_keyed(&g->doc, v, k->str, e);
 			r->weight = (int)w;
 		} else if (is_template && strcmp(k->str, "id") == 0) {
 			if (gr_need(g, v, Y_SCALAR, "id", e))
@@ -406,7 +406,7 @@ static int parse_rule(struct grammar *g, const struct ynode *n, int is_template,
 		} else if (is_template && strcmp(k->str, "repeat") == 0) {
 			long long w;
 			if (ynode_int(&g->doc, v, 1, 100, &w, e))
-				return -1;
+				return ynode_keyed(&g->doc, v, k->str, e);
 			r->repeat = (int)w;
 		} else if (is_template && strcmp(k->str, "require") == 0) {
 			req = v;

@@ -80,7 +80,7 @@ static int parse_connector(struct grammar *g, const struct ynode *n,
 		} else if (strcmp(k->str, "weight") == 0) {
 			long long w;
 			if (ynode_int(&g->doc, v, 1, GR_MAXWEIGHT, &w, e))
-				return -1;
+				return ynode_keyed(&g->doc, v, k->str, e);
 			c->weight = (int)w;
 		} else if (strcmp(k->str, "after") == 0) {
 			if (parse_marks(g, v, "after", &c->after, e))
@@ -128,12 +128,12 @@ int gr_parse_join(struct grammar *g, const struct ynode *n, int line, struct err
 			return -1;
 		if (strcmp(k->str, "lines") == 0) {
 			if (ynode_int(&g->doc, v, 1, 10000000, &x, e))
-				return -1;
+				return ynode_keyed(&g->doc, v, k->str, e);
 			j->lines = (int)x;
 			lines = v;
 		} else if (strcmp(k->str, "max_words") == 0) {
 			if (ynode_int(&g->doc, v, 1, 1000000, &x, e))
-				return -1;
+				return ynode_keyed(&g->doc, v, k->str, e);
 			j->max_words = (int)x;
 		} else if (strcmp(k->str, "with") == 0) {
 			with = v;

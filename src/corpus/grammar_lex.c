@@ -488,7 +488,7 @@ static int parse_entry(struct grammar *g, struct gr_class *c,
 		} else if (strcmp(k->str, "weight") == 0) {
 			long long w;
 			if (ynode_int(&g->doc, v, 1, 1000, &w, e))
-				return -1;
+				return ynode_keyed(&g->doc, v, k->str, e);
 			en->weight = (int)w;
 		} else {
 			if (inherent_features(g, k, v, en->f, &matched, e))

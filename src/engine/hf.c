@@ -65,7 +65,7 @@ static int get_int(const struct ydoc *d, const char *k, long long lo, long long 
 	if (!n)
 		return 0;
 	if (ynode_int(d, n, lo, hi, &v, e))
-		return mkey_keyed(d, n, k, e);
+		return ynode_keyed(d, n, k, e);
 	*out = (int)v;
 	return 0;
 }
@@ -76,7 +76,7 @@ static int get_eps(const struct ydoc *d, const char *k, double *out, struct err 
 	if (!n)
 		return 0;
 	if (ynode_float(d, n, out, e))
-		return mkey_keyed(d, n, k, e);
+		return ynode_keyed(d, n, k, e);
 	if (!(*out > 0 && *out < 1))
 		return err_set(e, "%s:%d: %s must be in (0, 1)", d->file, n->line, k);
 	return 0;
@@ -91,7 +91,7 @@ static int refuse(const struct ydoc *d, const char *k, int bad, struct err *e)
 	if (!n)
 		return 0;
 	if (ynode_bool(d, n, &v, e))
-		return mkey_keyed(d, n, k, e);
+		return ynode_keyed(d, n, k, e);
 	if (v == bad)
 		return err_set(e, "%s:%d: %s: %s is not implemented (attnscope computes the "
 			       "model without it)", d->file, n->line, k, bad ? "true" : "false");
@@ -111,7 +111,7 @@ static int get_act(const struct ydoc *d, const char *k, enum activation *out,
 		return 0;
 	const char *s = ynode_str(d, n, e);
 	if (!s)
-		return mkey_keyed(d, n, k, e);
+		return ynode_keyed(d, n, k, e);
 	for (size_t i = 0; i < sizeof ACTS / sizeof *ACTS; i++)
 		if (strcmp(s, ACTS[i].name) == 0) {
 			*out = ACTS[i].a;
@@ -185,7 +185,7 @@ static int parse_bert(struct config *c, const struct ydoc *d, int *vocab,
 	const struct ynode *n = key(d->root, "position_embedding_type");
 	const char *s = n ? ynode_str(d, n, e) : "absolute";
 	if (!s)
-		return mkey_keyed(d, n, "position_embedding_type", e);
+		return ynode_keyed(d, n, "position_embedding_type", e);
 	if (strcmp(s, "absolute") != 0)
 		return err_set(e, "%s:%d: position_embedding_type: \"%.40s\" is not implemented "
 			       "(absolute is)", d->file, n->line, s);
@@ -210,7 +210,7 @@ static int lower_case(const char *dir, int *out, struct err *e)
 		const struct ynode *n = d.root && d.root->kind == Y_MAP ?
 					key(d.root, "do_lower_case") : NULL;
 		if (n && ynode_bool(&d, n, out, e))
-			rc = mkey_keyed(&d, n, "do_lower_case", e);
+			rc = ynode_keyed(&d, n, "do_lower_case", e);
 		ydoc_free(&d);
 	}
 	free(p);

@@ -327,7 +327,7 @@ static int parse_strlist(const struct ydoc *d, const struct ynode *n,
 	for (size_t i = 0; i < n->n; i++) {
 		const char *s = ynode_str(d, n->items[i], e);
 		if (!s)
-			return mkey_keyed(d, n->items[i], key, e);
+			return ynode_keyed(d, n->items[i], key, e);
 		if (!((*out)[i] = strdup(s)))
 			return err_set(e, "out of memory");
 		*count = (int)i + 1;
@@ -481,7 +481,7 @@ static int parse_config(struct model *m, const struct ydoc *d, struct err *e)
 	const struct ynode *n;
 	if ((n = ynode_get(r, "norm_eps"))) {
 		if (ynode_float(d, n, &c->norm_eps, e))
-			return mkey_keyed(d, n, "norm_eps", e);
+			return ynode_keyed(d, n, "norm_eps", e);
 		if (!(c->norm_eps > 0 && c->norm_eps < 1))
 			return err_set(e, "%s:%d: norm_eps must be in (0, 1)", d->file, n->line);
 	}
@@ -539,14 +539,14 @@ static int parse_config(struct model *m, const struct ydoc *d, struct err *e)
 	if (wf) {
 		const char *s = ynode_str(d, wf, e);
 		if (!s)
-			return mkey_keyed(d, wf, "weights", e);
+			return ynode_keyed(d, wf, "weights", e);
 		c->wsrc = W_FILE;
 		if (!(c->weights_path = path_beside(m->path, s)))
 			return err_set(e, "out of memory");
 		if ((n = ynode_get(r, "weights_key"))) {
 			const char *k = ynode_str(d, n, e);
 			if (!k)
-				return mkey_keyed(d, n, "weights_key", e);
+				return ynode_keyed(d, n, "weights_key", e);
 			if (!(c->weights_key = strdup(k)))
 				return err_set(e, "out of memory");
 		}
@@ -559,7 +559,7 @@ static int parse_config(struct model *m, const struct ydoc *d, struct err *e)
 		if (!(n = ynode_get(in, "random")))
 			return err_set(e, "%s:%d: init needs random: SEED", d->file, in->line);
 		if (ynode_int(d, n, 0, LLONG_MAX, &seed, e))
-			return mkey_keyed(d, n, "init.random", e);
+			return ynode_keyed(d, n, "init.random", e);
 		c->wsrc = W_RANDOM;
 		c->seed = (unsigned long long)seed;
 	}

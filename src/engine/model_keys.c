@@ -42,26 +42,6 @@ int mkey_check(const struct ydoc *d, const struct ynode *map,
 	return 0;
 }
 
-/* Rewrites a ynode error "file:line: what" as "file:line: key: what". */
-int mkey_keyed(const struct ydoc *d, const struct ynode *n, const char *key,
-	       struct err *e)
-{
-	char rest[sizeof e->msg];
-	const char *p = e->msg;
-	size_t fl = strlen(d->file);
-	if (strncmp(p, d->file, fl) == 0 && p[fl] == ':') {
-		p += fl + 1;
-		while (*p >= '0' && *p <= '9')
-			p++;
-		if (*p == ':')
-			p++;
-		if (*p == ' ')
-			p++;
-	}
-	snprintf(rest, sizeof rest, "%s", p);
-	return err_set(e, "%s:%d: %s: %s", d->file, n->line, key, rest);
-}
-
 int mkey_int(const struct ydoc *d, const struct ynode *map,
 	     const char *key, long long lo, long long hi, int *out,
 	     struct err *e)
@@ -71,7 +51,7 @@ int mkey_int(const struct ydoc *d, const struct ynode *map,
 	if (!n)
 		return 0;
 	if (ynode_int(d, n, lo, hi, &v, e))
-		return mkey_keyed(d, n, key, e);
+		return ynode_keyed(d, n, key, e);
 	*out = (int)v;
 	return 0;
 }
@@ -81,7 +61,7 @@ int mkey_bool(const struct ydoc *d, const struct ynode *map,
 {
 	const struct ynode *n = ynode_get(map, key);
 	if (n && ynode_bool(d, n, out, e))
-		return mkey_keyed(d, n, key, e);
+		return ynode_keyed(d, n, key, e);
 	return 0;
 }
 
@@ -94,7 +74,7 @@ int mkey_str(const struct ydoc *d, const struct ynode *map,
 		return 0;
 	const char *s = ynode_str(d, n, e);
 	if (!s)
-		return mkey_keyed(d, n, key, e);
+		return ynode_keyed(d, n, key, e);
 	free(*out);
 	if (!(*out = strdup(s)))
 		return err_set(e, "out of memory");
@@ -111,7 +91,7 @@ int mkey_enum(const struct ydoc *d, const struct ynode *map,
 		return 0;
 	const char *s = ynode_str(d, n, e);
 	if (!s)
-		return mkey_keyed(d, n, key, e);
+		return ynode_keyed(d, n, key, e);
 	char list[256] = "";
 	for (int i = 0; names[i]; i++) {
 		if (strcmp(names[i], s) == 0) {

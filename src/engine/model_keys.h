@@ -12,9 +12,6 @@
  * where names the mapping ("tokenizer", ...), NULL for the file's top. */
 int mkey_check(const struct ydoc *d, const struct ynode *map,
 	       const char *const *known, const char *where, struct err *e);
-/* Rewrites a ynode error "file:line: what" as "file:line: key: what". */
-int mkey_keyed(const struct ydoc *d, const struct ynode *n, const char *key,
-	       struct err *e);
 int mkey_int(const struct ydoc *d, const struct ynode *map, const char *key,
 	     long long lo, long long hi, int *out, struct err *e);
 int mkey_bool(const struct ydoc *d, const struct ynode *map, const char *key,

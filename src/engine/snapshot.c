@@ -50,7 +50,7 @@ static int get_float(const struct ydoc *d, const struct ynode *map, const char *
 	if (!v)
 		return 0;
 	if (ynode_float(d, v, out, e))
-		return mkey_keyed(d, v, key, e);
+		return ynode_keyed(d, v, key, e);
 	if (!isfinite(*out) || *out < 0)
 		return err_set(e, "%s:%d: snapshots: %s must be a number from 0 up", d->file,
 			       v->line, key);

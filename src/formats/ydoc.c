@@ -312,6 +312,26 @@ const char *ynode_kind_name(enum ynode_kind k)
 	return k == Y_SCALAR ? _("scalar") : k == Y_SEQ ? _("sequence") : _("mapping");
 }
 
+/* Rewrites a ynode error "file:line: what" as "file:line: key: what". */
+int ynode_keyed(const struct ydoc *d, const struct ynode *n, const char *key,
+		struct err *e)
+{
+	char rest[sizeof e->msg];
+	const char *p = e->msg;
+	size_t fl = strlen(d->file);
+	if (strncmp(p, d->file, fl) == 0 && p[fl] == ':') {
+		p += fl + 1;
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (*p == ':')
+			p++;
+		if (*p == ' ')
+			p++;
+	}
+	snprintf(rest, sizeof rest, "%s", p);
+	return err_set(e, "%s:%d: %s: %s", d->file, n->line, key, rest);
+}
+
 int ynode_int(const struct ydoc *d, const struct ynode *n, long long lo,
 	      long long hi, long long *out, struct err *e)
 {

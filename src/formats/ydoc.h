@@ -56,6 +56,10 @@ int ynode_bool(const struct ydoc *d, const struct ynode *n, int *out,
 /* Requires a scalar; returns its string (owned by the document) or NULL. */
 const char *ynode_str(const struct ydoc *d, const struct ynode *n,
 		      struct err *e);
+/* Rewrites the error of a conversion above, "file:line: what", as
+ * "file:line: key: what" (n the key's value); returns -1. */
+int ynode_keyed(const struct ydoc *d, const struct ynode *n, const char *key,
+		struct err *e);
 /* "what" for messages: "mapping", "sequence" or "scalar". */
 const char *ynode_kind_name(enum ynode_kind k);
 
