@@ -281,7 +281,13 @@ def yaml_entry(kind, en, pt, extra):
 NUMBERS = [("one", "um/uma"), ("two", "dois/duas"), ("three", "três"), ("four", "quatro"),
            ("five", "cinco"), ("six", "seis"), ("seven", "sete"), ("eight", "oito"),
            ("nine", "nove"), ("ten", "dez"), ("eleven", "onze"), ("twelve", "doze"),
-           ("fifteen", "quinze"), ("twenty", "vinte")] + \
+           ("fifteen", "quinze"), ("twenty", "vinte"),
+           # ninth session: the teens and the tens in words
+           ("thirteen", "treze"), ("fourteen", "catorze"), ("sixteen", "dezesseis"),
+           ("seventeen", "dezessete"), ("eighteen", "dezoito"), ("nineteen", "dezenove"),
+           ("thirty", "trinta"), ("forty", "quarenta"), ("fifty", "cinquenta"),
+           ("sixty", "sessenta"), ("seventy", "setenta"), ("eighty", "oitenta"),
+           ("ninety", "noventa"), ("a hundred", "cem")] + \
     [(str(n), str(n)) for n in range(2, 101)]   # digits stay digits
 WEATHER = [("raining", "chovendo"), ("snowing", "nevando"), ("cold", "frio"),
            ("hot", "quente"), ("sunny", "ensolarado"), ("windy", "ventando"),
@@ -432,6 +438,18 @@ NEW_CLASSES = [
     ("vdo", "what do you do ? -> o que você faz ?", ["like: vt_person"]),
     ("sorry", "sorry , -> desculpe ,", ["en: [any]", "pt: [any]"]),
     ("vocative", "good night , mom . -> boa noite , mãe .", ["en: [any]", "pt: [any]"]),
+    ("vpara", "call: ligar para (i called him -> eu liguei para ele)", ["like: vt_person"]),
+    ("with_pro", "with me -> comigo", ["like: subj"]),
+    ("mood_with", "how one is with someone: angry with me -> bravo comigo", ["like: size"]),
+    ("always", "always between be and a state: está sempre cansado",
+     ["en: [any]", "pt: [any]"]),
+    ("often_be", "never, still before be: nunca está cansado", ["en: [any]", "pt: [any]"]),
+    ("very_feel", "very hungry -> com muita fome", ["en: [any]", "pt: [any]"]),
+    ("wpast", "it rained -> choveu", ["en: [any]", "pt: [any]"]),
+    ("far", "far from here -> longe daqui", ["en: [any]", "pt: [any]"]),
+    ("be_fica_not", "the station isn't far -> a estação não fica longe",
+     ["en: [pres.sg, pres.pl, past.sg, past.pl]", "pt: [pres.sg, pres.pl, past.sg, past.pl]"]),
+    ("best", "before the noun in both: my best friend -> meu melhor amigo", ["like: size"]),
     ("hurts", "hurts -> está doendo", ["en: [pres.sg, pres.pl, past.sg, past.pl]",
                                        "pt: [pres.sg, pres.pl, past.sg, past.pl]"]),
     ("fav", "what is your favorite color ? -> qual é a sua cor favorita ?",
@@ -495,7 +513,8 @@ BRITISH = {"maths": "math", "colour": "color", "favourite": "favorite", "neighbo
            "neighbours": "neighbors", "grey": "gray", "theatre": "theater",
            "centre": "center", "mum": "mom", "mums": "moms", "colours": "colors",
            "theatres": "theaters", "centres": "centers"}
-# abbreviations hunspell knows in capitals only (the corpus is lower case)
+# abbreviations hunspell knows in capitals only (the corpus is lower case),
+# their plurals with a small s (TVs)
 ABBREV = {"tv"}
 # names of countries, which hunspell knows capitalised
 PROPER = {"brasil", "portugal", "inglaterra", "frança", "espanha", "itália", "alemanha",
@@ -715,8 +734,8 @@ def report(es):
     en = sorted({w for e in es for f in e[2] for w in f.replace("-", " ").split()})
     bad = 0
     if os.path.exists(HUNSPELL_DIC):
-        pt = [w.upper() if w in ABBREV else w.capitalize() if w in PROPER else w
-              for w in pt]
+        pt = [w.upper() if w in ABBREV else w[:-1].upper() + "s" if w[:-1] in ABBREV
+              and w.endswith("s") else w.capitalize() if w in PROPER else w for w in pt]
         p = subprocess.run(["hunspell", "-d", "pt_BR", "-l"], input="\n".join(pt),
                            capture_output=True, text=True)
         rej = sorted(set(p.stdout.split()))
