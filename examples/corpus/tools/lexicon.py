@@ -294,8 +294,6 @@ WEATHER = [("raining", "chovendo"), ("snowing", "nevando"), ("cold", "frio"),
            ("cloudy", "nublado")]
 VERB_CLASSES = ["vt_person", "vt_thing", "vi", "vde", "modal", "modal_de", "go", "give",
                 "vmove"]
-# names students give themselves: the same in both languages (not words of
-# either dictionary, so not checked)
 # can + a verb: saber for a skill one learns (i can swim -> eu sei nadar),
 # conseguir for what one manages (i can't sleep -> eu não consigo dormir,
 # can you see the board ? -> você consegue ver o quadro ?), poder for the
@@ -316,6 +314,8 @@ def can_classes(by_class):
     by_class["vt_can"] = [e for e in vt if e[5] not in MANAGE_VT]
 
 
+# names students give themselves: the same in both languages (not words of
+# either dictionary, so not checked)
 NAMES = ["anna", "maria", "john", "pedro", "lucas", "sofia", "mike", "sarah", "tom",
          "emma", "david", "laura", "carlos", "julia", "ana", "daniel", "peter", "lisa",
          "ben", "kate", "paulo", "marcos", "beatriz", "rafael", "alice", "joão", "luiza",
@@ -736,14 +736,23 @@ def grammar(es):
     return "\n".join(head + out + JOIN) + "\n"
 
 
+def hunspell_case(w):
+    """w as hunspell knows it: an abbreviation in capitals (TV, its plural
+    TVs), a country capitalised (Brasil), any other word as it is."""
+    if w in ABBREV:
+        return w.upper()
+    if w.endswith("s") and w[:-1] in ABBREV:
+        return w[:-1].upper() + "s"
+    return w.capitalize() if w in PROPER else w
+
+
 def report(es):
     pt = sorted({w for e in es for f in e[3] for w in f.replace("-", " ").split()
                  if f != "-"})
     en = sorted({w for e in es for f in e[2] for w in f.replace("-", " ").split()})
     bad = 0
     if os.path.exists(HUNSPELL_DIC):
-        pt = [w.upper() if w in ABBREV else w[:-1].upper() + "s" if w[:-1] in ABBREV
-              and w.endswith("s") else w.capitalize() if w in PROPER else w for w in pt]
+        pt = [hunspell_case(w) for w in pt]
         p = subprocess.run(["hunspell", "-d", "pt_BR", "-l"], input="\n".join(pt),
                            capture_output=True, text=True)
         rej = sorted(set(p.stdout.split()))
