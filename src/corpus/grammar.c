@@ -80,6 +80,7 @@ static int parse_slot(struct grammar *g, struct gr_rule *r, const struct ynode *
 	s->name = k->str;
 	s->line = k->line;
 	s->agree = -1;
+	s->same = -1;
 	s->link = GR_NOLINK;
 	const struct ynode *sym = NULL;
 	if (v->kind == Y_SCALAR) {
@@ -95,6 +96,7 @@ static int parse_slot(struct grammar *g, struct gr_rule *r, const struct ynode *
 			} else if (strcmp(kk->str, "agree") != 0 &&
 				   strcmp(kk->str, "agree_on") != 0 &&
 				   strcmp(kk->str, "differ") != 0 &&
+				   strcmp(kk->str, "same") != 0 &&
 				   strcmp(kk->str, "link") != 0) {
 				if (parse_fspec_key(g, kk, v->items[2 * i + 1], &s->spec,
 						    &matched, e))
@@ -102,7 +104,7 @@ static int parse_slot(struct grammar *g, struct gr_rule *r, const struct ynode *
 				if (!matched)
 					return err_set(e, "%s:%d: %s: unknown key \"%s\" in slot "
 						       "%s (expected sym, agree, agree_on, "
-						       "differ, link or a feature)", g->file,
+						       "differ, same, link or a feature)", g->file,
 						       kk->line, r->id, kk->str, s->name);
 			}
 		}
@@ -161,6 +163,8 @@ static int slot_links(struct grammar *g, struct gr_rule *r, const struct ynode *
 				     &s->differ[s->ndiffer++], e))
 				return -1;
 	}
+	if ((x = ynode_get(v, "same")) && slot_ref(g, r, s, x, "same", &s->same, e))
+		return -1;
 	if ((x = ynode_get(v, "link"))) {
 		if (x->kind == Y_SCALAR && strcmp(x->str, "none") == 0)
 			s->link = -1;
@@ -300,7 +304,8 @@ static int check_slots(struct grammar *g, struct gr_rule *r, struct err *e)
 	return 0;
 }
 
-/* Evaluation order: a slot after the slots it agrees with or differs from. */
+/* Evaluation order: a slot after the slots it agrees with, differs from or
+ * shares a key with. */
 static int order_slots(struct grammar *g, struct gr_rule *r, struct err *e)
 {
 	int done[GR_MAXSLOTS] = { 0 }, n = 0;
@@ -310,7 +315,8 @@ static int order_slots(struct grammar *g, struct gr_rule *r, struct err *e)
 			const struct gr_slot *s = &r->slots[i];
 			if (done[i])
 				continue;
-			int ready = s->agree < 0 || done[s->agree];
+			int ready = (s->agree < 0 || done[s->agree]) &&
+				    (s->same < 0 || done[s->same]);
 			for (int k = 0; k < s->ndiffer; k++)
 				ready = ready && done[s->differ[k]];
 			if (ready) {
@@ -320,7 +326,7 @@ static int order_slots(struct grammar *g, struct gr_rule *r, struct err *e)
 			}
 		}
 		if (!progress)
-			return err_set(e, "%s:%d: %s: the slots' agree:/differ: references "
+			return err_set(e, "%s:%d: %s: the slots' agree:/differ:/same: references "
 				       "form a cycle", g->file, r->line, r->id);
 	}
 	return 0;

@@ -12,7 +12,8 @@
  *              features (a noun's gender)
  *   phrases    symbols with alternative rules, each a small template
  *   templates  sentences: slots (a symbol plus feature constraints,
- *              agreement with another slot, "differ" from another slot) and
+ *              agreement with another slot, "differ" from or the "same" key as
+ *              another slot) and
  *              the two word orders, e.g.  en: S V O D   pt: S O V D
  *
  * plus post-editing rules (Portuguese preposition + article contractions,

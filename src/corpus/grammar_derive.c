@@ -305,7 +305,7 @@ static int expand_rule(struct ctx *x, const struct gr_rule *r, gr_env inherit,
 		       struct res *out);
 
 /* Keys are identities separated by '/' ("us/me" for "we"); two entries are
- * the same for "differ:" when they share one. */
+ * the same for "differ:" and "same:" when they share one. */
 static int keys_overlap(const char *a, const char *b)
 {
 	for (const char *p = a; *p;) {
@@ -336,6 +336,8 @@ static int expand_class(struct ctx *x, const struct gr_rule *r,
 				     en->f[side][f] == env[side][f];
 		for (int d = 0; ok && d < s->ndiffer; d++)
 			ok = !keys_overlap(en->key, done[s->differ[d]].key);
+		if (ok && s->same >= 0)
+			ok = keys_overlap(en->key, done[s->same].key);
 		/* a slot of the Portuguese only (link:) shows no English word */
 		if (ok && x->ch->only_words && s->count[EN] > 0)
 			ok = entry_allowed(g, en, x->ch->only_words);
@@ -439,6 +441,8 @@ static int expand_rule(struct ctx *x, const struct gr_rule *r, gr_env inherit,
 			for (int d = 0; rc > 0 && d < s->ndiffer; d++)
 				if (keys_overlap(res[si].key, res[s->differ[d]].key))
 					rc = 0;
+			if (rc > 0 && s->same >= 0 && !keys_overlap(res[si].key, res[s->same].key))
+				rc = 0;
 		}
 		if (rc <= 0)
 			return rc;

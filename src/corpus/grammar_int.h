@@ -47,7 +47,7 @@ struct gr_class;
 
 struct gr_entry {
 	int line, weight;         /* weight: how often it is drawn (default 1) */
-	const char *key;          /* identity for "differ:" */
+	const char *key;          /* identity for "differ:" and "same:" */
 	const char *label;        /* the English text, for messages */
 	const struct gr_class *home;
 	gr_env f;                 /* inherent features */
@@ -81,6 +81,7 @@ struct gr_slot {
 	int agree;                /* slot index or -1 */
 	uint32_t agree_mask;      /* features copied from it (bit per feature) */
 	int differ[GR_MAXDIFFER], ndiffer;
+	int same;                 /* slot whose key it shares, or -1 */
 	int link;                 /* slot index, -1 for "none", GR_NOLINK */
 	int count[NSIDE];         /* occurrences in each word order */
 };
