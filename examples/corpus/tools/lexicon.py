@@ -302,6 +302,9 @@ SKILL = {"swim", "sing", "dance", "cook", "draw", "paint", "drive", "skate", "sk
          "read", "write", "surf", "sew", "sail", "type", "count"}
 MANAGE_VI = {"sleep", "breathe", "walk", "understand"}
 MANAGE_VT = {"see", "find", "hear", "understand"}
+# can i have ... ? asks for something (can-have-food: posso comer uma maçã ?),
+# so can + have is not poder + ter
+REQUEST_VT = {"have"}
 
 
 def can_classes(by_class):
@@ -311,7 +314,7 @@ def can_classes(by_class):
     by_class["vmanage"] = [e for e in vi if e[5] in MANAGE_VI]
     by_class["vi_can"] = [e for e in vi if e[5] not in SKILL | MANAGE_VI]
     by_class["vmanage_t"] = [e for e in vt if e[5] in MANAGE_VT]
-    by_class["vt_can"] = [e for e in vt if e[5] not in MANAGE_VT]
+    by_class["vt_can"] = [e for e in vt if e[5] not in MANAGE_VT | REQUEST_VT]
 
 
 # names students give themselves: the same in both languages (not words of
@@ -422,6 +425,18 @@ NEW_CLASSES = [
     ("have_ill", "i have a headache . -> eu estou com dor de cabeça .", ["like: be"]),
     ("ailment", "a headache -> dor de cabeça", ["en: [any]", "pt: [any]"]),
     ("body", "my leg hurts . -> minha perna está doendo .", ["like: animal", "f: {p: p3}"]),
+    # tenth session: body care, seasons as subjects, walking somewhere
+    ("care_pl", "i brush my teeth -> eu escovo os dentes", ["like: animal"]),
+    ("care_sg", "i wash my face -> eu lavo o rosto", ["like: animal"]),
+    ("vcare", "brush, wash, dry: escovar, lavar, secar", ["like: vt_person"]),
+    ("subj_self", "the subject whose body it is: i (my teeth), we (our hands)", ["like: subj"]),
+    ("poss_self", "my, your, his... of the subject (English only: os dentes)",
+     ["en: [any]", "pt: [any]"]),
+    ("season_n", "summer is my favorite season . -> o verão é a minha estação favorita .",
+     ["en: [any]", "pt: [any]"]),
+    ("season_adj", "winter is cold . -> o inverno é frio .", ["like: size"]),
+    ("vwalk", "i walk to school -> eu vou a pé para a escola", ["like: vt_person"]),
+    ("walk_to", "to school -> para a escola", ["en: [any]", "pt: [any]"]),
     # ninth session: can of a skill (saber) and of managing (conseguir)
     ("cant_know", "i can't swim . -> eu não sei nadar .", ["like: be"]),
     ("can_manage", "i can see the sea . -> eu consigo ver o mar .", ["like: be"]),
@@ -431,7 +446,7 @@ NEW_CLASSES = [
     ("vmanage_t", "see, find, hear, understand + an object (can -> conseguir)",
      ["like: vt_person"]),
     ("vi_can", "vi without vskill and vmanage: i can go -> eu posso ir", ["like: vt_person"]),
-    ("vt_can", "vt_thing without vmanage_t: we can buy a car -> nós podemos comprar",
+    ("vt_can", "vt_thing without vmanage_t and have: we can buy a car -> nós podemos comprar",
      ["like: vt_person"]),
     ("day", "today is monday . -> hoje é segunda-feira .", ["en: [any]", "pt: [any]"]),
     ("day_is", "today is -> hoje é", ["en: [any]", "pt: [any]"]),
