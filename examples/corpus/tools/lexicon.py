@@ -444,6 +444,13 @@ NEW_CLASSES = [
     ("friend_n", "my best friend -> o meu melhor amigo (a friend of either gender)",
      ["f: {p: p3}", "en: [sg, pl]", "pt: [m.sg, f.sg, m.pl, f.pl]"]),
     ("vpay", "pay: she paid in cash -> ela pagou em dinheiro", ["like: vt_person"]),
+    ("hair_adj", "she has long hair . -> ela tem cabelo comprido .", ["en: [any]", "pt: [any]"]),
+    ("eye_adj", "he has blue eyes . -> ele tem olhos azuis .", ["en: [any]", "pt: [any]"]),
+    ("price", "it costs ten dollars -> custa dez dólares", ["en: [any]", "pt: [any]"]),
+    ("vcost", "cost: this apple costs one dollar -> esta maçã custa um dólar",
+     ["like: vt_person"]),
+    ("sibling", "my older brother -> o meu irmão mais velho", ["like: animal", "f: {p: p3}"]),
+    ("older", "older, younger: after the noun (irmão mais velho)", ["like: size"]),
     ("sbe_sorry", "sorry , i'm late -> desculpe , estou atrasado", ["like: subj"]),
     ("year", "i was born in 2010 . -> eu nasci em 2010 .", ["en: [any]", "pt: [any]"]),
     ("pay_by", "can i pay by card ? -> posso pagar com cartão ?", ["en: [any]", "pt: [any]"]),
@@ -653,6 +660,9 @@ def grammar(es):
             # on the table -> na mesa, on the wall -> na parede: em, as every
             # reference accepts (on top of stays em cima de)
             l = "      - {en: on, pt: em}"
+        if cls == "thing" and re.match(r"^      - \{en: (hand|foot|tooth|face|hair)/", l):
+            i += 1          # the body is not a thing one has: body, care_pl, care_sg
+            continue
         if cls == "quality" and re.match(r"^      - \{en: (clean|dirty),", l):
             i += 1          # estar says them: tstate (adjectives.tsv)
             continue
