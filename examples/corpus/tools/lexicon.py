@@ -299,7 +299,7 @@ VERB_CLASSES = ["vt_person", "vt_thing", "vi", "vde", "modal", "modal_de", "go",
 # can you see the board ? -> você consegue ver o quadro ?), poder for the
 # rest (i can go -> eu posso ir): the vi and vt_thing verbs of each
 SKILL = {"swim", "sing", "dance", "cook", "draw", "paint", "drive", "skate", "ski", "dive",
-         "read", "write", "surf", "sew", "sail", "type", "count"}
+         "read", "write", "surf", "sew", "sail", "type", "count", "ride a bike", "ride a horse"}
 MANAGE_VI = {"sleep", "breathe", "walk", "understand"}
 MANAGE_VT = {"see", "find", "hear", "understand"}
 # can i have ... ? asks for something (can-have-food: posso comer uma maçã ?),
@@ -451,6 +451,8 @@ NEW_CLASSES = [
      ["like: vt_person"]),
     ("sibling", "my older brother -> o meu irmão mais velho", ["like: animal", "f: {p: p3}"]),
     ("older", "older, younger: after the noun (irmão mais velho)", ["like: size"]),
+    ("kind_of", "what kind of music do you like ? -> de que tipo de música você gosta ?",
+     ["en: [any]", "pt: [any]"]),
     ("sbe_sorry", "sorry , i'm late -> desculpe , estou atrasado", ["like: subj"]),
     ("year", "i was born in 2010 . -> eu nasci em 2010 .", ["en: [any]", "pt: [any]"]),
     ("pay_by", "can i pay by card ? -> posso pagar com cartão ?", ["en: [any]", "pt: [any]"]),
