@@ -453,6 +453,7 @@ NEW_CLASSES = [
     ("older", "older, younger: after the noun (irmão mais velho)", ["like: size"]),
     ("kind_of", "what kind of music do you like ? -> de que tipo de música você gosta ?",
      ["en: [any]", "pt: [any]"]),
+    ("for_meal", "for breakfast -> no café da manhã", ["en: [any]", "pt: [any]"]),
     ("sbe_sorry", "sorry , i'm late -> desculpe , estou atrasado", ["like: subj"]),
     ("year", "i was born in 2010 . -> eu nasci em 2010 .", ["en: [any]", "pt: [any]"]),
     ("pay_by", "can i pay by card ? -> posso pagar com cartão ?", ["en: [any]", "pt: [any]"]),
