@@ -307,6 +307,34 @@ MANAGE_VT = {"see", "find", "hear", "understand"}
 REQUEST_VT = {"have"}
 
 
+def enclitic(inf):
+    """The infinitive with an object pronoun after it, for o/a/os/as:
+    encontrar -> encontrá-lo, ver -> vê-lo, abrir -> abri-lo; None where
+    the rule does not reach (pôr, a verb of two words)."""
+    accent = {"ar": "á", "er": "ê", "ir": "i"}
+    if " " in inf or inf[-2:] not in accent:
+        return None
+    stem = inf[:-2] + accent[inf[-2:]]
+    return [stem + "-" + p for p in ("lo", "la", "los", "las")]
+
+
+def encl_classes(by_class):
+    """vt_encl and vmanage_encl: verbs whose object pronoun comes after the
+    infinitive (i want to see her -> eu quero vê-la; can you see her ? ->
+    você consegue vê-la ?), the forms keyed by the pronoun's gender and
+    number."""
+    def encl(es):
+        out = []
+        for e in es:
+            f = enclitic(e[3][8])
+            if f and e[5] not in {o[5] for o in out}:
+                out.append((e[0], "word", [e[2][1]], f, "", e[5], f[0]))
+        return out
+    vt = by_class.get("vt_person", [])
+    by_class["vt_encl"] = encl(vt)
+    by_class["vmanage_encl"] = encl([e for e in vt if e[5] in MANAGE_VT])
+
+
 def can_classes(by_class):
     """The verb classes of can, derived from vi and vt_thing."""
     vi, vt = by_class.get("vi", []), by_class.get("vt_thing", [])
@@ -454,6 +482,11 @@ NEW_CLASSES = [
     ("kind_of", "what kind of music do you like ? -> de que tipo de música você gosta ?",
      ["en: [any]", "pt: [any]"]),
     ("for_meal", "for breakfast -> no café da manhã", ["en: [any]", "pt: [any]"]),
+    ("vt_encl", "i want to see her -> eu quero vê-la (the pronoun after the infinitive)",
+     ["like: size"]),
+    ("vmanage_encl", "can you see her ? -> você consegue vê-la ?", ["like: size"]),
+    ("obj3", "him, her, them after an infinitive: vê-lo, vê-la, vê-los",
+     ["en: [any]", "pt: [any]"]),
     ("sbe_sorry", "sorry , i'm late -> desculpe , estou atrasado", ["like: subj"]),
     ("year", "i was born in 2010 . -> eu nasci em 2010 .", ["en: [any]", "pt: [any]"]),
     ("pay_by", "can i pay by card ? -> posso pagar com cartão ?", ["en: [any]", "pt: [any]"]),
@@ -643,6 +676,7 @@ def grammar(es):
     for e in es:
         by_class.setdefault(e[0], []).append(e)
     can_classes(by_class)
+    encl_classes(by_class)
     cls = None
     in_templates = False
     i = 0
@@ -795,8 +829,10 @@ def hunspell_case(w):
 
 
 def report(es):
-    pt = sorted({w for e in es for f in e[3] for w in f.replace("-", " ").split()
-                 if f != "-"})
+    # the entries' forms and the enclitic ones grammar() derives (vê-la)
+    forms = [f for e in es for f in e[3]]
+    forms += [f for e in es if e[0] == "vt_person" for f in enclitic(e[3][8]) or []]
+    pt = sorted({w for f in forms for w in f.replace("-", " ").split() if f != "-"})
     en = sorted({w for e in es for f in e[2] for w in f.replace("-", " ").split()})
     bad = 0
     if os.path.exists(HUNSPELL_DIC):
