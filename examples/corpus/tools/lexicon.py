@@ -487,6 +487,7 @@ NEW_CLASSES = [
     ("vmanage_encl", "can you see her ? -> você consegue vê-la ?", ["like: size"]),
     ("obj3", "him, her, them after an infinitive: vê-lo, vê-la, vê-los",
      ["en: [any]", "pt: [any]"]),
+    ("one_a", "one, a: i have two brothers and one sister", ["en: [any]", "pt: [m, f]"]),
     ("sbe_sorry", "sorry , i'm late -> desculpe , estou atrasado", ["like: subj"]),
     ("year", "i was born in 2010 . -> eu nasci em 2010 .", ["en: [any]", "pt: [any]"]),
     ("pay_by", "can i pay by card ? -> posso pagar com cartão ?", ["en: [any]", "pt: [any]"]),
