@@ -488,6 +488,8 @@ NEW_CLASSES = [
     ("obj3", "him, her, them after an infinitive: vê-lo, vê-la, vê-los",
      ["en: [any]", "pt: [any]"]),
     ("one_a", "one, a: i have two brothers and one sister", ["en: [any]", "pt: [m, f]"]),
+    ("its_now", "put on your coat , it's cold ! -> coloque seu casaco , está frio !",
+     ["en: [any]", "pt: [any]"]),
     ("sbe_sorry", "sorry , i'm late -> desculpe , estou atrasado", ["like: subj"]),
     ("year", "i was born in 2010 . -> eu nasci em 2010 .", ["en: [any]", "pt: [any]"]),
     ("pay_by", "can i pay by card ? -> posso pagar com cartão ?", ["en: [any]", "pt: [any]"]),
@@ -805,8 +807,10 @@ def grammar(es):
             if not lines[i + 1].startswith("      - {"):
                 have = set(re.findall(r"en: ([^,/}]+)", "\n".join(out[-40:])))
                 seen = set()
+                # an event is not a thing (the party was fun: foi, not era)
+                events = {e[5] for e in by_class.get("event", [])} if cls == "thing" else set()
                 for e in by_class[cls]:
-                    if e[5] in have or e[5] in seen:
+                    if e[5] in have or e[5] in seen or e[5] in events:
                         continue
                     seen.add(e[5])
                     out.append(yaml_entry(*e[1:5]))
