@@ -291,7 +291,7 @@ NUMBERS = [("one", "um/uma"), ("two", "dois/duas"), ("three", "três"), ("four",
     [(str(n), str(n)) for n in range(2, 101)]   # digits stay digits
 WEATHER = [("raining", "chovendo"), ("snowing", "nevando"), ("cold", "frio"),
            ("hot", "quente"), ("sunny", "ensolarado"), ("windy", "ventando"),
-           ("cloudy", "nublado")]
+           ("cloudy", "nublado"), ("warm", "quente")]
 VERB_CLASSES = ["vt_person", "vt_thing", "vi", "vde", "modal", "modal_de", "go", "give",
                 "vmove"]
 # can + a verb: saber for a skill one learns (i can swim -> eu sei nadar),
@@ -742,7 +742,9 @@ def grammar(es):
                     for e, p in NUMBERS]
             out += ["  weather:                  # it is raining -> está chovendo",
                     "    en: [any]", "    pt: [any]", "    words:"]
-            out += ["      - {en: %s, pt: %s}" % (e, p) for e, p in WEATHER]
+            # warm is hot (key: hot), so it's warm and hot is not a sentence
+            out += ["      - {en: %s, pt: %s%s}" % (e, p, ", key: hot" if e == "warm" else "")
+                    for e, p in WEATHER]
             out += [
                     "  modal_de:                 # + to + infinitive with de: gosto de comer",
                     "    like: vt_person", "    words:"]
