@@ -488,6 +488,7 @@ NEW_CLASSES = [
     ("obj3", "him, her, them after an infinitive: vê-lo, vê-la, vê-los",
      ["en: [any]", "pt: [any]"]),
     ("one_a", "one, a: i have two brothers and one sister", ["en: [any]", "pt: [m, f]"]),
+    ("drink_mass", "can i have some water ? -> posso tomar água ?", ["en: [any]", "pt: [any]"]),
     ("its_now", "put on your coat , it's cold ! -> coloque seu casaco , está frio !",
      ["en: [any]", "pt: [any]"]),
     ("sbe_sorry", "sorry , i'm late -> desculpe , estou atrasado", ["like: subj"]),
