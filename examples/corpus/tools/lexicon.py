@@ -489,6 +489,8 @@ NEW_CLASSES = [
      ["en: [any]", "pt: [any]"]),
     ("one_a", "one, a: i have two brothers and one sister", ["en: [any]", "pt: [m, f]"]),
     ("drink_mass", "can i have some water ? -> posso tomar água ?", ["en: [any]", "pt: [any]"]),
+    ("good_pre", "good, bad before the noun: um bom aluno", ["like: size"]),
+    ("we_and", "my friends and i -> meus amigos e eu", ["like: subj"]),
     ("its_now", "put on your coat , it's cold ! -> coloque seu casaco , está frio !",
      ["en: [any]", "pt: [any]"]),
     ("sbe_sorry", "sorry , i'm late -> desculpe , estou atrasado", ["like: subj"]),
