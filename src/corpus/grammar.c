@@ -591,14 +591,25 @@ static int parse_rewrite(struct grammar *g, const struct ynode *n, struct err *e
 					return err_set(e, "%s:%d: contraction \"%s\" must be two "
 						       "words (preposition article)", g->file,
 						       a->line, a->str);
+				const char **o;
+				int no;
 				if (gr_check_word(g, a->line, w[0], e) ||
 				    gr_check_word(g, a->line, w[1], e) ||
-				    gr_check_word(g, b->line, b->str, e))
+				    gr_split_words(g, b->str, b->len, &o, &no, e))
+					return -1;
+				/* one word (de o: do), or the first changed and the
+				   second kept (de seu: do seu) */
+				if (!(no == 1 || (no == 2 && strcmp(o[1], w[1]) == 0)))
+					return err_set(e, "%s:%d: contraction \"%s: %s\" must give one "
+						       "word, or two ending in \"%s\"", g->file,
+						       b->line, a->str, b->str, w[1]);
+				if (gr_check_word(g, b->line, o[0], e))
 					return -1;
 				struct gr_contraction *c = &g->contr[g->ncontr++];
 				c->a = w[0];
 				c->b = w[1];
-				c->out = b->str;
+				c->out = o[0];
+				c->keep = no == 2;
 			}
 		} else {
 			return err_set(e, "%s:%d: unknown key \"%s\" in rewrite (expected "

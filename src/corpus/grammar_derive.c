@@ -598,7 +598,8 @@ static int finish(struct ctx *x, const struct res *top, struct gr_pair *out)
 	struct link *l = x->l + top->ls;
 	int nl = top->ln;
 
-	/* Portuguese: preposition + article -> one word (em o -> no) */
+	/* Portuguese: preposition + article -> one word (em o -> no), or a
+	 * preposition that takes the article a possessive lacks (de seu -> do seu) */
 	for (int i = 0; i + 1 < np; i++) {
 		if (pt[i + 1].cls < 0 || !g->classes[pt[i + 1].cls].article)
 			continue;
@@ -607,6 +608,8 @@ static int finish(struct ctx *x, const struct res *top, struct gr_pair *out)
 				continue;
 			pt[i].s = g->contr[c].out;
 			pt[i].cls = -1;
+			if (g->contr[c].keep)
+				break;  /* de seu -> do seu: two words still */
 			memmove(pt + i + 1, pt + i + 2, (size_t)(np - i - 2) * sizeof *pt);
 			np--;
 			for (int k = 0; k < nl; k++)

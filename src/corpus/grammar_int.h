@@ -134,6 +134,7 @@ struct gr_symbol {
 
 struct gr_contraction {
 	const char *a, *b, *out;
+	int keep;                 /* b stays: "de seu: do seu" changes a only */
 };
 
 struct gr_vowel {
