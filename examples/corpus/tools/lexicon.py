@@ -694,8 +694,18 @@ def grammar(es):
             # por + article: obrigado pelo presente, andar pela praia
             out += [l, "      por o: pelo", "      por a: pela", "      por os: pelos",
                     "      por as: pelas"]
+            # de, em, por + a possessive take its article (gosto do seu gato,
+            # no meu quarto, pela sua ajuda); a is left alone (a minha casa
+            # is also the article)
+            for prep, art in (("de", ("do", "da", "dos", "das")), ("em", ("no", "na", "nos", "nas")),
+                              ("por", ("pelo", "pela", "pelos", "pelas"))):
+                for poss in (("meu", "minha", "meus", "minhas"), ("seu", "sua", "seus", "suas"),
+                             ("nosso", "nossa", "nossos", "nossas")):
+                    out += ["      %s %s: %s %s" % (prep, w, a, w) for w, a in zip(poss, art)]
             i += 1
             continue
+        if l == "    after: [the, this, strong]":
+            l = "    after: [the, this, strong, my]"
         m = re.match(r"^  (\w+):", l)
         if m and not in_templates:
             cls = m.group(1)
