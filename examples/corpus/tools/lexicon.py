@@ -491,6 +491,7 @@ NEW_CLASSES = [
     ("drink_mass", "can i have some water ? -> posso tomar água ?", ["en: [any]", "pt: [any]"]),
     ("good_pre", "good, bad before the noun: um bom aluno", ["like: size"]),
     ("we_and", "my friends and i -> meus amigos e eu", ["like: subj"]),
+    ("sbe_from", "i'm from brazil -> eu sou do brasil", ["en: [any]", "pt: [any]"]),
     ("its_now", "put on your coat , it's cold ! -> coloque seu casaco , está frio !",
      ["en: [any]", "pt: [any]"]),
     ("sbe_sorry", "sorry , i'm late -> desculpe , estou atrasado", ["like: subj"]),
