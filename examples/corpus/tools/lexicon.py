@@ -492,6 +492,8 @@ NEW_CLASSES = [
     ("good_pre", "good, bad before the noun: um bom aluno", ["like: size"]),
     ("we_and", "my friends and i -> meus amigos e eu", ["like: subj"]),
     ("sbe_from", "i'm from brazil -> eu sou do brasil", ["en: [any]", "pt: [any]"]),
+    ("nearest", "the nearest bank -> o banco mais próximo", ["like: size"]),
+    ("here_there", "can i sit here ? -> posso sentar aqui ?", ["en: [any]", "pt: [any]"]),
     ("its_now", "put on your coat , it's cold ! -> coloque seu casaco , está frio !",
      ["en: [any]", "pt: [any]"]),
     ("sbe_sorry", "sorry , i'm late -> desculpe , estou atrasado", ["like: subj"]),
