@@ -498,6 +498,7 @@ NEW_CLASSES = [
     ("swill_not", "i won't (go) -> eu não vou (ir)", ["like: subj"]),
     ("will_aux", "will you come ? -> você vai vir ?", ["like: be"]),
     ("it_will", "it will (rain) -> vai (chover)", ["en: [any]", "pt: [any]"]),
+    ("sgot", "i've got a dog -> eu tenho um cachorro", ["like: subj"]),
     ("rain_inf", "rain, snow, be cold: chover, nevar, fazer frio", ["en: [any]", "pt: [any]"]),
     ("its_now", "put on your coat , it's cold ! -> coloque seu casaco , está frio !",
      ["en: [any]", "pt: [any]"]),
