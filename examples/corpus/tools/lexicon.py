@@ -502,6 +502,8 @@ NEW_CLASSES = [
     ("poss_pro", "this book is mine -> este livro é meu", ["like: size"]),
     ("lent", "emprestado, after what one borrows", ["like: size"]),
     ("vborrow", "borrow: pegar ... emprestado", ["like: vt_person"]),
+    ("info_n", "what's your phone number ? -> qual é o seu número de telefone ?",
+     ["en: [any]", "pt: [any]"]),
     ("rain_inf", "rain, snow, be cold: chover, nevar, fazer frio", ["en: [any]", "pt: [any]"]),
     ("its_now", "put on your coat , it's cold ! -> coloque seu casaco , está frio !",
      ["en: [any]", "pt: [any]"]),
