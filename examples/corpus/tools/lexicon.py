@@ -512,6 +512,7 @@ NEW_CLASSES = [
     ("good_at", "good at math -> bom em matemática", ["like: size"]),
     ("vlook", "you look tired -> você parece cansado", ["like: vt_person"]),
     ("vtake", "take a taxi -> pegar um táxi", ["like: vt_person"]),
+    ("at_bare", "i'm at school -> eu estou na escola", ["en: [any]", "pt: [any]"]),
     ("rain_inf", "rain, snow, be cold: chover, nevar, fazer frio", ["en: [any]", "pt: [any]"]),
     ("its_now", "put on your coat , it's cold ! -> coloque seu casaco , está frio !",
      ["en: [any]", "pt: [any]"]),
