@@ -513,6 +513,8 @@ NEW_CLASSES = [
     ("vlook", "you look tired -> você parece cansado", ["like: vt_person"]),
     ("vtake", "take a taxi -> pegar um táxi", ["like: vt_person"]),
     ("at_bare", "i'm at school -> eu estou na escola", ["en: [any]", "pt: [any]"]),
+    ("bare_subj", "school starts at eight -> a escola começa às oito", ["like: subj"]),
+    ("vbegin", "start, finish: começar, terminar", ["like: vt_person"]),
     ("rain_inf", "rain, snow, be cold: chover, nevar, fazer frio", ["en: [any]", "pt: [any]"]),
     ("its_now", "put on your coat , it's cold ! -> coloque seu casaco , está frio !",
      ["en: [any]", "pt: [any]"]),
