@@ -515,6 +515,7 @@ NEW_CLASSES = [
     ("at_bare", "i'm at school -> eu estou na escola", ["en: [any]", "pt: [any]"]),
     ("bare_subj", "school starts at eight -> a escola começa às oito", ["like: subj"]),
     ("vbegin", "start, finish: começar, terminar", ["like: vt_person"]),
+    ("family_bare", "mom is cooking -> a mamãe está cozinhando", ["like: subj"]),
     ("rain_inf", "rain, snow, be cold: chover, nevar, fazer frio", ["en: [any]", "pt: [any]"]),
     ("its_now", "put on your coat , it's cold ! -> coloque seu casaco , está frio !",
      ["en: [any]", "pt: [any]"]),
