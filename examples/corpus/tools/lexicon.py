@@ -315,6 +315,8 @@ def enclitic(inf):
     if " " in inf or inf[-2:] not in accent:
         return None
     stem = inf[:-2] + accent[inf[-2:]]
+    if inf[-2:] == "ir" and inf[-3:-2] in ("a", "u") and not inf.endswith(("guir", "quir")):
+        stem = inf[:-2] + "í"       # the i of a hiatus keeps its accent: construí-lo, atraí-lo
     return [stem + "-" + p for p in ("lo", "la", "los", "las")]
 
 
