@@ -518,6 +518,9 @@ NEW_CLASSES = [
     ("bare_subj", "school starts at eight -> a escola começa às oito", ["like: subj"]),
     ("vbegin", "start, finish: começar, terminar", ["like: vt_person"]),
     ("family_bare", "mom is cooking -> a mamãe está cozinhando", ["like: subj"]),
+    ("fine_w", "i'm fine -> eu estou bem", ["en: [any]", "pt: [any]"]),
+    ("thanks_w", "thanks -> obrigado", ["en: [any]", "pt: [any]"]),
+    ("duration", "for an hour -> por uma hora", ["en: [any]", "pt: [any]"]),
     ("rain_inf", "rain, snow, be cold: chover, nevar, fazer frio", ["en: [any]", "pt: [any]"]),
     ("its_now", "put on your coat , it's cold ! -> coloque seu casaco , está frio !",
      ["en: [any]", "pt: [any]"]),
@@ -755,6 +758,12 @@ def grammar(es):
                     "  adj_ser: {union: [size, color, quality]}   # what ser says of things"]
             i += 1
             continue
+        if in_templates and l.startswith("  - id: give-to "):
+            # to a person is para, as the independent sets write it (ela
+            # escreveu uma carta para a avó dela; the lecture grammar says a)
+            l = l.replace("ao meu irmão", "para o meu irmão")
+        if in_templates and l == "    pt: S V O a=to R":
+            l = "    pt: S V O para=to R"
         if in_templates and l == "      N: {sym: person, agree: S, agree_on: [g, n]}":
             # she is my sister (be-my): the professions are job-my-pro's
             l = "      N: {sym: kin, agree: S, agree_on: [g, n]}"
