@@ -521,6 +521,7 @@ NEW_CLASSES = [
     ("fine_w", "i'm fine -> eu estou bem", ["en: [any]", "pt: [any]"]),
     ("thanks_w", "thanks -> obrigado", ["en: [any]", "pt: [any]"]),
     ("duration", "for an hour -> por uma hora", ["en: [any]", "pt: [any]"]),
+    ("vinvite", "invite: convidar (para a festa)", ["like: vt_person"]),
     ("rain_inf", "rain, snow, be cold: chover, nevar, fazer frio", ["en: [any]", "pt: [any]"]),
     ("its_now", "put on your coat , it's cold ! -> coloque seu casaco , está frio !",
      ["en: [any]", "pt: [any]"]),
