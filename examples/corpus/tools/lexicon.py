@@ -729,6 +729,13 @@ def grammar(es):
             # por + article: obrigado pelo presente, andar pela praia
             out += [l, "      por o: pelo", "      por a: pela", "      por os: pelos",
                     "      por as: pelas"]
+            # em + this (neste, nesta), de and em + that (daquele, naquele)
+            for prep, pre in (("em", "n"), ("de", "d")):
+                for w in ("este", "esta", "estes", "estas", "aquele", "aquela", "aqueles",
+                          "aquelas"):
+                    if prep == "de" and w.startswith("est"):
+                        continue        # grammar.yaml has de este: deste
+                    out.append("      %s %s: %s%s" % (prep, w, pre, w))
             # de, em, por + a possessive take its article (gosto do seu gato,
             # no meu quarto, pela sua ajuda); a is left alone (a minha casa
             # is also the article)
