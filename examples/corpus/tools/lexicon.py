@@ -718,7 +718,7 @@ def grammar(es):
         by_class.setdefault(e[0], []).append(e)
     can_classes(by_class)
     encl_classes(by_class)
-    cls = None
+    cls, cls_start = None, 0
     in_templates = False
     i = 0
     while i < len(lines):
@@ -750,7 +750,7 @@ def grammar(es):
             l = "    after: [the, this, strong, my]"
         m = re.match(r"^  (\w+):", l)
         if m and not in_templates:
-            cls = m.group(1)
+            cls, cls_start = m.group(1), len(out)
         if cls == "prep" and l == "      - {en: on, pt: em cima de}":
             # on the table -> na mesa, on the wall -> na parede: em, as every
             # reference accepts (on top of stays em cima de)
@@ -868,7 +868,9 @@ def grammar(es):
             heavy = [e for e in by_class[cls] if m and e[5] == m.group(1) and "weight" in e[4]]
             out.append(yaml_entry(*heavy[0][1:5]) if heavy else l)
             if not lines[i + 1].startswith("      - {"):
-                have = set(re.findall(r"en: ([^,/}]+)", "\n".join(out[-40:])))
+                # the class's own grammar.yaml words (not the class before's:
+                # state's busy is not quality's)
+                have = set(re.findall(r"en: ([^,/}]+)", "\n".join(out[cls_start:])))
                 seen = set()
                 # an event is not a thing (the party was fun: foi, not era)
                 events = {e[5] for e in by_class.get("event", [])} if cls == "thing" else set()
