@@ -523,6 +523,8 @@ NEW_CLASSES = [
     ("duration", "for an hour -> por uma hora", ["en: [any]", "pt: [any]"]),
     ("vinvite", "invite: convidar (para a festa)", ["like: vt_person"]),
     ("days_pl", "on mondays -> às segundas", ["en: [any]", "pt: [any]"]),
+    ("wnow", "cold, hot: the weather now (muito frio)", ["en: [any]", "pt: [any]"]),
+    ("today_w", "today, now: the weather now (está frio hoje)", ["en: [any]", "pt: [any]"]),
     ("openclosed", "the museum is closed on mondays -> o museu fecha às segundas",
      ["en: [any]", "pt: [any]"]),
     ("rain_inf", "rain, snow, be cold: chover, nevar, fazer frio", ["en: [any]", "pt: [any]"]),
