@@ -525,6 +525,7 @@ NEW_CLASSES = [
     ("days_pl", "on mondays -> às segundas", ["en: [any]", "pt: [any]"]),
     ("wnow", "cold, hot: the weather now (muito frio)", ["en: [any]", "pt: [any]"]),
     ("today_w", "today, now: the weather now (está frio hoje)", ["en: [any]", "pt: [any]"]),
+    ("posture", "sitting -> sentado", ["like: size"]),
     ("openclosed", "the museum is closed on mondays -> o museu fecha às segundas",
      ["en: [any]", "pt: [any]"]),
     ("rain_inf", "rain, snow, be cold: chover, nevar, fazer frio", ["en: [any]", "pt: [any]"]),
