@@ -758,9 +758,6 @@ def grammar(es):
             # on the table -> na mesa, on the wall -> na parede: em, as every
             # reference accepts (on top of stays em cima de)
             l = "      - {en: on, pt: em}"
-        if cls == "thing" and re.match(r"^      - \{en: (hand|foot|tooth|face|hair)/", l):
-            i += 1          # the body is not a thing one has: body, care_pl, care_sg
-            continue
         if cls == "quality" and re.match(r"^      - \{en: (clean|dirty),", l):
             i += 1          # estar says them: tstate (adjectives.tsv)
             continue
