@@ -321,6 +321,16 @@ static int keys_overlap(const char *a, const char *b)
 	return 0;
 }
 
+/* Whether a candidate with this key may fill slot s: it shares none with
+ * the slots s differs from and one with the slot it is the same as. */
+static int keys_allowed(const struct gr_slot *s, const char *key, const struct res *done)
+{
+	for (int d = 0; d < s->ndiffer; d++)
+		if (keys_overlap(key, done[s->differ[d]].key))
+			return 0;
+	return s->same < 0 || keys_overlap(key, done[s->same].key);
+}
+
 static int expand_class(struct ctx *x, const struct gr_rule *r,
 			const struct gr_slot *s, const struct gr_class *c,
 			const struct res *done, gr_env env, struct res *out)
@@ -334,10 +344,7 @@ static int expand_class(struct ctx *x, const struct gr_rule *r,
 			for (int f = 0; ok && f < g->nfeat; f++)
 				ok = en->f[side][f] < 0 || env[side][f] < 0 ||
 				     en->f[side][f] == env[side][f];
-		for (int d = 0; ok && d < s->ndiffer; d++)
-			ok = !keys_overlap(en->key, done[s->differ[d]].key);
-		if (ok && s->same >= 0)
-			ok = keys_overlap(en->key, done[s->same].key);
+		ok = ok && keys_allowed(s, en->key, done);
 		/* a slot of the Portuguese only (link:) shows no English word */
 		if (ok && x->ch->only_words && s->count[EN] > 0)
 			ok = entry_allowed(g, en, x->ch->only_words);
@@ -438,10 +445,7 @@ static int expand_rule(struct ctx *x, const struct gr_rule *r, gr_env inherit,
 					w -= p->rules[k++].weight;
 			}
 			rc = expand_rule(x, &p->rules[k], env, &res[si]);
-			for (int d = 0; rc > 0 && d < s->ndiffer; d++)
-				if (keys_overlap(res[si].key, res[s->differ[d]].key))
-					rc = 0;
-			if (rc > 0 && s->same >= 0 && !keys_overlap(res[si].key, res[s->same].key))
+			if (rc > 0 && !keys_allowed(s, res[si].key, res))
 				rc = 0;
 		}
 		if (rc <= 0)
