@@ -20,6 +20,7 @@ static const char *const TRAIN_USAGE = N_(
 	"                       [--label-smoothing X] [--clip X] [--seed S]\n"
 	"                       [--heldout FILE.tsv] [--eval-every N] [--eval-size N]\n"
 	"                       [--resume CKPT] [--record] [--threads N] [--snapshots N]\n"
+	"                       [--average K]\n"
 	"\n"
 	"Trains the model that FILE.yaml describes (its configuration and\n"
 	"vocabularies; the weights start from seeded random values) on a corpus of\n"
@@ -49,6 +50,10 @@ static const char *const TRAIN_USAGE = N_(
 	"                        the checkpoint as snapshot.STEP.*, each with its\n"
 	"                        loss, listed in FILE.yaml's snapshots: (see them\n"
 	"                        with --snapshot STEP; the weights are unchanged)\n"
+	"  --average K           end with the mean of the last K checkpoints (every\n"
+	"                        --eval-every steps), as the paper's base models\n"
+	"                        (the optimizer state keeps the last step's own\n"
+	"                        weights, which --resume trains on from)\n"
 	"\n"
 	"Ctrl-C saves a checkpoint and stops (exit 130; a second Ctrl-C quits at\n"
 	"once); a NaN loss stops with the step named and keeps the last good\n"
@@ -67,7 +72,7 @@ static void on_signal(int sig)
 enum {
 	T_MODEL = 256, T_CORPUS, T_OUT, T_STEPS, T_BATCH, T_LR, T_WARMUP, T_SMOOTH,
 	T_CLIP, T_SEED, T_HELDOUT, T_EVERY, T_EVALN, T_RESUME, T_RECORD, T_THREADS,
-	T_SNAPS, T_HELP,
+	T_SNAPS, T_AVG, T_HELP,
 };
 
 static const struct option TRAIN_OPTS[] = {
@@ -88,6 +93,7 @@ static const struct option TRAIN_OPTS[] = {
 	{ "record", no_argument, 0, T_RECORD },
 	{ "threads", required_argument, 0, T_THREADS },
 	{ "snapshots", required_argument, 0, T_SNAPS },
+	{ "average", required_argument, 0, T_AVG },
 	{ "help", no_argument, 0, T_HELP },
 	{ 0, 0, 0, 0 },
 };
@@ -138,6 +144,10 @@ int cmd_train(int argc, char **argv)
 		case T_SNAPS:
 			r = cli_long("--snapshots", optarg, 2, 1000, &v);
 			o.snapshots = (int)v;
+			break;
+		case T_AVG:
+			r = cli_long("--average", optarg, 2, 1000, &v);
+			o.average = (int)v;
 			break;
 		case T_SEED:
 			r = cli_long("--seed", optarg, 0, 2147483647, &v);

@@ -189,10 +189,11 @@ out:
 }
 
 int ckpt_save_state(const struct model *m, const char *path, const float *m1,
-		    const float *m2, const struct ckpt_state *s, struct err *e)
+		    const float *m2, const struct ckpt_state *s,
+		    const struct ckpt_avg *avg, struct err *e)
 {
 	struct st_writer *w = st_writer_new();
-	char (*names)[160] = calloc((size_t)m->ntensors * 2 + 1, sizeof *names);
+	char (*names)[160] = calloc((size_t)m->ntensors * 4 + 1, sizeof *names);
 	if (!w || !names) {
 		st_writer_free(w);
 		free(names);
@@ -207,9 +208,18 @@ int ckpt_save_state(const struct model *m, const char *path, const float *m1,
 		snprintf(names[2 * i + 1], sizeof names[0], "adam.v.%s", t->name);
 		st_writer_add(w, names[2 * i], ST_F32, t->ndim, shape, m1 + off);
 		st_writer_add(w, names[2 * i + 1], ST_F32, t->ndim, shape, m2 + off);
+		if (avg) {
+			char (*an)[160] = names + 2 * m->ntensors;
+			snprintf(an[2 * i], sizeof an[0], "avg.sum.%s", t->name);
+			st_writer_add(w, an[2 * i], ST_F32, t->ndim, shape, avg->sum + off);
+			snprintf(an[2 * i + 1], sizeof an[0], "raw.%s", t->name);
+			if (avg->raw)
+				st_writer_add(w, an[2 * i + 1], ST_F32, t->ndim, shape,
+					      avg->raw + off);
+		}
 		off += numel(t);
 	}
-	char buf[4][32];
+	char buf[5][64];
 	snprintf(buf[0], sizeof buf[0], "%ld", s->step);
 	snprintf(buf[1], sizeof buf[1], "%d", s->epoch);
 	snprintf(buf[2], sizeof buf[2], "%d", s->batch);
@@ -218,6 +228,11 @@ int ckpt_save_state(const struct model *m, const char *path, const float *m1,
 	st_writer_meta(w, "attnscope.epoch", buf[1]);
 	st_writer_meta(w, "attnscope.batch", buf[2]);
 	st_writer_meta(w, "attnscope.seed", buf[3]);
+	if (avg) {
+		snprintf(buf[4], sizeof buf[4], "%d %d %ld %d", avg->k, avg->every, avg->last,
+			 avg->count);
+		st_writer_meta(w, "attnscope.average", buf[4]);
+	}
 	int rc = st_writer_write(w, path, e);
 	st_writer_free(w);
 	free(names);
@@ -262,6 +277,53 @@ int ckpt_load_state(const struct model *m, const char *path, float *m1,
 	}
 	s->epoch = (int)ep;
 	s->batch = (int)b;
+	rc = 0;
+out:
+	st_close(&f);
+	return rc;
+}
+
+int ckpt_load_avg(const struct model *m, const char *path, struct ckpt_avg *a,
+		  struct err *e)
+{
+	struct st_file f;
+	if (st_open(&f, path, e))
+		return -1;
+	int rc = -1;
+	const char *v = st_meta(&f, "attnscope.average");
+	if (!v) {
+		rc = 1;
+		goto out;
+	}
+	int k, every, count, used = 0;
+	long last;
+	if (sscanf(v, "%d %d %ld %d%n", &k, &every, &last, &count, &used) != 4 || v[used] ||
+	    k < 2 || every < 1 || last < 1 || count < 0 || count > k ||
+	    (long)(k - 1) * every >= last) {
+		err_set(e, "%s: bad attnscope.average metadata \"%.40s\" (K EVERY LAST COUNT)",
+			path, v);
+		goto out;
+	}
+	a->k = k;
+	a->every = every;
+	a->last = last;
+	a->count = count;
+	char name[160];
+	size_t off = 0;
+	snprintf(name, sizeof name, "raw.%s", m->ntensors ? m->tensors[0].name : "");
+	int has_raw = m->ntensors && st_find(&f, name);
+	for (int i = 0; i < m->ntensors; i++) {
+		const struct wtensor *t = &m->tensors[i];
+		snprintf(name, sizeof name, "avg.sum.%s", t->name);
+		if (read_f32(&f, path, name, t, a->sum + off, e))
+			goto out;
+		snprintf(name, sizeof name, "raw.%s", t->name);
+		if (has_raw && read_f32(&f, path, name, t, a->raw + off, e))
+			goto out;
+		off += numel(t);
+	}
+	if (!has_raw)
+		a->raw = NULL;
 	rc = 0;
 out:
 	st_close(&f);

@@ -61,10 +61,29 @@ int ckpt_load_snap(const struct model *m, const char *path, long step,
 int ckpt_load_weights(struct model *m, const char *path, long *step,
 		      struct err *e);
 
-/* Adam moments m1, m2: one float per parameter, in m's tensor order. */
+/* A checkpoint average in the state file (trainavg.h): the plan as
+ * "attnscope.average" ("K EVERY LAST COUNT"), the running sum as
+ * "avg.sum.NAME" and, once the weights file holds the mean, the last
+ * step's own weights as "raw.NAME"; one float per parameter in m's tensor
+ * order, raw NULL when there are none. */
+struct ckpt_avg {
+	int k, every; long last;
+	int count;
+	float *sum, *raw;
+};
+
+/* Adam moments m1, m2: one float per parameter, in m's tensor order; avg
+ * NULL: no average. */
 int ckpt_save_state(const struct model *m, const char *path, const float *m1,
-		    const float *m2, const struct ckpt_state *s, struct err *e);
+		    const float *m2, const struct ckpt_state *s,
+		    const struct ckpt_avg *avg, struct err *e);
 int ckpt_load_state(const struct model *m, const char *path, float *m1,
 		    float *m2, struct ckpt_state *s, struct err *e);
+/* Reads the average of the state file at path into a (a->sum and a->raw
+ * point to room for every parameter; a->raw becomes NULL when the file has
+ * no raw weights).  Returns 0, 1 when the file holds no average, or -1
+ * with e naming path. */
+int ckpt_load_avg(const struct model *m, const char *path, struct ckpt_avg *a,
+		  struct err *e);
 
 #endif

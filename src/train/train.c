@@ -13,6 +13,7 @@
 #include "checkpoint.h"
 #include "modelfile.h"
 #include "train.h"
+#include "trainavg.h"
 #include "trainset.h"
 #include "trainsnap.h"
 #include "base/clock.h"
@@ -103,6 +104,7 @@ struct run {
 	double acc;                    /* last held-out exact match, −1 none */
 	int acc_n;
 	struct trainsnap snap;         /* --snapshots: the plan and the copies */
+	struct trainavg avg;           /* --average: the plan and the sum */
 };
 
 static void clear_line(struct run *r)
@@ -213,20 +215,24 @@ static int save(struct run *r, struct err *e)
 	snprintf(bt, sizeof bt, "%d", o->batch_tokens);
 	snprintf(lr, sizeof lr, "%g", o->lr_scale);
 	snprintf(sm, sizeof sm, "%g", o->smoothing);
+	char avg[64];
+	snprintf(avg, sizeof avg, "%d %d %ld", r->avg.k, r->avg.every, r->avg.last);
 	const char *keys[] = { "format", "attnscope.step", "attnscope.loss",
 			       "attnscope.corpus", "attnscope.seed",
 			       "attnscope.batch_tokens", "attnscope.lr_scale",
-			       "attnscope.label_smoothing" };
-	const char *vals[] = { "pt", step, loss, o->corpus, seed, bt, lr, sm };
+			       "attnscope.label_smoothing", "attnscope.average" };
+	const char *vals[] = { "pt", step, loss, o->corpus, seed, bt, lr, sm, avg };
 	struct ckpt_snaps cs;
+	struct ckpt_avg ca;
 	const char **figs = calloc((size_t)r->snap.n + 1, sizeof *figs);
 	if (!figs)
 		return err_set(e, "out of memory");
 	trainsnap_ckpt(&r->snap, &cs, figs);
-	int bad = ckpt_save_snaps(r->m, o->out, keys, vals, 8, &cs, e);
+	/* the weights' metadata names an average only when they are one */
+	int bad = ckpt_save_snaps(r->m, o->out, keys, vals, r->avg.applied ? 9 : 8, &cs, e);
 	free(figs);
-	if (bad ||
-	    ckpt_save_state(r->m, r->state_path, r->m1, r->m2, &r->st, e))
+	if (bad || ckpt_save_state(r->m, r->state_path, r->m1, r->m2, &r->st,
+				   trainavg_ckpt(&r->avg, &ca), e))
 		return -1;
 	r->saved_step = r->st.step;
 	return 0;
@@ -372,6 +378,34 @@ static void report_data(struct run *r)
 	}
 }
 
+/* The average in the state file sp: a finished run's weights file holds
+ * the mean, and training goes on from the last step's own weights. */
+static int resume_average(struct run *r, const char *sp, struct err *e)
+{
+	float *sum = malloc((r->np ? r->np : 1) * sizeof *sum);
+	float *raw = malloc((r->np ? r->np : 1) * sizeof *raw);
+	struct ckpt_avg ca = { .sum = sum, .raw = raw };
+	int rc = sum && raw ? ckpt_load_avg(r->m, sp, &ca, e) : err_set(e, "out of memory");
+	if (rc == 0 && ca.raw) {
+		size_t off = 0;
+		for (int i = 0; i < r->m->ntensors; i++) {
+			struct wtensor *t = &r->m->tensors[i];
+			size_t n = (size_t)t->shape[0] * t->shape[1];
+			memcpy(t->data, ca.raw + off, n * sizeof *t->data);
+			off += n;
+		}
+	}
+	if (rc >= 0)
+		rc = trainavg_resume(&r->avg, rc == 0 ? &ca : NULL, sp, r->st.step, e);
+	if (rc == 0 && !r->avg.k && ca.count)
+		say(r, _("attnscope: warning: %s was averaging %d checkpoints (--average); "
+			 "this run, without --average, ends with its last step's own weights"),
+		    r->o->resume, ca.k);
+	free(sum);
+	free(raw);
+	return rc;
+}
+
 static int resume(struct run *r, struct err *e)
 {
 	const struct train_opts *o = r->o;
@@ -390,6 +424,8 @@ static int resume(struct run *r, struct err *e)
 		return 0;
 	}
 	int rc = ckpt_load_state(r->m, sp, r->m1, r->m2, &r->st, e);
+	if (!rc)
+		rc = resume_average(r, sp, e);
 	if (!rc && wstep != r->st.step)
 		rc = err_set(e, "%s holds step %ld but %s holds step %ld; they do not belong "
 			     "together", o->resume, wstep, sp, r->st.step);
@@ -435,7 +471,7 @@ static int check_outputs(const struct run *r, struct err *e)
 static void record(struct run *r, double minutes, double tps)
 {
 	const struct train_opts *o = r->o;
-	char v[13][64];
+	char v[14][64];
 	snprintf(v[0], sizeof v[0], "%d", r->train.n);
 	snprintf(v[1], sizeof v[1], "%ld", o->steps);
 	snprintf(v[2], sizeof v[2], "%d", o->batch_tokens);
@@ -450,15 +486,17 @@ static void record(struct run *r, double minutes, double tps)
 	snprintf(v[10], sizeof v[10], "%.2f%% of %d (greedy)", 100 * r->acc, r->acc_n);
 	snprintf(v[11], sizeof v[11], "%.0f", tps);
 	snprintf(v[12], sizeof v[12], "%.1f", minutes);
+	snprintf(v[13], sizeof v[13], "mean of the last %d checkpoints (steps %ld to %ld)",
+		 r->avg.k, r->avg.last - (long)(r->avg.k - 1) * r->avg.every, r->avg.last);
 	const char *keys[] = { "corpus", "pairs", "steps", "batch_tokens", "lr_scale",
 			       "warmup", "label_smoothing", "clip", "seed", "threads",
 			       "final_loss", "heldout", "heldout_exact_match",
-			       "tokens_per_second", "minutes" };
+			       "tokens_per_second", "minutes", "average" };
 	const char *vals[] = { o->corpus, v[0], v[1], v[2], v[3], v[4], v[5], v[6],
 			       v[7], v[8], v[9], o->heldout ? o->heldout : "none",
-			       r->acc >= 0 ? v[10] : "not measured", v[11], v[12] };
+			       r->acc >= 0 ? v[10] : "not measured", v[11], v[12], v[13] };
 	struct err e;
-	if (modelfile_set_training(o->model, keys, vals, 15, &e))
+	if (modelfile_set_training(o->model, keys, vals, r->avg.applied ? 16 : 15, &e))
 		say(r, _("attnscope: warning: the training record was not written: %s"), e.msg);
 	else
 		say(r, _("training record written into %s"), o->model);
@@ -493,6 +531,7 @@ static void run_free(struct run *r)
 	epoch_free(&r->ep);
 	free(r->state_path);
 	trainsnap_free(&r->snap);
+	trainavg_free(&r->avg);
 	model_free(r->m);
 }
 
@@ -554,6 +593,8 @@ static enum train_status loop(struct run *r, struct err *e)
 					   r->st.step + 1));
 		r->st.step++;
 		r->st.batch++;
+		if (trainavg_due(&r->avg, r->st.step))
+			trainavg_add(&r->avg, r->m);
 		for (int i = 0; i < nw; i++)
 			r->tokens += r->w[i].tb.src_tokens + r->w[i].tb.tgt_tokens;
 		r->win_nll += l.nll;
@@ -601,6 +642,9 @@ enum train_status train_run(const struct train_opts *o, struct err *e)
 		err_set(e, "out of memory");
 		goto out;
 	}
+	if (o->average &&
+	    trainavg_plan(&r.avg, r.m, o->average, o->eval_every, o->steps, e))
+		goto out;
 	if (o->resume && resume(&r, e))
 		goto out;
 	if (check_outputs(&r, e))
@@ -653,6 +697,8 @@ enum train_status train_run(const struct train_opts *o, struct err *e)
 	}
 	if (status == TRAIN_FAILED)
 		goto out;
+	if (status == TRAIN_DONE)
+		trainavg_apply(&r.avg, r.m);
 	if (save(&r, e)) {
 		status = TRAIN_FAILED;
 		goto out;
@@ -672,7 +718,13 @@ enum train_status train_run(const struct train_opts *o, struct err *e)
 		}
 		say(&r, _("held-out exact match %.2f%% (%d pairs, greedy)"), 100 * r.acc, r.acc_n);
 	}
-	say(&r, _("checkpoint %s (optimizer state %s)"), o->out, r.state_path);
+	if (r.avg.applied)
+		say(&r, _("checkpoint %s: the mean of the last %d checkpoints (steps %ld to "
+			  "%ld, every %d); the last step's own weights are in the optimizer "
+			  "state %s"), o->out, r.avg.k, r.avg.last - (long)(r.avg.k - 1) * r.avg.every,
+		    r.avg.last, r.avg.every, r.state_path);
+	else
+		say(&r, _("checkpoint %s (optimizer state %s)"), o->out, r.state_path);
 	if (o->record)
 		record(&r, minutes, tps);
 out:

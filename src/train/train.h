@@ -40,6 +40,9 @@ struct train_opts {
 	int record;                  /* write the training: record into model */
 	int snapshots;               /* keep this many log-spaced snapshots (0: none;
 	                                engine/snapshot.h, trainsnap.h) */
+	int average;                 /* end with the mean of the last this many
+	                                checkpoints, eval_every apart (0: none;
+	                                trainavg.h) */
 	double lr_scale, smoothing, clip;   /* clip 0: none */
 	uint64_t seed;
 	int threads;                 /* workers sharing each batch (1 … 16) */
