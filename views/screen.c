@@ -77,7 +77,12 @@ static int draw_training(struct screen *s, struct canvas *c, int x)
 	int cur = g->snapshot < 0 ? g->nsnaps - 1 : model_snapshot_index(m, g->snapshot);
 	long step = g->snapshot >= 0 ? g->snapshot : g->snaps[g->nsnaps - 1].step;
 	char buf[160];
-	if (cur >= 0 && !isnan(g->snaps[cur].loss))
+	if (g->snapshot < 0 && g->avg_k)
+		/* TRANSLATORS: the header in training time on the trained weights
+		   of train --average: the mean of that many checkpoints */
+		snprintf(buf, sizeof buf, _("· trained: the mean of %d checkpoints, steps %ld to %ld "),
+			 g->avg_k, g->avg_first, g->avg_last);
+	else if (cur >= 0 && !isnan(g->snaps[cur].loss))
 		/* TRANSLATORS: the header in training time (< >): the training
 		   snapshot on screen, the run's last step and its training loss */
 		snprintf(buf, sizeof buf, _("· training step %ld of %ld, loss %.2f "), step,
@@ -88,7 +93,12 @@ static int draw_training(struct screen *s, struct canvas *c, int x)
 	else
 		snprintf(buf, sizeof buf, _("· training step %ld "), step);
 	/* a narrow terminal: the short form, so that the sentence shows */
-	if (c->w - x - utf8_width(buf) - g->nsnaps < 40 && cur >= 0 && !isnan(g->snaps[cur].loss))
+	if (c->w - x - utf8_width(buf) - g->nsnaps < 40 && g->snapshot < 0 && g->avg_k)
+		/* TRANSLATORS: the short form of "· trained: the mean of %d
+		   checkpoints, steps %ld to %ld " for narrow terminals */
+		snprintf(buf, sizeof buf, _("· mean of steps %ld–%ld "), g->avg_first, g->avg_last);
+	else if (c->w - x - utf8_width(buf) - g->nsnaps < 40 && cur >= 0 &&
+		 !isnan(g->snaps[cur].loss))
 		/* TRANSLATORS: the short form of "· training step %ld of %ld,
 		   loss %.2f " for narrow terminals */
 		snprintf(buf, sizeof buf, _("· step %ld/%ld, loss %.2f "), step,
