@@ -444,6 +444,7 @@ char *tokens_join(const struct tokenizer_cfg *c, char *const *toks, int n,
 {
 	size_t used = 0;
 	int glue = 1;             /* no space before the next token */
+	int clock = 0;            /* the last token was the ':' of "7:30" */
 	if (c->type == TOKENIZE_GPT2)
 		return gpt2bpe_text(toks, n, buf, cap);
 	if (c->type == TOKENIZE_WORDPIECE)
@@ -457,7 +458,8 @@ char *tokens_join(const struct tokenizer_cfg *c, char *const *toks, int n,
 		int cont = c->type == TOKENIZE_BPE && bpe_is_cont(t);
 		if (cont)
 			tl -= 2;
-		int space = c->type != TOKENIZE_CHAR && !glue && !glued_punct(t);
+		int space = c->type != TOKENIZE_CHAR && !glue && !glued_punct(t) &&
+			    !(clock && t[0] >= '0' && t[0] <= '9');
 		if (used + (size_t)space + tl + 1 > cap) {
 			/* cut at a code point boundary */
 			size_t room = cap - 1 - used;
@@ -476,6 +478,9 @@ char *tokens_join(const struct tokenizer_cfg *c, char *const *toks, int n,
 		memcpy(buf + used, t, tl);
 		used += tl;
 		glue = cont;
+		/* a time's digits join across its colon: 7 : 30 -> 7:30 */
+		clock = !space && tl == 1 && t[0] == ':' && used >= 2 &&
+			buf[used - 2] >= '0' && buf[used - 2] <= '9';
 	}
 	buf[used] = 0;
 	return buf;

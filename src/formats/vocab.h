@@ -79,7 +79,8 @@ int tokenize_bpe(const struct tokenizer_cfg *c, const struct bpe *b,
 /* Writes tokens as the text a reader expects into buf[cap] (cut short at a
  * code point boundary when it does not fit): words separated by one space,
  * a piece ending in "@@" glued to the next without the "@@", and the
- * punctuation . , ? ! : ; glued to the word before; in char mode the
+ * punctuation . , ? ! : ; glued to the word before (and a time's minutes
+ * to its colon: 7 : 30 -> 7:30); in char mode the
  * tokens (spaces included) are concatenated; GPT-2's pieces give their
  * bytes back (gpt2bpe_text), BERT's "##" pieces are glued to the piece
  * before (wordpiece_text).  Returns buf. */

@@ -272,6 +272,12 @@ static void test_join(void)
 	char *t4[] = { "cora\xc3\xa7\xc3\xa3o" };
 	tap_str(tokens_join(&w, t4, 1, buf, 7), "cora\xc3\xa7", "cut at a code point");
 	tap_str(tokens_join(&w, t1, 0, buf, sizeof buf), "", "no tokens");
+	char *t5[] = { "o", "trem", "sai", "às", "5", ":", "2@@", "0", "." };
+	tap_str(tokens_join(&bp, t5, 9, buf, sizeof buf), "o trem sai às 5:20.",
+		"bpe: a time's minutes joined to its colon");
+	char *t6[] = { "são", "12", ":", "45", ":", "nota", ":", "3" };
+	tap_str(tokens_join(&w, t6, 8, buf, sizeof buf), "são 12:45: nota: 3",
+		"word: only digits after a colon after digits join");
 }
 
 int main(void)
