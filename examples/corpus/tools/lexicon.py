@@ -538,6 +538,14 @@ NEW_CLASSES = [
     ("group_in", "how many students are in your class ? -> quantos alunos há na sua turma ?",
      ["en: [any]", "pt: [any]"]),
     # ninth session: can of a skill (saber) and of managing (conseguir)
+    # twelfth session: a1-dev5's misses
+    ("all_state", "everything is fine . -> está tudo bem .", ["en: [any]", "pt: [any]"]),
+    ("at_where", "at school -> na escola (where a first day is)", ["en: [any]", "pt: [any]"]),
+    ("price_n", "it's 20 dollars -> são 20 dólares", ["en: [any]", "pt: [any]"]),
+    ("meal_for", "what's for dinner ? -> o que tem para o jantar ?", ["en: [any]", "pt: [any]"]),
+    ("first_n", "my first day -> o meu primeiro dia", ["like: animal", "f: {p: p3}"]),
+    ("ordinal", "first, last before the noun: o meu primeiro dia", ["like: size"]),
+    ("yet_state", "the food isn't ready yet -> a comida ainda não está pronta", ["like: size"]),
     ("cant_know", "i can't swim . -> eu não sei nadar .", ["like: be"]),
     ("can_manage", "i can see the sea . -> eu consigo ver o mar .", ["like: be"]),
     ("cant_manage", "i can't sleep . -> eu não consigo dormir .", ["like: be"]),
