@@ -429,16 +429,6 @@ static int parse_training(struct model *m, const struct ydoc *d,
 			return err_set(e, "out of memory");
 		snprintf(s, len, "%s: %s", k->str, v->str);
 		m->cfg.info[m->cfg.ninfo++] = s;
-		/* what train --average --record writes (train.c record) */
-		int avg_k, used = 0;
-		long a, b;
-		if (strcmp(k->str, "average") == 0 &&
-		    sscanf(v->str, "mean of the last %d checkpoints (steps %ld to %ld)%n", &avg_k,
-			   &a, &b, &used) == 3 && !v->str[used] && avg_k >= 2 && a >= 1 && b > a) {
-			m->cfg.avg_k = avg_k;
-			m->cfg.avg_first = a;
-			m->cfg.avg_last = b;
-		}
 	}
 	return 0;
 }

@@ -71,9 +71,10 @@ struct config {
 	unsigned long long seed;     /* W_RANDOM */
 	char **examples; int nexamples;
 	char **info; int ninfo;      /* free-form `training:` lines for `info` */
-	int avg_k; long avg_first, avg_last;   /* training: average: the trained
-	                                weights are the mean of avg_k checkpoints,
-	                                steps avg_first … avg_last (0: not) */
+	int avg_k; long avg_first, avg_last;   /* the trained weights are the mean
+	                                of avg_k checkpoints, steps avg_first …
+	                                avg_last (the file's "attnscope.average";
+	                                0: not) */
 	struct snapshot *snaps; int nsnaps;   /* `snapshots:` (snapshot.h) */
 	long snapshot;               /* the snapshot step loaded, -1: trained */
 };

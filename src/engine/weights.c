@@ -644,6 +644,22 @@ static int load_want(struct model *m, struct want *w, const struct wmatch *x,
 	return 0;
 }
 
+/* "K EVERY LAST", what train --average writes into the weights file's
+ * metadata once they are the mean of the checkpoints of steps
+ * LAST − (K−1)·EVERY … LAST; the stepper's header says so.  Anything else
+ * is no average. */
+static void read_average(struct config *c, const char *v)
+{
+	int k, every, used = 0;
+	long last;
+	if (v && sscanf(v, "%d %d %ld%n", &k, &every, &last, &used) == 3 && !v[used] &&
+	    k >= 2 && every >= 1 && last <= 1000000000L && last - (long)(k - 1) * every >= 1) {
+		c->avg_k = k;
+		c->avg_first = last - (long)(k - 1) * every;
+		c->avg_last = last;
+	}
+}
+
 static int bind_file(struct model *m, struct wants *ws, struct err *e)
 {
 	struct st_file f;
@@ -694,6 +710,8 @@ static int bind_file(struct model *m, struct wants *ws, struct err *e)
 		if (mt[i].nparts && mt[i].part[0] >= 0 && load_want(m, w, &mt[i], &F, e))
 			goto out;
 	}
+	if (m->cfg.snapshot < 0)
+		read_average(&m->cfg, st_meta(&f, "attnscope.average"));
 	/* the mapping now belongs to the model */
 	m->map = f.map;
 	m->maplen = f.maplen;

@@ -386,15 +386,8 @@ static int resume_average(struct run *r, const char *sp, struct err *e)
 	float *raw = malloc((r->np ? r->np : 1) * sizeof *raw);
 	struct ckpt_avg ca = { .sum = sum, .raw = raw };
 	int rc = sum && raw ? ckpt_load_avg(r->m, sp, &ca, e) : err_set(e, "out of memory");
-	if (rc == 0 && ca.raw) {
-		size_t off = 0;
-		for (int i = 0; i < r->m->ntensors; i++) {
-			struct wtensor *t = &r->m->tensors[i];
-			size_t n = (size_t)t->shape[0] * t->shape[1];
-			memcpy(t->data, ca.raw + off, n * sizeof *t->data);
-			off += n;
-		}
-	}
+	if (rc == 0 && ca.raw)
+		trainavg_restore(r->m, ca.raw);
 	if (rc >= 0)
 		rc = trainavg_resume(&r->avg, rc == 0 ? &ca : NULL, sp, r->st.step, e);
 	if (rc == 0 && !r->avg.k && ca.count)
@@ -487,7 +480,7 @@ static void record(struct run *r, double minutes, double tps)
 	snprintf(v[11], sizeof v[11], "%.0f", tps);
 	snprintf(v[12], sizeof v[12], "%.1f", minutes);
 	snprintf(v[13], sizeof v[13], "mean of the last %d checkpoints (steps %ld to %ld)",
-		 r->avg.k, r->avg.last - (long)(r->avg.k - 1) * r->avg.every, r->avg.last);
+		 r->avg.k, trainavg_first(&r->avg), r->avg.last);
 	const char *keys[] = { "corpus", "pairs", "steps", "batch_tokens", "lr_scale",
 			       "warmup", "label_smoothing", "clip", "seed", "threads",
 			       "final_loss", "heldout", "heldout_exact_match",
@@ -643,7 +636,7 @@ enum train_status train_run(const struct train_opts *o, struct err *e)
 		goto out;
 	}
 	if (o->average &&
-	    trainavg_plan(&r.avg, r.m, o->average, o->eval_every, o->steps, e))
+	    trainavg_plan(&r.avg, r.np, o->average, o->eval_every, o->steps, e))
 		goto out;
 	if (o->resume && resume(&r, e))
 		goto out;
@@ -721,7 +714,7 @@ enum train_status train_run(const struct train_opts *o, struct err *e)
 	if (r.avg.applied)
 		say(&r, _("checkpoint %s: the mean of the last %d checkpoints (steps %ld to "
 			  "%ld, every %d); the last step's own weights are in the optimizer "
-			  "state %s"), o->out, r.avg.k, r.avg.last - (long)(r.avg.k - 1) * r.avg.every,
+			  "state %s"), o->out, r.avg.k, trainavg_first(&r.avg),
 		    r.avg.last, r.avg.every, r.state_path);
 	else
 		say(&r, _("checkpoint %s (optimizer state %s)"), o->out, r.state_path);

@@ -2,18 +2,37 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cblas.h>
+
 #include "trainavg.h"
 
-static size_t nparams(const struct model *m)
+/* m's weights, in the order of its tensors, copied to flat (get) or set
+ * from scale·flat (put). */
+static void flat_get(const struct model *m, float *flat)
 {
-	size_t n = 0;
-	for (int i = 0; i < m->ntensors; i++)
-		n += (size_t)m->tensors[i].shape[0] * m->tensors[i].shape[1];
-	return n;
+	size_t off = 0;
+	for (int i = 0; i < m->ntensors; i++) {
+		const struct wtensor *t = &m->tensors[i];
+		size_t n = (size_t)t->shape[0] * t->shape[1];
+		memcpy(flat + off, t->data, n * sizeof *t->data);
+		off += n;
+	}
 }
 
-int trainavg_plan(struct trainavg *a, const struct model *m, int k, int every,
-		  long last, struct err *e)
+static void flat_put(struct model *m, const float *flat, float scale)
+{
+	size_t off = 0;
+	for (int i = 0; i < m->ntensors; i++) {
+		struct wtensor *t = &m->tensors[i];
+		size_t n = (size_t)t->shape[0] * t->shape[1];
+		for (size_t j = 0; j < n; j++)
+			t->data[j] = flat[off + j] * scale;
+		off += n;
+	}
+}
+
+int trainavg_plan(struct trainavg *a, size_t np, int k, int every, long last,
+		  struct err *e)
 {
 	if (every < 1)
 		return err_set(e, "--average %d takes a checkpoint every --eval-every steps, "
@@ -24,7 +43,7 @@ int trainavg_plan(struct trainavg *a, const struct model *m, int k, int every,
 	a->k = k;
 	a->every = every;
 	a->last = last;
-	a->np = nparams(m);
+	a->np = np;
 	a->sum = calloc(a->np ? a->np : 1, sizeof *a->sum);
 	a->raw = malloc((a->np ? a->np : 1) * sizeof *a->raw);
 	if (!a->sum || !a->raw)
@@ -44,16 +63,15 @@ int trainavg_due(const struct trainavg *a, long step)
 	return in_plan(a->k, a->every, a->last, step);
 }
 
+long trainavg_first(const struct trainavg *a)
+{
+	return a->last - (long)(a->k - 1) * a->every;
+}
+
 void trainavg_add(struct trainavg *a, const struct model *m)
 {
-	size_t off = 0;
-	for (int i = 0; i < m->ntensors; i++) {
-		const struct wtensor *t = &m->tensors[i];
-		size_t n = (size_t)t->shape[0] * t->shape[1];
-		for (size_t j = 0; j < n; j++)
-			a->sum[off + j] += t->data[j];
-		off += n;
-	}
+	flat_get(m, a->raw);   /* raw is free until the mean is applied */
+	cblas_saxpy((int)a->np, 1.0f, a->raw, 1, a->sum, 1);
 	a->count++;
 }
 
@@ -61,20 +79,18 @@ void trainavg_apply(struct trainavg *a, struct model *m)
 {
 	if (a->applied || !a->k || a->count != a->k)
 		return;
-	const float inv = 1.0f / (float)a->k;
-	size_t off = 0;
-	for (int i = 0; i < m->ntensors; i++) {
-		struct wtensor *t = &m->tensors[i];
-		size_t n = (size_t)t->shape[0] * t->shape[1];
-		memcpy(a->raw + off, t->data, n * sizeof *t->data);
-		for (size_t j = 0; j < n; j++)
-			t->data[j] = a->sum[off + j] * inv;
-		off += n;
-	}
+	flat_get(m, a->raw);
+	flat_put(m, a->sum, 1.0f / (float)a->k);
 	a->applied = 1;
 }
 
-/* How many checkpoints of the plan are at or before step. */
+void trainavg_restore(struct model *m, const float *raw)
+{
+	flat_put(m, raw, 1.0f);
+}
+
+/* How many checkpoints of the plan (k, every, last) are at or before step:
+ * those of last − (k−1)·every, …, last that are ≥ 1 and ≤ step. */
 static int upto_count(int k, int every, long last, long step)
 {
 	int c = 0;

@@ -27,17 +27,22 @@ struct trainavg {
 };
 
 /* Plans the mean of k checkpoints every `every` steps of a run of `last`
- * steps of m (zeroed a).  Needs k ≥ 2, every ≥ 1 and (k−1)·every < last
- * (the first is after a step); returns 0, or -1 with e saying why. */
-int trainavg_plan(struct trainavg *a, const struct model *m, int k, int every,
-		  long last, struct err *e);
+ * steps of a model of np weights (zeroed a).  Needs k ≥ 2, every ≥ 1 and
+ * (k−1)·every < last (the first is after a step); returns 0, or -1 with e
+ * saying why. */
+int trainavg_plan(struct trainavg *a, size_t np, int k, int every, long last,
+		  struct err *e);
 /* Whether the weights after `step` are one of the plan's checkpoints. */
 int trainavg_due(const struct trainavg *a, long step);
+/* The step of the plan's first checkpoint: last − (k−1)·every. */
+long trainavg_first(const struct trainavg *a);
 /* Adds m's weights to the sum. */
 void trainavg_add(struct trainavg *a, const struct model *m);
 /* m's weights become the mean (the sum of all k over k); the weights they
  * were are kept in raw.  Needs all k summed; does nothing when applied. */
 void trainavg_apply(struct trainavg *a, struct model *m);
+/* m's weights become raw (a state's last-step weights, ckpt_load_avg). */
+void trainavg_restore(struct model *m, const float *raw);
 /* --resume at step `upto` from the state s read at path (ckpt_load_avg;
  * NULL: it had none): s must have summed its own plan's checkpoints up to
  * that step, and this plan's up to that step must be those (then the sum
