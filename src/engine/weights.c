@@ -710,8 +710,7 @@ static int bind_file(struct model *m, struct wants *ws, struct err *e)
 		if (mt[i].nparts && mt[i].part[0] >= 0 && load_want(m, w, &mt[i], &F, e))
 			goto out;
 	}
-	if (m->cfg.snapshot < 0)
-		read_average(&m->cfg, st_meta(&f, "attnscope.average"));
+	read_average(&m->cfg, st_meta(&f, "attnscope.average"));
 	/* the mapping now belongs to the model */
 	m->map = f.map;
 	m->maplen = f.maplen;

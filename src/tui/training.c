@@ -16,13 +16,22 @@ static struct model *base(const struct app *a)
 	return a->snap_base ? a->snap_base : a->m;
 }
 
-/* The index in cfg.snaps of what is on screen: the snapshot loaded, or
- * the trained weights as the last one. */
+/* Training time's stops: the snapshots, the trained weights standing for
+ * the last one, unless they are the mean of the last checkpoints (train
+ * --average): then the last snapshot is that step's own weights, and the
+ * trained weights come after it. */
+static int nstops(const struct config *c)
+{
+	return c->nsnaps + (c->avg_k > 0);
+}
+
+/* The index of what is on screen among the stops: the snapshot loaded
+ * (its place in cfg.snaps), or the trained weights as the last. */
 static int position(const struct model *m)
 {
 	const struct config *c = &m->cfg;
 	if (c->snapshot < 0)
-		return c->nsnaps - 1;
+		return nstops(c) - 1;
 	int i = model_snapshot_index(m, c->snapshot);
 	return i;
 }
@@ -75,19 +84,19 @@ void app_snapshot_step(struct app *a, int delta)
 	}
 	int i = position(a->m);
 	if (i < 0)   /* a snapshot the YAML does not list: from the start */
-		i = delta > 0 ? -1 : c->nsnaps;
-	int j = i + delta;
-	if (j < 0 || j >= c->nsnaps) {
+		i = delta > 0 ? -1 : nstops(c);
+	int j = i + delta, n = nstops(c);
+	if (j < 0 || j >= n) {
 		app_msg(a, 0, "%s", j < 0 ? _("the first training snapshot: the random "
 					      "initialisation") :
 			_("the last training snapshot: the trained weights"));
 		a->scr.show_training = 1;
 		return;
 	}
-	/* the last one is the trained weights themselves, as trained (the
+	/* the last stop is the trained weights themselves, as trained (the
 	   file's copy of that step may be stored smaller: F16, or I8 with
 	   scales), also when the stepper opened on a snapshot */
-	long step = j == c->nsnaps - 1 ? -1 : c->snaps[j].step;
+	long step = j == n - 1 ? -1 : c->snaps[j].step;
 	if (app_snapshot_load(a, step))
 		return;
 	if (app_recompute(a, a->sentence, a->target)) {
