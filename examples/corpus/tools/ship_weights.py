@@ -9,7 +9,9 @@ repository's size budget.
 parameters) eight of them are 27 MB, over the 20 MB a shipped model may
 take.  This keeps K of them: step 0 (the random initialisation) and the
 others evenly spread over the list, leaving out the last one (it is the
-trained weights again, in F16); --f16 also stores the trained tensors as
+trained weights again, in F16) -- unless the trained weights are the mean
+of the last checkpoints (train --average: the metadata's attnscope.average),
+where the last snapshot is that step's own weights and is always kept; --f16 also stores the trained tensors as
 F16 (attnscope converts F16 to F32 on load); --q8 stores each snapshot's
 matrices as I8 with one F32 scale a row (NAME_scale, shape [rows, 1]: the
 row's largest magnitude / 127, values rounded to nearest; attnscope
@@ -78,17 +80,24 @@ def snap_step(name):
     return int(m.group(1)) if m else None
 
 
-def choose(steps, keep):
-    """all of them, or step 0 and keep-1 more, evenly over the list without
-    its last."""
-    if keep >= len(steps):
-        return list(steps)
-    pool = steps[:-1] if len(steps) > 1 else steps
+def evenly(pool, keep):
+    """keep of pool: its first and the others evenly over it."""
     if keep >= len(pool):
         return list(pool)
     if keep <= 1:
         return pool[:1]
     return sorted({pool[round(i * (len(pool) - 1) / (keep - 1))] for i in range(keep)})
+
+
+def choose(steps, keep, averaged=False):
+    """all of them, or step 0 and keep-1 more, evenly over the list without
+    its last; averaged: the last is one of the keep, the others chosen so
+    from the rest."""
+    if keep >= len(steps):
+        return list(steps)
+    if averaged and len(steps) > 1 and keep >= 2:
+        return evenly(steps[:-1], keep - 1) + [steps[-1]]
+    return evenly(steps[:-1] if len(steps) > 1 else steps, keep)
 
 
 def main():
@@ -106,7 +115,7 @@ def main():
         return 1
     meta = header.pop("__metadata__", None)
     steps = sorted({s for s in (snap_step(n) for n in header) if s is not None})
-    kept = set(choose(steps, a.keep))
+    kept = set(choose(steps, a.keep, bool(meta and meta.get("attnscope.average"))))
     out_h, parts, off = {}, [], 0
     for name in sorted(header, key=lambda n: header[n]["data_offsets"][0]):
         t = header[name]
