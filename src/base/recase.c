@@ -64,8 +64,9 @@ static int same_lowered(const char *out, const char *typed, size_t len)
 	return 1;
 }
 
-/* Spells every whole word of out equal to typed[0..len) lower-cased as
- * typed spells it. */
+/* Spells every whole word or run of words of out equal to typed[0..len)
+ * lower-cased as typed spells it ("nova york" -> "Nova York", not the
+ * "nova" of "a escola nova"). */
 static void respell(char *out, const char *typed, size_t len)
 {
 	for (char *p = out; *p;) {
@@ -75,11 +76,16 @@ static void respell(char *out, const char *typed, size_t len)
 			p += n;
 			continue;
 		}
-		char *e = (char *)word_end(p);
-		if ((size_t)(e - p) == len && same_lowered(p, typed, len))
+		if (same_lowered(p, typed, len) && word_end(p + len) == p + len)
 			memcpy(p, typed, len);
-		p = e;
+		p = (char *)word_end(p);
 	}
+}
+
+void text_respell(char *out, char *const *names, int n)
+{
+	for (int i = 0; i < n; i++)
+		respell(out, names[i], strlen(names[i]));
 }
 
 /* The first letter of out as a capital, and the first of each sentence

@@ -15,5 +15,10 @@
 #define ATTNSCOPE_RECASE_H
 
 void text_recase(const char *typed, char *out);
+/* Spells every whole word or run of words of out that is one of names[n]
+ * lower-cased as the name spells it: the proper nouns a lower-cased
+ * model's language writes with capitals whatever was typed ("no brasil" ->
+ * "no Brasil", "nova york" -> "Nova York"; tokenizer.proper_nouns). */
+void text_respell(char *out, char *const *names, int n);
 
 #endif

@@ -30,7 +30,7 @@ static const char *const TOP_KEYS[] = {
 };
 static const char *const TOK_KEYS[] = {
 	"type", "lowercase", "wrap_source", "source_vocab", "target_vocab",
-	"specials", "merges", "source_merges", "target_merges", NULL
+	"specials", "merges", "source_merges", "target_merges", "proper_nouns", NULL
 };
 static const char *const SPECIAL_KEYS[] = { "pad", "sos", "eos", "unk", NULL };
 static const char *const INIT_KEYS[] = { "random", NULL };
@@ -258,6 +258,10 @@ static int is_null(const struct ynode *n)
 		!strcmp(n->str, "Null") || !strcmp(n->str, "NULL"));
 }
 
+static int parse_strlist(const struct ydoc *d, const struct ynode *n,
+			 const char *key, char ***out, int *count,
+			 struct err *e);
+
 static int parse_tokenizer(struct model *m, const struct ydoc *d,
 			   const struct ynode *tk, struct err *e)
 {
@@ -269,6 +273,9 @@ static int parse_tokenizer(struct model *m, const struct ydoc *d,
 	    mkey_bool(d, tk, "wrap_source", &c->tok.wrap_source, e))
 		return -1;
 	c->tok.type = t;
+	const struct ynode *pn = ynode_get(tk, "proper_nouns");
+	if (pn && parse_strlist(d, pn, "tokenizer.proper_nouns", &c->proper, &c->nproper, e))
+		return -1;
 	const struct ynode *sp = ynode_get(tk, "specials");
 	if (sp) {
 		if (mkey_check(d, sp, SPECIAL_KEYS, "tokenizer.specials", e))
@@ -676,6 +683,7 @@ void model_free(struct model *m)
 	free(c->tnames);
 	tokens_free(c->ignore, c->nignore);
 	tokens_free(c->head.labels, c->head.nlabels);
+	tokens_free(c->proper, c->nproper);
 	free(c->head.weight);
 	free(c->head.bias);
 	free(c->weights_key);
@@ -746,8 +754,10 @@ const char *model_target_text(const struct model *m, const int32_t *ids, int n,
 	for (int i = 0; i < k; i++)
 		t[i] = vocab_str(&m->tgt_vocab, ids[i]);
 	tokens_join(&m->cfg.tok, (char *const *)t, k, buf, cap);
-	if (typed && m->cfg.tok.lowercase)
+	if (typed && m->cfg.tok.lowercase) {
+		text_respell(buf, m->cfg.proper, m->cfg.nproper);
 		text_recase(typed, buf);
+	}
 	return buf;
 }
 

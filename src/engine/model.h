@@ -65,6 +65,8 @@ struct config {
 	char *hf_type;               /* a Hugging Face folder's model_type
 	                                ("gpt2", "bert"), else NULL */
 	struct tokenizer_cfg tok;
+	char **proper; int nproper;   /* tokenizer.proper_nouns: spelt so in the
+	                                 output of a lower-cased model */
 	enum weights_src wsrc;
 	char *weights_path;          /* resolved path (W_FILE) */
 	char *weights_key;           /* checkpoint entry of the state_dict, or NULL */

@@ -14,6 +14,17 @@ static void is(const char *typed, const char *out, const char *want, const char 
 	tap_str(buf, want, what);
 }
 
+/* The proper nouns, then the typed text's capitals, as model_target_text. */
+static void proper(const char *typed, const char *out, const char *want, const char *what)
+{
+	char *names[] = { "Brasil", "Nova York", "Estados Unidos", "África" };
+	char buf[256];
+	snprintf(buf, sizeof buf, "%s", out);
+	text_respell(buf, names, 4);
+	text_recase(typed, buf);
+	tap_str(buf, want, what);
+}
+
 int main(void)
 {
 	is("Where is the library?", "onde está a biblioteca?", "Onde está a biblioteca?",
@@ -58,5 +69,17 @@ int main(void)
 	is("", "abc", "abc", "nothing typed: unchanged");
 	is("Hello", "", "", "an empty output stays empty");
 	is("ÿes", "ÿes", "ÿes", "ÿ has no Latin-1 capital: unchanged");
+	proper("i live in brazil", "eu moro no brasil", "eu moro no Brasil",
+	       "a proper noun is spelt so whatever was typed");
+	proper("I live in New York.", "eu moro em nova york.", "Eu moro em Nova York.",
+	       "a name of two words, after the typed York");
+	proper("The school is new.", "a escola é nova.", "A escola é nova.",
+	       "one word of a two-word name alone is no name");
+	proper("We are from the United States.", "nós somos dos estados unidos.",
+	       "Nós somos dos Estados Unidos.", "at the end of the sentence");
+	proper("I'm from Africa.", "eu sou da áfrica.", "Eu sou da África.",
+	       "á -> Á");
+	proper("Brazilians", "brasileiros brasil", "Brasileiros Brasil",
+	       "only the whole word: brasileiros keeps its letters");
 	return tap_done();
 }
