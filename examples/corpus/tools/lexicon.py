@@ -359,13 +359,38 @@ NAMES = ["anna", "maria", "john", "pedro", "lucas", "sofia", "mike", "sarah", "t
          "diego", "ricardo", "miguel", "arthur", "bernardo", "george", "henry", "jennifer",
          "emily", "olivia", "sophie", "lily", "mia", "grace", "lucy", "amy", "jane",
          "susan", "jessica", "rachel", "helen", "sara", "fernanda", "camila", "juliana",
-         "mariana", "bianca", "valentina", "helena", "isabela", "carol", "linda"]
+         "mariana", "bianca", "valentina", "helena", "isabela", "carol", "linda",
+         # fifth round: the names of textbooks and classrooms, so that a
+         # name the model never met is copied piece by piece (carla, not
+         # "carrela")
+         "carla", "paula", "clara", "lara", "nina", "vera", "eva",
+         "luna", "nora", "ella", "zoe", "chloe", "hannah", "sophia", "isabel", "rita",
+         "monica", "patricia", "sandra", "claudia", "natalia", "gloria", "alicia",
+         "marta", "diana", "elena", "irene", "lucia", "teresa", "amelia", "ava", "isla",
+         "maya", "layla", "nicole", "kelly", "megan", "anne", "beth", "meg", "liz",
+         "tina", "molly", "larissa", "yasmin", "giovanna", "manuela", "lorena",
+         "francisco", "rodrigo", "eduardo", "marcelo", "vitor", "caio", "enzo", "davi",
+         "heitor", "lorenzo", "samuel", "pietro", "benjamin", "nicolas", "joaquim",
+         "murilo", "igor", "hugo", "ivan", "oscar", "victor", "adam", "alex", "andy",
+         "bob", "charlie", "dan", "ed", "eric", "frank", "fred", "greg", "ian", "jake",
+         "joe", "josh", "kyle", "liam", "luke", "matt", "noah", "owen", "pete", "rob",
+         "steve", "ted", "tony", "zack", "ethan", "mason", "logan", "jason", "brian",
+         "simon", "martin", "robert", "thomas", "william", "richard", "edward",
+         "anthony", "steven", "andrew", "joshua", "kenji", "yuki", "ali", "omar", "raj",
+         "wei", "kim", "lee", "pablo", "juan", "luis", "jorge", "raul", "tomas",
+         "mario", "luigi", "marco"]
 # the women's names of NAMES: maria is a teacher -> maria é professora
 FEMALE = {"anna", "maria", "sofia", "sarah", "emma", "laura", "julia", "ana", "lisa", "kate",
           "beatriz", "alice", "luiza", "mary", "jennifer", "emily", "olivia", "sophie",
           "lily", "mia", "grace", "lucy", "amy", "jane", "susan", "jessica", "rachel",
           "helen", "sara", "fernanda", "camila", "juliana", "mariana", "bianca",
-          "valentina", "helena", "isabela", "carol", "linda"}
+          "valentina", "helena", "isabela", "carol", "linda", "carla", "paula", "clara",
+          "lara", "nina", "vera", "eva", "luna", "nora", "ella", "zoe", "chloe",
+          "hannah", "sophia", "isabel", "rita", "monica", "patricia", "sandra",
+          "claudia", "natalia", "gloria", "alicia", "marta", "diana", "elena", "irene",
+          "lucia", "teresa", "amelia", "ava", "isla", "maya", "layla", "nicole",
+          "kelly", "megan", "anne", "beth", "meg", "liz", "tina", "molly", "larissa",
+          "yasmin", "giovanna", "manuela", "lorena", "yuki", "kim"}
 # the new classes: (name, comment, definition lines); their words come
 # from other.tsv
 NEW_CLASSES = [
@@ -602,6 +627,7 @@ JOIN = [
     "    - {en: \", but\", pt: \", mas\", weight: 2, before: [\".\", \"!\", \"\"]}",
     "    - {en: \"and\", pt: \"e\", before: [\".\", \"!\", \"\"]}",
     "    - {en: \"because\", pt: \"porque\", before: [\".\", \"!\", \"\"]}",
+    "    - {en: \", so\", pt: \", então\", before: [\".\", \"!\", \"\"]}",
 ]
 # nouns without an article: water, apples, books (np_bare, after phrases:)
 BARE_PHRASE = [
