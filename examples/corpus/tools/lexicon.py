@@ -571,6 +571,9 @@ NEW_CLASSES = [
     ("first_n", "my first day -> o meu primeiro dia", ["like: animal", "f: {p: p3}"]),
     ("ordinal", "first, last before the noun: o meu primeiro dia", ["like: size"]),
     ("yet_state", "the food isn't ready yet -> a comida ainda não está pronta", ["like: size"]),
+    # fifth round: dates (my birthday is on may 10 -> meu aniversário é no dia 10 de maio)
+    ("month", "may -> maio", ["en: [any]", "pt: [any]"]),
+    ("day_n", "10 -> 10 (the day of a date)", ["en: [any]", "pt: [any]"]),
     ("cant_know", "i can't swim . -> eu não sei nadar .", ["like: be"]),
     ("can_manage", "i can see the sea . -> eu consigo ver o mar .", ["like: be"]),
     ("cant_manage", "i can't sleep . -> eu não consigo dormir .", ["like: be"]),
