@@ -379,6 +379,15 @@ NAMES = ["anna", "maria", "john", "pedro", "lucas", "sofia", "mike", "sarah", "t
          "anthony", "steven", "andrew", "joshua", "kenji", "yuki", "ali", "omar", "raj",
          "wei", "kim", "lee", "pablo", "juan", "luis", "jorge", "raul", "tomas",
          "mario", "luigi", "marco"]
+# the fifth round: family names after mr, mrs and ms (not words of either
+# dictionary, so not checked; brown and white are copied there too)
+SURNAMES = ["smith", "brown", "jones", "johnson", "williams", "taylor", "wilson", "davis",
+            "miller", "clark", "lewis", "walker", "hall", "young", "king", "wright",
+            "scott", "green", "baker", "adams", "nelson", "hill", "moore", "white",
+            "harris", "thompson", "garcia", "lopez", "silva", "santos", "oliveira",
+            "souza", "costa", "pereira", "almeida", "ferreira", "rodrigues", "lima",
+            "gomes", "ribeiro", "carvalho", "martins", "rocha", "parker", "evans",
+            "collins", "turner", "morris", "cooper", "ward", "bell", "reed", "cook"]
 # the women's names of NAMES: maria is a teacher -> maria é professora
 FEMALE = {"anna", "maria", "sofia", "sarah", "emma", "laura", "julia", "ana", "lisa", "kate",
           "beatriz", "alice", "luiza", "mary", "jennifer", "emily", "olivia", "sophie",
@@ -573,6 +582,7 @@ NEW_CLASSES = [
     ("yet_state", "the food isn't ready yet -> a comida ainda não está pronta", ["like: size"]),
     # fifth round: dates (my birthday is on may 10 -> meu aniversário é no dia 10 de maio)
     ("month", "may -> maio", ["en: [any]", "pt: [any]"]),
+    ("title", "mrs . smith -> senhora smith", ["en: [any]", "pt: [any]"]),
     ("day_n", "10 -> 10 (the day of a date)", ["en: [any]", "pt: [any]"]),
     ("cant_know", "i can't swim . -> eu não sei nadar .", ["like: be"]),
     ("can_manage", "i can see the sea . -> eu consigo ver o mar .", ["like: be"]),
@@ -866,6 +876,9 @@ def grammar(es):
                     "    en: [any]", "    pt: [any]", "    words:"]
             out += ["      - {en: %s, pt: %s, g: %s}" % (n, n, "f" if n in FEMALE else "m")
                     for n in NAMES]
+            out += ["  surname:                  # good morning , mrs . smith ! -> bom dia , senhora smith !",
+                    "    en: [any]", "    pt: [any]", "    words:"]
+            out += ["      - {en: %s, pt: %s}" % (n, n) for n in SURNAMES]
             out.append("")
             out.append(l)
             out += BARE_PHRASE
