@@ -126,14 +126,34 @@ static int possessive(const char *e)
 	return 0;
 }
 
+/* Whether the word w (len bytes) is a title whose abbreviation's period
+ * ends no sentence: Mrs. Smith keeps its capital S. */
+static int title(const char *w, size_t len)
+{
+	static const char *const t[] = { "mr", "mrs", "ms", "dr", "prof", "sr", "sra" };
+	for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+		if (strlen(t[i]) == len) {
+			size_t k = 0;
+			while (k < len && (char)to_lower((unsigned char)w[k]) == t[i][k])
+				k++;
+			if (k == len)
+				return 1;
+		}
+	return 0;
+}
+
 void text_recase(const char *typed, char *out)
 {
 	int first = 1, start = 1, mark = 0;
+	const char *word = typed;   /* the last word, and its end */
+	const char *word_e = typed;
 	for (const char *s = typed; *s;) {
 		uint32_t c;
 		int n = utf8_decode((const unsigned char *)s, 4, &c);
 		if (!is_letter(c)) {
-			if (c == '.' || c == '!' || c == '?')
+			if (c == '.' && s == word_e && title(word, (size_t)(word_e - word)))
+				mark = 0;
+			else if (c == '.' || c == '!' || c == '?')
 				mark = 1;
 			else if (c == ' ')
 				start |= mark, mark = 0;
@@ -151,6 +171,8 @@ void text_recase(const char *typed, char *out)
 		if (is_upper(c) && e - s > 1 && (!start || possessive(e)))
 			respell(out, s, (size_t)(e - s));
 		first = start = mark = 0;
+		word = s;
+		word_e = e;
 		s = e;
 	}
 }

@@ -66,6 +66,12 @@ int main(void)
 	   "Oi! O cachorro do Tom está aqui.", "a possessive after a mark too");
 	is("Hi! Tom’s dog is here.", "oi! o cachorro do tom está aqui.",
 	   "Oi! O cachorro do Tom está aqui.", "the typographic apostrophe too");
+	is("Good morning, Mrs. Smith!", "bom dia, senhora smith!", "Bom dia, senhora Smith!",
+	   "the period of Mrs. ends no sentence: Smith is a name");
+	is("MR. Brown is here. Dr. Lee too.", "o senhor brown está aqui. o doutor lee também.",
+	   "O senhor Brown está aqui. O doutor Lee também.", "MR. and Dr. too");
+	is("I saw him. Then we left.", "eu o vi. então nós saímos.",
+	   "Eu o vi. Então nós saímos.", "another word's period still ends a sentence");
 	is("", "abc", "abc", "nothing typed: unchanged");
 	is("Hello", "", "", "an empty output stays empty");
 	is("ÿes", "ÿes", "ÿes", "ÿ has no Latin-1 capital: unchanged");
