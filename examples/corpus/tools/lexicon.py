@@ -583,6 +583,13 @@ NEW_CLASSES = [
     # fifth round: dates (my birthday is on may 10 -> meu aniversário é no dia 10 de maio)
     ("month", "may -> maio", ["en: [any]", "pt: [any]"]),
     ("title", "mrs . smith -> senhora smith", ["en: [any]", "pt: [any]"]),
+    # sixth round (a1-dev9's misses): should, have got in questions,
+    # negatives and ailments
+    ("should", "you should rest . -> você deveria descansar .", ["like: be"]),
+    ("sgot_not", "we haven't got a car . -> nós não temos um carro .", ["like: subj"]),
+    ("got_q", "have you got a pen ? -> você tem uma caneta ?", ["like: subj"]),
+    ("sgot_ill", "i've got a headache . -> eu estou com dor de cabeça .", ["like: subj"]),
+    ("see_doctor", "you should see a doctor -> você deveria ir ao médico", ["en: [any]", "pt: [any]"]),
     ("day_n", "10 -> 10 (the day of a date)", ["en: [any]", "pt: [any]"]),
     ("cant_know", "i can't swim . -> eu não sei nadar .", ["like: be"]),
     ("can_manage", "i can see the sea . -> eu consigo ver o mar .", ["like: be"]),
