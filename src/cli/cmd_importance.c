@@ -212,9 +212,6 @@ int cmd_importance(int argc, char **argv)
 		}
 		int bad = decode_teacher_force(m, &in, r.best, r.nbest, 0);
 		decode_result_free(&r);
-		/* (decode_teacher_force leaves the loss's lengths to the caller) */
-		in.nlabels = in.T;
-		in.label_len = in.tgt_len;
 		if (bad) {
 			cli_fail("out of memory");
 			goto out;

@@ -777,5 +777,7 @@ int decode_teacher_force(const struct model *m, struct pass_input *in,
 	}
 	in->labels = lab;
 	in->label_tok = ltok;
+	in->nlabels = T;   /* the loss over the labels, padding left out */
+	in->label_len = in->tgt_len;
 	return 0;
 }

@@ -115,8 +115,8 @@ int decode_set_target(const struct model *m, struct pass_input *in,
 
 /* Teacher forcing on a decoded output: in's decoder side becomes <s> +
  * ids[0..n) as decode_set_target makes it, and its labels ids + </s>
- * (<pad> under the padding), as input_build makes them for a target.
- * Returns 0 or -1 on out-of-memory. */
+ * (<pad> under the padding), as input_build makes them for a target, so
+ * the pass traces the loss over them.  Returns 0 or -1 on out-of-memory. */
 int decode_teacher_force(const struct model *m, struct pass_input *in,
 			 const int32_t *ids, int n, int pad_to);
 

@@ -20,10 +20,6 @@ static int importance_of(struct app *a, struct err *e)
 		return -1;
 	if (own && decode_teacher_force(a->m, &in, a->own, a->nown, a->opts.pad_target))
 		term_fatal("%s", _("out of memory"));
-	if (own) {   /* the loss over the labels, padding left out */
-		in.nlabels = in.T;
-		in.label_len = in.tgt_len;
-	}
 	int rc = importance_run(a->m, &in, &a->opts, &a->imp, e);
 	input_free(&in);
 	return rc;

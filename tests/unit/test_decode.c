@@ -109,6 +109,25 @@ static void check_model(const char *path, const char *const *sentences, int ns)
 		trace_free(t);
 		input_free(&tin);
 
+		/* teacher forcing on the output traces its loss: one −log p a
+		 * decoder position (a decoder-only model's prompt too), those
+		 * of the output's tokens (and of </s> when it ended) summing to
+		 * −log p of the decoded sequence */
+		input_build(m, s, NULL, &po, &tin, &e);
+		decode_teacher_force(m, &tin, g.best, g.nbest, 0);
+		t = forward_run(m, &tin, &po, NULL, &e);
+		const struct stage *l = t ? trace_find(t, "loss") : NULL;
+		const int p0 = (tin.prompt > 0 ? tin.prompt : 1) - 1;
+		double sum = 0;
+		for (int i = p0; l && i < p0 + g.nbest + !g.hit_max_len && i < l->shape[0]; i++)
+			sum += stage_f32(l)[i];
+		tap_ok(l && l->shape[0] == tin.T &&
+		       fabs(sum + g.best_logp) < 1e-3 * (1 + fabs(g.best_logp)),
+		       "teacher forcing on it: %d losses, the output's summing to %.4f = −log p %.4f",
+		       l ? l->shape[0] : -1, sum, -g.best_logp);
+		trace_free(t);
+		input_free(&tin);
+
 		/* beam 1 = greedy; beam 4 scores at least greedy's */
 		o.beam = 1;
 		decode_run(m, &in, &po, &o, &b1, &e);
