@@ -241,6 +241,23 @@ static int apply_spec(struct ctx *x, const struct gr_fspec *sp, gr_env env)
 	return 0;
 }
 
+/* A phrase's rule fits its slot when each feature the slot has already
+ * set (n: pl) is one the rule allows: "np_thing" under "n: pl" cannot
+ * take its rule "f: {n: sg}" (a fork), which would set sg below a plural
+ * verb (a fork aren't hot). */
+static int spec_fits(const struct grammar *g, const struct gr_fspec *sp,
+		     gr_env inherit)
+{
+	for (int f = 0; f < g->nfeat; f++)
+		for (int s = 0; s < NSIDE; s++) {
+			uint32_t m = sp->both[f] | sp->side[s][f];
+			int v = inherit[s][f];
+			if (m && v >= 0 && !((m >> v) & 1))
+				return 0;
+		}
+	return 1;
+}
+
 static void env_text(const struct grammar *g, const int8_t *env, char *buf, size_t n)
 {
 	size_t at = 0;
@@ -411,6 +428,8 @@ static int expand_rule(struct ctx *x, const struct gr_rule *r, gr_env inherit,
 	struct res res[GR_MAXSLOTS];
 	gr_env base;
 	memcpy(base, inherit, sizeof base);
+	if (r->head >= 0 && !spec_fits(g, &r->spec, inherit))
+		return 0;
 	if (apply_spec(x, &r->spec, base))
 		return -1;
 	for (int o = 0; o < r->nslots; o++) {
