@@ -25,7 +25,8 @@ struct js {
 	int rewrite;              /* a surrogate pair was seen */
 	int top_dups;             /* leave the top object's keys to the caller */
 	unsigned nodes;           /* values and keys, as ydoc counts its nodes */
-	char *arena;              /* decoded keys */
+	char *arena;              /* decoded keys; never NULL, so an empty key
+	                             still points into it */
 	size_t alen, acap;
 	struct key *keys;
 	size_t nkeys, kcap;
@@ -66,7 +67,7 @@ static int put(struct js *s, int key, const void *b, size_t n)
 	if (!key)
 		return 0;
 	if (s->alen + n > s->acap) {
-		size_t cap = s->acap ? s->acap * 2 : 256;
+		size_t cap = s->acap * 2;
 		while (cap < s->alen + n)
 			cap *= 2;
 		char *a = realloc(s->arena, cap);
@@ -441,6 +442,9 @@ int json_check(const char *what, const char *buf, size_t len, int flags, char **
 	*outlen = 0;
 	if (len >= UINT32_MAX)
 		return err_set(e, "%s: larger than 4 GB", what);
+	s.acap = 256;
+	if (!(s.arena = malloc(s.acap)))
+		return err_set(e, "out of memory");
 	int rc = check(&s);
 	free(s.arena);
 	free(s.keys);

@@ -196,6 +196,9 @@ put("safetensors", "overflow.safetensors",
 put("safetensors", "dup-name.safetensors",
     struct.pack("<Q", 120) + b'{"a": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]},'
     b' "a": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]}}'.ljust(120) + f32(1, 2))
+# an object whose keys are all empty: nothing goes into json.c's key arena
+put("safetensors", "dup-empty-key.safetensors",
+    struct.pack("<Q", 24) + b'{"a":{"":[2],"":[0,8]}}'.ljust(24) + f32(1, 2))
 put("safetensors", "not-json.safetensors", struct.pack("<Q", 8) + b"[1, 2, 3")
 put("safetensors", "escapes.safetensors",
     st([("na\u00efve\u2028name\"\\", "F32", [1], f32(0))],

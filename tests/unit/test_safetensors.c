@@ -515,6 +515,8 @@ static void test_strict_json(void)
 		{ "dup-escaped.st", "{\"a\":%s,\"\\u0061\":%s}", "duplicate tensor name \"a\"" },
 		{ "dup-meta.st", "{\"__metadata__\":{\"k\":\"1\",\"k\":\"2\"},\"a\":%s}",
 		  "duplicate key \"k\"" },
+		/* keys that are all empty: nothing in the key arena (found by fuzzing) */
+		{ "dup-empty.st", "{\"a\":{\"\":[2],\"\":[0,8]}}", "duplicate key \"\"" },
 		{ "yaml-plain.st", "{a: {dtype: F32, shape: [2], data_offsets: [0, 8]}}",
 		  "expected a string as an object key" },
 		{ "yaml-single.st", "{'a':%s}", "expected a string as an object key" },
