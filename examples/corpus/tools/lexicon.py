@@ -639,6 +639,8 @@ NEW_CLASSES = [
     ("lot", "a lot of water -> muita água (a mass noun's gender)", ["en: [any]", "pt: [m, f]"]),
     ("which_n", "which sport do you like best ? -> de qual esporte você mais gosta ?",
      ["en: [any]", "pt: [any]"]),
+    ("floor_o", "the third floor -> o terceiro andar", ["en: [any]", "pt: [any]"]),
+    ("in_color", "do you have this in blue ? -> você tem este em azul ?", ["en: [any]", "pt: [any]"]),
     ("day_th", "25th -> 25 (the day of a date, ordinal in English)", ["en: [any]", "pt: [any]"]),
     ("vwed", "get married: casar-se (my parents got married -> meus pais se casaram)",
      ["like: vt_person"]),
