@@ -237,9 +237,12 @@ def packed(pt):
 try:
     import subprocess
     import tempfile
-    with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run([sys.executable, os.path.join(top, "tests", "torchsave", "make.py"), tmp],
-                       check=True)
+    with tempfile.TemporaryDirectory() as work:
+        # a relative folder: the hostile pickles name a path in it, the
+        # same on every run
+        subprocess.run([sys.executable, os.path.join(top, "tests", "torchsave", "make.py"),
+                        "seeds"], check=True, cwd=work)
+        tmp = os.path.join(work, "seeds")
         for f in ("odd.pt", "namespace.pt"):
             put("torchsave", "file-" + f, b"\x00" + open(os.path.join(tmp, f), "rb").read())
             put("torchsave", "packed-" + f, packed(os.path.join(tmp, f)))
@@ -270,6 +273,9 @@ bad = [b"\xff\xfe", b"\xc0\xaf overlong", b"\xed\xa0\x80 surrogate", b"\xf4\x90\
 for i, s in enumerate(bad):
     for flags in (0, 1, 3):
         put("tokenize", "bad%02d-f%02x" % (i, flags), bytes([flags]) + s)
+# kept from libFuzzer runs of the BPE tokenizer (flags 0x86 and 0x82)
+put("tokenize", "bpe-utf8", b"\x86eses esest\xff lo w \xc3\xa7\xc3\xa3o!")
+put("tokenize", "bpe-words", b"\x82Lowest newer, widest? gatos cora\xc3\xa7\xc3\xa3o\tos gatos")
 
 # ---- lineedit: key events (see fuzz_lineedit.c) ----------------------
 shutil.rmtree(os.path.join(out, "lineedit"), ignore_errors=True)
@@ -386,4 +392,8 @@ put("corpus", "bad-lines.tsv", "no tab here\n\tempty source\t\na b\tc d\t0-9\n"
 put("corpus", "empty.tsv", "")
 put("corpus", "utf8.tsv", "café à\tcoração ç\t1-0 0-1\n".encode() + b"\xff\xfe a\tb\n")
 put("corpus", "spaces.tsv", "  a   b  \t c\t0-0\na\tb\t0-0\t9-9\n")
+# found by fuzz_corpus: a CR inside a line and NUL bytes in a target
+put("corpus", "cr-inside-line",
+    b"i love you very much\teu te amo mu\x10\x00\x00\x00`\xc0\x00'z\x80ito\t0-0 1-r 2-1 3-3 4-3\n"
+    b"your c]t\ts" + b"{" * 51 + b")" * 5 + b"{" * 30 + b"eu ?gato\n\nthe ~cat\to gato\r\r\n")
 print("corpora written to", out)

@@ -160,16 +160,24 @@ def bad(name, data, words):
     expect.append("%s\t%s" % (name, words))
 
 
+def entry(z, name, data):
+    """z.writestr with a fixed time, so that each run writes the same bytes."""
+    zi = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+    zi.compress_type = z.compression
+    zi.external_attr = 0o600 << 16
+    z.writestr(zi, data)
+
+
 def archive(pkl, storages=(), folder="archive", method=zipfile.ZIP_STORED,
             extra=()):
     b = io.BytesIO()
     with zipfile.ZipFile(b, "w", method) as z:
-        z.writestr(folder + "/data.pkl", pkl)
+        entry(z, folder + "/data.pkl", pkl)
         for k, data in storages:
-            z.writestr(folder + "/data/" + k, data)
-        z.writestr(folder + "/version", "3\n")
+            entry(z, folder + "/data/" + k, data)
+        entry(z, folder + "/version", "3\n")
         for k, data in extra:
-            z.writestr(k, data)
+            entry(z, k, data)
     return b.getvalue()
 
 
@@ -220,7 +228,7 @@ bad("overlap", z[:j] + rec + bytes(eocd), "overlap")
 b = io.BytesIO()
 with zipfile.ZipFile(b, "w") as zz:
     for k in range(5000):
-        zz.writestr("archive/x%d" % k, b"")
+        entry(zz, "archive/x%d" % k, b"")
 bad("many_entries", b.getvalue(), "data.pkl")
 # hostile pickles: in Python these would run code when loaded
 marker = os.path.join(out, "bad", "EXECUTED")
