@@ -139,7 +139,7 @@ static void order_marks(uint32_t *c, size_t n, uint32_t *tmp)
 		c[i] = tmp[i];
 }
 
-size_t uni_nfc(const uint32_t *in, size_t n, uint32_t *out, uint32_t *tmp)
+size_t uni_nfd(const uint32_t *in, size_t n, uint32_t *out, uint32_t *tmp)
 {
 	size_t m = 0;
 	for (size_t i = 0; i < n; i++)
@@ -157,6 +157,12 @@ size_t uni_nfc(const uint32_t *in, size_t n, uint32_t *out, uint32_t *tmp)
 			order_marks(out + i, j - i, tmp);
 		i = j;
 	}
+	return m;
+}
+
+size_t uni_nfc(const uint32_t *in, size_t n, uint32_t *out, uint32_t *tmp)
+{
+	size_t m = uni_nfd(in, n, out, tmp);
 	/* canonical composition (Unicode 3.11) */
 	if (!m)
 		return 0;

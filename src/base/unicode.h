@@ -45,6 +45,8 @@ uint32_t uni_compose(uint32_t a, uint32_t b);
  * the marks in canonical order, then canonical composition.  Returns the
  * count. */
 size_t uni_nfc(const uint32_t *in, size_t n, uint32_t *out, uint32_t *tmp);
+/* NFD likewise: the decomposition with the marks in canonical order. */
+size_t uni_nfd(const uint32_t *in, size_t n, uint32_t *out, uint32_t *tmp);
 /* The Unicode version of the tables ("14.0.0"). */
 const char *uni_version(void);
 
