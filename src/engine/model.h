@@ -115,9 +115,10 @@ struct model {
 	/* tokenizer type bpe: the merges of each side (owned; tgt_bpe may be
 	 * src_bpe when both sides share one merges file), else NULL */
 	struct bpe *src_bpe, *tgt_bpe;
-	/* tokenizer type gpt2 / wordpiece (model_tok.h, owned), else NULL */
+	/* tokenizer type gpt2 / wordpiece / hf (model_tok.h, owned), else NULL */
 	struct gpt2bpe *gpt2;
 	struct wordpiece *wordpiece;
+	struct tokjson *tokjson;
 	/* weights (pointers into tensors[]) */
 	const float *src_embed;       /* [Vs, d] */
 	const float *tgt_embed;       /* [Vt, d] (== src_embed when tied) */
@@ -178,7 +179,7 @@ const char *arch_name(enum arch a);
 const char *norm_name(enum norm_style n);
 const char *act_name(enum activation a);
 const char *pe_name(enum pe_kind p);
-const char *tok_name(enum tok_type t);   /* word char bpe gpt2 wordpiece */
+const char *tok_name(enum tok_type t);   /* word char bpe gpt2 wordpiece hf */
 
 /* The default model: $ATTNSCOPE_MODEL, else the installed data directory,
  * else models/ in the source tree.  Writes the path into buf; returns 0, or
