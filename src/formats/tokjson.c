@@ -1,5 +1,7 @@
-/* tokjson.c - reading tokenizer.json and tokenizer_config.json (the
- * encoding is in tokjson_enc.c).
+/* tokjson.c - reading tokenizer.json and tokenizer_config.json: the
+ * model, the added tokens, the config (the normalizer, pre-tokenizer,
+ * post-processor and decoder are read in tokjson_steps.c; encoding is
+ * tokjson_enc.c and tokjson_model.c, decoding tokjson_dec.c).
  *
  * The file is checked as JSON (json.h) and read as a tree (ydoc.h), as
  * safetensors.c reads its header; a big vocabulary (Gemma 3: 262,144
@@ -11,6 +13,7 @@
 #include <unistd.h>
 
 #include "tokjson.h"
+#include "tokjson_int.h"
 #include "json.h"
 #include "pretok.h"
 #include "ydoc.h"
@@ -22,15 +25,7 @@
 #define FILE_MAX_BYTES (128u << 20)
 #define MAX_IDS (1 << 22)           /* ids 0 … 4 Mi − 1 */
 
-/* The reader's state: the document and where errors go. */
-struct rd {
-	struct tokjson *t;
-	const struct ydoc *d;
-	struct err *e;
-};
-
-__attribute__((format(printf, 3, 4)))
-static int fail(struct rd *r, const struct ynode *n, const char *fmt, ...)
+int tokjson_fail(struct rd *r, const struct ynode *n, const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
@@ -40,61 +35,61 @@ static int fail(struct rd *r, const struct ynode *n, const char *fmt, ...)
 	return err_set(r->e, "%s:%d: %s", r->d->file, n ? n->line : 1, msg);
 }
 
-static int is_null(const struct ynode *n)
+int tokjson_null(const struct ynode *n)
 {
 	return !n || (n->kind == Y_SCALAR && !n->quoted && !strcmp(n->str, "null"));
 }
 
 /* The string at key of map (NULL when absent or null; -1 when it is
  * something else). */
-static int get_str(struct rd *r, const struct ynode *map, const char *key, const char **out)
+int tokjson_str(struct rd *r, const struct ynode *map, const char *key, const char **out)
 {
 	const struct ynode *n = ynode_get(map, key);
 	*out = NULL;
-	if (is_null(n))
+	if (tokjson_null(n))
 		return 0;
 	if (n->kind != Y_SCALAR || !n->quoted) {
 		char what[96];
 		snprintf(what, sizeof what, "%s: expected a string", key);
-		return fail(r, n, "%s", what);
+		return tokjson_fail(r, n, "%s", what);
 	}
 	*out = n->str;
 	return 0;
 }
 
 /* A boolean at key of map, def when absent or null. */
-static int get_bool(struct rd *r, const struct ynode *map, const char *key, int def, int *out)
+int tokjson_bool(struct rd *r, const struct ynode *map, const char *key, int def, int *out)
 {
 	const struct ynode *n = ynode_get(map, key);
 	*out = def;
-	if (is_null(n))
+	if (tokjson_null(n))
 		return 0;
 	if (n->kind != Y_SCALAR || n->quoted || (strcmp(n->str, "true") && strcmp(n->str, "false"))) {
 		char what[96];
 		snprintf(what, sizeof what, "%s: expected true or false", key);
-		return fail(r, n, "%s", what);
+		return tokjson_fail(r, n, "%s", what);
 	}
 	*out = !strcmp(n->str, "true");
 	return 0;
 }
 
-static int get_int(struct rd *r, const struct ynode *n, long long lo, long long hi,
+int tokjson_int(struct rd *r, const struct ynode *n, long long lo, long long hi,
 		   const char *what, long long *out)
 {
 	if (!n || n->kind != Y_SCALAR || n->quoted)
-		return fail(r, n, "%s: expected a whole number", what);
+		return tokjson_fail(r, n, "%s: expected a whole number", what);
 	if (ynode_int(r->d, n, lo, hi, out, r->e))
 		return ynode_keyed(r->d, n, what, r->e);
 	return 0;
 }
 
-static const char *type_of(const struct ynode *n)
+const char *tokjson_type(const struct ynode *n)
 {
 	const struct ynode *ty = n && n->kind == Y_MAP ? ynode_get(n, "type") : NULL;
 	return ty && ty->kind == Y_SCALAR ? ty->str : NULL;
 }
 
-static char *dup_or_oom(struct rd *r, const char *s)
+char *tokjson_dup(struct rd *r, const char *s)
 {
 	char *c = strdup(s);
 	if (!c)
@@ -109,7 +104,7 @@ static int put_piece(struct rd *r, const struct ynode *where, char ***toks, size
 		     size_t *n, long long id, const char *piece, int added)
 {
 	if (id >= MAX_IDS)
-		return fail(r, where, "id %lld is too large", id);
+		return tokjson_fail(r, where, "id %lld is too large", id);
 	if ((size_t)id >= *cap) {
 		size_t nc = *cap ? *cap : 1024;
 		while (nc <= (size_t)id)
@@ -128,13 +123,13 @@ static int put_piece(struct rd *r, const struct ynode *where, char ***toks, size
 		char msg[200];
 		snprintf(msg, sizeof msg, "id %lld given twice (\"%.40s\" and \"%.40s\")", id,
 			 (*toks)[id], piece);
-		return fail(r, where, "%s", msg);
+		return tokjson_fail(r, where, "%s", msg);
 	}
 	if (!*piece)
-		return fail(r, where, "an empty piece");
+		return tokjson_fail(r, where, "an empty piece");
 	if (strlen(piece) >= TOKJSON_MAX_PIECE)
-		return fail(r, where, "a piece of more than %d bytes", TOKJSON_MAX_PIECE - 1);
-	if (!((*toks)[id] = dup_or_oom(r, piece)))
+		return tokjson_fail(r, where, "a piece of more than %d bytes", TOKJSON_MAX_PIECE - 1);
+	if (!((*toks)[id] = tokjson_dup(r, piece)))
 		return -1;
 	if ((size_t)id + 1 > *n)
 		*n = (size_t)id + 1;
@@ -150,20 +145,20 @@ static int read_vocab(struct rd *r, const struct ynode *m, char ***toks, size_t 
 	struct tokjson *t = r->t;
 	if (t->model == TOKJSON_BPE) {
 		if (!v || v->kind != Y_MAP)
-			return fail(r, v ? v : m, "model.vocab: expected an object piece -> id");
+			return tokjson_fail(r, v ? v : m, "model.vocab: expected an object piece -> id");
 		for (size_t i = 0; i < v->n; i++) {
 			const struct ynode *k = v->items[2 * i], *val = v->items[2 * i + 1];
 			long long id;
-			if (get_int(r, val, 0, MAX_IDS - 1, "model.vocab", &id) ||
+			if (tokjson_int(r, val, 0, MAX_IDS - 1, "model.vocab", &id) ||
 			    put_piece(r, k, toks, cap, n, id, k->str, 0))
 				return -1;
 		}
 		return 0;
 	}
 	if (!v || v->kind != Y_SEQ || !v->n)
-		return fail(r, v ? v : m, "model.vocab: expected a list of [piece, score]");
+		return tokjson_fail(r, v ? v : m, "model.vocab: expected a list of [piece, score]");
 	if (v->n >= MAX_IDS)
-		return fail(r, v, "model.vocab: too many pieces");
+		return tokjson_fail(r, v, "model.vocab: too many pieces");
 	if (!(t->score = malloc(v->n * sizeof *t->score)))
 		return err_set(r->e, "out of memory");
 	t->nscore = (int)v->n;
@@ -172,7 +167,7 @@ static int read_vocab(struct rd *r, const struct ynode *m, char ***toks, size_t 
 		const struct ynode *p = v->items[i];
 		if (p->kind != Y_SEQ || p->n != 2 || p->items[0]->kind != Y_SCALAR ||
 		    !p->items[0]->quoted)
-			return fail(r, p, "model.vocab: expected [piece, score]");
+			return tokjson_fail(r, p, "model.vocab: expected [piece, score]");
 		if (ynode_float(r->d, p->items[1], &t->score[i], r->e) ||
 		    put_piece(r, p, toks, cap, n, (long long)i, p->items[0]->str, 0))
 			return -1;
@@ -189,10 +184,10 @@ static int read_added(struct rd *r, const struct ynode *root, char ***toks, size
 {
 	const struct ynode *a = ynode_get(root, "added_tokens");
 	struct tokjson *t = r->t;
-	if (is_null(a))
+	if (tokjson_null(a))
 		return 0;
 	if (a->kind != Y_SEQ)
-		return fail(r, a, "added_tokens: expected a list");
+		return tokjson_fail(r, a, "added_tokens: expected a list");
 	if (a->n && !(t->added = calloc(a->n, sizeof *t->added)))
 		return err_set(r->e, "out of memory");
 	for (size_t i = 0; i < a->n; i++) {
@@ -202,17 +197,17 @@ static int read_added(struct rd *r, const struct ynode *root, char ***toks, size
 		long long id;
 		int f[5];
 		if (x->kind != Y_MAP)
-			return fail(r, x, "added_tokens: expected an object");
-		if (get_str(r, x, "content", &content) ||
-		    get_int(r, ynode_get(x, "id"), 0, MAX_IDS - 1, "added_tokens: id", &id) ||
-		    get_bool(r, x, "special", 0, &f[0]) || get_bool(r, x, "lstrip", 0, &f[1]) ||
-		    get_bool(r, x, "rstrip", 0, &f[2]) || get_bool(r, x, "single_word", 0, &f[3]) ||
-		    get_bool(r, x, "normalized", 0, &f[4]))
+			return tokjson_fail(r, x, "added_tokens: expected an object");
+		if (tokjson_str(r, x, "content", &content) ||
+		    tokjson_int(r, ynode_get(x, "id"), 0, MAX_IDS - 1, "added_tokens: id", &id) ||
+		    tokjson_bool(r, x, "special", 0, &f[0]) || tokjson_bool(r, x, "lstrip", 0, &f[1]) ||
+		    tokjson_bool(r, x, "rstrip", 0, &f[2]) || tokjson_bool(r, x, "single_word", 0, &f[3]) ||
+		    tokjson_bool(r, x, "normalized", 0, &f[4]))
 			return -1;
 		if (!content || !*content)
-			return fail(r, x, "added_tokens: an empty content");
+			return tokjson_fail(r, x, "added_tokens: an empty content");
 		if (put_piece(r, x, toks, cap, n, id, content, 1) ||
-		    !(ad->content = dup_or_oom(r, content)))
+		    !(ad->content = tokjson_dup(r, content)))
 			return -1;
 		ad->id = (int32_t)id;
 		ad->special = (unsigned char)f[0];
@@ -245,7 +240,7 @@ static int merge_ids(struct rd *r, const struct ynode *where, const char *a, con
 		char msg[200];
 		snprintf(msg, sizeof msg, "model.merges: the merge \"%.40s %.40s\" makes or uses a "
 			 "piece that model.vocab lacks", a, b);
-		return fail(r, where, "%s", msg);
+		return tokjson_fail(r, where, "%s", msg);
 	}
 	return 0;
 }
@@ -254,10 +249,10 @@ static int read_merges(struct rd *r, const struct ynode *m)
 {
 	const struct ynode *mg = ynode_get(m, "merges");
 	struct tokjson *t = r->t;
-	if (is_null(mg))
+	if (tokjson_null(mg))
 		return bpemerge_init(&t->merges, 0) ? err_set(r->e, "out of memory") : 0;
 	if (mg->kind != Y_SEQ)
-		return fail(r, mg, "model.merges: expected a list");
+		return tokjson_fail(r, mg, "model.merges: expected a list");
 	if (bpemerge_init(&t->merges, mg->n))
 		return err_set(r->e, "out of memory");
 	for (size_t i = 0; i < mg->n; i++) {
@@ -270,7 +265,7 @@ static int read_merges(struct rd *r, const struct ynode *m)
 			const char *sp = strchr(x->str, ' ');
 			if (!sp || sp == x->str || !sp[1] || strchr(sp + 1, ' ') ||
 			    x->len >= sizeof buf)
-				return fail(r, x, "model.merges: a merge is two pieces separated by "
+				return tokjson_fail(r, x, "model.merges: a merge is two pieces separated by "
 					    "one space");
 			memcpy(buf, x->str, x->len + 1);
 			buf[sp - x->str] = 0;
@@ -281,7 +276,7 @@ static int read_merges(struct rd *r, const struct ynode *m)
 			a = x->items[0]->str;
 			b = x->items[1]->str;
 		} else {
-			return fail(r, x, "model.merges: expected \"a b\" or [\"a\", \"b\"]");
+			return tokjson_fail(r, x, "model.merges: expected \"a b\" or [\"a\", \"b\"]");
 		}
 		if (merge_ids(r, x, a, b, &ia, &ib, &iab))
 			return -1;
@@ -298,21 +293,21 @@ static int read_bpe_options(struct rd *r, const struct ynode *m)
 	struct tokjson *t = r->t;
 	const char *unk, *csp, *eow;
 	const struct ynode *dr = ynode_get(m, "dropout");
-	if (get_bool(r, m, "ignore_merges", 0, &t->ignore_merges) ||
-	    get_bool(r, m, "byte_fallback", 0, &t->byte_fallback) ||
-	    get_bool(r, m, "fuse_unk", 0, &t->fuse_unk) || get_str(r, m, "unk_token", &unk) ||
-	    get_str(r, m, "continuing_subword_prefix", &csp) ||
-	    get_str(r, m, "end_of_word_suffix", &eow))
+	if (tokjson_bool(r, m, "ignore_merges", 0, &t->ignore_merges) ||
+	    tokjson_bool(r, m, "byte_fallback", 0, &t->byte_fallback) ||
+	    tokjson_bool(r, m, "fuse_unk", 0, &t->fuse_unk) || tokjson_str(r, m, "unk_token", &unk) ||
+	    tokjson_str(r, m, "continuing_subword_prefix", &csp) ||
+	    tokjson_str(r, m, "end_of_word_suffix", &eow))
 		return -1;
 	if ((csp && *csp) || (eow && *eow))
-		return fail(r, m, "model: a BPE with continuing_subword_prefix or "
+		return tokjson_fail(r, m, "model: a BPE with continuing_subword_prefix or "
 			    "end_of_word_suffix is not read");
-	if (!is_null(dr) && !(dr->kind == Y_SCALAR && (!strcmp(dr->str, "0") ||
+	if (!tokjson_null(dr) && !(dr->kind == Y_SCALAR && (!strcmp(dr->str, "0") ||
 						      !strcmp(dr->str, "0.0"))))
-		return fail(r, dr, "model.dropout: BPE dropout is not read (a pass must give "
+		return tokjson_fail(r, dr, "model.dropout: BPE dropout is not read (a pass must give "
 			    "the same pieces every time)");
 	if (unk && (t->unk_id = vocab_id(&t->vocab, unk)) < 0)
-		return fail(r, m, "model.unk_token \"%.40s\" is not in the vocabulary", unk);
+		return tokjson_fail(r, m, "model.unk_token \"%.40s\" is not in the vocabulary", unk);
 	for (int b = 0; b < 256; b++) {
 		char s[8];
 		snprintf(s, sizeof s, "<0x%02X>", b);
@@ -329,8 +324,8 @@ static int read_model(struct rd *r, const struct ynode *root)
 	size_t cap = 0, n = 0;
 	int rc = -1;
 	if (!m || m->kind != Y_MAP)
-		return fail(r, m ? m : root, "expected a \"model\" object");
-	const char *ty = type_of(m);
+		return tokjson_fail(r, m ? m : root, "expected a \"model\" object");
+	const char *ty = tokjson_type(m);
 	if (!ty) /* files of old versions of the library name no type */
 		ty = ynode_get(m, "merges") ? "BPE" : "Unigram";
 	if (!strcmp(ty, "BPE"))
@@ -338,7 +333,7 @@ static int read_model(struct rd *r, const struct ynode *root)
 	else if (!strcmp(ty, "Unigram"))
 		t->model = TOKJSON_UNIGRAM;
 	else
-		return fail(r, m, "model type %.40s is not read (BPE and Unigram are)", ty);
+		return tokjson_fail(r, m, "model type %.40s is not read (BPE and Unigram are)", ty);
 	if (read_vocab(r, m, &toks, &cap, &n) || read_added(r, root, &toks, &cap, &n))
 		goto out;
 	for (size_t i = 0; i < n; i++)
@@ -346,11 +341,11 @@ static int read_model(struct rd *r, const struct ynode *root)
 			char msg[120];
 			snprintf(msg, sizeof msg, "no piece has id %zu (the ids must be 0 … %zu, "
 				 "each once)", i, n - 1);
-			fail(r, m, "%s", msg);
+			tokjson_fail(r, m, "%s", msg);
 			goto out;
 		}
 	if (!n) {
-		fail(r, m, "model.vocab is empty");
+		tokjson_fail(r, m, "model.vocab is empty");
 		goto out;
 	}
 	if (vocab_init(&t->vocab, (const char *const *)toks, (int)n, t->file, r->e))
@@ -361,8 +356,8 @@ static int read_model(struct rd *r, const struct ynode *root)
 	} else {
 		long long uid = -1;
 		const struct ynode *u = ynode_get(m, "unk_id");
-		if ((!is_null(u) && get_int(r, u, 0, t->nscore - 1, "model.unk_id", &uid)) ||
-		    get_bool(r, m, "byte_fallback", 0, &t->byte_fallback))
+		if ((!tokjson_null(u) && tokjson_int(r, u, 0, t->nscore - 1, "model.unk_id", &uid)) ||
+		    tokjson_bool(r, m, "byte_fallback", 0, &t->byte_fallback))
 			goto out;
 		t->unk_id = (int32_t)uid;
 		for (int b = 0; b < 256; b++) {
@@ -379,351 +374,6 @@ out:
 	return rc;
 }
 
-/* ---- normalizer, pre-tokenizer, decoder ---- */
-
-/* A Split's or a Replace's pattern: {"String": s} or {"Regex": s}. */
-static int read_pattern(struct rd *r, const struct ynode *x, const char **str, const char **re)
-{
-	const struct ynode *p = ynode_get(x, "pattern");
-	*str = *re = NULL;
-	if (!p || p->kind != Y_MAP || p->n != 1 || p->items[1]->kind != Y_SCALAR)
-		return fail(r, p ? p : x, "pattern: expected {\"String\": …} or {\"Regex\": …}");
-	if (!strcmp(p->items[0]->str, "String"))
-		*str = p->items[1]->str;
-	else if (!strcmp(p->items[0]->str, "Regex"))
-		*re = p->items[1]->str;
-	else
-		return fail(r, p, "pattern: expected String or Regex, not %.40s", p->items[0]->str);
-	return 0;
-}
-
-static struct tokjson_step *new_step(struct rd *r, const struct ynode *x,
-				     struct tokjson_step *s, int *n, int kind)
-{
-	if (*n >= TOKJSON_MAX_STEPS) {
-		fail(r, x, "more than 8 steps in a sequence");
-		return NULL;
-	}
-	memset(&s[*n], 0, sizeof s[*n]);
-	s[*n].kind = kind;
-	return &s[(*n)++];
-}
-
-static int set_strs(struct rd *r, struct tokjson_step *s, const char *a, const char *b)
-{
-	if ((a && !(s->a = dup_or_oom(r, a))) || (b && !(s->b = dup_or_oom(r, b))))
-		return -1;
-	return 0;
-}
-
-static int read_normalizer(struct rd *r, const struct ynode *x, int depth)
-{
-	struct tokjson *t = r->t;
-	const char *ty = type_of(x), *a, *b;
-	struct tokjson_step *s;
-	if (is_null(x))
-		return 0;
-	if (!ty)
-		return fail(r, x, "normalizer: expected an object with a type");
-	if (!strcmp(ty, "Sequence") && depth < 2) {
-		const struct ynode *l = ynode_get(x, "normalizers");
-		if (!l || l->kind != Y_SEQ)
-			return fail(r, x, "normalizer: a Sequence needs a list normalizers");
-		for (size_t i = 0; i < l->n; i++)
-			if (read_normalizer(r, l->items[i], depth + 1))
-				return -1;
-		return 0;
-	}
-	int kind = !strcmp(ty, "NFC") ? TJ_NFC : !strcmp(ty, "NFD") ? TJ_NFD :
-		   !strcmp(ty, "Lowercase") ? TJ_LOWER : !strcmp(ty, "Prepend") ? TJ_PREPEND :
-		   !strcmp(ty, "Replace") ? TJ_REPLACE : !strcmp(ty, "Strip") ? TJ_STRIP :
-		   !strcmp(ty, "Precompiled") ? TJ_PRECOMPILED : -1;
-	if (kind < 0)
-		return fail(r, x, "normalizer %.40s is not read", ty);
-	if (!(s = new_step(r, x, t->norm, &t->nnorm, kind)))
-		return -1;
-	switch (kind) {
-	case TJ_PREPEND:
-		if (get_str(r, x, "prepend", &a))
-			return -1;
-		return set_strs(r, s, a ? a : "", NULL);
-	case TJ_REPLACE:
-		if (read_pattern(r, x, &a, &b) || get_str(r, x, "content", &ty))
-			return -1;
-		if (!a || !*a)
-			return fail(r, x, "normalizer Replace: only a String pattern is read");
-		return set_strs(r, s, a, ty ? ty : "");
-	case TJ_STRIP:
-		return get_bool(r, x, "strip_left", 1, &s->x) ||
-		       get_bool(r, x, "strip_right", 1, &s->y);
-	default:
-		return 0;
-	}
-}
-
-static int read_behavior(struct rd *r, const struct ynode *x, int *out)
-{
-	const char *bh;
-	static const char *const names[] = { "Removed", "Isolated", "MergedWithPrevious",
-					      "MergedWithNext", "Contiguous" };
-	int inv;
-	if (get_str(r, x, "behavior", &bh) || get_bool(r, x, "invert", 0, &inv))
-		return -1;
-	if (inv)
-		return fail(r, x, "pre_tokenizer Split: invert true is not read");
-	for (int i = 0; i < 5; i++)
-		if (bh && !strcmp(bh, names[i])) {
-			*out = i;
-			return 0;
-		}
-	return fail(r, x, "pre_tokenizer Split: behavior %.40s is not read", bh ? bh : "null");
-}
-
-static int read_split(struct rd *r, const struct ynode *x)
-{
-	struct tokjson *t = r->t;
-	const char *str, *re;
-	int bh = 0;
-	if (read_pattern(r, x, &str, &re) || read_behavior(r, x, &bh))
-		return -1;
-	int k = re ? pretok_find(re) : -1;
-	if (re && k < 0)
-		return fail(r, x, "pre_tokenizer Split: the regex \"%.120s\" is none of those read "
-			    "(GPT-2's, Llama 3's, Qwen2's)", re);
-	if (str && !*str)
-		return fail(r, x, "pre_tokenizer Split: an empty pattern");
-	struct tokjson_step *s = new_step(r, x, t->pre, &t->npre, re ? TJ_SPLIT_RE : TJ_SPLIT_STR);
-	if (!s)
-		return -1;
-	s->x = k;
-	s->y = bh;
-	return str ? set_strs(r, s, str, NULL) : 0;
-}
-
-static int read_metaspace(struct rd *r, const struct ynode *x, struct tokjson_step *s)
-{
-	const char *rep, *scheme;
-	int aps;
-	if (get_str(r, x, "replacement", &rep) || get_str(r, x, "prepend_scheme", &scheme) ||
-	    get_bool(r, x, "add_prefix_space", 1, &aps) || get_bool(r, x, "split", 1, &s->y))
-		return -1;
-	if (!rep || !*rep)
-		return fail(r, x, "Metaspace: expected a replacement");
-	/* older files say add_prefix_space instead of prepend_scheme */
-	s->x = !scheme ? (aps ? TJ_PREPEND_ALWAYS : TJ_PREPEND_NEVER) :
-	       !strcmp(scheme, "always") ? TJ_PREPEND_ALWAYS :
-	       !strcmp(scheme, "first") ? TJ_PREPEND_FIRST :
-	       !strcmp(scheme, "never") ? TJ_PREPEND_NEVER : -1;
-	if (s->x < 0)
-		return fail(r, x, "Metaspace: prepend_scheme %.40s is not read", scheme);
-	return set_strs(r, s, rep, NULL);
-}
-
-static int read_pre(struct rd *r, const struct ynode *x, int depth)
-{
-	struct tokjson *t = r->t;
-	const char *ty = type_of(x);
-	struct tokjson_step *s;
-	if (is_null(x))
-		return 0;
-	if (!ty)
-		return fail(r, x, "pre_tokenizer: expected an object with a type");
-	if (!strcmp(ty, "Sequence") && depth < 2) {
-		const struct ynode *l = ynode_get(x, "pretokenizers");
-		if (!l || l->kind != Y_SEQ)
-			return fail(r, x, "pre_tokenizer: a Sequence needs a list pretokenizers");
-		for (size_t i = 0; i < l->n; i++)
-			if (read_pre(r, l->items[i], depth + 1))
-				return -1;
-		return 0;
-	}
-	if (!strcmp(ty, "Split"))
-		return read_split(r, x);
-	int kind = !strcmp(ty, "ByteLevel") ? TJ_BYTELEVEL : !strcmp(ty, "Metaspace") ? TJ_METASPACE :
-		   !strcmp(ty, "Digits") ? TJ_DIGITS : !strcmp(ty, "WhitespaceSplit") ? TJ_WSSPLIT : -1;
-	if (kind < 0)
-		return fail(r, x, "pre_tokenizer %.40s is not read", ty);
-	if (!(s = new_step(r, x, t->pre, &t->npre, kind)))
-		return -1;
-	switch (kind) {
-	case TJ_BYTELEVEL:
-		t->byte_level = 1;
-		return get_bool(r, x, "add_prefix_space", 1, &s->x) ||
-		       get_bool(r, x, "use_regex", 1, &s->y);
-	case TJ_METASPACE:
-		return read_metaspace(r, x, s);
-	case TJ_DIGITS:
-		return get_bool(r, x, "individual_digits", 0, &s->x);
-	default:
-		return 0;
-	}
-}
-
-static int read_decoder(struct rd *r, const struct ynode *x, int depth)
-{
-	struct tokjson *t = r->t;
-	const char *ty = type_of(x), *a, *b;
-	struct tokjson_step *s;
-	if (is_null(x))
-		return 0;
-	if (!ty)
-		return fail(r, x, "decoder: expected an object with a type");
-	if (!strcmp(ty, "Sequence") && depth < 2) {
-		const struct ynode *l = ynode_get(x, "decoders");
-		if (!l || l->kind != Y_SEQ)
-			return fail(r, x, "decoder: a Sequence needs a list decoders");
-		for (size_t i = 0; i < l->n; i++)
-			if (read_decoder(r, l->items[i], depth + 1))
-				return -1;
-		return 0;
-	}
-	int kind = !strcmp(ty, "ByteLevel") ? TJ_DEC_BYTELEVEL :
-		   !strcmp(ty, "Metaspace") ? TJ_DEC_METASPACE :
-		   !strcmp(ty, "Replace") ? TJ_DEC_REPLACE :
-		   !strcmp(ty, "ByteFallback") ? TJ_DEC_BYTEFALLBACK :
-		   !strcmp(ty, "Fuse") ? TJ_DEC_FUSE : !strcmp(ty, "Strip") ? TJ_DEC_STRIP : -1;
-	if (kind < 0)
-		return fail(r, x, "decoder %.40s is not read", ty);
-	if (!(s = new_step(r, x, t->dec, &t->ndec, kind)))
-		return -1;
-	long long v;
-	switch (kind) {
-	case TJ_DEC_METASPACE:
-		return read_metaspace(r, x, s);
-	case TJ_DEC_REPLACE:
-		if (read_pattern(r, x, &a, &b) || get_str(r, x, "content", &ty))
-			return -1;
-		if (!a || !*a)
-			return fail(r, x, "decoder Replace: only a String pattern is read");
-		return set_strs(r, s, a, ty ? ty : "");
-	case TJ_DEC_STRIP:
-		if (get_str(r, x, "content", &a))
-			return -1;
-		if (!a || utf8_decode((const unsigned char *)a, 4, (uint32_t[]){ 0 }) != (int)strlen(a))
-			return fail(r, x, "decoder Strip: content must be one character");
-		if (set_strs(r, s, a, NULL) ||
-		    get_int(r, ynode_get(x, "start"), 0, 1 << 20, "decoder Strip: start", &v))
-			return -1;
-		s->x = (int)v;
-		if (get_int(r, ynode_get(x, "stop"), 0, 1 << 20, "decoder Strip: stop", &v))
-			return -1;
-		s->y = (int)v;
-		return 0;
-	default:
-		return 0;
-	}
-}
-
-/* ---- post-processor ---- */
-
-static int push_id(struct rd *r, int32_t **v, int *n, int32_t id)
-{
-	if (*n >= 64)
-		return err_set(r->e, "%s: the post-processor adds more than 64 tokens", r->t->file);
-	int32_t *nv = realloc(*v, (size_t)(*n + 1) * sizeof *nv);
-	if (!nv)
-		return err_set(r->e, "out of memory");
-	nv[(*n)++] = id;
-	*v = nv;
-	return 0;
-}
-
-/* The ids of TemplateProcessing's special token named name. */
-static int template_special(struct rd *r, const struct ynode *x, const char *name, int after)
-{
-	struct tokjson *t = r->t;
-	const struct ynode *sp = ynode_get(x, "special_tokens");
-	const struct ynode *st = sp && sp->kind == Y_MAP ? ynode_get(sp, name) : NULL;
-	const struct ynode *ids = st && st->kind == Y_MAP ? ynode_get(st, "ids") : NULL;
-	if (!ids || ids->kind != Y_SEQ)
-		return fail(r, x, "post_processor: the template's special token %.40s is not in "
-			    "special_tokens", name);
-	for (size_t i = 0; i < ids->n; i++) {
-		long long id;
-		if (get_int(r, ids->items[i], 0, t->vocab.n - 1, "post_processor: ids", &id) ||
-		    (after ? push_id(r, &t->post_ids, &t->npost_ids, (int32_t)id) :
-			     push_id(r, &t->pre_ids, &t->npre_ids, (int32_t)id)))
-			return -1;
-	}
-	return 0;
-}
-
-static int read_template(struct rd *r, const struct ynode *x)
-{
-	const struct ynode *single = ynode_get(x, "single");
-	int after = 0, seen = 0;
-	if (!single || single->kind != Y_SEQ)
-		return fail(r, x, "post_processor: TemplateProcessing needs a list single");
-	for (size_t i = 0; i < single->n; i++) {
-		const struct ynode *it = single->items[i];
-		if (it->kind != Y_MAP || it->n != 1 || it->items[1]->kind != Y_MAP)
-			return fail(r, it, "post_processor: expected {SpecialToken: …} or "
-				    "{Sequence: …}");
-		const char *k = it->items[0]->str, *id;
-		if (get_str(r, it->items[1], "id", &id))
-			return -1;
-		if (!id)
-			return fail(r, it, "post_processor: an item without an id");
-		if (!strcmp(k, "Sequence")) {
-			if (strcmp(id, "A") || seen)
-				return fail(r, it, "post_processor: the single template holds the "
-					    "sequence %.40s (only one A is read)", id);
-			seen = after = 1;
-		} else if (!strcmp(k, "SpecialToken")) {
-			if (template_special(r, x, id, after))
-				return -1;
-		} else {
-			return fail(r, it, "post_processor: a template item %.40s", k);
-		}
-	}
-	if (!seen)
-		return fail(r, x, "post_processor: the single template has no $A");
-	return 0;
-}
-
-/* RobertaProcessing and BertProcessing: {"cls": [tok, id], "sep": [tok, id]} */
-static int read_cls_sep(struct rd *r, const struct ynode *x)
-{
-	struct tokjson *t = r->t;
-	for (int k = 0; k < 2; k++) {
-		const struct ynode *p = ynode_get(x, k ? "sep" : "cls");
-		long long id;
-		if (!p || p->kind != Y_SEQ || p->n != 2)
-			return fail(r, p ? p : x, "post_processor: expected %s: [token, id]",
-				    k ? "sep" : "cls");
-		if (get_int(r, p->items[1], 0, t->vocab.n - 1, "post_processor", &id) ||
-		    (k ? push_id(r, &t->post_ids, &t->npost_ids, (int32_t)id) :
-			 push_id(r, &t->pre_ids, &t->npre_ids, (int32_t)id)))
-			return -1;
-	}
-	return 0;
-}
-
-static int read_post(struct rd *r, const struct ynode *x, int depth)
-{
-	const char *ty = type_of(x);
-	if (is_null(x))
-		return 0;
-	if (!ty)
-		return fail(r, x, "post_processor: expected an object with a type");
-	if (!strcmp(ty, "Sequence") && depth < 2) {
-		const struct ynode *l = ynode_get(x, "processors");
-		if (!l || l->kind != Y_SEQ)
-			return fail(r, x, "post_processor: a Sequence needs a list processors");
-		for (size_t i = 0; i < l->n; i++)
-			if (read_post(r, l->items[i], depth + 1))
-				return -1;
-		return 0;
-	}
-	if (!strcmp(ty, "ByteLevel"))
-		return 0;          /* offsets only: no ids */
-	if (!strcmp(ty, "TemplateProcessing"))
-		return read_template(r, x);
-	if (!strcmp(ty, "RobertaProcessing") || !strcmp(ty, "BertProcessing"))
-		return read_cls_sep(r, x);
-	return fail(r, x, "post_processor %.40s is not read", ty);
-}
-
 /* ---- tokenizer_config.json ---- */
 
 /* A special token of the config: "tok", {"content": "tok", …} or null. */
@@ -732,20 +382,20 @@ static int config_token(struct rd *r, const struct ynode *root, const char *key,
 	const struct ynode *n = ynode_get(root, key);
 	const char *s = NULL;
 	*id = -1;
-	if (is_null(n))
+	if (tokjson_null(n))
 		return 0;
 	if (n->kind == Y_MAP) {
-		if (get_str(r, n, "content", &s))
+		if (tokjson_str(r, n, "content", &s))
 			return -1;
 	} else if (n->kind == Y_SCALAR && n->quoted) {
 		s = n->str;
 	} else {
-		return fail(r, n, "%s: expected a string or {\"content\": …}", key);
+		return tokjson_fail(r, n, "%s: expected a string or {\"content\": …}", key);
 	}
 	if (s && (*id = vocab_id(&r->t->vocab, s)) < 0) {
 		char msg[160];
 		snprintf(msg, sizeof msg, "%s \"%.40s\" is not in %.60s", key, s, r->t->file);
-		return fail(r, n, "%s", msg);
+		return tokjson_fail(r, n, "%s", msg);
 	}
 	return 0;
 }
@@ -758,7 +408,7 @@ static int force_id(struct rd *r, int32_t **v, int *n, int32_t id, int want, int
 		if ((*v)[i] == id)
 			at = i;
 	if (want && at < 0) {
-		if (push_id(r, v, n, id))
+		if (tokjson_push_id(r, v, n, id))
 			return -1;
 		if (!back) {
 			memmove(*v + 1, *v, (size_t)(*n - 1) * sizeof **v);
@@ -777,12 +427,12 @@ static int read_config(struct rd *r, const struct ynode *root, int32_t *eos)
 	int32_t bos, unk;
 	int addb, adde;
 	if (!root || root->kind != Y_MAP)
-		return fail(r, root, "expected an object");
+		return tokjson_fail(r, root, "expected an object");
 	if (config_token(r, root, "bos_token", &bos) || config_token(r, root, "eos_token", eos) ||
 	    config_token(r, root, "pad_token", &t->pad) ||
 	    config_token(r, root, "unk_token", &unk) ||
-	    get_bool(r, root, "add_bos_token", -1, &addb) ||
-	    get_bool(r, root, "add_eos_token", -1, &adde))
+	    tokjson_bool(r, root, "add_bos_token", -1, &addb) ||
+	    tokjson_bool(r, root, "add_eos_token", -1, &adde))
 		return -1;
 	if (t->unk < 0)
 		t->unk = unk;
@@ -809,18 +459,38 @@ static int32_t guess_eos(const struct tokjson *t)
 	return -1;
 }
 
+/* The added tokens' indices in order of their first byte, so that the
+ * text is matched against those that can start at a byte. */
+static int index_added(struct rd *r)
+{
+	struct tokjson *t = r->t;
+	memset(t->added_from, 0, sizeof t->added_from);
+	if (!t->nadded)
+		return 0;
+	if (!(t->added_order = malloc((size_t)t->nadded * sizeof *t->added_order)))
+		return err_set(r->e, "out of memory");
+	for (int i = 0; i < t->nadded; i++)
+		t->added_from[(unsigned char)t->added[i].content[0] + 1]++;
+	for (int b = 0; b < 256; b++)
+		t->added_from[b + 1] += t->added_from[b];
+	int next[256];
+	memcpy(next, t->added_from, sizeof next);
+	for (int i = 0; i < t->nadded; i++)
+		t->added_order[next[(unsigned char)t->added[i].content[0]]++] = i;
+	return 0;
+}
+
 static int read_all(struct rd *r, const struct ynode *root)
 {
 	if (!root || root->kind != Y_MAP)
-		return fail(r, root, "expected an object");
+		return tokjson_fail(r, root, "expected an object");
 	const struct ynode *tr = ynode_get(root, "truncation"), *pd = ynode_get(root, "padding");
-	if (!is_null(tr) || !is_null(pd))
-		return fail(r, is_null(tr) ? pd : tr, "%s is set: attnscope reads a tokenizer "
-			    "without it", is_null(tr) ? "padding" : "truncation");
-	return read_model(r, root) || read_normalizer(r, ynode_get(root, "normalizer"), 0) ||
-	       read_pre(r, ynode_get(root, "pre_tokenizer"), 0) ||
-	       read_post(r, ynode_get(root, "post_processor"), 0) ||
-	       read_decoder(r, ynode_get(root, "decoder"), 0);
+	if (!tokjson_null(tr) || !tokjson_null(pd))
+		return tokjson_fail(r, tokjson_null(tr) ? pd : tr, "%s is set: attnscope reads a tokenizer "
+			    "without it", tokjson_null(tr) ? "padding" : "truncation");
+	return read_model(r, root) || tokjson_read_steps(r, root) ||
+	       (r->t->model == TOKJSON_UNIGRAM && tokjson_trie_build(r->t, r->e)) ||
+	       index_added(r);
 }
 
 /* Checks buf as JSON and reads it into doc. */
@@ -945,6 +615,10 @@ void tokjson_free(struct tokjson *t)
 	for (int i = 0; i < t->nadded; i++)
 		free(t->added[i].content);
 	free(t->added);
+	free(t->added_order);
+	free(t->trie_key);
+	free(t->trie_child);
+	free(t->trie_piece);
 	vocab_free(&t->vocab);
 	bpemerge_free(&t->merges);
 	free(t->score);

@@ -92,9 +92,20 @@ struct tokjson {
 	double *score;
 	int nscore, maxlen;
 	double min_score;
-	/* added tokens, by content (owned) */
+	/* added tokens, as the file lists them (owned) */
 	struct tokjson_added *added;
 	int nadded;
+	/* private: added[] indices by first byte b: added_order[added_from[b]
+	 * … added_from[b + 1]) (owned) */
+	int *added_order;
+	int added_from[257];
+	/* private, Unigram: a trie of the pieces' bytes, edges (node, byte) ->
+	 * node in an open-addressing hash, trie_piece[node] the piece ending
+	 * there or -1 (owned) */
+	uint64_t *trie_key;
+	int32_t *trie_child, *trie_piece;
+	size_t trie_cap;
+	int trie_nodes;
 	/* what the post-processor (and tokenizer_config.json) puts around the
 	 * text: pre[npre_ids] … post[npost_ids] (owned) */
 	int32_t *pre_ids, *post_ids;
