@@ -32,66 +32,59 @@ static int all_bytes(const struct piece *p)
 	return 1;
 }
 
-/* One decoder step over the tokens l (Hugging Face's decode_chain). */
-static int dec_step(const struct tokjson_step *st, struct plist *l)
+/* Pushes b's text to out (and frees it); -1 when out of memory. */
+static int push_sb(struct plist *out, struct sbuf *b)
 {
-	struct plist out = { 0 };
+	int rc = b->oom || tokjson_plist_push(out, b->s ? b->s : "", b->n, 0, -1);
+	free(b->s);
+	memset(b, 0, sizeof *b);
+	return rc ? -1 : 0;
+}
+
+/* ByteLevel: every token's bytes (a token with a character outside the
+ * map as it is), joined, invalid UTF-8 read as U+FFFD: one token. */
+static int dec_bytelevel(const struct plist *l, struct plist *out)
+{
+	struct sbuf raw = { 0 }, o = { 0 };
+	tokjson_sb_add(&raw, "", 0);
+	for (int i = 0; i < l->n; i++) {
+		const struct piece *p = &l->v[i];
+		if (!all_bytes(p)) {
+			tokjson_sb_add(&raw, p->s, p->len);
+			continue;
+		}
+		int cl;
+		for (size_t k = 0; k < p->len; k += (size_t)cl) {
+			char c = (char)pretok_cp_byte(tokjson_cp_at(p->s, p->len, k, &cl));
+			tokjson_sb_add(&raw, &c, 1);
+		}
+	}
+	tokjson_sb_add(&o, "", 0);
+	for (size_t k = 0; k < raw.n;) {
+		uint32_t cp;
+		int cl = utf8_decode((const unsigned char *)raw.s + k, raw.n - k, &cp);
+		tokjson_sb_cp(&o, cp);
+		k += (size_t)cl;
+	}
+	o.oom |= raw.oom;
+	free(raw.s);
+	return push_sb(out, &o);
+}
+
+/* ByteFallback: each run of <0xXX> tokens becomes one token of its bytes
+ * when they are valid UTF-8, else a U+FFFD a byte. */
+static int dec_bytefallback(const struct plist *l, struct plist *out)
+{
 	struct sbuf run = { 0 };
 	int rc = 0;
-	for (int i = 0; i < l->n && !rc; i++) {
-		struct sbuf o = { 0 };
-		const struct piece *p = &l->v[i];
-		int b = -1;
-		tokjson_sb_add(&o, "", 0);
-		switch (st->kind) {
-		case TJ_DEC_BYTELEVEL:
-			/* the tokens' bytes, joined: invalid UTF-8 mended below */
-			tokjson_sb_add(&run, "", 0);
-			if (!all_bytes(p)) {
-				/* a token with a character outside the map: as it is */
-				tokjson_sb_add(&run, p->s, p->len);
-				break;
-			}
-			for (size_t k = 0; k < p->len;) {
-				int cl;
-				char c = (char)pretok_cp_byte(tokjson_cp_at(p->s, p->len, k, &cl));
-				tokjson_sb_add(&run, &c, 1);
-				k += (size_t)cl;
-			}
-			break;
-		case TJ_DEC_METASPACE:
-		case TJ_DEC_REPLACE: {
-			const char *a = st->a, *to = st->kind == TJ_DEC_REPLACE ? st->b :
-					     i == 0 && st->x != TJ_PREPEND_NEVER ? "" : " ";
-			tokjson_replace_all(&o, p->s, p->len, a, to);
-			break;
+	for (int i = 0; i <= l->n && !rc; i++) {
+		int b = i < l->n ? byte_piece(l->v[i].s) : -1;
+		if (b >= 0) {
+			char c = (char)b;
+			tokjson_sb_add(&run, &c, 1);
+			continue;
 		}
-		case TJ_DEC_BYTEFALLBACK:
-			if ((b = byte_piece(p->s)) >= 0) {
-				char c = (char)b;
-				tokjson_sb_add(&run, &c, 1);
-				tokjson_sb_add(&run, "", 0);
-			} else {
-				tokjson_sb_add(&o, p->s, p->len);
-			}
-			break;
-		case TJ_DEC_FUSE:
-			tokjson_sb_add(&run, p->s, p->len);
-			break;
-		case TJ_DEC_STRIP: {
-			size_t cl = strlen(st->a), f = 0, e = p->len;
-			for (int k = 0; k < st->x && e - f >= cl && !memcmp(p->s + f, st->a, cl); k++)
-				f += cl;
-			for (int k = 0; k < st->y && e - f >= cl && !memcmp(p->s + e - cl, st->a, cl);
-			     k++)
-				e -= cl;
-			tokjson_sb_add(&o, p->s + f, e - f);
-			break;
-		}
-		}
-		/* a run of byte pieces ends: valid UTF-8 is one token, else a
-		 * U+FFFD a byte */
-		if (st->kind == TJ_DEC_BYTEFALLBACK && run.n && (b < 0 || i == l->n - 1)) {
+		if (run.n) {
 			struct sbuf fb = { 0 };
 			tokjson_sb_add(&fb, "", 0);
 			if (utf8_valid(run.s) && strlen(run.s) == run.n)
@@ -99,35 +92,66 @@ static int dec_step(const struct tokjson_step *st, struct plist *l)
 			else
 				for (size_t k = 0; k < run.n; k++)
 					tokjson_sb_add(&fb, "\xef\xbf\xbd", 3);
-			rc |= fb.oom || tokjson_plist_push(&out, fb.s, fb.n, 0, -1);
-			free(fb.s);
-			run.n = 0;
+			fb.oom |= run.oom;
+			rc = push_sb(out, &fb);
+			free(run.s);
+			memset(&run, 0, sizeof run);
 		}
-		if (o.n || (st->kind != TJ_DEC_BYTELEVEL && st->kind != TJ_DEC_FUSE && b < 0))
-			rc |= o.oom || tokjson_plist_push(&out, o.s, o.n, 0, -1);
-		free(o.s);
-	}
-	if ((st->kind == TJ_DEC_BYTELEVEL || st->kind == TJ_DEC_FUSE) && l->n) {
-		if (st->kind == TJ_DEC_BYTELEVEL) {
-			/* from_utf8_lossy: each invalid byte as U+FFFD */
-			struct sbuf fb = { 0 };
-			tokjson_sb_add(&fb, "", 0);
-			for (size_t k = 0; k < run.n;) {
-				uint32_t cp;
-				int cl = utf8_decode((const unsigned char *)run.s + k, run.n - k, &cp);
-				tokjson_sb_cp(&fb, cp);
-				k += (size_t)cl;
-			}
-			rc |= fb.oom || tokjson_plist_push(&out, fb.s, fb.n, 0, -1);
-			free(fb.s);
-		} else {
-			rc |= run.oom || tokjson_plist_push(&out, run.s ? run.s : "", run.n, 0, -1);
-		}
+		if (i < l->n && !rc)
+			rc = tokjson_plist_push(out, l->v[i].s, l->v[i].len, 0, -1);
 	}
 	free(run.s);
+	return rc;
+}
+
+/* Replace, Metaspace (the first token's replacements dropped when the
+ * scheme prepends one) and Strip: token by token. */
+static int dec_each(const struct tokjson_step *st, const struct plist *l, struct plist *out)
+{
+	int rc = 0;
+	for (int i = 0; i < l->n && !rc; i++) {
+		const struct piece *p = &l->v[i];
+		struct sbuf o = { 0 };
+		tokjson_sb_add(&o, "", 0);
+		if (st->kind == TJ_DEC_STRIP) {
+			size_t cl = strlen(st->a), f = 0, e = p->len;
+			for (int k = 0; k < st->x && e - f >= cl && !memcmp(p->s + f, st->a, cl); k++)
+				f += cl;
+			for (int k = 0; k < st->y && e - f >= cl && !memcmp(p->s + e - cl, st->a, cl);
+			     k++)
+				e -= cl;
+			tokjson_sb_add(&o, p->s + f, e - f);
+		} else {
+			const char *to = st->kind == TJ_DEC_REPLACE ? st->b :
+					 i == 0 && st->x != TJ_PREPEND_NEVER ? "" : " ";
+			tokjson_replace_all(&o, p->s, p->len, st->a, to);
+		}
+		rc = push_sb(out, &o);
+	}
+	return rc;
+}
+
+/* One decoder step over the tokens l (Hugging Face's decode_chain). */
+static int dec_step(const struct tokjson_step *st, struct plist *l)
+{
+	struct plist out = { 0 };
+	int rc;
+	if (st->kind == TJ_DEC_BYTELEVEL) {
+		rc = dec_bytelevel(l, &out);
+	} else if (st->kind == TJ_DEC_BYTEFALLBACK) {
+		rc = dec_bytefallback(l, &out);
+	} else if (st->kind == TJ_DEC_FUSE) {
+		struct sbuf o = { 0 };
+		tokjson_sb_add(&o, "", 0);
+		for (int i = 0; i < l->n; i++)
+			tokjson_sb_add(&o, l->v[i].s, l->v[i].len);
+		rc = push_sb(&out, &o);
+	} else {
+		rc = dec_each(st, l, &out);
+	}
 	tokjson_plist_free(l);
 	*l = out;
-	return rc ? -1 : 0;
+	return rc;
 }
 
 char *tokjson_text(const struct tokjson *t, char *const *pieces, int n, char *buf,
