@@ -153,6 +153,42 @@ static void unigram(void)
 	tokjson_free(&t);
 }
 
+/* tokenizer_config.json: add_bos_token / add_eos_token decide, where
+ * given, whether bos_token and eos_token are around the text (as
+ * LlamaTokenizerFast rebuilds the post-processor from them). */
+static void config(void)
+{
+	struct tokjson t;
+	struct err e;
+	static const char *const cfgs[] = {
+		"{\"add_bos_token\": false, \"bos_token\": \"<s>\", \"eos_token\": \"</s>\"}",
+		"{\"add_bos_token\": true, \"add_eos_token\": true, \"bos_token\": {\"content\":"
+		" \"<s>\", \"__type\": \"AddedToken\"}, \"eos_token\": \"</s>\","
+		" \"pad_token\": \"<unk>\"}",
+		"{\"bos_token\": null, \"eos_token\": null}",
+	};
+	static const int32_t want[3][5] = { { 12, 6, 13 }, { 1, 12, 6, 13, 2 }, { 1, 12, 6, 13 } };
+	static const int nwant[3] = { 3, 5, 4 };
+	for (int k = 0; k < 3; k++) {
+		if (!tap_ok(!tokjson_parse(&t, "sp.json", SP_BPE, strlen(SP_BPE), "cfg.json", cfgs[k],
+					   strlen(cfgs[k]), &e), "config %d reads (%s)", k, e.msg))
+			continue;
+		enc(&t, "ab bc", 1, want[k], nwant[k], 0,
+		    k == 0 ? "add_bos_token false: the template's <s> taken out" :
+		    k == 1 ? "add_bos_token and add_eos_token true: <s> … </s>" :
+			     "no add_bos_token: the template decides");
+		if (k == 0)
+			tap_ok(t.bos == -1 && t.eos == 2, "add_bos_token false: no bos, eos </s>");
+		if (k == 1)
+			tap_ok(t.bos == 1 && t.eos == 2 && t.pad == 0, "bos <s>, eos </s>, pad <unk>");
+		tokjson_free(&t);
+	}
+	const char *bad = "{\"eos_token\": \"<eos>\"}";
+	tap_ok(tokjson_parse(&t, "sp.json", SP_BPE, strlen(SP_BPE), "cfg.json", bad, strlen(bad),
+			     &e) == -1 && strstr(e.msg, "cfg.json:1: eos_token \"<eos>\" is not in sp.json"),
+	       "a config's token the file lacks: %s", e.msg);
+}
+
 /* tokjson_parse must fail on text with the message containing want. */
 static void bad(const char *json, const char *want, const char *what)
 {
@@ -208,6 +244,7 @@ int main(void)
 {
 	sp_bpe();
 	unigram();
+	config();
 	bad_files();
 	return tap_done();
 }
