@@ -24,6 +24,9 @@
  * cost bounded (ydoc's own limit on the text is 128 MB). */
 #define FILE_MAX_BYTES (128u << 20)
 #define MAX_IDS (1 << 22)           /* ids 0 … 4 Mi − 1 */
+/* The piece bytes a Unigram's trie holds at most (mT5's 250,100 pieces are
+ * about 3 MB): the trie costs some 30 bytes a byte. */
+#define TRIE_MAX_BYTES (16u << 20)
 
 int tokjson_fail(struct rd *r, const struct ynode *n, const char *fmt, ...)
 {
@@ -459,24 +462,39 @@ static int32_t guess_eos(const struct tokjson *t)
 	return -1;
 }
 
-/* The added tokens' indices in order of their first byte, so that the
- * text is matched against those that can start at a byte. */
+/* The added tokens in a trie, so that the text is matched against them
+ * in time linear in the longest (Gemma 3 has 6,415, 6,322 of them
+ * starting with '<'). */
 static int index_added(struct rd *r)
 {
 	struct tokjson *t = r->t;
-	memset(t->added_from, 0, sizeof t->added_from);
-	if (!t->nadded)
-		return 0;
-	if (!(t->added_order = malloc((size_t)t->nadded * sizeof *t->added_order)))
+	size_t total = 0;
+	for (int i = 0; i < t->nadded; i++)
+		total += strlen(t->added[i].content);
+	if (bytetrie_init(&t->added_trie, total))
 		return err_set(r->e, "out of memory");
 	for (int i = 0; i < t->nadded; i++)
-		t->added_from[(unsigned char)t->added[i].content[0] + 1]++;
-	for (int b = 0; b < 256; b++)
-		t->added_from[b + 1] += t->added_from[b];
-	int next[256];
-	memcpy(next, t->added_from, sizeof next);
-	for (int i = 0; i < t->nadded; i++)
-		t->added_order[next[(unsigned char)t->added[i].content[0]]++] = i;
+		if (bytetrie_put(&t->added_trie, t->added[i].content, i))
+			return err_set(r->e, "out of memory");
+	return 0;
+}
+
+/* A Unigram's pieces in a trie: the pieces that start at a place of the
+ * text are found in one walk. */
+static int index_pieces(struct rd *r)
+{
+	struct tokjson *t = r->t;
+	size_t total = 0;
+	for (int i = 0; i < t->nscore; i++)
+		total += strlen(vocab_str(&t->vocab, i));
+	if (total > TRIE_MAX_BYTES)
+		return err_set(r->e, "%s: the Unigram's pieces hold more than %u MB", t->file,
+			       TRIE_MAX_BYTES >> 20);
+	if (bytetrie_init(&t->piece_trie, total))
+		return err_set(r->e, "out of memory");
+	for (int i = 0; i < t->nscore; i++)
+		if (bytetrie_put(&t->piece_trie, vocab_str(&t->vocab, i), i))
+			return err_set(r->e, "out of memory");
 	return 0;
 }
 
@@ -489,7 +507,7 @@ static int read_all(struct rd *r, const struct ynode *root)
 		return tokjson_fail(r, tokjson_null(tr) ? pd : tr, "%s is set: attnscope reads a tokenizer "
 			    "without it", tokjson_null(tr) ? "padding" : "truncation");
 	return read_model(r, root) || tokjson_read_steps(r, root) ||
-	       (r->t->model == TOKJSON_UNIGRAM && tokjson_trie_build(r->t, r->e)) ||
+	       (r->t->model == TOKJSON_UNIGRAM && index_pieces(r)) ||
 	       index_added(r);
 }
 
@@ -615,10 +633,8 @@ void tokjson_free(struct tokjson *t)
 	for (int i = 0; i < t->nadded; i++)
 		free(t->added[i].content);
 	free(t->added);
-	free(t->added_order);
-	free(t->trie_key);
-	free(t->trie_child);
-	free(t->trie_piece);
+	bytetrie_free(&t->added_trie);
+	bytetrie_free(&t->piece_trie);
 	vocab_free(&t->vocab);
 	bpemerge_free(&t->merges);
 	free(t->score);

@@ -38,6 +38,7 @@
 
 #include "base/err.h"
 #include "bpemerge.h"
+#include "bytetrie.h"
 #include "vocab.h"
 
 #define TOKJSON_MAX_STEPS 8        /* normalizers, pre-tokenizers, decoders */
@@ -95,17 +96,9 @@ struct tokjson {
 	/* added tokens, as the file lists them (owned) */
 	struct tokjson_added *added;
 	int nadded;
-	/* private: added[] indices by first byte b: added_order[added_from[b]
-	 * … added_from[b + 1]) (owned) */
-	int *added_order;
-	int added_from[257];
-	/* private, Unigram: a trie of the pieces' bytes, edges (node, byte) ->
-	 * node in an open-addressing hash, trie_piece[node] the piece ending
-	 * there or -1 (owned) */
-	uint64_t *trie_key;
-	int32_t *trie_child, *trie_piece;
-	size_t trie_cap;
-	int trie_nodes;
+	/* private: the added tokens' contents -> their index in added[]; a
+	 * Unigram's pieces -> their ids (owned) */
+	struct bytetrie added_trie, piece_trie;
 	/* what the post-processor (and tokenizer_config.json) puts around the
 	 * text: pre[npre_ids] … post[npost_ids] (owned) */
 	int32_t *pre_ids, *post_ids;

@@ -125,19 +125,19 @@ static int split_added(const struct tokjson *t, const char *s, size_t len, int f
 	size_t seg = 0;
 	for (size_t i = 0; i < len;) {
 		int best = -1;
-		size_t bf = 0, bt = 0, blen = 0;
-		unsigned char b0 = (unsigned char)s[i];
-		for (int q = t->added_from[b0]; q < t->added_from[b0 + 1]; q++) {
-			int k = t->added_order[q];
-			const struct tokjson_added *a = &t->added[k];
+		size_t bf = 0, bt = 0;
+		/* every added token that starts at i, shortest first */
+		int32_t node = 0;
+		for (size_t j = i; j < len &&
+		     (node = bytetrie_next(&t->added_trie, node, (unsigned char)s[j])) >= 0;) {
+			int k = bytetrie_val(&t->added_trie, node);
+			const struct tokjson_added *a = k >= 0 ? &t->added[k] : NULL;
 			size_t f, e;
-			if (a->normalized != norm)
-				continue;
-			if (added_at(a, s, len, i, seg, &f, &e) && strlen(a->content) > blen) {
+			j++;
+			if (a && a->normalized == norm && added_at(a, s, len, i, seg, &f, &e)) {
 				best = k;
 				bf = f;
 				bt = e;
-				blen = strlen(a->content);
 			}
 		}
 		if (best < 0) {

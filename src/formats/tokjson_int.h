@@ -44,9 +44,6 @@ int tokjson_push_id(struct rd *r, int32_t **v, int *n, int32_t id);
 /* The normalizer, pre-tokenizer, post-processor and decoder of the
  * document's root (tokjson_steps.c). */
 int tokjson_read_steps(struct rd *r, const struct ynode *root);
-/* The trie of a Unigram's pieces (tokjson_model.c).  Returns 0, or -1
- * with e filled. */
-int tokjson_trie_build(struct tokjson *t, struct err *e);
 
 /* ---- encoding (tokjson_enc.c) ---- */
 

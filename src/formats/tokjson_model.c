@@ -66,66 +66,6 @@ int tokjson_bpe_word(const struct tokjson *t, const struct piece *p, struct ids 
  * bytes' <0xXX> pieces instead), as Hugging Face's Unigram::encode. */
 /* ---- Unigram ---- */
 
-/* The piece bytes a Unigram's trie holds at most (mT5's 250,100 pieces are
- * about 3 MB): the trie costs some 30 bytes a byte. */
-#define TRIE_MAX_BYTES (16u << 20)
-
-static uint64_t edge_key(int32_t node, unsigned char b)
-{
-	return (uint64_t)(uint32_t)node << 8 | b;
-}
-
-static size_t edge_slot(const struct tokjson *t, uint64_t k)
-{
-	uint64_t h = k * 0x9E3779B97F4A7C15ull;
-	size_t j = (size_t)(h >> 20) & (t->trie_cap - 1);
-	while (t->trie_key[j] != UINT64_MAX && t->trie_key[j] != k)
-		j = (j + 1) & (t->trie_cap - 1);
-	return j;
-}
-
-/* The node under node by byte b, or -1. */
-static int32_t trie_next(const struct tokjson *t, int32_t node, unsigned char b)
-{
-	size_t j = edge_slot(t, edge_key(node, b));
-	return t->trie_key[j] == UINT64_MAX ? -1 : t->trie_child[j];
-}
-
-int tokjson_trie_build(struct tokjson *t, struct err *e)
-{
-	size_t total = 1;
-	for (int i = 0; i < t->nscore; i++)
-		total += strlen(vocab_str(&t->vocab, i));
-	if (total > TRIE_MAX_BYTES)
-		return err_set(e, "%s: the Unigram's pieces hold more than %u MB", t->file,
-			       TRIE_MAX_BYTES >> 20);
-	t->trie_cap = 16;
-	while (t->trie_cap < total * 2)
-		t->trie_cap *= 2;
-	t->trie_key = malloc(t->trie_cap * sizeof *t->trie_key);
-	t->trie_child = malloc(t->trie_cap * sizeof *t->trie_child);
-	t->trie_piece = malloc(total * sizeof *t->trie_piece);
-	if (!t->trie_key || !t->trie_child || !t->trie_piece)
-		return err_set(e, "out of memory");
-	memset(t->trie_key, 0xFF, t->trie_cap * sizeof *t->trie_key);
-	for (size_t i = 0; i < total; i++)
-		t->trie_piece[i] = -1;
-	t->trie_nodes = 1;
-	for (int i = 0; i < t->nscore; i++) {
-		int32_t node = 0;
-		for (const unsigned char *c = (const unsigned char *)vocab_str(&t->vocab, i); *c; c++) {
-			size_t j = edge_slot(t, edge_key(node, *c));
-			if (t->trie_key[j] == UINT64_MAX) {
-				t->trie_key[j] = edge_key(node, *c);
-				t->trie_child[j] = t->trie_nodes++;
-			}
-			node = t->trie_child[j];
-		}
-		t->trie_piece[node] = i;
-	}
-	return 0;
-}
-
 int tokjson_unigram_word(const struct tokjson *t, const struct piece *p, struct ids *o)
 {
 	size_t n = p->len;
@@ -147,8 +87,8 @@ int tokjson_unigram_word(const struct tokjson *t, const struct piece *p, struct 
 		int found_char = 0;
 		int32_t node = 0;
 		/* the pieces that start at i, shortest first, along the trie */
-		for (size_t e = i; e < n && (node = trie_next(t, node, (unsigned char)p->s[e])) >= 0;) {
-			int32_t id = t->trie_piece[node];
+		for (size_t e = i; e < n && (node = bytetrie_next(&t->piece_trie, node, (unsigned char)p->s[e])) >= 0;) {
+			int32_t id = bytetrie_val(&t->piece_trie, node);
 			e++;
 			if (id < 0)
 				continue;
