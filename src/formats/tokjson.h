@@ -8,9 +8,14 @@
  *               as Llama 2, Mistral, TinyLlama and Gemma; ignore_merges;
  *               merges as "a b" strings or ["a", "b"] pairs) and Unigram
  *               (T5: [piece, score] pairs, Viterbi, unk_id, byte_fallback)
- *   normalizer  NFC, NFD, Lowercase, Prepend, Replace (a String pattern),
- *               Strip, Precompiled (see tokjson.c: what is honoured of its
- *               charsmap), Sequence of these; null
+ *   normalizer  NFC, NFD, Lowercase, Prepend, Replace (a String pattern,
+ *               or the regex " {2,}" of T5's files), Strip, Sequence of
+ *               these; null; and Precompiled (T5's
+ *               SentencePiece charsmap, NFKC with SentencePiece's own
+ *               rules), which is read but not applied: the text goes on as
+ *               it is, which is what the charsmap gives for text without
+ *               compatibility characters (ﬁ, full-width forms, ①...);
+ *               t->precompiled says so
  *   pre_tokenizer  Split (a String pattern, or one of the regexes pretok.h
  *               knows; every behavior, invert false), ByteLevel
  *               (add_prefix_space, use_regex: GPT-2's regex), Metaspace
@@ -83,6 +88,9 @@ struct tokjson {
 	int nnorm, npre, ndec;
 	int byte_level;             /* a ByteLevel pre-tokenizer: pieces are
 	                               GPT-2's byte characters */
+	int precompiled;            /* a Precompiled normalizer (T5), whose
+	                               charsmap is not applied: the text is
+	                               taken as it is (tokjson_enc.c) */
 	/* BPE */
 	struct bpemerge merges;     /* owned */
 	int ignore_merges, byte_fallback, fuse_unk;

@@ -228,6 +228,20 @@ static void norm_step(const struct tokjson_step *st, const char *s, size_t len,
 		tokjson_sb_add(o, s, len);
 		return;
 	case TJ_REPLACE:
+		if (st->x) {
+			/* " {2,}": each run of two or more spaces */
+			for (size_t i = 0; i < len;) {
+				size_t j = i;
+				while (j < len && s[j] == ' ')
+					j++;
+				if (j - i >= 2)
+					tokjson_sb_add(o, st->b, strlen(st->b));
+				else
+					tokjson_sb_add(o, s + i, j > i ? j - i : 1);
+				i = j > i ? j : i + 1;
+			}
+			return;
+		}
 		tokjson_replace_all(o, s, len, st->a, st->b);
 		return;
 	case TJ_STRIP: {
@@ -246,9 +260,10 @@ static void norm_step(const struct tokjson_step *st, const char *s, size_t len,
 		return;
 	}
 	default:
-		/* TJ_PRECOMPILED (T5): SentencePiece's charsmap is not read; the
-		 * text stays as it is, which is what the charsmap (NFKC with
-		 * SentencePiece's rules) gives for text already in NFKC */
+		/* TJ_PRECOMPILED (T5): SentencePiece's charsmap is not applied;
+		 * the text stays as it is, which is what the charsmap (NFKC
+		 * with SentencePiece's rules) gives for text without
+		 * compatibility characters (tokjson.h) */
 		tokjson_sb_add(o, s, len);
 		return;
 	}

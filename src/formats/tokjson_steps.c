@@ -79,12 +79,21 @@ static int read_normalizer(struct rd *r, const struct ynode *x, int depth)
 	case TJ_REPLACE:
 		if (read_pattern(r, x, &a, &b) || tokjson_str(r, x, "content", &ty))
 			return -1;
+		/* T5's files (transformers' SpmConverter): runs of spaces as one */
+		if (b && !strcmp(b, " {2,}")) {
+			s->x = 1;
+			a = " ";
+		}
 		if (!a || !*a)
-			return tokjson_fail(r, x, "normalizer Replace: only a String pattern is read");
+			return tokjson_fail(r, x, "normalizer Replace: the regex \"%.60s\" is not "
+					    "read (a String pattern and \" {2,}\" are)", b ? b : "");
 		return set_strs(r, s, a, ty ? ty : "");
 	case TJ_STRIP:
 		return tokjson_bool(r, x, "strip_left", 1, &s->x) ||
 		       tokjson_bool(r, x, "strip_right", 1, &s->y);
+	case TJ_PRECOMPILED:
+		t->precompiled = 1;
+		return 0;
 	default:
 		return 0;
 	}

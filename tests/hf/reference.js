@@ -39,7 +39,8 @@
 //       decoder of Mistral's and TinyLlama's files, prepend_scheme first),
 //       smollm (Qwen3's vocabulary behind SmolLM's Sequence[Digits,
 //       ByteLevel with GPT-2's regex]) and unigram (Llama 2's pieces as a
-//       Unigram model with made-up scores, byte fallback, Metaspace split; the
+//       Unigram model with made-up scores, byte fallback, T5's Strip and
+//       Replace of runs of spaces, Metaspace split; the
 //       scores are multiples of 1/64, so that sums are exact and equal scores
 //       tie the same way everywhere)
 //   node reference.js tokjson TOKENIZER.json < TEXTS
@@ -398,7 +399,10 @@ function tokjsonFiles(dir) {
 		.map(([p, id]) => [p, id < 259 ? 0 : -Math.round(Math.log(id + 2) * 64) / 64 - (p.length % 3) / 8]);
 	write('unigram', {
 		version: '1.0', truncation: null, padding: null, added_tokens: l2.added_tokens,
-		normalizer: null,
+		// T5's files have these two after their Precompiled charsmap
+		normalizer: { type: 'Sequence', normalizers: [
+			{ type: 'Strip', strip_left: false, strip_right: true },
+			{ type: 'Replace', pattern: { Regex: ' {2,}' }, content: ' ' }] },
 		pre_tokenizer: { type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'always',
 			split: true },
 		post_processor: l2.post_processor,
