@@ -42,7 +42,7 @@ static const char *const SPECIAL_DEFAULT[] = { "<pad>", "<s>", "</s>", "<unk>" }
 
 #define MODEL_MAX_DIM 65536
 #define MODEL_MAX_LAYERS 256
-#define MODEL_MAX_LEN 65536
+#define MODEL_MAX_LEN (1 << 20)
 
 static const char *const ARCH_NAMES[] = { "encoder-decoder", "decoder-only", "encoder-only", NULL };
 static const char *const NORM_NAMES[] = { "post", "pre", "none", NULL };
@@ -602,6 +602,7 @@ static void config_defaults(struct config *c)
 	c->pe = PE_SINUSOIDAL;
 	c->scale_embedding = 1;
 	c->bias = 1;
+	c->tie_gen = -1;
 	c->tok.type = TOKENIZE_WORD;
 	c->tok.lowercase = 1;
 	c->tok.wrap_source = 1;

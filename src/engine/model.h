@@ -87,6 +87,10 @@ struct config {
 	int window_from;             /* the first layer that has the window */
 	double attn_scale;           /* scores = q·kᵀ·attn_scale (0: 1/√dk) */
 	struct rope_cfg rope;        /* PE_ROPE */
+	int tie_gen;                 /* logits through the embedding: 1 always
+	                                (an lm_head in the file is not used),
+	                                0 never (the file must have one), -1
+	                                when the file has none (the default) */
 	enum norm_kind norm_kind;
 	int layout;                  /* enum layout_kind (layout.h) */
 	unsigned given;              /* IMPLY_* bits of the keys the YAML gives */

@@ -403,6 +403,7 @@ struct fnames {
 	const struct st_tensor *t; int n;
 	const char **canon;              /* the names without wrapper prefixes */
 	char prefix[LAYOUT_NAME_MAX];    /* nn.Transformer's common prefix */
+	int copy;                        /* no tensor in place (shards) */
 };
 
 static int fn_find(const struct fnames *F, const char *name)
@@ -629,7 +630,7 @@ static int load_want(struct model *m, struct want *w, const struct wmatch *x,
 	const struct st_tensor *t0 = &F->t[x->part[0]];
 	size_t numel = want_numel(w);
 	float *p;
-	int mapped = x->nparts == 1 && st_is_f32_inplace(t0) && !w->transposed;
+	int mapped = x->nparts == 1 && st_is_f32_inplace(t0) && !w->transposed && !F->copy;
 	if (w->transposed) {   /* the file's [in, out] as [out, in] */
 		const float *src = (const float *)(uintptr_t)t0->bytes;
 		float *tmp = NULL;
@@ -712,6 +713,7 @@ static int bind_file(struct model *m, struct wants *ws, struct err *e)
 	if (snapshot_select(f.t, f.n, m->cfg.snapshot, m->cfg.weights_path, &sel, &F.n, e))
 		goto out;
 	F.t = sel;
+	F.copy = f.nxmaps > 0;
 	F.canon = calloc((size_t)F.n + 1, sizeof *F.canon);
 	claimed = calloc((size_t)F.n + 1, sizeof *claimed);
 	mt = calloc((size_t)ws->n + 1, sizeof *mt);
@@ -834,6 +836,15 @@ int weights_bind(struct model *m, const struct ydoc *doc,
 	}
 	if (c->arch == ARCH_ENC_ONLY)
 		m->tgt_embed = same ? m->src_embed : NULL;
+	if (c->tie_gen == 1 && m->gen_w) {   /* tie_word_embeddings: the embedding */
+		m->gen_w = NULL;
+		m->gen_b = NULL;
+	}
+	if (c->tie_gen == 0 && !m->gen_w) {
+		err_set(e, "%s: missing tensor generator.weight [%d, %d] (lm_head.weight: the "
+			"config says tie_word_embeddings false)", from, m->tgt_vocab.n, c->d_model);
+		goto out;
+	}
 	if (!m->gen_w && !c->head.nlabels) {
 		if (!m->tgt_embed) {
 			err_set(e, "%s: missing tensor generator.weight [%d, %d] (an encoder-only "
