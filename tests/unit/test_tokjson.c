@@ -64,7 +64,7 @@ static const char UNIGRAM[] =
 static void enc(const struct tokjson *t, const char *text, int special, const int32_t *want,
 		int nw, int want_invalid, const char *what)
 {
-	struct err e;
+	struct err e = { "", 0 };
 	int32_t *ids = NULL;
 	int n = 0, invalid = 0;
 	char got[256] = "", exp[256] = "";
@@ -94,7 +94,7 @@ static void dec(const struct tokjson *t, const int32_t *ids, int n, const char *
 static void sp_bpe(void)
 {
 	struct tokjson t;
-	struct err e;
+	struct err e = { "", 0 };
 	if (tap_ok(!tokjson_parse(&t, "sp.json", SP_BPE, strlen(SP_BPE), NULL, NULL, 0, &e),
 		   "the SentencePiece-style BPE reads (%s)", e.msg) == 0)
 		return;
@@ -140,7 +140,7 @@ static void sp_bpe(void)
 static void unigram(void)
 {
 	struct tokjson t;
-	struct err e;
+	struct err e = { "", 0 };
 	if (tap_ok(!tokjson_parse(&t, "u.json", UNIGRAM, strlen(UNIGRAM), NULL, NULL, 0, &e),
 		   "the Unigram reads (%s)", e.msg) == 0)
 		return;
@@ -159,7 +159,7 @@ static void unigram(void)
 static void config(void)
 {
 	struct tokjson t;
-	struct err e;
+	struct err e = { "", 0 };
 	static const char *const cfgs[] = {
 		"{\"add_bos_token\": false, \"bos_token\": \"<s>\", \"eos_token\": \"</s>\"}",
 		"{\"add_bos_token\": true, \"add_eos_token\": true, \"bos_token\": {\"content\":"
