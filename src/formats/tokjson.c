@@ -18,6 +18,7 @@
 #include "pretok.h"
 #include "ydoc.h"
 #include "base/safefile.h"
+#include "base/safetext.h"
 #include "base/utf8.h"
 
 /* tokenizer.json of Gemma 3 is 33 MB; the limit keeps a hostile file's
@@ -35,7 +36,10 @@ int tokjson_fail(struct rd *r, const struct ynode *n, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	return err_set(r->e, "%s:%d: %s", r->d->file, n ? n->line : 1, msg);
+	/* the file's text quoted in it (a type, a piece) may hold anything */
+	char safe[600];
+	safetext_copy(safe, sizeof safe, msg, 0);
+	return err_set(r->e, "%s:%d: %s", r->d->file, n ? n->line : 1, safe);
 }
 
 int tokjson_null(const struct ynode *n)
