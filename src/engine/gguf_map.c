@@ -59,7 +59,7 @@ static int read_arch(const struct gguf_file *f, struct gguf_config *c, struct er
 	for (size_t i = 0; i < sizeof ARCHS / sizeof *ARCHS; i++)
 		if (!strcmp(a, ARCHS[i])) {
 			c->arch = (enum gguf_arch)i;
-			snprintf(c->arch_name, sizeof c->arch_name, "%s", a);
+			snprintf(c->arch_name, sizeof c->arch_name, "%s", ARCHS[i]);
 			return 0;
 		}
 	for (char *p = a; *p; p++)
