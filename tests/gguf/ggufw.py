@@ -69,19 +69,14 @@ class GGUFWriter:
         for _, _, _, data in self.tensors:
             offs.append(pos)
             pos += (len(data) + al - 1) // al * al
-        if offsets is not None:
-            offs = offsets
-        for (name, tid, ne, _), off in zip(self.tensors, offs):
+        told = offs if offsets is None else offsets   # offsets: what the infos claim
+        for (name, tid, ne, _), off in zip(self.tensors, told):
             out += gstr(name) + struct.pack('<I', len(ne))
             out += b''.join(struct.pack('<Q', d) for d in ne)
             out += struct.pack('<IQ', tid, off)
         out += bytes(-len(out) % al)
-        base = len(out)
-        for (_, _, _, data), off in zip(self.tensors, offs):
-            if base + off > len(out):
-                out += bytes(base + off - len(out))
-            out[base + off:base + off + len(data)] = data
-        out += bytes(-len(out) % al)
+        for _, _, _, data in self.tensors:
+            out += data + bytes(-len(data) % al)
         return bytes(out)
 
     def write(self, path):
