@@ -25,7 +25,8 @@ def unpermute(w, n_head):
 
 
 def spm_vocab(n_extra=40):
-    """SentencePiece-style: <unk> <s> </s>, 256 byte tokens, then pieces."""
+    """SentencePiece-style: <unk> <s> </s>, 256 byte tokens, pieces, two
+    control tokens."""
     toks = ['<unk>', '<s>', '</s>'] + ['<0x%02X>' % i for i in range(256)]
     types = [2, 3, 3] + [6] * 256
     pieces = ['\u2581', '\u2581a', '\u2581the', '\u2581cat', 'e', 't', 'a', 'o', 'n', 's',
@@ -36,7 +37,8 @@ def spm_vocab(n_extra=40):
     toks += pieces
     types += [1] * len(pieces)
     scores = [0.0, 0.0, 0.0] + [0.0] * 256 + [-float(i) for i in range(len(pieces))]
-    return toks, scores, types
+    # Phi-3's end tokens: llama.cpp's phi3 vocabulary looks them up
+    return toks + ['<|endoftext|>', '<|end|>'], scores + [0.0, 0.0], types + [3, 3]
 
 
 def gpt2_vocab():
