@@ -41,8 +41,10 @@ static const char *bytes_str(char *buf, size_t cap, double b)
 {
 	if (b >= 1e9)
 		snprintf(buf, cap, "%.2f GB", b / 1e9);
-	else
+	else if (b >= 1e6)
 		snprintf(buf, cap, "%.1f MB", b / 1e6);
+	else
+		snprintf(buf, cap, "%.1f kB", b / 1e3);
 	return buf;
 }
 
@@ -113,7 +115,8 @@ static void type_lines(const struct gguf_file *f, double *f32_bytes)
 	fputs(_("\ntensor types\n"), stdout);
 	for (uint32_t t = 0; t < QUANT_NTYPES; t++)
 		if (count[t])
-			printf(_("  %-8s %6" PRIu64 " tensors %14" PRIu64 " values%s\n"),
+			printf(P_("  %-8s %6" PRIu64 " tensor  %14" PRIu64 " values%s\n",
+				  "  %-8s %6" PRIu64 " tensors %14" PRIu64 " values%s\n", count[t]),
 			       quant_name(t), count[t], values[t],
 			       quant_can_dequant(t) ? "" : _("  (not converted)"));
 	*f32_bytes = total * 4;

@@ -44,16 +44,13 @@ def small(**over):
     return w
 
 
-def cases(d):
+def catalogue():
+    """[(name, bytes, regex of the error or OK)], all small."""
     c = []
 
     def put(name, data, expect):
-        with open(os.path.join(d, name + '.gguf'), 'wb') as f:
-            f.write(data)
-        c.append((name, expect))
+        c.append((name, data, expect))
 
-    models.make('llama', os.path.join(d, 'control.gguf'))
-    c.append(('control', 'OK'))
     good = small().raw()
     put('control-small', good, 'OK')
     put('empty', b'', 'not a GGUF file')
@@ -124,8 +121,32 @@ def cases(d):
     put('bos-past-vocab', small(bos=4).raw(), 'bos_token_id is 4, past the 4 tokens')
     put('heads-uneven', small(extra=[('llama.attention.head_count_kv', g.U32, 3)]).raw(),
         'key/value heads')
+    return c
+
+
+def typed(seed=0):
+    """Small valid files: one tensor of every converted type (one block or
+    row each), in a llama file with a gpt2 tokenizer."""
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    w = small(extra=[('tokenizer.ggml.merges', g.ARRAY, (g.STRING, ['a b'])),
+                     ('tokenizer.ggml.scores', g.ARRAY, (g.FLOAT32, [0.0, 0.0, 0.0, -1.0])),
+                     ('general.alignment', g.U32, 64)])
+    w.alignment = 64
+    for t in g.CONVERTED:
+        qk = g.TYPES[g.ID[t]][1]
+        w.add_tensor('x.%s' % t, t, [max(qk, 8)], g.random_blocks(t, max(1, 8 // qk), rng))
+    return w.raw()
+
+
+def cases(d):
+    models.make('llama', os.path.join(d, 'control.gguf'))
+    c = [('control', None, 'OK')] + catalogue()
+    for name, data, _ in c[1:]:
+        with open(os.path.join(d, name + '.gguf'), 'wb') as f:
+            f.write(data)
     with open(os.path.join(d, 'cases'), 'w') as f:
-        for name, expect in c:
+        for name, _, expect in c:
             f.write('%s\t%s\n' % (name, expect))
 
 
