@@ -94,8 +94,10 @@ float quant_f16(uint16_t h)
 {
 	uint32_t sign = (uint32_t)(h & 0x8000u) << 16, ex = (h >> 10) & 0x1fu, man = h & 0x3ffu;
 	uint32_t bits;
-	if (ex == 0x1f) {                 /* inf, or nan with its payload */
-		bits = sign | 0x7f800000u | man << 13;
+	if (ex == 0x1f) {                 /* inf, or nan with its payload made
+					     quiet, as ggml's conversions (F16C
+					     or the float trick) make it */
+		bits = sign | 0x7f800000u | man << 13 | (man ? 0x400000u : 0);
 	} else if (ex) {
 		bits = sign | (ex + 112) << 23 | man << 13;
 	} else if (!man) {

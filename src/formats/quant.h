@@ -50,7 +50,8 @@ int quant_row_bytes(uint32_t id, uint64_t n, uint64_t *nbytes);
  * -1 with e saying which type cannot be converted or why n does not fit. */
 int quant_dequant(uint32_t id, const void *src, float *dst, uint64_t n, struct err *e);
 
-/* An IEEE half (binary16, little-endian bits) as F32, exactly. */
+/* An IEEE half (binary16) as F32, exactly; a NaN keeps its payload and
+ * becomes quiet, as in ggml. */
 float quant_f16(uint16_t h);
 
 #endif

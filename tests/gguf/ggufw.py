@@ -92,7 +92,15 @@ def f16(x):
 
 
 def h2f(u16):
-    return np.asarray(u16, dtype='<u2').view(np.float16).astype(F32)
+    """halves as float32; a NaN made quiet, as ggml's conversions do"""
+    u = np.asarray(u16, dtype='<u2')
+    f = u.view(np.float16).astype(F32)
+    nan = (u & 0x7c00) == 0x7c00
+    if nan.any():
+        bits = f.view(np.uint32).copy()
+        bits[nan & ((u & 0x3ff) != 0)] |= 0x400000
+        f = bits.view(F32)
+    return f
 
 
 def _blocks(b, size):
@@ -313,7 +321,7 @@ def dequantize(tname, data, n):
     if tname == 'F32':
         return np.frombuffer(data, '<f4', n).astype(F32)
     if tname == 'F16':
-        return np.frombuffer(data, '<f2', n).astype(F32)
+        return h2f(np.frombuffer(data, '<u2', n))
     if tname == 'BF16':
         return (np.frombuffer(data, '<u2', n).astype(np.uint32) << 16).view(F32)
     _, qk, size = TYPES[ID[tname]]
@@ -403,7 +411,9 @@ def random_blocks(tname, nb, rng):
         h = b[:, at:at + 2].copy().view('<u2')
         h &= np.uint16(0xbbff)      # exponent below 31: finite
         b[:, at:at + 2] = h.view(np.uint8).reshape(-1, 2)
-    if tname in ('F32', 'F16', 'BF16'):
+    if tname == 'F16':     # any bits: subnormals, inf, NaN (quiet and signalling)
+        return rng.integers(0, 1 << 16, nb, dtype=np.uint16).astype('<u2').tobytes()
+    if tname in ('F32', 'BF16'):
         x = (rng.standard_normal(nb * qk) * 10.0 ** rng.integers(-6, 6, nb * qk)).astype(F32)
         return quantize(tname, x)
     return b.tobytes()

@@ -147,6 +147,11 @@ static void test_f16(void)
 	tap_ok(quant_f16(0x0001) == 0x1p-24f && quant_f16(0x03ff) == 0x3ffp-24f,
 	       "subnormal halves");
 	tap_ok(quant_f16(0x7bff) == 65504.0f && isinf(quant_f16(0x7c00)), "65504 and inf");
+	float nan = quant_f16(0x7c01);   /* a signalling NaN half, payload 1 */
+	uint32_t bits;
+	memcpy(&bits, &nan, 4);
+	tap_ok(bits == 0x7fc02000u, "a signalling NaN half becomes quiet with its payload "
+	       "(0x%08x)", (unsigned)bits);
 }
 
 int main(void)
