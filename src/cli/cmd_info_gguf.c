@@ -40,11 +40,12 @@ static void line(const char *label, const char *value)
 static const char *bytes_str(char *buf, size_t cap, double b)
 {
 	if (b >= 1e9)
-		snprintf(buf, cap, "%.2f GB", b / 1e9);
+		/* TRANSLATORS: gigabytes, megabytes, kilobytes (10^9, 10^6, 10^3 bytes) */
+		snprintf(buf, cap, _("%.2f GB"), b / 1e9);
 	else if (b >= 1e6)
-		snprintf(buf, cap, "%.1f MB", b / 1e6);
+		snprintf(buf, cap, _("%.1f MB"), b / 1e6);
 	else
-		snprintf(buf, cap, "%.1f kB", b / 1e3);
+		snprintf(buf, cap, _("%.1f kB"), b / 1e3);
 	return buf;
 }
 
@@ -66,13 +67,15 @@ static void config_lines(const struct gguf_file *f, const struct gguf_config *g,
 			 const struct gguf_tokenizer *tk)
 {
 	char b[512];
-	snprintf(b, sizeof b, "GGUF v%" PRIu32 ", %zu metadata keys, %zu tensors", f->version,
+	/* TRANSLATORS: `info FILE.gguf`, the format line: GGUF's version,
+	   then the counts of metadata keys and tensors */
+	snprintf(b, sizeof b, _("GGUF v%" PRIu32 ", %zu metadata keys, %zu tensors"), f->version,
 		 f->nkv, f->nt);
 	line(_("format"), b);
 	line(_("architecture"), g->arch_name);
 	if (*g->name)
 		line(_("name"), g->name);
-	snprintf(b, sizeof b, "%s (%" PRIu32 ")", ftype_name(g->file_type), g->file_type);
+	snprintf(b, sizeof b, "%s (%u)", ftype_name(g->file_type), (unsigned)g->file_type);
 	line(_("file type"), g->file_type == UINT32_MAX ? "-" : b);
 	snprintf(b, sizeof b, "%" PRIu32, g->context_length);
 	line(_("context length"), b);

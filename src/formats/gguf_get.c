@@ -37,9 +37,8 @@ unsig:
 static int wrong(const struct gguf_file *f, const struct gguf_kv *kv, const char *want,
 		 struct err *e)
 {
-	return err_set(e, _("%s: metadata %s is a%s %s, expected %s"), f->path, kv->key,
-		       kv->type == GGUF_ARRAY || kv->type == GGUF_I8 || kv->type == GGUF_I16 ||
-		       kv->type == GGUF_I32 || kv->type == GGUF_I64 ? "n" : "",
+	/* TRANSLATORS: the types are GGUF's (u32, string, array, ...) */
+	return err_set(e, _("%s: metadata %s is of type %s, expected %s"), f->path, kv->key,
 		       gguf_vtype_name(kv->type), want);
 }
 

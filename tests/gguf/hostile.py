@@ -117,7 +117,7 @@ def catalogue():
     put('no-embedding-length', small(drop=('embedding_length',)).raw(),
         'llama.embedding_length is missing')
     put('context-length-string', small(drop=('context_length',), extra=[
-        ('llama.context_length', g.STRING, 'big')]).raw(), 'llama.context_length is a string')
+        ('llama.context_length', g.STRING, 'big')]).raw(), 'llama.context_length is of type string')
     put('bos-past-vocab', small(bos=4).raw(), 'bos_token_id is 4, past the 4 tokens')
     put('heads-uneven', small(extra=[('llama.attention.head_count_kv', g.U32, 3)]).raw(),
         'key/value heads')
