@@ -12,6 +12,7 @@
 #include "base/safetext.h"
 #include "base/utf8.h"
 #include "engine/blas.h"
+#include "formats/gguf.h"
 #include "formats/tensorfile.h"
 
 static void count_line(const char *what, size_t n)
@@ -210,9 +211,20 @@ static void info_today(const struct config *g)
 		printf(_("weights stored as %s (computed in F32)\n"), g->wdtype);
 }
 
+/* A GGUF file: named *.gguf, or starting with the magic "GGUF". */
+static int is_gguf(const char *path)
+{
+	size_t n = strlen(path);
+	return (n > 5 && !strcmp(path + n - 5, ".gguf")) || gguf_sniff(path);
+}
+
 int cmd_info(struct cli *c)
 {
-	/* info FILE: a weights file lists its tensors; a YAML is a model */
+	/* info FILE: a weights file lists its tensors, a GGUF file its
+	   metadata (cmd_info_gguf.c); a YAML is a model */
+	const char *gg = c->sentence ? c->sentence : c->model;
+	if (gg && is_gguf(gg))
+		return cmd_info_gguf(gg);
 	if (c->sentence) {
 		if (tensorfile_sniff(c->sentence))
 			return info_weights(c->sentence);
