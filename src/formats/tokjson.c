@@ -17,6 +17,7 @@
 #include "json.h"
 #include "pretok.h"
 #include "ydoc.h"
+#include "base/i18n.h"
 #include "base/safefile.h"
 #include "base/safetext.h"
 #include "base/utf8.h"
@@ -34,7 +35,7 @@ int tokjson_fail(struct rd *r, const struct ynode *n, const char *fmt, ...)
 	char msg[512];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	vsnprintf(msg, sizeof msg, _(fmt), ap);
 	va_end(ap);
 	/* the file's text quoted in it (a type, a piece) may hold anything */
 	char safe[600];
@@ -55,11 +56,8 @@ int tokjson_str(struct rd *r, const struct ynode *map, const char *key, const ch
 	*out = NULL;
 	if (tokjson_null(n))
 		return 0;
-	if (n->kind != Y_SCALAR || !n->quoted) {
-		char what[96];
-		snprintf(what, sizeof what, "%s: expected a string", key);
-		return tokjson_fail(r, n, "%s", what);
-	}
+	if (n->kind != Y_SCALAR || !n->quoted)
+		return tokjson_fail(r, n, "%s: expected a string", key);
 	*out = n->str;
 	return 0;
 }
@@ -71,12 +69,9 @@ int tokjson_bool(struct rd *r, const struct ynode *map, const char *key, int def
 	*out = def;
 	if (tokjson_null(n))
 		return 0;
-	if (n->kind != Y_SCALAR || n->quoted || (strcmp(n->str, "true") && strcmp(n->str, "false"))) {
-		char what[96];
-		snprintf(what, sizeof what, "%s: expected true or false", key);
-		return tokjson_fail(r, n, "%s", what);
-	}
-	*out = !strcmp(n->str, "true");
+	/* JSON (json_check) leaves true and false the only words unquoted */
+	if (n->kind != Y_SCALAR || n->quoted || ynode_bool(r->d, n, out, r->e))
+		return tokjson_fail(r, n, "%s: expected true or false", key);
 	return 0;
 }
 
@@ -127,10 +122,8 @@ static int put_piece(struct rd *r, const struct ynode *where, char ***toks, size
 		/* an added token may name a piece of the model at its id */
 		if (added && !strcmp((*toks)[id], piece))
 			return 0;
-		char msg[200];
-		snprintf(msg, sizeof msg, "id %lld given twice (\"%.40s\" and \"%.40s\")", id,
-			 (*toks)[id], piece);
-		return tokjson_fail(r, where, "%s", msg);
+		return tokjson_fail(r, where, "id %lld given twice (\"%.40s\" and \"%.40s\")", id,
+				    (*toks)[id], piece);
 	}
 	if (!*piece)
 		return tokjson_fail(r, where, "an empty piece");
@@ -206,7 +199,7 @@ static int read_added(struct rd *r, const struct ynode *root, char ***toks, size
 		if (x->kind != Y_MAP)
 			return tokjson_fail(r, x, "added_tokens: expected an object");
 		if (tokjson_str(r, x, "content", &content) ||
-		    tokjson_int(r, ynode_get(x, "id"), 0, MAX_IDS - 1, "added_tokens: id", &id) ||
+		    tokjson_int(r, ynode_get(x, "id"), 0, MAX_IDS - 1, "added_tokens.id", &id) ||
 		    tokjson_bool(r, x, "special", 0, &f[0]) || tokjson_bool(r, x, "lstrip", 0, &f[1]) ||
 		    tokjson_bool(r, x, "rstrip", 0, &f[2]) || tokjson_bool(r, x, "single_word", 0, &f[3]) ||
 		    tokjson_bool(r, x, "normalized", 0, &f[4]))
@@ -243,12 +236,9 @@ static int merge_ids(struct rd *r, const struct ynode *where, const char *a, con
 		memcpy(joined + la, b, lb + 1);
 		*iab = vocab_id(&r->t->vocab, joined);
 	}
-	if (*ia < 0 || *ib < 0 || *iab < 0) {
-		char msg[200];
-		snprintf(msg, sizeof msg, "model.merges: the merge \"%.40s %.40s\" makes or uses a "
-			 "piece that model.vocab lacks", a, b);
-		return tokjson_fail(r, where, "%s", msg);
-	}
+	if (*ia < 0 || *ib < 0 || *iab < 0)
+		return tokjson_fail(r, where, "model.merges: the merge \"%.40s %.40s\" makes or "
+				    "uses a piece that model.vocab lacks", a, b);
 	return 0;
 }
 
@@ -345,10 +335,8 @@ static int read_model(struct rd *r, const struct ynode *root)
 		goto out;
 	for (size_t i = 0; i < n; i++)
 		if (!toks[i]) {
-			char msg[120];
-			snprintf(msg, sizeof msg, "no piece has id %zu (the ids must be 0 … %zu, "
-				 "each once)", i, n - 1);
-			tokjson_fail(r, m, "%s", msg);
+			tokjson_fail(r, m, "no piece has id %zu (the ids must be 0 … %zu, each once)", i,
+				     n - 1);
 			goto out;
 		}
 	if (!n) {
@@ -400,9 +388,7 @@ static int config_token(struct rd *r, const struct ynode *root, const char *key,
 		return tokjson_fail(r, n, "%s: expected a string or {\"content\": …}", key);
 	}
 	if (s && (*id = vocab_id(&r->t->vocab, s)) < 0) {
-		char msg[160];
-		snprintf(msg, sizeof msg, "%s \"%.40s\" is not in %.60s", key, s, r->t->file);
-		return tokjson_fail(r, n, "%s", msg);
+		return tokjson_fail(r, n, "%s \"%.40s\" is not in %.60s", key, s, r->t->file);
 	}
 	return 0;
 }
