@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "tokjson.h"
 #include "tokjson_int.h"
@@ -549,59 +548,16 @@ fail:
 	return -1;
 }
 
-/* Reads a whole regular file into a malloc'd buffer. */
-static char *slurp(const char *path, size_t *len, struct err *e)
-{
-	int fd = safefile_open_read(path, e);
-	if (fd < 0)
-		return NULL;
-	size_t cap = 1 << 16, n = 0;
-	char *buf = malloc(cap);
-	for (;;) {
-		if (!buf) {
-			close(fd);
-			err_set(e, "%s: out of memory", path);
-			return NULL;
-		}
-		if (n == cap) {
-			if (cap >= FILE_MAX_BYTES) {
-				free(buf);
-				close(fd);
-				err_set(e, "%s: larger than %u MB", path, FILE_MAX_BYTES >> 20);
-				return NULL;
-			}
-			char *nb = realloc(buf, cap * 2);
-			if (!nb)
-				free(buf);
-			buf = nb;
-			cap *= 2;
-			continue;
-		}
-		ssize_t got = read(fd, buf + n, cap - n);
-		if (got < 0) {
-			free(buf);
-			close(fd);
-			err_set(e, "%s: cannot read", path);
-			return NULL;
-		}
-		if (got == 0)
-			break;
-		n += (size_t)got;
-	}
-	close(fd);
-	*len = n;
-	return buf;
-}
-
 int tokjson_load(struct tokjson *t, const char *tokenizer_json,
 		 const char *tokenizer_config_json, struct err *e)
 {
 	size_t len = 0, clen = 0;
-	char *cfg = NULL, *buf = slurp(tokenizer_json, &len, e);
+	char *cfg = NULL, *buf = safefile_read_all(tokenizer_json, FILE_MAX_BYTES, &len, e);
 	memset(t, 0, sizeof *t);
 	if (!buf)
 		return -1;
-	if (tokenizer_config_json && !(cfg = slurp(tokenizer_config_json, &clen, e))) {
+	if (tokenizer_config_json &&
+	    !(cfg = safefile_read_all(tokenizer_config_json, FILE_MAX_BYTES, &clen, e))) {
 		free(buf);
 		return -1;
 	}
