@@ -5,8 +5,8 @@
 
 Trains small models with the SentencePiece library (unigram and BPE, with
 and without byte_fallback and user-defined symbols, a T5-like one, a
-Llama-like one, nmt_nfkc, nfkc_cf and identity normalisation, word and
-char) on a generated text, encodes a few hundred varied sentences
+Llama-like one, nmt_nfkc, nfkc_cf, identity and custom-rule normalisation,
+word and char) on a generated text, encodes a few hundred varied sentences
 (English, Portuguese accents, fullwidth forms, emoji, runs of spaces,
 digits, characters no model has seen) with the library and with SPMTOK
 (tests/spm/spmtok), and compares the ids exactly; then decodes the
@@ -105,6 +105,8 @@ CONFIGS = [
                         normalization_rule_name="identity", remove_extra_whitespaces=False,
                         add_dummy_prefix=True, split_digits=True, allow_whitespace_only_pieces=True)),
     ("bpe-nodummy", dict(model_type="bpe", vocab_size=400, add_dummy_prefix=False)),
+    ("unigram-rules", dict(model_type="unigram", vocab_size=400,
+                           normalization_rule_tsv="RULES", user_defined_symbols=["<sep>"])),
     ("word", dict(model_type="word", vocab_size=150)),
     ("char", dict(model_type="char", vocab_size=80)),
 ]
@@ -176,10 +178,17 @@ def main():
         for _ in range(6000):
             f.write(sentence(r).replace("\t", " ") + "\n")
     texts = FIXED + [sentence(r) for _ in range(400)]
+    # custom rules: A -> a, fullwidth A B -> A B, the fi ligature -> f i,
+    # ideographic space and tab -> space, "ção" -> "CAO" (a rule of 3)
+    rules = os.path.join(work, "rules.tsv")
+    with open(rules, "w") as f:
+        f.write("41\t61\nFF21\t41\nFF22\t42\nFB01\t66 69\n3000\t20\n9\t20\n"
+                "E7 E3 6F\t43 41 4F\n")
     tap = Tap()
     total = agree = 0
     for name, args in CONFIGS:
         prefix = os.path.join(work, name)
+        args = {k: (rules if v == "RULES" else v) for k, v in args.items()}
         spm.SentencePieceTrainer.train(input=corpus, model_prefix=prefix, num_threads=1,
                                        character_coverage=0.995, seed_sentencepiece_size=20000,
                                        hard_vocab_limit=False, minloglevel=2, **args)
