@@ -2,6 +2,7 @@
 """check.py - src/formats/spm.h id for id against the SentencePiece library.
 
     check.py SPMTOK WORKDIR
+    SPM_CHECK_TEXTS=6000 check.py SPMTOK WORKDIR     (a longer run)
 
 Trains small models with the SentencePiece library (unigram and BPE, with
 and without byte_fallback and user-defined symbols, a T5-like one, a
@@ -241,7 +242,8 @@ def main():
     with open(corpus, "w", encoding="utf-8") as f:
         for _ in range(6000):
             f.write(sentence(r).replace("\t", " ") + "\n")
-    texts = FIXED + [sentence(r) for _ in range(400)]
+    # SPM_CHECK_TEXTS: more random sentences for a longer run (default 400)
+    texts = FIXED + [sentence(r) for _ in range(int(os.environ.get("SPM_CHECK_TEXTS", 400)))]
     # custom rules: A -> a, fullwidth A B -> A B, the fi ligature -> f i,
     # ideographic space and tab -> space, "ção" -> "CAO" (a rule of 3)
     rules = os.path.join(work, "rules.tsv")
