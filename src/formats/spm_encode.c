@@ -281,29 +281,21 @@ static int bpe(const struct spm *s, const char *t, size_t size, struct seg *g)
 
 /* ---- word and char ---- */
 
+/* Words begin at each "▁" (the library's word model splits so whether or
+ * not the model treats white space as a suffix). */
 static int word_model(const struct spm *s, const char *t, size_t size, struct seg *g)
 {
 	size_t start = 0;
 	for (size_t i = 0; i < size;) {
 		size_t l = spm_char_len(t + i, size - i);
-		int ws = l == 3 && !memcmp(t + i, SPM_SPACE, 3);
-		if (s->treat_whitespace_as_suffix) {
-			i += l;
-			if (ws || i == size) {
-				if (seg_push(g, start, i - start, spm_piece_id(s, t + start, i - start)))
-					return -1;
-				start = i;
-			}
-			continue;
-		}
-		if (ws && i > start) {
+		if (l == 3 && !memcmp(t + i, SPM_SPACE, 3) && i > start) {
 			if (seg_push(g, start, i - start, spm_piece_id(s, t + start, i - start)))
 				return -1;
 			start = i;
 		}
 		i += l;
 	}
-	if (start < size && !s->treat_whitespace_as_suffix)
+	if (start < size)
 		return seg_push(g, start, size - start, spm_piece_id(s, t + start, size - start));
 	return 0;
 }
