@@ -76,10 +76,10 @@ static int unigram(const struct spm *s, const char *t, size_t size, struct seg *
 		uint64_t h = SPM_FNV_OFFSET;
 		for (size_t end = start + 1; end <= size; end++) {
 			h = spm_hash_step(h, (unsigned char)t[end - 1]);
-			const struct spm_entry *e = spm_find(s, h, t + start, end - start);
-			if (!e)
+			if (!spm_prefix(s, h))
 				break;
-			int id = e->normal;
+			const struct spm_entry *e = spm_find(s, h, t + start, end - start);
+			int id = e ? e->normal : -1;
 			if (id < 0 || s->type[id] == SPM_UNUSED)
 				continue;
 			size_t length = end - start;
