@@ -10,6 +10,7 @@
 #include "gpt2bpe.h"
 #include "tokjson.h"
 #include "wordpiece.h"
+#include "spm.h"
 #include "base/safefile.h"
 #include "base/utf8.h"
 
@@ -482,6 +483,8 @@ char *tokens_join(const struct tokenizer_cfg *c, char *const *toks, int n,
 		return gpt2bpe_text(toks, n, buf, cap);
 	if (c->type == TOKENIZE_WORDPIECE)
 		return wordpiece_text(toks, n, buf, cap);
+	if (c->type == TOKENIZE_SPM)
+		return spm_text(toks, n, buf, cap);
 	if (c->type == TOKENIZE_HF && c->hf)
 		return tokjson_text(c->hf, toks, n, buf, cap);
 	if (!cap)
@@ -525,6 +528,8 @@ char *tokens_label(const struct tokenizer_cfg *c, const char *tok, char *buf, si
 {
 	if (c && c->type == TOKENIZE_GPT2)
 		return gpt2bpe_label(tok, buf, cap);
+	if (c && c->type == TOKENIZE_SPM)
+		return spm_label(tok, buf, cap);
 	if (c && c->type == TOKENIZE_HF && c->hf)
 		return tokjson_label(c->hf, tok, buf, cap);
 	if (cap)
