@@ -580,6 +580,7 @@ void tokjson_free(struct tokjson *t)
 		free(t->added[i].content);
 	free(t->added);
 	bytetrie_free(&t->added_trie);
+	charsmap_free(&t->charsmap);
 	bytetrie_free(&t->piece_trie);
 	vocab_free(&t->vocab);
 	bpemerge_free(&t->merges);
