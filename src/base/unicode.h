@@ -23,7 +23,7 @@ enum {
 	UNI_MC = 512    /* spacing mark (Mc) */
 };
 
-/* The UNI_* flags of cp (0 for a symbol, a spacing mark, a separator that
+/* The UNI_* flags of cp (0 for a symbol, a separator that
  * is not white space...). */
 unsigned uni_flags(uint32_t cp);
 /* Canonical combining class (0 for most). */
