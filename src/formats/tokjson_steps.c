@@ -88,6 +88,12 @@ static int read_charsmap(struct rd *r, const struct ynode *x)
 		 charsmap_init(&t->charsmap, blob, o, &why) ?
 		 tokjson_fail(r, x, "Precompiled: precompiled_charsmap: %s", _(why)) : 0;
 	free(blob);
+	/* the replacements are text (Hugging Face refuses a charsmap whose
+	 * strings are not UTF-8) */
+	for (size_t k = 0; !rc && k < t->charsmap.nrepl; k += strlen(t->charsmap.repl + k) + 1)
+		if (!utf8_valid(t->charsmap.repl + k))
+			rc = tokjson_fail(r, x, "Precompiled: a replacement in precompiled_charsmap "
+					  "is not UTF-8");
 	return rc;
 }
 
