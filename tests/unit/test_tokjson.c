@@ -3,7 +3,7 @@
  * with Hugging Face's tokenizers (tests/tokjson.test) does not reach: the
  * empty text, invalid UTF-8, added tokens with lstrip/rstrip/single_word,
  * labels, bad files.  The ids and texts derived by hand agree with Hugging
- * Face's tokenizers 0.23.2 on the same two files (its merges written as
+ * Face's tokenizers 0.23.2 on the same three files (its merges written as
  * pairs: it does not take the two spellings in one list). */
 #include <stdint.h>
 #include <stdio.h>
