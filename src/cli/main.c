@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "base/i18n.h"
+#include "base/stdout.h"
 #include "common/options.h"
 #include "engine/blas.h"
 #include "tui/tui.h"
@@ -56,6 +57,7 @@ int main(int argc, char **argv)
 {
 	const char *cmd = "";
 	int (*run)(struct cli *) = NULL;
+	stdout_init();
 	blas_reexec(argv);
 	i18n_init(i18n_lang_arg(argc, argv));
 	/* --lang may come before the subcommand: attnscope --lang pt_BR info */
@@ -68,7 +70,7 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; argc > 1 && i < sizeof OWN_COMMANDS / sizeof *OWN_COMMANDS; i++)
 		if (strcmp(argv[1], OWN_COMMANDS[i].name) == 0)
-			return OWN_COMMANDS[i].run(argc - 1, argv + 1);
+			return stdout_close(OWN_COMMANDS[i].run(argc - 1, argv + 1));
 	if (argc > 1) {
 		for (size_t i = 0; i < sizeof COMMANDS / sizeof *COMMANDS; i++)
 			if (strcmp(argv[1], COMMANDS[i].name) == 0) {
@@ -83,7 +85,7 @@ int main(int argc, char **argv)
 	int r = cli_parse(&c, cmd, argc, argv);
 	if (r) {
 		cli_free(&c);
-		return r < 0 ? 2 : 0;
+		return stdout_close(r < 0 ? 2 : 0);
 	}
 	int status;
 	if (run) {
@@ -92,5 +94,5 @@ int main(int argc, char **argv)
 		status = tui_run(&c);
 	}
 	cli_free(&c);
-	return status;
+	return stdout_close(status);
 }
