@@ -1,6 +1,8 @@
 /* main.c - attnscope: the subcommand dispatch. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -38,19 +40,50 @@ static const struct {
  * the start with OPENBLAS_CORETYPE naming the right one.  (A re-exec rather
  * than dlopen'ing OpenBLAS after setenv: the library, the tests and every
  * product keep calling cblas directly; the cost is one more process start,
- * a few milliseconds.)  If the exec fails, go on with the generic core. */
+ * a few milliseconds.)  If the exec fails, go on with the generic core.
+ * The exec names the binary by its real path, not /proc/self/exe: the
+ * kernel names a process after the file it executes, and ps, top, pgrep
+ * and killall would otherwise list the program as "exe". */
 static void blas_reexec(char **argv)
 {
 	const char *core = blas_better_core();
 	if (!core)
 		return;
 	struct blas_info b;
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
 	blas_info_get(&b);
+	/* a binary replaced or deleted meanwhile reads "PATH (deleted)" */
+	if (n > 0 && (size_t)n < sizeof self - 1) {
+		self[n] = 0;
+		if (access(self, X_OK) != 0)
+			n = -1;
+	} else {
+		n = -1;
+	}
 	if (setenv(BLAS_ENV_FROM, b.core, 1) == 0 &&
 	    setenv(BLAS_ENV_CORE, core, 1) == 0)
-		execv("/proc/self/exe", argv);
+		execv(n > 0 ? self : "/proc/self/exe", argv);
 	unsetenv(BLAS_ENV_CORE);
 	unsetenv(BLAS_ENV_FROM);
+}
+
+/* The name ps and pgrep show: that of the binary, even when the re-exec
+ * had to go through /proc/self/exe. */
+static void name_process(const char *argv0)
+{
+	char comm[17] = "";
+	FILE *f = fopen("/proc/self/comm", "r");
+	if (f) {
+		if (!fgets(comm, sizeof comm, f))
+			comm[0] = 0;
+		fclose(f);
+	}
+	if (strcmp(comm, "exe\n") != 0)
+		return;
+	const char *base = argv0 ? strrchr(argv0, '/') : NULL;
+	base = base ? base + 1 : argv0;
+	prctl(PR_SET_NAME, (unsigned long)(base && *base ? base : "attnscope"), 0, 0, 0);
 }
 
 int main(int argc, char **argv)
@@ -59,6 +92,7 @@ int main(int argc, char **argv)
 	int (*run)(struct cli *) = NULL;
 	stdout_init();
 	blas_reexec(argv);
+	name_process(argv[0]);
 	i18n_init(i18n_lang_arg(argc, argv));
 	/* --lang may come before the subcommand: attnscope --lang pt_BR info */
 	while (argc > 1 && strncmp(argv[1], "--lang", 6) == 0 &&
