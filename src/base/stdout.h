@@ -18,6 +18,8 @@
 #ifndef ATTNSCOPE_STDOUT_H
 #define ATTNSCOPE_STDOUT_H
 
+#include <stddef.h>
+
 /* The exit status when stdout was a pipe its reader closed: 128 + SIGPIPE. */
 #define STDOUT_EXIT_PIPE 141
 
@@ -28,5 +30,19 @@ void stdout_init(void);
  * for a closed pipe) and returns 1 (STDOUT_EXIT_PIPE for a closed pipe),
  * or status itself when status already said failure. */
 int stdout_close(int status);
+
+/* ASCII output for a locale that is not UTF-8 (LANG=C): a terminal of
+ * another charset takes UTF-8's bytes one by one, and 0x80-0x9F are its
+ * C1 controls (0x9B is CSI on an 8-bit terminal).  Replaces stdout with a
+ * stream that writes ASCII through and every other character as
+ * translit makes it (the canvas's ASCII table: "−" as "-", "∞" as "inf");
+ * text from files was escaped before (base/safetext.h, ASCII mode).  Not
+ * for the stepper: ncurses needs the real stdout.  Returns 0, or -1 when
+ * the stream cannot be made (stdout is left as it was). */
+typedef const char *(*stdout_translit)(const char *s, char *buf, size_t n);
+int stdout_set_ascii(stdout_translit translit);
+/* Flushes the ASCII stream and puts the real stdout back (before the
+ * stepper starts).  Returns 0, or EOF when the flush failed. */
+int stdout_unset_ascii(void);
 
 #endif

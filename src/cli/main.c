@@ -1,4 +1,5 @@
 /* main.c - attnscope: the subcommand dispatch. */
+#include <langinfo.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,10 +8,12 @@
 
 #include "commands.h"
 #include "base/i18n.h"
+#include "base/safetext.h"
 #include "base/stdout.h"
 #include "common/options.h"
 #include "engine/blas.h"
 #include "tui/tui.h"
+#include "views/canvas.h"
 
 static const struct {
 	const char *name;
@@ -94,6 +97,10 @@ int main(int argc, char **argv)
 	blas_reexec(argv);
 	name_process(argv[0]);
 	i18n_init(i18n_lang_arg(argc, argv));
+	/* a terminal of another charset obeys UTF-8's bytes 0x80-0x9F as C1
+	 * controls: what the program writes stays ASCII there */
+	int ascii = strcmp(nl_langinfo(CODESET), "UTF-8") != 0;
+	safetext_set_ascii(ascii);
 	/* --lang may come before the subcommand: attnscope --lang pt_BR info */
 	while (argc > 1 && strncmp(argv[1], "--lang", 6) == 0 &&
 	       (argv[1][6] == '=' || (argv[1][6] == 0 && argc > 2))) {
@@ -102,6 +109,9 @@ int main(int argc, char **argv)
 		argv += k;
 		argc -= k;
 	}
+	/* every command; the stepper gets the real stdout back below */
+	if (ascii)
+		stdout_set_ascii(canvas_ascii_text);
 	for (size_t i = 0; argc > 1 && i < sizeof OWN_COMMANDS / sizeof *OWN_COMMANDS; i++)
 		if (strcmp(argv[1], OWN_COMMANDS[i].name) == 0)
 			return stdout_close(OWN_COMMANDS[i].run(argc - 1, argv + 1));
@@ -125,6 +135,9 @@ int main(int argc, char **argv)
 	if (run) {
 		status = run(&c);
 	} else {
+		/* ncurses writes to the real stdout (in ASCII there: tui/term.c);
+		 * nothing was written before it, so nothing to lose */
+		stdout_unset_ascii();
 		status = tui_run(&c);
 	}
 	cli_free(&c);

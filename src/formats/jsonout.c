@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "base/safetext.h"
 #include "base/utf8.h"
 #include "jsonout.h"
 
@@ -23,8 +24,11 @@ void jsonout_str(struct jsonout *j, const char *s)
 		if (c == '"' || c == '\\')
 			fprintf(f, "\\%c", (char)c);
 		else if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == 0x2028 || c == 0x2029 ||
-			 (n == 1 && c == 0xfffd))
+			 (n == 1 && c == 0xfffd) || (safetext_ascii() && c < 0x10000 && c >= 0x80))
 			fprintf(f, "\\u%04x", (unsigned)c);
+		else if (safetext_ascii() && c >= 0x10000)   /* a surrogate pair */
+			fprintf(f, "\\u%04x\\u%04x", 0xd800 + ((c - 0x10000) >> 10),
+				0xdc00 + ((c - 0x10000) & 0x3ff));
 		else
 			fwrite(s, 1, (size_t)n, f);
 	}

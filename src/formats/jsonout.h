@@ -3,7 +3,9 @@
  * Strings: besides " and \ and the C0 controls, DEL, the C1 controls and
  * the line separators U+2028/U+2029 are escaped (valid JSON either way,
  * and nothing a terminal obeys: a C1 byte such as 0x9B is CSI on an 8-bit
- * terminal); a byte that is not UTF-8 becomes \ufffd.
+ * terminal); a byte that is not UTF-8 becomes \ufffd.  In safetext's
+ * ASCII mode (a locale that is not UTF-8) every character beyond ASCII is
+ * escaped too (\uNNNN, a surrogate pair beyond the BMP): the same JSON.
  *
  * Numbers: JSON has no NaN or infinity (RFC 8259, section 6), and a
  * reader that meets `nan` refuses the whole document.  A number that is
