@@ -740,7 +740,11 @@ size_t model_params(const struct model *m, const char *prefix)
 	size_t n = 0, pl = strlen(prefix);
 	for (int i = 0; i < m->ntensors; i++) {
 		const struct wtensor *t = &m->tensors[i];
-		if (strncmp(t->name, prefix, pl) == 0)
+		int again = 0;   /* one storage under two names (tied) counts once */
+		for (int j = 0; j < i && !again; j++)
+			again = m->tensors[j].data == t->data &&
+				strncmp(m->tensors[j].name, prefix, pl) == 0;
+		if (!again && strncmp(t->name, prefix, pl) == 0)
 			n += (size_t)t->shape[0] * (t->ndim > 1 ? (size_t)t->shape[1] : 1);
 	}
 	return n;
