@@ -60,9 +60,8 @@ int jsonout_end(struct jsonout *j)
 	if (j->nonfinite) {
 		fputs(",\"warnings\":[", j->f);
 		char w[160];
-		snprintf(w, sizeof w, "%d number%s not finite (NaN or infinite), written as null;"
-			 " the first: %s", j->nonfinite, j->nonfinite == 1 ? " was" : "s were",
-			 j->first);
+		snprintf(w, sizeof w, "%d numbers not finite (NaN or infinite) written as null; "
+			 "the first: %s", j->nonfinite, j->first);
 		jsonout_str(j, w);
 		fputc(']', j->f);
 	}

@@ -184,7 +184,9 @@ static int parse_step(struct lecture *l, const struct ydoc *d, const struct ynod
 			char list[256] = "";
 			for (int i = 0; VIEW_NAMES[i]; i++)
 				snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
-					 i ? VIEW_NAMES[i + 1] ? ", " : " or " : "", VIEW_NAMES[i]);
+					 /* TRANSLATORS: before the last of a list of
+					    names: "a, b or c" */
+					 i ? VIEW_NAMES[i + 1] ? ", " : _(" or ") : "", VIEW_NAMES[i]);
 			return err_set(e, "%s:%d: view must be %s, not \"%.30s\"", d->file, v->line,
 				       list, name);
 		}
