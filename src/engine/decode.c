@@ -367,26 +367,6 @@ static int top_indices(const float *row, int V, const int *sp, int k,
 
 /* The token a hypothesis feeds at a step: the last prompt token (<s> for
  * an encoder-decoder) at step 0, then its own output of the step before. */
-/* Whether the log-probabilities lp [B, V] are a distribution: no NaN, no
- * +inf, and a finite entry in every row (−inf is a token of probability
- * 0, as a bias of −inf makes it).  Logits that overflow to ±inf make every
- * entry NaN. */
-static int dist_finite(const float *lp, size_t B, int V)
-{
-	for (size_t b = 0; b < B; b++) {
-		int any = 0;
-		for (int j = 0; j < V; j++) {
-			float x = lp[b * (size_t)V + j];
-			if (isnan(x) || x == INFINITY)
-				return 0;
-			any |= isfinite(x);
-		}
-		if (!any)
-			return 0;
-	}
-	return 1;
-}
-
 static int32_t fed(const struct pass_input *src, int prompt, const struct hyp *h,
 		   int step)
 {
@@ -548,7 +528,7 @@ static int search(const struct model *m, const struct pass_input *src,
 			}
 		}
 		dec_step(&D, nlive, t, tok, lp);
-		if (r->nonfinite_step < 0 && !dist_finite(lp, (size_t)nlive, V))
+		if (r->nonfinite_step < 0 && !op_dist_finite(lp, nlive, V))
 			r->nonfinite_step = step;
 
 		/* candidates: the K best continuations of every live hypothesis */
