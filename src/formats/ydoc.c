@@ -102,18 +102,17 @@ static int cmp_mkey(const void *a, const void *b)
 	return c ? c : x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-/* The mapping c (its n pairs) with no scalar key twice: an error naming
- * the earliest repetition in the file, or (YDOC_DUPS_LAST) the earlier
- * pairs of a repeated key dropped.  n log n: a safetensors header has a
- * key a tensor. */
-static int map_unique(const char *file, struct ynode *c, int flags, struct err *e)
+/* The mapping c (its n pairs) with no scalar key twice, or an error
+ * naming the earliest repetition in the file.  n log n: a safetensors
+ * header has a key a tensor. */
+static int map_unique(const char *file, const struct ynode *c, struct err *e)
 {
 	if (c->n < 2)
 		return 0;
 	struct mkey *k = malloc(c->n * sizeof *k);
 	if (!k)
 		return err_set(e, "%s: out of memory", file);
-	size_t nk = 0, second = SIZE_MAX, dropped = 0;
+	size_t nk = 0, second = SIZE_MAX;
 	const struct ynode *again = NULL;
 	int first_line = 0;
 	for (size_t i = 0; i < c->n; i++)
@@ -130,24 +129,12 @@ static int map_unique(const char *file, struct ynode *c, int flags, struct err *
 			again = k[g + 1].k;
 			first_line = k[g].k->line;
 		}
-		for (size_t j = g; j + 1 < i; j++)   /* all but the last */
-			c->items[2 * k[j].idx] = NULL, dropped++;
 	}
 	free(k);
-	if (!dropped)
+	if (!again)
 		return 0;
-	if (!(flags & YDOC_DUPS_LAST))
-		return err_set(e, "%s:%d: key \"%.60s\" given twice (first at line %d)", file,
-			       again->line, again->str, first_line);
-	size_t m = 0;
-	for (size_t i = 0; i < c->n; i++)
-		if (c->items[2 * i]) {
-			c->items[2 * m] = c->items[2 * i];
-			c->items[2 * m + 1] = c->items[2 * i + 1];
-			m++;
-		}
-	c->n = m;
-	return 0;
+	return err_set(e, "%s:%d: key \"%.60s\" given twice (first at line %d)", file,
+		       again->line, again->str, first_line);
 }
 
 int ydoc_parse(struct ydoc *doc, const char *file, const void *buf, size_t len,
@@ -288,7 +275,7 @@ int ydoc_parse_flags(struct ydoc *doc, const char *file, const void *buf, size_t
 			c->n = c->kind == Y_MAP ? f->n / 2 : f->n;
 			f->n = 0;
 			if (c->kind == Y_MAP && !(depth == 0 && (flags & YDOC_TOP_DUPS_OK)) &&
-			    map_unique(file, c, flags, e)) {
+			    map_unique(file, c, e)) {
 				yaml_event_delete(&ev);
 				goto out;
 			}

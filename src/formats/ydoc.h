@@ -54,9 +54,6 @@ enum {
 	/* the top-level mapping may repeat a key: the caller checks them and
 	 * names them in its own words (safetensors: "duplicate tensor name") */
 	YDOC_TOP_DUPS_OK = 1,
-	/* a repeated key keeps its last value only, in every mapping, as
-	 * Python's json module and Hugging Face's config reader do */
-	YDOC_DUPS_LAST = 2,
 };
 /* ydoc_parse with flags (0: ydoc_parse). */
 int ydoc_parse_flags(struct ydoc *doc, const char *file, const void *buf, size_t len,

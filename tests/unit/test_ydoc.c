@@ -412,8 +412,7 @@ static void test_load(void)
 }
 
 /* A key given twice (issue 44): refused in any mapping, at any depth, in
- * block and flow style; YDOC_DUPS_LAST keeps the last value;
- * YDOC_TOP_DUPS_OK lets the top level repeat (the caller checks). */
+ * block and flow style; YDOC_TOP_DUPS_OK lets the top level repeat (the caller checks). */
 static void test_duplicates(void)
 {
 	expect_refused("a: 1\nb: 2\na: 3\n", 3, "key \"a\" given twice (first at line 1)",
@@ -428,16 +427,8 @@ static void test_duplicates(void)
 		       "the earliest repetition is named");
 	struct ydoc d;
 	struct err e;
-	const char *t = "a: 1\nb: {x: 1, x: 2, y: 3}\na: 3\n";
-	int rc = ydoc_parse_flags(&d, "t.yaml", t, strlen(t), YDOC_DUPS_LAST, &e);
-	tap_ok(rc == 0, "YDOC_DUPS_LAST: parses");
-	if (rc == 0) {
-		const struct ynode *a = ynode_get(d.root, "a"), *b = ynode_get(d.root, "b");
-		tap_ok(d.root->n == 2 && a && !strcmp(a->str, "3"), "YDOC_DUPS_LAST: the last a (3)");
-		tap_ok(b && b->n == 2 && !strcmp(ynode_get(b, "x")->str, "2"),
-		       "YDOC_DUPS_LAST: nested too, the last x (2), y kept");
-		ydoc_free(&d);
-	}
+	const char *t;
+	int rc;
 	t = "{\"a\": {\"k\": 1}, \"a\": {\"k\": 2}}";
 	rc = ydoc_parse_flags(&d, "t.yaml", t, strlen(t), YDOC_TOP_DUPS_OK, &e);
 	tap_ok(rc == 0 && d.root->n == 2, "YDOC_TOP_DUPS_OK: the top level keeps both");
