@@ -15,27 +15,45 @@ void stdout_init(void)
 	signal(SIGPIPE, SIG_DFL);
 }
 
+static FILE *saved, *saved_err;    /* the real streams, while ascii is on */
+static struct ascii_out *ascii;
+
+/* Puts the real stderr back (the ASCII one flushed and released). */
+static void stderr_restore(void)
+{
+	if (!saved_err)
+		return;
+	fclose(stderr);   /* keep_fd: descriptor 2 stays open */
+	stderr = saved_err;
+	saved_err = NULL;
+}
+
 int stdout_close(int status)
 {
 	/* A write that failed earlier set the stream's error flag, and the
 	 * flush now may have nothing left to write: the reason is then the
 	 * errno that write left, when it is one a write gives (nothing since
 	 * has touched stdout), else EIO. */
-	int saved = errno;
+	int saved_errno = errno;
 	int had_error = ferror(stdout);
 	errno = 0;
 	int flush_failed = fflush(stdout) != 0;
 	int err = errno;
 	if (fclose(stdout) != 0 && !flush_failed && errno != EBADF)
 		flush_failed = 1, err = errno;
-	if (!had_error && !flush_failed)
+	if (!had_error && !flush_failed) {
+		stderr_restore();
 		return status;
-	if (err == EPIPE)
+	}
+	if (err == EPIPE) {
+		stderr_restore();
 		return STDOUT_EXIT_PIPE;
+	}
 	if (!err)
-		err = saved == ENOSPC || saved == EDQUOT || saved == EFBIG || saved == EPIPE ||
-		      saved == EIO ? saved : EIO;
+		err = saved_errno == ENOSPC || saved_errno == EDQUOT || saved_errno == EFBIG ||
+		      saved_errno == EPIPE || saved_errno == EIO ? saved_errno : EIO;
 	fprintf(stderr, _("attnscope: standard output: %s\n"), strerror(err));
+	stderr_restore();
 	return status ? status : 1;
 }
 
@@ -143,9 +161,6 @@ static int ascii_close(void *cookie)
 	return r;
 }
 
-static FILE *saved;                /* the real stdout, while ascii is on */
-static struct ascii_out *ascii;
-
 static FILE *ascii_stream(int fd, stdout_translit translit, struct ascii_out **out)
 {
 	struct ascii_out *a = calloc(1, sizeof *a);
@@ -180,6 +195,7 @@ int stdout_set_ascii(stdout_translit translit)
 	fflush(stdout);
 	fflush(stderr);
 	saved = stdout;
+	saved_err = stderr;
 	ascii = a;
 	stdout = f;
 	stderr = g;
