@@ -459,8 +459,23 @@ static int resolve(const struct config *c, const struct wants *ws, int layout,
 }
 
 /* Whether layout fits the file's names, with what it implies (and
- * without the YAML's tensor_names); arch >= 0: as that architecture. */
-static int layout_fits(const struct model *m, int layout, int arch, const struct fnames *F)
+ * without the YAML's tensor_names); arch >= 0: as that architecture;
+ * shapes: the shapes too. */
+static int part_fits(const struct want *w, int nparts, int k, const struct st_tensor *t);
+
+/* ... and with shapes: every tensor found has the shape it needs. */
+static int shapes_fit(const struct wants *ws, const struct wmatch *mt, const struct fnames *F)
+{
+	for (int i = 0; i < ws->n; i++)
+		for (int k = 0; k < mt[i].nparts; k++)
+			if (mt[i].part[k] >= 0 &&
+			    !part_fits(&ws->w[i], mt[i].nparts, k, &F->t[mt[i].part[k]]))
+				return 0;
+	return 1;
+}
+
+static int layout_fits(const struct model *m, int layout, int arch, const struct fnames *F,
+		       int shapes)
 {
 	struct model tmp = *m;
 	struct wants ws = { 0 };
@@ -478,7 +493,8 @@ static int layout_fits(const struct model *m, int layout, int arch, const struct
 	int *cl = calloc((size_t)F->n + 1, sizeof *cl);
 	if (tmp.enc && tmp.dec && cl && !build_wants(&tmp, &ws) &&
 	    (mt = calloc((size_t)ws.n + 1, sizeof *mt)))
-		fits = resolve(&tmp.cfg, &ws, layout, 0, F, mt, cl, &nobias) == 0;
+		fits = resolve(&tmp.cfg, &ws, layout, 0, F, mt, cl, &nobias) == 0 &&
+		       (!shapes || shapes_fit(&ws, mt, F));
 	free(mt);
 	free(cl);
 	free(ws.w);
@@ -580,21 +596,23 @@ static int part_fits(const struct want *w, int nparts, int k, const struct st_te
 
 static const char *const ARCH_WORDS[] = { "encoder-decoder", "decoder-only", "encoder-only" };
 
-/* What would fit instead, into k: another architecture (the YAML forgot
- * architecture: or gave the wrong one), another layout, or both. */
+/* What would fit instead, into k: another layout (its names), and when
+ * the names do not fit as they are (names), another architecture (the
+ * YAML forgot architecture: or gave the wrong one), names and shapes,
+ * with the layout it needs when the layout alone does not do. */
 static void suggest(const struct model *m, const struct fnames *F, const char *path,
-		    struct kind *k)
+		    int names, struct kind *k)
 {
 	const struct config *c = &m->cfg;
-	for (int A = 0; A < 3; A++)
+	int fits[LAYOUT_N] = { 0 };
+	for (int L = 0; L < LAYOUT_N; L++)
+		if (L != c->layout && (fits[L] = layout_fits(m, L, -1, F, 0)))
+			kind_say(k, N_("%s: these names fit layout: %s"), path, LAYOUT_NAMES[L]);
+	for (int A = 0; A < 3 && names; A++)
 		for (int L = 0; L < LAYOUT_N; L++) {
-			if ((A == (int)c->arch && L == c->layout) ||
-			    !layout_fits(m, L, A == (int)c->arch ? -1 : A, F))
+			if (A == (int)c->arch || fits[L] || !layout_fits(m, L, A, F, 1))
 				continue;
-			if (A == (int)c->arch)
-				kind_say(k, N_("%s: these names fit layout: %s"), path,
-					 LAYOUT_NAMES[L]);
-			else if (L == c->layout)
+			if (L == c->layout)
 				kind_say(k, N_("%s: these tensors fit architecture: %s"), path,
 					 ARCH_WORDS[A]);
 			else
@@ -660,7 +678,7 @@ static int mismatch(const struct model *m, const struct wants *ws,
 		}
 	for (int i = 0; i < ws->n; i++)
 		want_problems(&ws->w[i], &mt[i], F, nobias, path, &k[1], &k[2]);
-	suggest(m, F, path, &k[3]);
+	suggest(m, F, path, k[0].n + k[1].n > 0, &k[3]);
 	if (k[0].n + k[1].n + k[2].n + k[3].n > 1) {   /* one problem: one line */
 		char head[512], line[1024];
 		snprintf(head, sizeof head, _("%s: the tensors do not fit the model (layout %s): "
