@@ -19,6 +19,7 @@
 #include "forward.h"
 #include "ops.h"
 #include "pool.h"
+#include "relpos.h"
 #include "rope.h"
 #include "base/clock.h"
 
@@ -36,6 +37,8 @@ struct dec {
 	float *hid, *up;       /* [bcap, max(F, V)], [bcap, F] (gated) */
 	float *sc;             /* [max(tcap, S)] */
 	float *inv;            /* [dk/2] rotary frequencies, or NULL */
+	float *relb;           /* [h, tcap] T5's bias of a key n positions
+	                          before the query (causal buckets), or NULL */
 	const struct pass_opts *po;   /* the what-if ablation of a head */
 };
 
@@ -54,6 +57,7 @@ static void dec_free(struct dec *D)
 	free(D->ck); free(D->cv); free(D->kc); free(D->vc); free(D->kc2);
 	free(D->vc2); free(D->x); free(D->u); free(D->y); free(D->qkv);
 	free(D->cat); free(D->hid); free(D->up); free(D->sc); free(D->inv);
+	free(D->relb);
 }
 
 /* Cross-attention keys and values of the memory, once per layer. */
@@ -125,6 +129,15 @@ static int dec_init(struct dec *D, const struct model *m, const float *memory,
 			return -1;
 		rope_inv_freq(c, D->dk, D->inv);
 	}
+	if (c->rel_buckets && m->dec_rel_bias) {   /* T5: one row per distance */
+		if (!(D->relb = malloc((size_t)D->h * tcap * sizeof(float))))
+			return -1;
+		for (int n = 0; n < tcap; n++) {
+			int k = relpos_bucket(-n, 0, c->rel_buckets, c->rel_max_dist);
+			for (int hh = 0; hh < D->h; hh++)
+				D->relb[(size_t)hh * tcap + n] = m->dec_rel_bias[(size_t)k * D->h + hh];
+		}
+	}
 	return D->cross ? cross_kv(D) : 0;
 }
 
@@ -137,12 +150,15 @@ static float *cache_row(float *c, const struct dec *D, int l, int b, int t)
  * with stride kvd; keys before lo and from key_len on masked), softmax,
  * weighted sum of V. */
 static void attend(const struct dec *D, const float *q, const float *K,
-		   const float *V, int n, int lo, int key_len, float *out)
+		   const float *V, int n, int lo, int key_len, const float *bias,
+		   float *out)
 {
 	const double as = D->m->cfg.attn_scale;
 	const float scale = as > 0 ? (float)as : 1.0f / sqrtf((float)D->dk);
 	cblas_sgemv(CblasRowMajor, CblasNoTrans, n, D->dk, scale, K, D->kvd, q, 1,
 		    0.0f, D->sc, 1);
+	for (int j = 0; bias && j < n; j++)   /* T5: key j is n − 1 − j back */
+		D->sc[j] += bias[n - 1 - j];
 	for (int j = 0; j < lo && j < n; j++)
 		D->sc[j] = -INFINITY;
 	for (int j = key_len; j < n; j++)
@@ -198,12 +214,23 @@ static void embed_row(struct dec *D, int B, int t, const int32_t *tok)
 				pe[i + 1] = (float)cos(a);
 		}
 	}
+	const int half = (d + 1) / 2;
+	for (int i = 0; c->pe == PE_SIN_HALVES && i < half; i++) {   /* Marian's */
+		double a = t / pow(10000.0, (double)(2 * i) / d);
+		pe[i] = (float)sin(a);
+		if (half + i < d)
+			pe[half + i] = (float)cos(a);
+	}
+	const int sin = c->pe == PE_SINUSOIDAL || c->pe == PE_SIN_HALVES;
+	const float *pos = m->tgt_pos_embed ? m->tgt_pos_embed : m->pos_embed;
+	const float *row = c->pe == PE_LEARNED ? pos + (size_t)(t + c->pos_offset) * d : NULL;
 	for (int b = 0; b < B; b++)
 		for (int j = 0; j < d; j++) {
-			float p = c->pe == PE_SINUSOIDAL ? pe[j] :
-				  c->pe == PE_LEARNED ? m->pos_embed[(size_t)t * d + j] : 0.0f;
+			float p = sin ? pe[j] : row ? row[j] : 0.0f;
 			D->x[(size_t)b * d + j] = m->tgt_embed[(size_t)tok[b] * d + j] * sc + p;
 		}
+	if (m->tgt_in_norm_w)   /* BART's layernorm_embedding */
+		forward_norm(c, D->x, B, m->tgt_in_norm_w, m->tgt_in_norm_b, D->x);
 }
 
 /* Self-attention of layer l at position t over the cache: each row's
@@ -231,6 +258,7 @@ static void self_attn(struct dec *D, int l, int B, int t, const float *u)
 		for (int hh = 0; hh < D->h; hh++)
 			attend(D, r + hh * dk, cache_row(D->kc, D, l, b, 0) + hh / group * dk,
 			       cache_row(D->vc, D, l, b, 0) + hh / group * dk, t + 1, lo, t + 1,
+			       D->relb ? D->relb + (size_t)hh * D->tcap : NULL,
 			       D->cat + (size_t)b * qd + hh * dk);
 	}
 	int z = ablated_head(D, l, 0);
@@ -247,7 +275,7 @@ static void cross_attn(struct dec *D, int l, int B, const float *u)
 	for (int b = 0; b < B; b++)
 		for (int hh = 0; hh < D->h; hh++)
 			attend(D, D->qkv + (size_t)b * qd + hh * dk, D->ck + off + hh / group * dk,
-			       D->cv + off + hh / group * dk, D->S, 0, D->src_len,
+			       D->cv + off + hh / group * dk, D->S, 0, D->src_len, NULL,
 			       D->cat + (size_t)b * qd + hh * dk);
 	int z = ablated_head(D, l, 1);
 	for (int b = 0; z >= 0 && b < B; b++)
@@ -299,6 +327,12 @@ static void dec_step(struct dec *D, int B, int t, const int32_t *tok, float *out
 	if (m->dec_norm_w) {
 		forward_norm(c, D->x, B, m->dec_norm_w, m->dec_norm_b, D->u);
 		y = D->u;
+	}
+	if (c->logit_scale > 0) {   /* T5 v1.0's tied head: x·d^-½ */
+		float *ys = y == D->u ? D->u : D->y;
+		for (size_t i = 0; i < (size_t)B * d; i++)
+			ys[i] = y[i] * (float)c->logit_scale;
+		y = ys;
 	}
 	op_linear(y, B, d, m->gen_w, m->gen_b, D->V, out);
 	/* log-softmax per row */
