@@ -507,7 +507,7 @@ static int check_input(const struct model *m, const struct pass_input *src,
 	   decoder-only model */
 	const int P = src->prompt;
 	if (!src->tgt_ids || P < 1 || P > src->tgt_len || src->tgt_len > src->T ||
-	    (c->arch == ARCH_ENC_DEC && P != 1))
+	    (c->arch == ARCH_ENC_DEC && P != (m->ndec_start ? m->ndec_start : 1)))
 		return err_set(e, "%s: no decoder prompt to decode after (%d tokens given, %d in the input)",
 			       m->path, P, src->tgt_len);
 	for (int i = 0; i < P; i++)
@@ -557,7 +557,7 @@ static int search(const struct model *m, const struct pass_input *src,
 	int S = 0, rc = -1;
 	if (c->arch == ARCH_ENC_DEC) {
 		struct pass_input in1 = *src;   /* the encoder, plus one <s> step */
-		int32_t sos = m->tgt_sp[TOK_SOS];
+		int32_t sos = src->tgt_ids[0];   /* <s>, or decoder_start_token_id */
 		char *sos_tok = (char *)"<s>";
 		in1.tgt_ids = &sos;
 		in1.tgt_tok = &sos_tok;
@@ -828,8 +828,8 @@ int decode_set_target(const struct model *m, struct pass_input *in,
 	}
 	for (int i = 0; i < T; i++) {
 		int pad = m->tgt_sp[TOK_PAD] >= 0 ? m->tgt_sp[TOK_PAD] : 0;
-		nid[i] = i < prompt ? (m->cfg.arch == ARCH_DEC_ONLY ? in->tgt_ids[i]
-					: m->tgt_sp[TOK_SOS])
+		nid[i] = i < prompt ? (m->cfg.arch == ARCH_DEC_ONLY ? in->tgt_ids[i] :
+				       i < m->ndec_start ? m->dec_start[i] : m->tgt_sp[TOK_SOS])
 			 : i < len ? ids[i - prompt] : pad;
 		ntok[i] = strdup(vocab_str(&m->tgt_vocab, nid[i]));
 		if (!ntok[i]) {
@@ -865,11 +865,12 @@ int decode_teacher_force(const struct model *m, struct pass_input *in,
 		free(ltok);
 		return -1;
 	}
+	const int pad = m->tgt_sp[TOK_PAD], eos = m->tgt_sp[TOK_EOS];
 	/* position i predicts decoder input i+1: the output after the prompt */
 	for (int i = 0; i < T; i++) {
 		int k = i - (prompt - 1);   /* index into ids */
-		lab[i] = i >= in->tgt_len ? TOK_PAD : k < 0 ? in->tgt_ids[i + 1] :
-			 k < n ? ids[k] : TOK_EOS;
+		lab[i] = i >= in->tgt_len ? (pad >= 0 ? pad : TOK_PAD) : k < 0 ? in->tgt_ids[i + 1] :
+			 k < n ? ids[k] : eos >= 0 ? eos : TOK_EOS;
 		if (!(ltok[i] = strdup(vocab_str(&m->tgt_vocab, lab[i])))) {
 			tokens_free(ltok, i);
 			free(lab);
