@@ -417,7 +417,12 @@ char *spm_text(char *const *pieces, int n, char *buf, size_t cap)
 		return buf;
 	for (int i = 0; i < n; i++) {
 		int b = piece_byte(pieces[i]);
-		if (b >= 0 && nb < sizeof bytes) {
+		if (b >= 0) {
+			if (nb == sizeof bytes) {     /* (a long run: in parts) */
+				if (put_bytes(&o, bytes, nb))
+					goto out;
+				nb = 0;
+			}
 			bytes[nb++] = (unsigned char)b;
 			continue;
 		}

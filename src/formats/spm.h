@@ -56,7 +56,19 @@ enum spm_type {
 #define SPM_MAX_PIECES (1 << 22)
 #define SPM_MAX_PIECE_BYTES 1024
 
-/* What spm_new is built from.  Arrays are read, not kept. */
+/* What spm_new is built from.  Arrays are read, not kept.
+ *
+ * From GGUF's "llama" tokenizer (tokenizer.ggml.model = "llama"): n and
+ * pieces from tokenizer.ggml.tokens, scores from .scores, types from
+ * .token_type (llama.cpp's 0, undefined, read as SPM_NORMAL), model SPM_BPE
+ * (SPM_UNIGRAM if a converter says so), byte_fallback 1 when any type is
+ * SPM_BYTE, add_dummy_prefix tokenizer.ggml.add_space_prefix (default 1),
+ * remove_extra_whitespaces 0, escape_whitespaces 1, charsmap NULL (or
+ * tokenizer.ggml.precompiled_charsmap when present), bos/eos/pad from
+ * .bos_token_id, .eos_token_id, .padding_token_id (-1 when absent).  The
+ * ids are then SentencePiece's own for that model (what llama.cpp's SPM
+ * tokenizer is meant to give; not compared with llama.cpp here); whether
+ * to put BOS in front (tokenizer.ggml.add_bos_token) is the caller's. */
 struct spm_spec {
 	int n;                        /* pieces, 1 … SPM_MAX_PIECES */
 	const char *const *pieces;    /* [n] non-empty UTF-8 strings */

@@ -83,18 +83,18 @@ static int unigram(const struct spm *s, const char *t, size_t size, struct seg *
 			if (id < 0 || s->type[id] == SPM_UNUSED)
 				continue;
 			size_t length = end - start;
-			if (s->type[id] == SPM_USER_DEFINED) {
-				/* (length * max_score_ - 0.1: float, then double) */
-				double sc = (double)((float)length * s->priv->max_score) - 0.1;
-				offer(&b[end], sc + (double)here, (long)start, id);
-			} else {
-				float cand = s->score[id] + here;
-				offer(&b[end], (double)cand, (long)start, id);
-			}
+			/* as the library's types make it: a piece's score is a
+			 * double (length * max_score_ is a float, less 0.1 a
+			 * double, and the other branch of the ?: becomes one), so
+			 * the sum is rounded once, when it is stored as a float */
+			double sc = s->type[id] == SPM_USER_DEFINED ?
+				    (double)((float)length * s->priv->max_score) - 0.1 :
+				    (double)s->score[id];
+			offer(&b[end], sc + (double)here, (long)start, id);
 			single |= length == mblen;
 		}
 		if (!single) {
-			float cand = unk_score + here;
+			float cand = unk_score + here;      /* (float + float) */
 			offer(&b[start + mblen], (double)cand, (long)start, s->unk_id);
 		}
 		start += mblen;

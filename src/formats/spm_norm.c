@@ -50,13 +50,16 @@ static uint32_t u_offset(uint32_t u) { return (u >> 10) << ((u & (1u << 9)) >> 6
 /* The longest rule matching a prefix of text[0..len) (Darts'
  * commonPrefixSearch, the longest of its results): its length, and in
  * *value its replacement's offset; 0 when none (or the trie leads outside
- * itself: a broken trie matches nothing there). */
+ * itself: a broken trie matches nothing there).  A walk stops after
+ * RULE_MAX bytes: real rules are a few characters, and a hostile trie
+ * that loops would otherwise make normalising quadratic in the text. */
+#define RULE_MAX 256
 static size_t charsmap_match(const struct spm_priv *v, const char *text, size_t len,
 			     uint32_t *value)
 {
 	size_t best = 0;
 	uint32_t pos = u_offset(v->units[0]);
-	for (size_t i = 0; i < len; i++) {
+	for (size_t i = 0; i < len && i < RULE_MAX; i++) {
 		unsigned char c = (unsigned char)text[i];
 		pos ^= c;
 		if (pos >= v->nunits)

@@ -7,7 +7,7 @@
  * the ids decode.  As a text, encoded by the seed models llama.model (BPE,
  * byte fallback, no normalisation) and rules.model (unigram, a charsmap of
  * custom rules, a user-defined piece): ids in range, and with llama.model
- * a valid UTF-8 text comes back from decode byte for byte. */
+ * a valid UTF-8 text without "▁" comes back from decode byte for byte. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,7 +75,7 @@ static void as_model(const uint8_t *data, size_t size)
 {
 	static const char *const texts[] = {
 		"Hello world", "  olá,   mundo  ", "\xef\xbc\xa6\xef\xbc\xb5\xef\xbc\xac\xef\xbc\xac 123",
-		"\xf0\x9f\x98\x80 \xef\xac\x81ne", "a\xff" "b", "", " ", "x\ty\nz",
+		"\xf0\x9f\x98\x80 \xef\xac\x81ne", "a\xff-b", "", " ", "x\ty\nz",
 	};
 	struct err e;
 	struct spm *s = spm_load_buffer(data, size, "fuzz.model", &e);
@@ -102,8 +102,10 @@ static void as_text(const uint8_t *data, size_t size)
 	if (size > 4096)
 		size = 4096;
 	char *d = encode_check(llama, (const char *)data, size, &dlen, &invalid);
-	/* no normalisation, every byte has a piece: the text comes back */
-	if (d && !invalid && (dlen != size || memcmp(d, data, size))) {
+	/* no normalisation, every byte has a piece: the text comes back (but
+	 * for a "▁" typed in it, which decodes as a space) */
+	if (d && !invalid && !memmem(data, size, SPM_SPACE, 3) &&
+	    (dlen != size || memcmp(d, data, size))) {
 		fprintf(stderr, "fuzz_spm: llama.model does not give the text back (%zu bytes, "
 			"%zu back)\n", size, dlen);
 		abort();

@@ -6,7 +6,7 @@
 Trains small models with the SentencePiece library (unigram and BPE, with
 and without byte_fallback and user-defined symbols, a T5-like one, a
 Llama-like one, nmt_nfkc, nfkc_cf, identity and custom-rule normalisation,
-word and char) on a generated text, encodes a few hundred varied sentences
+word and char; and three with some pieces made UNUSED) on a generated text, encodes a few hundred varied sentences
 (English, Portuguese accents, fullwidth forms, emoji, runs of spaces,
 digits, characters no model has seen) with the library and with SPMTOK
 (tests/spm/spmtok), and compares the ids exactly; then decodes the
@@ -112,6 +112,70 @@ CONFIGS = [
 ]
 
 
+def varint(b, i):
+    v = s = 0
+    while True:
+        c = b[i]
+        i += 1
+        v |= (c & 0x7F) << s
+        s += 7
+        if c < 0x80:
+            return v, i
+
+
+def put_varint(v):
+    out = bytearray()
+    while True:
+        out.append((v & 0x7F) | (0x80 if v > 0x7F else 0))
+        v >>= 7
+        if not v:
+            return bytes(out)
+
+
+def with_unused(src, dst, every):
+    """Copies the model src to dst with every `every`-th NORMAL piece of
+    more than one character made UNUSED (type 5), written with the wire
+    format by hand (python3-sentencepiece comes without protobuf)."""
+    b = open(src, "rb").read()
+    out = bytearray()
+    i = k = 0
+    while i < len(b):
+        start = i
+        key, i = varint(b, i)
+        if key & 7 == 0:
+            _, i = varint(b, i)
+        elif key & 7 == 2:
+            n, i = varint(b, i)
+            body, i = b[i:i + n], i + n
+            if key >> 3 == 1:
+                j, text, typ, rest = 0, b"", 1, bytearray()
+                while j < len(body):
+                    fk, j2 = varint(body, j)
+                    if fk & 7 == 2:
+                        ln, j2 = varint(body, j2)
+                        text = body[j2:j2 + ln]
+                        rest += body[j:j2 + ln]
+                        j = j2 + ln
+                    elif fk & 7 == 5:
+                        rest += body[j:j2 + 4]
+                        j = j2 + 4
+                    else:
+                        typ, j = varint(body, j2)
+                if typ == 1 and len(text.decode()) > 1:
+                    k += 1
+                    if k % every == 0:
+                        typ = 5
+                rest += b"\x18" + put_varint(typ)
+                out += b"\x0a" + put_varint(len(rest)) + rest
+                continue
+        elif key & 7 == 5:
+            i += 4
+        else:
+            i += 8
+        out += b[start:i]
+    open(dst, "wb").write(bytes(out))
+
+
 class Tap:
     def __init__(self):
         self.n = 0
@@ -198,7 +262,18 @@ def main():
         total += len(texts)
         agree += good
         compare_decode(tap, spmtok, name, path, sp, want, r)
-    print("# %d of %d (text, model) pairs agree over %d models" % (agree, total, len(CONFIGS)))
+    # UNUSED pieces: BPE splits them back into what made them, unigram skips them
+    for base in ("bpe", "unigram", "bpe-bytes-user"):
+        name = base + "-unused"
+        path = os.path.join(work, name + ".model")
+        with_unused(os.path.join(work, base + ".model"), path, 7)
+        sp = spm.SentencePieceProcessor(model_file=path)
+        want, good = compare_encode(tap, spmtok, name, path, sp, texts)
+        total += len(texts)
+        agree += good
+        compare_decode(tap, spmtok, name, path, sp, want, r)
+    nmodels = len(CONFIGS) + 3
+    print("# %d of %d (text, model) pairs agree over %d models" % (agree, total, nmodels))
     print("1..%d" % tap.n)
     return 1 if tap.failed else 0
 
