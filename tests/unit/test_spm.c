@@ -297,7 +297,7 @@ static void labels(void)
 {
 	char buf[64];
 	const char *cases[][2] = {
-		{ SP "cat", "\xe2\x90\xa3" "cat" }, { "<0x0A>", "\xe2\x86\xb5" },
+		{ SP "cat", SP "cat" }, { "<0x0A>", "\xe2\x86\xb5" },
 		{ "<0x09>", "\xe2\x87\xa5" }, { "<0x41>", "A" }, { "<0xC3>", "<0xC3>" },
 		{ "na\xc3\xaf" "ve", "na\xc3\xaf" "ve" }, { "</s>", "</s>" },
 	};
@@ -307,7 +307,7 @@ static void labels(void)
 		       cases[i][0], cases[i][1], buf);
 	}
 	spm_label(SP SP SP SP, buf, 8);
-	tap_ok(!strcmp(buf, "\xe2\x90\xa3\xe2\x90\xa3"), "a label cut at a character (%s)", buf);
+	tap_ok(!strcmp(buf, SP SP), "a label cut at a character (%s)", buf);
 	char *p[] = { SP "ol", "<0xC3>", "<0xA1>", SP "mundo" };
 	spm_text(p, 4, buf, sizeof buf);
 	tap_ok(!strcmp(buf, "ol\xc3\xa1 mundo"), "spm_text joins pieces (%s)", buf);
