@@ -108,6 +108,8 @@ def tokenizer(a, fam):
                     voc[p] = len(voc)
         for code in (">>por<<", ">>pt_BR<<"):
             voc[code] = len(voc)
+        while len(voc) < a.vocab - 1:   # a real model's size (bench)
+            voc["<extra:%d>" % len(voc)] = len(voc)
         voc["<pad>"] = len(voc)
         json.dump(voc, open(os.path.join(d, "vocab.json"), "w"), ensure_ascii=False)
         V = len(voc)
@@ -143,7 +145,7 @@ def make(a):
     V, ids = tokenizer(a, fam)
 
     def w(*shape):
-        return rng.standard_normal(shape) * a.std
+        return rng.standard_normal(shape, dtype=np.float32) * np.float32(a.std)
 
     def ln():
         return 1 + w(a.d) * 0.5
@@ -592,6 +594,8 @@ def main():
     m.add_argument("--std", type=float, default=0,
                    help="of the weights (0: 0.3, T5's unscaled scores 0.15)")
     m.add_argument("--seed", type=int, default=1)
+    m.add_argument("--vocab", type=int, default=0,
+                   help="Marian: vocab.json padded to this many tokens")
     c = sub.add_parser("check")
     c.add_argument("dir")
     c.add_argument("dump")
