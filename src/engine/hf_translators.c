@@ -275,7 +275,9 @@ static int specials(struct model *m, enum fam f, const struct hf_ids *id, struct
 {
 	const int bart = f == F_BART || f == F_MBART;
 	const int unk = vocab_id(&m->src_vocab, "<unk>");
-	const int src[TOK_NSPECIAL] = { id->pad, bart ? id->bos : -1, id->eos, unk };
+	/* BART: <s> … </s>; Marian, T5 and mBART (whose language code after
+	   </s> comes from its own tokenizer): … </s> */
+	const int src[TOK_NSPECIAL] = { id->pad, f == F_BART ? id->bos : -1, id->eos, unk };
 	const int tgt[TOK_NSPECIAL] = { id->pad, bart ? id->bos : id->start, id->eos, unk };
 	struct tokenizer_cfg *t = &m->cfg.tok;
 	for (int i = 0; i < TOK_NSPECIAL; i++) {
