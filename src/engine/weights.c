@@ -750,6 +750,9 @@ static int bind_file(struct model *m, struct wants *ws, struct err *e)
 	int bi = fn_find(&F, "cls.predictions.decoder.bias");
 	if (m->cfg.layout == LAYOUT_BERT && bi >= 0 && fn_find(&F, "cls.predictions.bias") < 0)
 		F.canon[bi] = "cls.predictions.bias";   /* the same storage, its other name */
+	int ei = fn_find(&F, "encoder.embed_tokens.weight");   /* a file that kept the */
+	if (m->cfg.layout >= LAYOUT_BART && ei >= 0 && fn_find(&F, "shared.weight") < 0)
+		F.canon[ei] = "shared.weight";   /* encoder's copy of shared, not shared */
 	layout_prefix(F.canon, F.n, F.prefix);
 	int problems = resolve(&m->cfg, ws, m->cfg.layout, 1, &F, mt, claimed, &nobias);
 	for (int i = 0; i < ws->n; i++)
