@@ -268,6 +268,37 @@ static int marian_vocab_check(const struct model *m, const char *vocab_json, str
 	return 0;
 }
 
+/* T5Tokenizer's sentinels after the SentencePiece pieces: <extra_id_0>
+ * has the last of the 100 ids (extra_ids' default), <extra_id_99> the
+ * first; as many as the embedding has rows for. */
+static int t5_extra_ids(struct vocab *v, int vocab, struct err *e)
+{
+	const int n0 = v->n, nx = vocab - n0 < 100 ? vocab - n0 : 100;
+	if (nx <= 0)
+		return 0;
+	char **all = calloc((size_t)(n0 + nx), sizeof *all);
+	int rc = -1;
+	if (!all)
+		return err_set(e, "out of memory");
+	for (int i = 0; i < n0 + nx; i++) {
+		char buf[32];
+		snprintf(buf, sizeof buf, "<extra_id_%d>", nx - 1 - (i - n0));
+		if (!(all[i] = strdup(i < n0 ? v->tok[i] : buf)))
+			goto out;
+	}
+	struct vocab nv;
+	if (vocab_init(&nv, (const char *const *)all, n0 + nx, "vocabulary", e) == 0) {
+		vocab_free(v);
+		*v = nv;
+		rc = 0;
+	}
+out:
+	for (int i = 0; i < n0 + nx; i++)
+		free(all[i]);
+	free(all);
+	return rc;
+}
+
 /* The specials as config.json gives them: the source is wrapped as
  * tokens </s> (BART: <s> tokens </s>), the decoder starts from
  * decoder_start_token_id (and BART's forced_bos_token_id). */
@@ -313,10 +344,11 @@ int hf_translators_tokenizer(struct model *m, const char *dir, const struct hf_i
 		rc = model_tok_spm(m, p[0], p[1], e) || model_tok_spm_vocab(m, p[2], e) ||
 		     marian_vocab_check(m, p[2], e);
 	else if (f == F_T5)
-		rc = model_tok_spm(m, p[0], NULL, e);
+		rc = model_tok_spm(m, p[0], NULL, e) || t5_extra_ids(&m->src_vocab, vocab, e) ||
+		     t5_extra_ids(&m->tgt_vocab, vocab, e);
 	else
 		rc = model_tok_gpt2(m, p[0], p[1], e);
-	/* T5's extra ids and the embedding's spare rows: <unused:ID> */
+	/* the embedding's spare rows: <unused:ID> */
 	if (!rc && m->src_vocab.n < vocab)
 		rc = vocab_pad(&m->src_vocab, vocab, e) || vocab_pad(&m->tgt_vocab, vocab, e);
 	if (!rc && m->src_vocab.n != vocab)

@@ -477,6 +477,8 @@ def vocab_list(d, cfg):
     V = cfg["vocab_size"]
     if os.path.exists(os.path.join(d, "spiece.model")):
         toks = spm_pieces(os.path.join(d, "spiece.model"))[1]
+        nx = min(100, V - len(toks))   # T5Tokenizer's sentinels, extra_id_0 last
+        toks += ["<extra_id_%d>" % (nx - 1 - k) for k in range(nx)]
     else:
         v = json.load(open(os.path.join(d, "vocab.json")))
         toks = [None] * len(v)
