@@ -221,12 +221,12 @@ static void embed_row(struct dec *D, int B, int t, const int32_t *tok)
 		if (half + i < d)
 			pe[half + i] = (float)cos(a);
 	}
-	const int sin = c->pe == PE_SINUSOIDAL || c->pe == PE_SIN_HALVES;
+	const int sinus = c->pe == PE_SINUSOIDAL || c->pe == PE_SIN_HALVES;
 	const float *pos = m->tgt_pos_embed ? m->tgt_pos_embed : m->pos_embed;
 	const float *row = c->pe == PE_LEARNED ? pos + (size_t)(t + c->pos_offset) * d : NULL;
 	for (int b = 0; b < B; b++)
 		for (int j = 0; j < d; j++) {
-			float p = sin ? pe[j] : row ? row[j] : 0.0f;
+			float p = sinus ? pe[j] : row ? row[j] : 0.0f;
 			D->x[(size_t)b * d + j] = m->tgt_embed[(size_t)tok[b] * d + j] * sc + p;
 		}
 	if (m->tgt_in_norm_w)   /* BART's layernorm_embedding */
