@@ -101,6 +101,8 @@ struct config {
 	double logit_scale;          /* logits = (x·logit_scale)·W_genᵀ (T5
 	                                v1.0's tied d^-0.5; 0: 1) */
 	struct rope_cfg rope;        /* PE_ROPE */
+	char wdtype[32];             /* the weights file's dtypes ("BF16",
+	                                "F32+F16"), "" without a file */
 	int tie_gen;                 /* logits through the embedding: 1 always
 	                                (an lm_head in the file is not used),
 	                                0 never (the file must have one), -1

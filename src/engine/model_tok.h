@@ -43,6 +43,11 @@ int model_tok_spm(struct model *m, const char *src_model, const char *tgt_model,
  * specials are found again in it.  The caller adds </s> as Marian does
  * (wrap_source with sos null). */
 int model_tok_spm_vocab(struct model *m, const char *vocab_json, struct err *e);
+/* A tokenizer built elsewhere (spm_new: GGUF's tokenizer.ggml.*) as the
+ * model's, on both sides, as model_tok_spm sets it up; what names it in
+ * errors.  m owns s from the call on, failed or not. */
+struct spm;
+int model_tok_spm_adopt(struct model *m, struct spm *s, const char *what, struct err *e);
 void model_tok_spm_free(struct model *m);
 
 /* The YAML's tokenizer: mapping tk (type gpt2 or wordpiece, already read

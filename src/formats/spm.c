@@ -7,6 +7,7 @@
 
 #include "spm_int.h"
 #include "vocab.h"
+#include "base/i18n.h"
 #include "base/utf8.h"
 
 static const char UNK_SURFACE[] = " \xe2\x81\x87 ";   /* " ⁇ " */
@@ -19,19 +20,6 @@ static uint64_t hash_bytes(const char *p, size_t len)
 	for (size_t i = 0; i < len; i++)
 		h = spm_hash_step(h, (unsigned char)p[i]);
 	return h;
-}
-
-const struct spm_entry *spm_find(const struct spm *s, uint64_t h, const char *p,
-				 size_t len)
-{
-	const struct spm_priv *v = s->priv;
-	for (size_t i = (size_t)h & v->mask;; i = (i + 1) & v->mask) {
-		const struct spm_entry *t = &v->tab[i];
-		if (!t->s)
-			return NULL;
-		if (t->h == h && t->len == len && !memcmp(t->s, p, len))
-			return t;
-	}
 }
 
 /* The slot for p[0..len) (found or empty). */
@@ -49,8 +37,105 @@ static int reserved_type(int t)
 	return t == SPM_CONTROL || t == SPM_UNKNOWN || t == SPM_BYTE;
 }
 
-/* Puts piece id (and, for a normal piece, its prefixes) into the table.
- * Returns 0, or -1 when the map already has the piece. */
+const struct spm_entry *spm_find(const struct spm *s, uint64_t h, const char *p,
+				 size_t len)
+{
+	const struct spm_priv *v = s->priv;
+	for (size_t i = (size_t)h & v->mask;; i = (i + 1) & v->mask) {
+		const struct spm_entry *t = &v->tab[i];
+		if (!t->s)
+			return NULL;
+		if (t->h == h && t->len == len && !memcmp(t->s, p, len))
+			return t;
+	}
+}
+
+/* The fingerprint of a hash in the prefix set: its high half, never 0. */
+static uint32_t fingerprint(uint64_t h)
+{
+	return (uint32_t)(h >> 32) | 1u;
+}
+
+int spm_prefix(const struct spm *s, uint64_t h)
+{
+	const struct spm_priv *v = s->priv;
+	uint32_t f = fingerprint(h);
+	for (size_t i = (size_t)h & v->pmask; v->pfx[i]; i = (i + 1) & v->pmask)
+		if (v->pfx[i] == f)
+			return 1;
+	return 0;
+}
+
+/* The table of whole pieces doubled (entries keep their hashes), or NULL. */
+static struct spm_entry *grow(struct spm_entry *old, size_t n)
+{
+	struct spm_entry *nt = calloc(2 * n, sizeof *nt);
+	if (!nt)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (!old[i].s)
+			continue;
+		size_t k = (size_t)old[i].h & (2 * n - 1);
+		while (nt[k].s)
+			k = (k + 1) & (2 * n - 1);
+		nt[k] = old[i];
+	}
+	free(old);
+	return nt;
+}
+
+/* Adds h's fingerprint to the prefix set (room is there). */
+static void prefix_put(struct spm_priv *v, uint64_t h)
+{
+	uint32_t f = fingerprint(h);
+	size_t i = (size_t)h & v->pmask;
+	for (; v->pfx[i]; i = (i + 1) & v->pmask)
+		if (v->pfx[i] == f)
+			return;
+	v->pfx[i] = f;
+	v->pused++;
+}
+
+/* Puts every prefix of piece id into the prefix set. */
+static void prefixes_of(struct spm *s, int id)
+{
+	uint64_t h = SPM_FNV_OFFSET;
+	for (const char *p = s->piece[id]; *p; p++) {
+		h = spm_hash_step(h, (unsigned char)*p);
+		prefix_put(s->priv, h);
+	}
+}
+
+/* Adds h's fingerprint (of a prefix of piece id) to the prefix set, which
+ * grows to stay at most half full: a fingerprint does not say its slot, so
+ * a grown set is refilled from pieces 0 … id.  Returns 0, or -1 (out of
+ * memory). */
+static int prefix_add(struct spm *s, uint64_t h, int id)
+{
+	struct spm_priv *v = s->priv;
+	if (2 * (v->pused + 1) > v->pmask + 1) {
+		size_t need = v->pused + strlen(s->piece[id]) + 1, cap = v->pmask + 1;
+		while (cap < 2 * need)
+			cap *= 2;
+		uint32_t *nt = calloc(cap, sizeof *nt);
+		if (!nt)
+			return -1;
+		free(v->pfx);
+		v->pfx = nt;
+		v->pmask = cap - 1;
+		v->pused = 0;
+		for (int i = 0; i <= id; i++)
+			if (!reserved_type(s->type[i]))
+				prefixes_of(s, i);
+	}
+	prefix_put(v, h);
+	return 0;
+}
+
+/* Puts piece id into the table of whole pieces (growing it to stay at
+ * most half full) and, for a normal piece, its prefixes into the prefix
+ * set.  Returns 0, -1 when the map already has the piece, -2 when out of
+ * memory. */
 static int table_add(struct spm *s, int id)
 {
 	struct spm_priv *v = s->priv;
@@ -60,37 +145,46 @@ static int table_add(struct spm *s, int id)
 	uint64_t h = SPM_FNV_OFFSET;
 	for (size_t k = 1; k <= len; k++) {
 		h = spm_hash_step(h, (unsigned char)p[k - 1]);
-		if (k < len && !normal)
-			continue;
-		struct spm_entry *t = slot(v, h, p, k);
-		if (!t->s) {
-			*t = (struct spm_entry){ h, p, (uint32_t)k, -1, -1 };
-		}
-		if (k < len)
-			continue;
-		int32_t *dst = normal ? &t->normal : &t->reserved;
-		if (*dst >= 0)
-			return -1;
-		*dst = id;
+		if (normal && prefix_add(s, h, id))
+			return -2;
 	}
+	struct spm_entry *t = slot(v, h, p, len);
+	if (!t->s && 2 * (v->used + 1) > v->mask + 1) {
+		struct spm_entry *nt = grow(v->tab, v->mask + 1);
+		if (!nt)
+			return -2;
+		v->tab = nt;
+		v->mask = 2 * v->mask + 1;
+		t = slot(v, h, p, len);
+	}
+	if (!t->s) {
+		*t = (struct spm_entry){ h, p, (uint32_t)len, -1, -1 };
+		v->used++;
+	}
+	int32_t *dst = normal ? &t->normal : &t->reserved;
+	if (*dst >= 0)
+		return -1;
+	*dst = id;
 	return 0;
 }
 
 static int table_build(struct spm *s, const char *what, struct err *e)
 {
-	size_t total = 0;
-	for (int i = 0; i < s->n; i++)
-		total += strlen(s->piece[i]);
+	struct spm_priv *v = s->priv;
 	size_t want = 16;
-	while (want < 2 * (total + (size_t)s->n))
+	while (want < 2 * (size_t)s->n)
 		want *= 2;
-	if (!(s->priv->tab = calloc(want, sizeof *s->priv->tab)))
+	if (!(v->tab = calloc(want, sizeof *v->tab)) || !(v->pfx = calloc(want, sizeof *v->pfx)))
 		return err_set(e, "%s: out of memory", what);
-	s->priv->mask = want - 1;
-	for (int i = 0; i < s->n; i++)
-		if (table_add(s, i))
+	v->mask = v->pmask = want - 1;
+	for (int i = 0; i < s->n; i++) {
+		int rc = table_add(s, i);
+		if (rc == -2)
+			return err_set(e, "%s: out of memory", what);
+		if (rc)
 			return err_set(e, "%s: the piece \"%.60s\" (id %d) is defined twice", what,
 				       s->piece[i], i);
+	}
 	return 0;
 }
 
@@ -129,10 +223,10 @@ size_t spm_user_prefix(const struct spm *s, const char *text, size_t len)
 	size_t best = 0;
 	for (size_t k = 1; k <= len; k++) {
 		h = spm_hash_step(h, (unsigned char)text[k - 1]);
-		const struct spm_entry *t = spm_find(s, h, text, k);
-		if (!t)
+		if (!spm_prefix(s, h))
 			break;
-		if (t->normal >= 0 && s->type[t->normal] == SPM_USER_DEFINED)
+		const struct spm_entry *t = spm_find(s, h, text, k);
+		if (t && t->normal >= 0 && s->type[t->normal] == SPM_USER_DEFINED)
 			best = k;
 	}
 	return best;
@@ -218,7 +312,7 @@ static int special_id(const struct spm *s, int id, const char *role, const char 
 		      struct err *e)
 {
 	if (id >= s->n || id < -1)
-		return err_set(e, "%s: %s id %d is out of range (%d pieces)", what, role, id, s->n);
+		return err_set(e, "%s: %s %d is out of range (%d pieces)", what, role, id, s->n);
 	return 0;
 }
 
@@ -252,16 +346,16 @@ struct spm *spm_new(const struct spm_spec *sp, const char *what, struct err *e)
 	s->escape_whitespaces = !!sp->escape_whitespaces;
 	s->treat_whitespace_as_suffix = !!sp->treat_whitespace_as_suffix;
 	if (take_pieces(s, sp, what, e) || table_build(s, what, e) ||
-	    special_id(s, sp->bos_id, "bos", what, e) ||
-	    special_id(s, sp->eos_id, "eos", what, e) ||
-	    special_id(s, sp->pad_id, "pad", what, e))
+	    special_id(s, sp->bos_id, "bos_id", what, e) ||
+	    special_id(s, sp->eos_id, "eos_id", what, e) ||
+	    special_id(s, sp->pad_id, "pad_id", what, e))
 		goto fail;
 	s->bos_id = sp->bos_id;
 	s->eos_id = sp->eos_id;
 	s->pad_id = sp->pad_id;
 	if (sp->charsmap && sp->charsmap_len && spm_charsmap_init(s, sp->charsmap,
 								   sp->charsmap_len, &why)) {
-		err_set(e, "%s: precompiled_charsmap: %s", what, why);
+		err_set(e, "%s: precompiled_charsmap: %s", what, _(why));
 		goto fail;
 	}
 	return s;
@@ -283,6 +377,7 @@ void spm_free(struct spm *s)
 	free(s->unk_surface);
 	if (s->priv) {
 		free(s->priv->tab);
+		free(s->priv->pfx);
 		free(s->priv->units);
 		free(s->priv->repl);
 		free(s->priv);

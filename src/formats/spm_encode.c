@@ -76,10 +76,10 @@ static int unigram(const struct spm *s, const char *t, size_t size, struct seg *
 		uint64_t h = SPM_FNV_OFFSET;
 		for (size_t end = start + 1; end <= size; end++) {
 			h = spm_hash_step(h, (unsigned char)t[end - 1]);
-			const struct spm_entry *e = spm_find(s, h, t + start, end - start);
-			if (!e)
+			if (!spm_prefix(s, h))
 				break;
-			int id = e->normal;
+			const struct spm_entry *e = spm_find(s, h, t + start, end - start);
+			int id = e ? e->normal : -1;
 			if (id < 0 || s->type[id] == SPM_UNUSED)
 				continue;
 			size_t length = end - start;
@@ -281,29 +281,21 @@ static int bpe(const struct spm *s, const char *t, size_t size, struct seg *g)
 
 /* ---- word and char ---- */
 
+/* Words begin at each "▁" (the library's word model splits so whether or
+ * not the model treats white space as a suffix). */
 static int word_model(const struct spm *s, const char *t, size_t size, struct seg *g)
 {
 	size_t start = 0;
 	for (size_t i = 0; i < size;) {
 		size_t l = spm_char_len(t + i, size - i);
-		int ws = l == 3 && !memcmp(t + i, SPM_SPACE, 3);
-		if (s->treat_whitespace_as_suffix) {
-			i += l;
-			if (ws || i == size) {
-				if (seg_push(g, start, i - start, spm_piece_id(s, t + start, i - start)))
-					return -1;
-				start = i;
-			}
-			continue;
-		}
-		if (ws && i > start) {
+		if (l == 3 && !memcmp(t + i, SPM_SPACE, 3) && i > start) {
 			if (seg_push(g, start, i - start, spm_piece_id(s, t + start, i - start)))
 				return -1;
 			start = i;
 		}
 		i += l;
 	}
-	if (start < size && !s->treat_whitespace_as_suffix)
+	if (start < size)
 		return seg_push(g, start, size - start, spm_piece_id(s, t + start, size - start));
 	return 0;
 }

@@ -3,9 +3,12 @@
  * One hash table (FNV-1a, open addressing) holds every piece, keyed by its
  * bytes, with its id in each of the library's two maps: `normal` (the
  * NORMAL, USER_DEFINED and UNUSED pieces, which segmentation may produce)
- * and `reserved` (CONTROL, UNKNOWN, BYTE), and also every proper prefix of
- * a normal piece (both ids -1), so a scan can stop as soon as no piece
- * starts with what it has read (as a walk down the library's trie does). */
+ * and `reserved` (CONTROL, UNKNOWN, BYTE).  A set of 32-bit fingerprints
+ * of the hashes of every prefix of a normal piece lets a scan stop as soon
+ * as no piece starts with what it has read (as a walk down the library's
+ * trie does); a fingerprint that collides only makes a scan go on further,
+ * every piece found is checked against the table.  (4 bytes a prefix: a
+ * 256,000-piece vocabulary's prefixes cost tens of MB at most.) */
 #ifndef ATTNSCOPE_SPM_INT_H
 #define ATTNSCOPE_SPM_INT_H
 
@@ -25,6 +28,9 @@ struct spm_entry {
 struct spm_priv {
 	struct spm_entry *tab;
 	size_t mask;            /* slots - 1 (a power of two) */
+	size_t used;            /* entries (at most half the slots) */
+	uint32_t *pfx;          /* the prefix set: fingerprints, 0 = empty */
+	size_t pmask, pused;
 	float min_score, max_score;   /* over NORMAL pieces (FLT_MAX, FLT_MIN
 	                                 when none, as the library starts) */
 	int has_user;           /* any USER_DEFINED piece */
@@ -44,6 +50,9 @@ static inline uint64_t spm_hash_step(uint64_t h, unsigned char b)
 /* The entry for s[0..len) whose hash is h, or NULL. */
 const struct spm_entry *spm_find(const struct spm *s, uint64_t h, const char *p,
 				 size_t len);
+/* Whether some normal piece may start with the bytes whose hash is h
+ * (never 0 when one does). */
+int spm_prefix(const struct spm *s, uint64_t h);
 /* The library's PieceToId: reserved, then normal, then unk_id. */
 int spm_piece_id(const struct spm *s, const char *p, size_t len);
 /* Length of the longest USER_DEFINED piece starting text[0..len), or 0. */

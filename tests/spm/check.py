@@ -2,6 +2,7 @@
 """check.py - src/formats/spm.h id for id against the SentencePiece library.
 
     check.py SPMTOK WORKDIR
+    SPM_CHECK_TEXTS=6000 check.py SPMTOK WORKDIR     (a longer run)
 
 Trains small models with the SentencePiece library (unigram and BPE, with
 and without byte_fallback and user-defined symbols, a T5-like one, a
@@ -107,7 +108,9 @@ CONFIGS = [
     ("bpe-nodummy", dict(model_type="bpe", vocab_size=400, add_dummy_prefix=False)),
     ("unigram-rules", dict(model_type="unigram", vocab_size=400,
                            normalization_rule_tsv="RULES", user_defined_symbols=["<sep>"])),
+    ("bpe-suffix", dict(model_type="bpe", vocab_size=400, treat_whitespace_as_suffix=True)),
     ("word", dict(model_type="word", vocab_size=150)),
+    ("word-suffix", dict(model_type="word", vocab_size=150, treat_whitespace_as_suffix=True)),
     ("char", dict(model_type="char", vocab_size=80)),
 ]
 
@@ -205,14 +208,21 @@ def compare_encode(tap, spmtok, name, path, sp, texts):
     if got is None or len(got) != len(want):
         tap.ok(False, "%s: %d texts encoded" % (name, len(texts)), err or "lines missing")
         return want, 0
-    bad = [i for i in range(len(texts)) if got[i] != want[i]]
+    # The library's one error path met here: a word model whose word is a
+    # CONTROL piece ("<s>" before a space, when white space is a suffix)
+    # makes its offsets check fail, and it returns nothing; spm.c gives the
+    # control's id.  Counted apart, not as agreement.
+    failed = [i for i in range(len(texts)) if not want[i] and texts[i].strip()] \
+        if name.startswith("word") else []
+    bad = [i for i in range(len(texts)) if got[i] != want[i] and i not in failed]
     notes = []
     for i in bad[:5]:
         notes += ["text %r" % texts[i], "  library %s" % want[i], "  spm.c   %s" % got[i],
                   "  pieces  %s" % sp.encode(texts[i], out_type=str)]
-    tap.ok(not bad, "%s: %d of %d texts encode to the library's ids" %
-           (name, len(texts) - len(bad), len(texts)), *notes)
-    return want, len(texts) - len(bad)
+    tap.ok(not bad, "%s: %d of %d texts encode to the library's ids%s" %
+           (name, len(texts) - len(bad) - len(failed), len(texts),
+            " (%d the library fails on)" % len(failed) if failed else ""), *notes)
+    return want, len(texts) - len(bad) - len(failed)
 
 
 def compare_decode(tap, spmtok, name, path, sp, idlines, r):
@@ -241,7 +251,8 @@ def main():
     with open(corpus, "w", encoding="utf-8") as f:
         for _ in range(6000):
             f.write(sentence(r).replace("\t", " ") + "\n")
-    texts = FIXED + [sentence(r) for _ in range(400)]
+    # SPM_CHECK_TEXTS: more random sentences for a longer run (default 400)
+    texts = FIXED + [sentence(r) for _ in range(int(os.environ.get("SPM_CHECK_TEXTS", 400)))]
     # custom rules: A -> a, fullwidth A B -> A B, the fi ligature -> f i,
     # ideographic space and tab -> space, "ção" -> "CAO" (a rule of 3)
     rules = os.path.join(work, "rules.tsv")
