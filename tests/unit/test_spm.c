@@ -351,7 +351,7 @@ static void adopt(void)
 	tap_ok(ok, "the source is <s> \u2581ab \u2581c </s> (%d tokens)", in.S);
 	char lb[32];
 	tokens_label(&m->cfg.tok, in.src_tok[1], lb, sizeof lb);
-	tap_ok(!strcmp(lb, "\xe2\x90\xa3" "ab"), "its label \u2423ab (%s)", lb);
+	tap_ok(!strcmp(lb, "\xe2\x96\x81" "ab"), "its label \u2581ab (%s)", lb);
 	input_free(&in);
 	model_free(m);
 }
