@@ -77,7 +77,7 @@ static int same(const struct ydoc *d, const char *k1, int v1, const char *k2, in
 static int parse_bart(struct config *c, const struct ydoc *d, enum fam f, int *vocab,
 		      struct hf_ids *id, struct err *e)
 {
-	int eh, dh, ef, df, share = 1, dvocab = 0;
+	int eh, dh, ef, df, share = 1, dvocab = 0, tie = 1;
 	*vocab = f == F_MARIAN ? 58101 : 50265;
 	c->d_model = 1024;
 	c->enc_layers = c->dec_layers = 12;
@@ -106,12 +106,14 @@ static int parse_bart(struct config *c, const struct ydoc *d, enum fam f, int *v
 	    hf_act(d, "activation_function", &c->act, e) ||
 	    get_bool(d, "scale_embedding", &c->scale_embedding, e) ||
 	    get_bool(d, "share_encoder_decoder_embeddings", &share, e) ||
+	    get_bool(d, "tie_word_embeddings", &tie, e) ||
 	    hf_int(d, "decoder_vocab_size", 1, 1 << 24, &dvocab, e) ||
 	    same(d, "encoder_attention_heads", eh, "decoder_attention_heads", dh, e) ||
 	    same(d, "encoder_ffn_dim", ef, "decoder_ffn_dim", df, e))
 		return -1;
 	c->heads = eh;
 	c->d_ff = ef;
+	c->tie_gen = tie;   /* false: the file's own lm_head */
 	if (!share)
 		return err_set(e, "%s: share_encoder_decoder_embeddings: false is not implemented "
 			       "(one vocabulary and embedding for both sides is)", d->file);
@@ -215,7 +217,6 @@ int hf_translators_config(struct config *c, const struct ydoc *d, const char *ty
 	const int f = family(type);
 	struct hf_ids id;
 	c->arch = ARCH_ENC_DEC;
-	c->tie_gen = 1;
 	int rc = f == F_T5 ? parse_t5(c, d, vocab, &id, e)
 			   : parse_bart(c, d, (enum fam)f, vocab, &id, e);
 	if (rc || read_ids(d, *vocab, &id, e))

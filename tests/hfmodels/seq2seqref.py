@@ -220,7 +220,10 @@ def make(a):
             if fam == "mbart":
                 t[s + "layer_norm.weight"], t[s + "layer_norm.bias"] = ln(), w(d)
         t["final_logits_bias"] = w(1, V)
-        if a.lm_head:   # the tied copy, as older files hold it
+        if a.lm_head == 2:   # tie_word_embeddings false: its own head
+            t["lm_head.weight"] = w(V, d)
+            cfg["tie_word_embeddings"] = False
+        elif a.lm_head:   # the tied copy, as older files hold it
             t["lm_head.weight"] = t["model.shared.weight"]
     cfg.update(ids)
     json.dump(cfg, open(os.path.join(a.dir, "config.json"), "w"), indent=2)
@@ -451,7 +454,9 @@ class Pass:
         elif self.t5:
             lg = y @ sd["lm_head.weight"].T
         else:
-            lg = y @ sd["shared.weight"].T + sd["final_logits_bias"][0]
+            head = sd["shared.weight"] if cfg.get("tie_word_embeddings", True) \
+                else sd["lm_head.weight"]
+            lg = y @ head.T + sd["final_logits_bias"][0]
         rec["logits"] = lg
         rec["probs"] = softmax(lg)
         return rec
@@ -592,7 +597,8 @@ def main():
     m.add_argument("--max-dist", type=int, default=128)
     m.add_argument("--scale", type=int, default=1)
     m.add_argument("--forced-bos", type=int, default=1)
-    m.add_argument("--lm-head", type=int, default=0)
+    m.add_argument("--lm-head", type=int, default=0,
+                   help="1: the tied copy in the file, 2: untied, its own")
     m.add_argument("--std", type=float, default=0,
                    help="of the weights (0: 0.3, T5's unscaled scores 0.15)")
     m.add_argument("--seed", type=int, default=1)
