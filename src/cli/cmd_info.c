@@ -74,7 +74,7 @@ static void hf_files(const struct model *m, char *buf, size_t cap)
 /* "label" padded to the label column, a space, then the value. */
 /* What input_build puts around the source, with the vocabulary's own
  * spellings: ", source wrapped in <s> … </s>", or only a start ([CLS]),
- * or only an end; "" when nothing. */
+ * or only an end (T5's and Marian's </s>); "" when nothing. */
 static void wrap_text(const struct model *m, char *buf, size_t n)
 {
 	const int sos = m->src_sp[TOK_SOS], eos = m->src_sp[TOK_EOS];
@@ -91,7 +91,7 @@ static void wrap_text(const struct model *m, char *buf, size_t n)
 	else if (sos >= 0)
 		snprintf(buf, n, _(", source begins with %s"), a);
 	else
-		snprintf(buf, n, _(", source ends with %s"), b);
+		snprintf(buf, n, _(", source followed by %s"), b);   /* T5, Marian */
 }
 
 static void field(int lw, const char *label, const char *value)

@@ -114,6 +114,12 @@ int decode_run(const struct model *m, const struct pass_input *src,
 	       struct decode_result *r, struct err *e);
 void decode_result_free(struct decode_result *r);
 
+/* The input decode_run checks (decode_input.c): the source and prompt as
+ * input_build makes them, ids within the vocabularies, options in range.
+ * Returns 0, or -1 with e filled. */
+int decode_check_input(const struct model *m, const struct pass_input *src,
+		       const struct decode_opts *o, struct err *e);
+
 /* Sets in's decoder side to <s> + ids[0..n) (replacing what it had),
  * padded with <pad> up to pad_to positions (0: no padding; the padded keys
  * are masked by the pass, as with --pad-target), so forward_run traces that

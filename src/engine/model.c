@@ -51,7 +51,8 @@ static const char *const NORM_KIND_NAMES[] = { "layernorm", "layernorm_std", "rm
 					       "gemma_rmsnorm", NULL };
 static const char *const ACT_NAMES[] = { "relu", "gelu", "gelu_new", "silu", "swiglu",
 					  "geglu", NULL };
-static const char *const PE_NAMES[] = { "sinusoidal", "learned", "none", "rope", NULL };
+static const char *const PE_NAMES[] = { "sinusoidal", "learned", "none", "rope",
+					"sinusoidal-halves", NULL };
 static const char *const TOKTYPE_NAMES[] = { "word", "char", "bpe", "gpt2", "wordpiece",
 					     "sentencepiece", NULL };
 
