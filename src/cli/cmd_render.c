@@ -15,6 +15,7 @@
 #include "views/canvas.h"
 #include "views/figure.h"
 #include "views/view.h"
+#include "tui/tui.h"
 
 static int out_width(const struct cli *c)
 {
@@ -381,9 +382,14 @@ int cmd_render(struct cli *c)
 	 * as the stepper draws them (an SVG's characters are its own) */
 	if (safetext_ascii() && !svg)
 		canvas_set_ascii(1);
+	if (c->view && !strcmp(c->view, "stepper"))
+		return tui_screen(c);   /* the whole screen, drawn headless */
+	if (c->keys)
+		return cli_fail("render uses --keys only with --view stepper");
 	int vflag = c->view ? view_flag(c->view) : 0;
 	if (c->view && !vflag)
-		return cli_fail("--view must be lines, model, map or lens, not \"%s\"", c->view);
+		return cli_fail("--view must be lines, model, map, lens or stepper, not \"%s\"",
+				c->view);
 	if (vflag && vflag != VF_LENS && !strcmp(fmt, "csv"))
 		return cli_fail("--view draws a picture: --format text, ansi or svg, not csv");
 	if (vflag == VF_LENS && (c->head >= 0 || c->stage))

@@ -34,6 +34,8 @@ static const char *const USAGE = N_(
 	"                 [--width W] [dump's options] SENTENCE\n"
 	"       attnscope render --view lines|model|map|lens [--stage NAME] [--head H]\n"
 	"                 [--format text|ansi|svg] [--width W] [--height H] SENTENCE\n"
+	"       attnscope render --view stepper [--keys KEYS] [--target TEXT]\n"
+	"                 [--format text|ansi|svg] [--width W] [--height H] SENTENCE\n"
 	"       attnscope translate [--model FILE] [--beam K] [--alpha A] [--max-len N]\n"
 	"                 [--sample [--temperature T] [--top-k K] [--top-p P] [--seed S]]\n"
 	"                 [--steps] [--json] SENTENCE\n"
@@ -81,7 +83,10 @@ static const char *const USAGE = N_(
 	"  --format F          render as text (numbers), csv, ansi or svg\n"
 	"  --view V            render another view: lines (the head view), model\n"
 	"                      (every layer × head), map (the architecture), lens\n"
-	"                      (the logit lens; --format csv: its numbers)\n"
+	"                      (the logit lens; --format csv: its numbers), stepper\n"
+	"                      (the stepper's whole screen, after --keys)\n"
+	"  --keys KEYS         render --view stepper: keys pressed first, one a\n"
+	"                      character (\"X]\": cross-attention, head 1)\n"
 	"  --width W           render width in columns\n"
 	"  --dims LIST         render a .pos stage as curves of these dimensions over\n"
 	"                      positions 0–99 (4-7, or 0,1,10,20: at most 4)\n"
@@ -110,7 +115,7 @@ enum {
 	O_NOCAUSAL, O_ENCCAUSAL, O_PADTO, O_PADTGT, O_SRCLEN, O_TGTLEN, O_ITERS,
 	O_LECTURE, O_PLAY, O_CHECK, O_POT, O_LANG, O_SCHEME, O_PRESENTER, O_DECODE, O_BEAM, O_ALPHA, O_MAXOUT,
 	O_SAMPLE, O_TEMPERATURE, O_TOPK, O_TOPP, O_SEED, O_STEPS, O_JSON, O_FRAMES, O_HEIGHT, O_VIEW, O_DIMS,
-	O_SNAPSHOT, O_EXPORT, O_HELP, O_VERSION,
+	O_SNAPSHOT, O_EXPORT, O_KEYS, O_HELP, O_VERSION,
 };
 
 static const struct option LONGOPTS[] = {
@@ -153,6 +158,7 @@ static const struct option LONGOPTS[] = {
 	{ "dims", required_argument, 0, O_DIMS },
 	{ "snapshot", required_argument, 0, O_SNAPSHOT },
 	{ "export", required_argument, 0, O_EXPORT },
+	{ "keys", required_argument, 0, O_KEYS },
 	{ "help", no_argument, 0, O_HELP },
 	{ "version", no_argument, 0, O_VERSION },
 	{ 0, 0, 0, 0 },
@@ -179,7 +185,7 @@ static const struct {
 	      BIT(O_EXPORT) | SAMPLE_OPTS, 2 },
 	{ "dump", PASS_OPTS | BIT(O_TARGET) | BIT(O_OUT) | BIT(O_DECODE) | DECODE_OPTS, 2 },
 	{ "render", PASS_OPTS | BIT(O_TARGET) | BIT(O_STAGE) | BIT(O_HEAD) | BIT(O_FORMAT) |
-		    BIT(O_WIDTH) | BIT(O_VIEW) | BIT(O_HEIGHT) | BIT(O_DIMS), 2 },
+		    BIT(O_WIDTH) | BIT(O_VIEW) | BIT(O_HEIGHT) | BIT(O_DIMS) | BIT(O_KEYS), 2 },
 	/* decoding runs the encoder with the pass's options, the decoder
 	   causal and unpadded (a key/value cache) */
 	{ "translate", BIT(O_MODEL) | BIT(O_SNAPSHOT) | BIT(O_ENCCAUSAL) | BIT(O_PADTO) | DECODE_OPTS |
@@ -211,6 +217,7 @@ static const struct {
 	{ "bench", O_HEIGHT, BIT(O_FRAMES), N_("bench uses --height only with --frames") },
 	{ "bench", O_MAXOUT, BIT(O_BEAM), N_("bench uses --max-len only with --beam") },
 	{ "render", O_HEIGHT, BIT(O_VIEW), N_("render uses --height only with --view") },
+	{ "render", O_KEYS, BIT(O_VIEW), N_("render uses --keys only with --view stepper") },
 	{ "translate", O_TEMPERATURE, BIT(O_SAMPLE), N_("--temperature needs --sample") },
 	{ "translate", O_TOPK, BIT(O_SAMPLE), N_("--top-k needs --sample") },
 	{ "translate", O_TOPP, BIT(O_SAMPLE), N_("--top-p needs --sample") },
@@ -433,6 +440,7 @@ int cli_parse(struct cli *c, const char *cmd, int argc, char **argv)
 			r = cli_long("--snapshot", optarg, 0, 2147483647, &c->snapshot);
 			break;
 		case O_EXPORT: c->export_dir = optarg; break;
+		case O_KEYS: c->keys = optarg; break;
 		case 'h':
 		case O_HELP:
 			fputs(_(USAGE), stdout);

@@ -16,7 +16,8 @@ struct cli {
 	char model_buf[PATH_MAX];
 	char *sentence;               /* positional words, joined (owned) */
 	const char *target, *out, *stage, *format, *decode;
-	const char *view;             /* render --view lines|model|map */
+	const char *view;             /* render --view lines|model|map|lens|stepper */
+	const char *keys;             /* render --view stepper --keys KEYS */
 	const char *save_weights;   /* bench: write the weights there, only */
 	int head, width, beam, steps, json, max_out;
 	double alpha;
