@@ -147,7 +147,7 @@ def clean(argv):
             synopsis = True
             continue
         s = t.strip("[]")
-        if s != t:
+        if s != t or "|" in s:
             synopsis = True
         if s:
             toks.append(s)
