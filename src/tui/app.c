@@ -293,10 +293,11 @@ void app_save_svg(struct app *a)
 		app_msg(a, 0, _("saved %s"), path);
 }
 
-int tui_run(struct cli *c)
+/* The state from the command line, up to the first lecture (c->lecture:
+ * returns 2, the caller plays it). */
+static int app_settings(struct app *a, struct cli *c)
 {
-	struct app a;
-	memset(&a, 0, sizeof a);
+	memset(a, 0, sizeof *a);
 	if (c->scheme) {
 		int sch = palette_scheme_by_name(c->scheme);
 		if (sch < 0)
@@ -304,44 +305,71 @@ int tui_run(struct cli *c)
 					"not \"%s\"", c->scheme);
 		palette_set_scheme((enum scheme)sch);
 	}
-	a.scr.presenter = c->presenter;
-	a.scr.v.zoom = c->presenter ? ZOOM_BIG : ZOOM_AUTO;
-	a.opts = c->pass;
-	a.beam_w = c->beam > 1 ? c->beam : 4;
-	a.alpha = c->alpha;
-	a.force_step[0] = a.force_step[1] = a.force_step[2] = -1;
-	sample_opts_default(&a.so);
-	a.so.temperature = c->temperature;
-	a.so.top_k = c->top_k;
-	a.so.top_p = c->top_p;
-	a.so.seed = c->seed;
+	a->scr.presenter = c->presenter;
+	a->scr.v.zoom = c->presenter ? ZOOM_BIG : ZOOM_AUTO;
+	a->opts = c->pass;
+	a->beam_w = c->beam > 1 ? c->beam : 4;
+	a->alpha = c->alpha;
+	a->force_step[0] = a->force_step[1] = a->force_step[2] = -1;
+	sample_opts_default(&a->so);
+	a->so.temperature = c->temperature;
+	a->so.top_k = c->top_k;
+	a->so.top_p = c->top_p;
+	a->so.seed = c->seed;
 	if (c->sample)
-		a.which = 2;
-	if (c->lecture)
-		return app_lecture_run(&a, c);
-	if (!(a.m = cli_load_model(c)))
+		a->which = 2;
+	a->scr.nkeys = keys_build_help(&a->scr.keys);
+	return 0;
+}
+
+int app_open(struct app *a, struct cli *c)
+{
+	if (app_settings(a, c))
+		return 1;
+	if (!(a->m = cli_load_model(c)))
 		return 1;
 	const char *sentence = c->sentence ? c->sentence :
-			       a.m->cfg.nexamples ? a.m->cfg.examples[0] : NULL;
+			       a->m->cfg.nexamples ? a->m->cfg.examples[0] : NULL;
 	if (!sentence) {
-		model_free(a.m);
+		model_free(a->m);
 		return cli_fail("%s: no sentence given and the model has no examples", c->model);
 	}
 	if (strlen(sentence) >= EDIT_MAX || (c->target && strlen(c->target) >= EDIT_MAX)) {
-		model_free(a.m);
+		model_free(a->m);
 		return cli_fail("the sentence is limited to %d bytes", EDIT_MAX - 1);
 	}
-	snprintf(a.sentence, sizeof a.sentence, "%s", sentence);
-	snprintf(a.target, sizeof a.target, "%s", c->target ? c->target : "");
-	if (app_recompute(&a, a.sentence, a.target)) {
-		model_free(a.m);
-		return cli_fail("%s", a.msg + 1);
+	snprintf(a->sentence, sizeof a->sentence, "%s", sentence);
+	snprintf(a->target, sizeof a->target, "%s", c->target ? c->target : "");
+	if (app_recompute(a, a->sentence, a->target)) {
+		app_release(a);
+		model_free(a->m);
+		return cli_fail("%s", a->msg + 1);
 	}
-	a.scr.v.m = a.m;
-	a.scr.show_training = a.m->cfg.snapshot >= 0;   /* --snapshot STEP */
+	a->scr.v.m = a->m;
+	a->scr.show_training = a->m->cfg.snapshot >= 0;   /* --snapshot STEP */
+	return 0;
+}
+
+void app_close(struct app *a)
+{
+	app_release(a);
+	app_snapshot_reset(a);
+	model_free(a->m);
+	a->m = NULL;
+}
+
+int tui_run(struct cli *c)
+{
+	struct app a;
+	if (c->lecture) {
+		if (app_settings(&a, c))
+			return 1;
+		return app_lecture_run(&a, c);
+	}
+	if (app_open(&a, c))
+		return 1;
 	int status = app_loop(&a);
-	app_snapshot_reset(&a);
-	model_free(a.m);
+	app_close(&a);
 	return status;
 }
 
@@ -349,11 +377,8 @@ int tui_run(struct cli *c)
 int app_loop(struct app *a)
 {
 	struct err e;
-	a->scr.nkeys = keys_build_help(&a->scr.keys);
-	if (term_init(&e)) {
-		trace_free(a->tr);
+	if (term_init(&e))
 		return cli_fail("%s", e.msg);
-	}
 	int w, h;
 	term_size(&w, &h);
 	struct canvas *cv = canvas_new(w, h, term_depth());
@@ -398,7 +423,7 @@ int app_loop(struct app *a)
 					a->pasting = 0;
 			}
 			if (key != TK_NONE)
-				app_on_key(a, key, utf8);
+				app_key(a, key, utf8);
 			if (a->quit || a->churn || batch >= 65536)
 				break;   /* a recompute shows at once */
 			key = term_key(0, utf8);

@@ -106,12 +106,27 @@ void app_pe_curves(struct app *a);
 /* Frees the passes, decodings and tables of the state (app_loop's end). */
 void app_release(struct app *a);
 void app_save_svg(struct app *a);
+/* The state for the command line c: the model, the sentence, the first
+ * pass.  Returns 0, or 1 after printing the error (nothing to free). */
+int app_open(struct app *a, struct cli *c);
+/* Frees what app_open made (the terminal is app_loop's). */
+void app_close(struct app *a);
 /* Opens the terminal and runs the key loop until q. */
 int app_loop(struct app *a);
 
+/* What a key changed (app_key's answer), as htop's actions answer with
+ * their reactions: the loop redraws, trims the heap or quits from it. */
+enum reaction {
+	RE_REDRAW = 1,     /* the screen changed */
+	RE_PASS = 2,       /* the pass (and what derives from it) was recomputed */
+	RE_QUIT = 4,
+};
+
 /* keys.c: the key table, the help made from it, what each key does */
 int keys_build_help(const struct key_help **lines);
-void app_on_key(struct app *a, int key, const char *utf8);
+/* Handles one key (a term.h code; utf8 the typed text) and returns what
+ * changed (enum reaction). */
+unsigned app_key(struct app *a, int key, const char *utf8);
 /* After a batch of keys: the text being edited against the model's
  * max_len, with a message when it is too long (Enter keeps the editor
  * open then). */

@@ -565,7 +565,7 @@ static int help_scroll(struct app *a, enum action act)
 	return 1;
 }
 
-void app_on_key(struct app *a, int key, const char *utf8)
+static void on_key(struct app *a, int key, const char *utf8)
 {
 	if (key == TK_RESIZE)
 		return;
@@ -597,3 +597,10 @@ void app_on_key(struct app *a, int key, const char *utf8)
 	view_clamp(&a->scr.v);
 }
 
+
+unsigned app_key(struct app *a, int key, const char *utf8)
+{
+	int gen = a->pass_gen;
+	on_key(a, key, utf8);
+	return RE_REDRAW | (a->pass_gen != gen ? RE_PASS : 0) | (a->quit ? RE_QUIT : 0);
+}
