@@ -172,6 +172,21 @@ static void next_text(const struct page *P, int k, char *buf, size_t n)
 		snprintf(buf, n, "%s", _("→ ✗ every continuation pruned"));
 }
 
+/* "→ a · b · c" in w columns: the tokens that fit whole, then " …" for
+ * the rest (in place). */
+static void fit_list(char *s, int w)
+{
+	char *sep;
+	while (utf8_width(s) > w && (sep = strrchr(s, 0xB7)) && sep - s >= 2 &&
+	       sep[-1] == (char)0xC2 && sep[-2] == ' ') {
+		/* drop the last " · tok", mark the cut */
+		snprintf(sep - 2, 5, " …");
+		if (utf8_width(s) <= w)
+			return;
+		sep[-2] = 0;
+	}
+}
+
 /* Width of section (a) at the last step for any hypothesis (the widest
  * kept token of every step), so the layout does not jump while stepping. */
 static int input_width(const struct page *P, int lw)
@@ -230,10 +245,19 @@ static void draw_input(const struct page *P, struct canvas *c, struct rect r)
 	int tw_nat = toks_width(t, n) + (skipped ? 2 : 0);
 	int tx = r.x + 2 + lw + 2;
 	int tarea = r.x + r.w - tx;
+	/* room for "→ tok" of every row that may show: the older rows' one
+	 * token whole, the newest row's list up to 12 columns (the tokens
+	 * give way, cut from the left, rather than an arrow's token) */
 	next_text(P, P->s, nx, sizeof nx);
 	int nxw = utf8_width(nx);
-	if (tarea - tw_nat - 2 < (nxw < 12 ? nxw : 12))
-		tw_nat = tarea - 2 - (nxw < 12 ? nxw : 12);
+	nxw = nxw < 12 ? nxw : 12;
+	for (int k = P->s - r.h > 0 ? P->s - r.h : 0; k < P->s; k++) {
+		next_text(P, k, nx, sizeof nx);
+		int w = utf8_width(nx);
+		nxw = w > nxw ? w : nxw;
+	}
+	if (tarea - tw_nat - 2 < nxw)
+		tw_nat = tarea - 2 - nxw;
 	if (tw_nat < 4)
 		tw_nat = tarea > 4 ? tarea : 4;
 	int ax = tx + tw_nat + 2;
@@ -286,6 +310,7 @@ static void draw_input(const struct page *P, struct canvas *c, struct rect r)
 				  on ? st : last ? &ac : st);
 		}
 		next_text(P, k, nx, sizeof nx);
+		fit_list(nx, r.x + r.w - ax);
 		clip_text(c, r, ax, y, r.x + r.w - ax, nx, on ? &ac : &mu);
 	}
 }
@@ -441,6 +466,51 @@ static void draw_cands(const struct page *P, struct canvas *c, struct rect r)
 
 /* --- the page --- */
 
+/* What decoding does with the masks, on the line under the title: the
+ * search computes the next token from the tokens chosen so far, so it is
+ * always causal whatever m says (m changes the stages' pass, not the
+ * search); the encoder mask and an ablated head it uses.  Returns the
+ * lines used. */
+static int mask_note(const struct view_state *v, struct canvas *c, struct rect r)
+{
+	if (r.h < 1 || !v->tr)
+		return 0;
+	const struct pass_opts *o = &v->tr->opts;
+	const struct style mu = role_style(R_MUTED, c->depth);
+	const struct style wa = role_style(R_WARN, c->depth);
+	const char *forms[2];
+	if (o->causal) {
+		/* TRANSLATORS: the decoding page's note on the masks, with the
+		 * decoder mask on; the short form after it */
+		forms[0] = _("decoder mask causal: decoding is always causal (the next tokens "
+			     "are not there yet)");
+		forms[1] = _("decoding: always causal");
+	} else {
+		/* TRANSLATORS: the decoding page's note with the decoder mask
+		 * off (m): the search does not change */
+		forms[0] = _("decoder mask OFF in the stages only: decoding is always causal "
+			     "(the next tokens are not there yet)");
+		forms[1] = _("mask OFF in the stages; decoding: always causal");
+	}
+	char extra[160] = "";
+	if (o->encoder_causal || o->ablate_head >= 0)
+		/* TRANSLATORS: after the note above: what decoding does use */
+		snprintf(extra, sizeof extra, " · %s%s%s", o->encoder_causal ?
+			 _("encoder mask causal") : "", o->encoder_causal && o->ablate_head >= 0 ?
+			 ", " : "", o->ablate_head >= 0 ? _("head ablated") : "");
+	char buf[512];
+	for (int k = 0; k < 2; k++) {
+		snprintf(buf, sizeof buf, " %s%s%s", forms[k], *extra ? extra : "",
+			 *extra ? _(": used") : "");
+		if (utf8_width(buf) <= r.w || k == 1)
+			break;
+	}
+	if (utf8_width(buf) > r.w)
+		snprintf(buf, sizeof buf, " %s", forms[1]);
+	clip_text(c, r, r.x, r.y, r.w, buf, o->causal ? &mu : &wa);
+	return 1;
+}
+
 static void message(struct canvas *c, struct rect r, const char *s)
 {
 	const struct style mu = role_style(R_MUTED, c->depth);
@@ -512,6 +582,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	} else if (last) {
 		clip_text(c, r, x + 2, r.y, r.x + r.w - x - 2, _("search finished"), &mu);
 	}
+	y += mask_note(v, c, rect_sub(r, r.x, y, r.w, 1));
 	int H = r.y + r.h - y;
 	if (H < 1) {
 		free(P.anc);

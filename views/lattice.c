@@ -397,6 +397,11 @@ void lattice_draw(const struct page *P, struct canvas *c, struct rect r, int ran
 				     "(Σ log p ÷ ((5+n)/6)^α) · ▸ followed",
 				     "beam: %d slots · cell = token and score "
 				     "(Σ log p ÷ ((5+n)/6)^α) · ▸ followed", P->beam), P->beam);
+	if (utf8_width(buf) > lr.w)
+		/* TRANSLATORS: the short form of the lattice's title above */
+		snprintf(buf, sizeof buf, P_("beam: %d slot · cell = token and score · ▸ followed",
+					     "beam: %d slots · cell = token and score · ▸ followed",
+					     P->beam), P->beam);
 	clip_text(c, lr, lr.x, lr.y, lr.w, buf, &hd);
 
 	/* which columns fit: the newest always, then back to the oldest */

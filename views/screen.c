@@ -120,60 +120,118 @@ static int draw_training(struct screen *s, struct canvas *c, int x)
 	return x + put(c, x, 0, c->w - x, R_TITLE, " ");
 }
 
-static void draw_header(struct screen *s, struct canvas *c)
+/* The columns draw_training takes (measured on a scratch line). */
+static int training_width(struct screen *s, const struct canvas *c)
+{
+	if (!s->show_training)
+		return 0;
+	struct canvas *sc = canvas_new(c->w, 1, c->depth);
+	int w = sc ? draw_training(s, sc, 0) : 0;
+	canvas_free(sc);
+	return w;
+}
+
+/* The masks (and an ablated head) as the header says them: the long form,
+ * or (short != 0) the short one for narrow terminals. */
+static void masks_text(const struct screen *s, int brief, char *buf, size_t n)
 {
 	const struct pass_opts *o = &s->v.tr->opts;
-	char buf[512];
-	fill_line(c, 0, R_TITLE);
-	int x = put(c, 0, 0, c->w, R_TITLE, " attnscope ");
-	snprintf(buf, sizeof buf, "│ %s ", s->model_name);
-	x += put(c, x, 0, c->w - x, R_TITLE, buf);
-	x = draw_training(s, c, x);
-	snprintf(buf, sizeof buf, "│ %s", s->sentence);
-	x += put(c, x, 0, c->w - x, R_TITLE, buf);
-	/* words the model does not know, for as long as they are in the pass */
-	char mark[512];
-	input_marker(s->v.tr, mark, sizeof mark);
-	if (s->target && s->target_is_own) {
-		/* the model's translation gives way to the marker: the long
-		 * form, else the short one, cut at the end if need be */
-		int room = c->w - x - utf8_width(mark);
-		/* TRANSLATORS: the header, when no target was given: the
-		 * decoder is teacher-forced on the model's own translation. */
-		snprintf(buf, sizeof buf, _(" → target: the model's translation “%s”"), s->target);
-		if (utf8_width(buf) > room) {
-			char cut[512];
-			/* TRANSLATORS: the short form of the above. */
-			snprintf(cut, sizeof cut, _(" → model's: %s"), s->target);
-			text_fit(cut, room > 12 ? room : 12, buf, sizeof buf);
-		}
-		x += put(c, x, 0, c->w - x, R_TITLE, buf);
-	} else if (s->target) {
-		snprintf(buf, sizeof buf, " → %s", s->target);
-		x += put(c, x, 0, c->w - x, R_TITLE, buf);
-	}
-	snprintf(buf, sizeof buf, "%s", mark);
-	if (*buf) {
-		struct style wn = role_style(R_WARN, c->depth), ti = role_style(R_TITLE, c->depth);
-		x += canvas_text(c, x, 0, c->w - x, buf, wn.fg, ti.bg, wn.attr | ATTR_BOLD);
-	}
-	/* the masks that exist in this model, right-aligned */
 	enum arch arch = s->v.m ? s->v.m->cfg.arch : ARCH_ENC_DEC;
 	char dm[96] = "", em[96] = "";
 	if (arch != ARCH_ENC_ONLY)
-		/* TRANSLATORS: the header's state of the masks; keep these short
-		 * (the header drops them when the line is full). */
-		snprintf(dm, sizeof dm, " %s", o->causal ? _("decoder mask causal") :
-			 _("decoder mask OFF"));
+		/* TRANSLATORS: the header's state of the masks, always on
+		 * screen; the short forms (dec, enc) are for narrow terminals. */
+		snprintf(dm, sizeof dm, " %s", brief ? (o->causal ? _("dec causal") : _("dec OFF")) :
+			 o->causal ? _("decoder mask causal") : _("decoder mask OFF"));
 	if (arch != ARCH_DEC_ONLY)
 		snprintf(em, sizeof em, "%s %s", *dm ? " ·" : "",
+			 brief ? (o->encoder_causal ? _("enc causal") : _("enc off")) :
 			 o->encoder_causal ? _("encoder mask causal") : _("encoder mask off"));
-	snprintf(buf, sizeof buf, "%s%s%s%s ", dm, em,
-		 o->ablate_head >= 0 ? " · " : "",
-		 o->ablate_head >= 0 ? _("head ablated") : "");
-	int w = utf8_width(buf);
-	if (c->w - w > x + 2)
-		put(c, c->w - w, 0, w, R_TITLE, buf);
+	snprintf(buf, n, "%s%s%s%s ", dm, em, o->ablate_head >= 0 ? " · " : "",
+		 o->ablate_head >= 0 ? (brief ? _("ablated") : _("head ablated")) : "");
+}
+
+/* The target after the sentence: the one typed, or the model's
+ * translation (long form, else short); "" without one. */
+static void target_text(const struct screen *s, int brief, char *buf, size_t n)
+{
+	buf[0] = 0;
+	if (s->target && s->target_is_own && !brief)
+		/* TRANSLATORS: the header, when no target was given: the
+		 * decoder is teacher-forced on the model's own translation. */
+		snprintf(buf, n, _(" → target: the model's translation “%s”"), s->target);
+	else if (s->target && s->target_is_own)
+		/* TRANSLATORS: the short form of the above. */
+		snprintf(buf, n, _(" → model's: %s"), s->target);
+	else if (s->target)
+		snprintf(buf, n, " → %s", s->target);
+}
+
+/* The header: the program, the model (and training time), the sentence,
+ * then the target and the words the model does not know, and the masks,
+ * right-aligned, always.  All on one line when it holds them (the masks'
+ * short form if need be); else the target and the masks go to a second
+ * line, so that nothing is cut that two lines can hold.  Returns the
+ * lines used (1 or 2). */
+static int draw_header(struct screen *s, struct canvas *c, int max_lines)
+{
+	char buf[1024], masks[2][256], tgt[2][1024], mark[512], cut[1024];
+	for (int k = 0; k < 2; k++) {
+		masks_text(s, k, masks[k], sizeof masks[k]);
+		target_text(s, k, tgt[k], sizeof tgt[k]);
+	}
+	input_marker(s->v.tr, mark, sizeof mark);
+	fill_line(c, 0, R_TITLE);
+	snprintf(buf, sizeof buf, "│ %s ", s->model_name);
+	const int kw = utf8_width(mark), nw = utf8_width(buf);
+	const int sw = utf8_width(s->sentence) + 2;   /* "│ sentence" */
+	/* one line: the long forms, the short masks, the short target, then
+	 * without the program's name; else two lines */
+	static const struct { int name, tk, mk; } ONE[] = {
+		{ 1, 0, 0 }, { 1, 0, 1 }, { 1, 1, 1 }, { 0, 1, 1 },
+	};
+	/* (a tall screen has a line to spare for the target's long form) */
+	const size_t none = c->h >= 30 ? 2 : sizeof ONE / sizeof *ONE;
+	int lines = 2, mk = 0, tk = 0, name = 1;
+	for (size_t k = 0; k < none && lines == 2; k++)
+		if ((ONE[k].name ? 11 : 1) + nw + training_width(s, c) + sw +
+		    utf8_width(tgt[ONE[k].tk]) + kw + utf8_width(masks[ONE[k].mk]) + 1 <= c->w) {
+			lines = 1;
+			name = ONE[k].name;
+			tk = ONE[k].tk;
+			mk = ONE[k].mk;
+		}
+	if (lines == 2 && max_lines == 1) {   /* the shortest, the target cut */
+		lines = 1;
+		name = 0;
+		tk = mk = 1;
+	}
+	int x = put(c, 0, 0, c->w, R_TITLE, name ? " attnscope " : " ");
+	x += put(c, x, 0, c->w - x, R_TITLE, buf);
+	x = draw_training(s, c, x);
+	snprintf(buf, sizeof buf, "│ %s", s->sentence);
+	x += put(c, x, 0, c->w - x, R_TITLE, text_fit(buf, c->w - x, cut, sizeof cut));
+	int y = 0, right = c->w;
+	if (lines == 2) {
+		fill_line(c, 1, R_TITLE);
+		y = 1;
+		x = 0;
+		/* the long forms, else the short masks, else the short target */
+		int tw0 = utf8_width(tgt[0]) + kw, tw1 = utf8_width(tgt[1]) + kw;
+		mk = tw0 + utf8_width(masks[0]) + 1 <= c->w ? 0 : 1;
+		tk = tw0 + utf8_width(masks[mk]) + 1 <= c->w ? 0 : tw1 < tw0 ? 1 : 0;
+	}
+	int mw = utf8_width(masks[mk]);
+	put(c, right - mw, y, mw, R_TITLE, masks[mk]);
+	/* the target gives way to the marker: cut at its end if need be */
+	int room = right - mw - 1 - x - kw;
+	x += put(c, x, y, room > 12 ? room : 12, R_TITLE,
+		 text_fit(tgt[tk], room > 12 ? room : 12, cut, sizeof cut));
+	if (*mark) {
+		struct style wn = role_style(R_WARN, c->depth), ti = role_style(R_TITLE, c->depth);
+		canvas_text(c, x, y, right - mw - 1 - x, mark, wn.fg, ti.bg, wn.attr | ATTR_BOLD);
+	}
+	return lines;
 }
 
 /* Short name of a stage inside its layer: "self_attn.q" for
@@ -403,8 +461,52 @@ void screen_status_line(const struct view_state *v, int width, char *out,
 		 cut[SP_SHAPE], cut[SP_WHERE], val);
 }
 
+/* Key hints ("  "-separated items, "? keys" and "q quit" among them) in
+ * width w: the items that fit whole, in order, and always the help's and
+ * quit's at the end, so that the line never ends in a cut word. */
+static const char *hints_fit(const char *hints, int w, char *out, size_t n)
+{
+	if (utf8_width(hints) <= w)
+		return hints;
+	const char *item[64];
+	int len[64], wid[64], k = 0, tail = 0;
+	for (const char *p = hints; *p && k < 64;) {
+		while (*p == ' ')
+			p++;
+		const char *e = strstr(p, "  ");
+		int l = e ? (int)(e - p) : (int)strlen(p);
+		if (!l)
+			break;
+		char tmp[256];
+		snprintf(tmp, sizeof tmp, "%.*s", l, p);
+		item[k] = p;
+		len[k] = l;
+		wid[k] = utf8_width(tmp);
+		if ((p[0] == '?' || p[0] == 'q') && p[1] == ' ')
+			tail += wid[k] + 2;
+		k++;
+		p += l;
+	}
+	size_t used = 0;
+	int x = 1;
+	out[0] = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < k; i++) {
+			int is_tail = (item[i][0] == '?' || item[i][0] == 'q') && item[i][1] == ' ';
+			if (is_tail != pass || x + wid[i] + (pass ? 0 : tail) > w)
+				continue;
+			used += (size_t)snprintf(out + used, n - used, "%s%.*s", used ? "  " : " ",
+						 len[i], item[i]);
+			x += wid[i] + 2;
+			if (used >= n)
+				return out;
+		}
+	return out;
+}
+
 static void draw_status(struct screen *s, struct canvas *c)
 {
+	char hb[1024];
 	char buf[1024];
 	int y = c->h - 2;
 	fill_line(c, y, R_STATUS);
@@ -413,8 +515,23 @@ static void draw_status(struct screen *s, struct canvas *c)
 	} else if (s->edit_prompt) {
 		/* TRANSLATORS: the status line while the sentence or target is
 		 * edited, until Tab completes a word */
-		snprintf(buf, sizeof buf, " %s", s->edit_hint && *s->edit_hint ? s->edit_hint :
-			 _("Tab completes a word from the model's vocabulary · Enter runs · Esc cancels"));
+		const char *hint = s->edit_hint && *s->edit_hint ? s->edit_hint : NULL;
+		if (!hint && s->edit_selected) {
+			/* TRANSLATORS: the status line when the editor opens with
+			 * the old text selected; the short form for narrow
+			 * terminals after it */
+			hint = _("typing replaces the text · ← → edit it · Ctrl-U clears · "
+				 "Tab completes a word · Enter runs · Esc cancels");
+			if (utf8_width(hint) + 1 > c->w)
+				hint = _("typing replaces · ←→ edit · Ctrl-U clears · Enter runs · "
+					 "Esc cancels");
+		} else if (!hint) {
+			hint = _("Tab completes a word from the model's vocabulary · Ctrl-U clears · "
+				 "Enter runs · Esc cancels");
+			if (utf8_width(hint) + 1 > c->w)
+				hint = _("Tab completes a word · Ctrl-U clears · Enter runs · Esc cancels");
+		}
+		snprintf(buf, sizeof buf, " %s", hint);
 		put(c, 0, y, c->w, R_STATUS, buf);
 	} else {
 		screen_status_line(&s->v, c->w, buf, sizeof buf);
@@ -442,7 +559,7 @@ static void draw_status(struct screen *s, struct canvas *c)
 			bw += w;
 			shown = p;
 		}
-		put(c, x, y, room, R_TEXT, shown);
+		put(c, x, y, room, s->edit_selected ? R_SELECTED : R_TEXT, shown);
 		struct style cur = role_style(R_CURSOR, c->depth);
 		char g[8] = " ";
 		const char *at = s->edit_text + s->edit_cursor;
@@ -459,28 +576,27 @@ static void draw_status(struct screen *s, struct canvas *c)
 		put(c, 0, y, c->w, s->message_is_error ? R_WARN : R_ACCENT, s->message);
 		return;
 	}
+	const char *hints;
 	if (s->caption)
-		/* TRANSLATORS: key hints on the last line, cut at the screen's
-		 * width (80 columns and up), so the most used keys come first;
-		 * the keys themselves (←, ?, q, Esc ...) stay as they are. */
-		put(c, 0, y, c->w, R_MUTED,
-		    _(" lecture: space → next step  ← back  (any other key explores; "
-		      "space returns to the script)  ? keys  q quit"));
+		/* TRANSLATORS: key hints on the last line: items apart by two
+		 * spaces, the most used first; those that do not fit are left
+		 * out whole ("? keys" and "q quit" always stay); the keys
+		 * themselves (←, ?, q, Esc ...) stay as they are. */
+		hints = _(" lecture: space → next step  ← back  (any other key explores; "
+			  "space returns to the script)  ? keys  q quit");
 	else if (s->v.dec && s->v.dec_sample && (s->v.flags & VF_DECODE))
 		/* TRANSLATORS: key hints of the decoding page while sampling. */
-		put(c, 0, y, c->w, R_MUTED,
-		    _(" . , step  $ to the end  T greedy  + - temperature  ( ) top-p  * top-k  "
-		      "# another seed  f force  r stages  R stop  ? keys"));
+		hints = _(" . , step  $ to the end  T greedy  + - temperature  ( ) top-p  * top-k  "
+			  "# another seed  f force  r stages  R stop  ? keys");
 	else if (s->v.dec && (s->v.flags & (VF_DECODE | VF_COMPARE)))
 		/* TRANSLATORS: key hints of the decoding page (see above). */
-		put(c, 0, y, c->w, R_MUTED,
-		    _(" . , step  $ to the end  b greedy/beam  T sample  + - width  ( ) α  "
-		      "↑↓ candidate  f force it  [ ] hypothesis  C compare  r stages  R stop  ? keys"));
+		hints = _(" . , step  $ to the end  b greedy/beam  T sample  + - width  ( ) α  "
+			  "↑↓ candidate  f force it  [ ] hypothesis  C compare  r stages  R stop  ? keys");
 	else
 		/* TRANSLATORS: key hints of the stepper (see above). */
-		put(c, 0, y, c->w, R_MUTED,
-		    _(" ←→ stage  ↑↓ hjkl cell  [ ] head  { } layer  a heads  i inspect  "
-		      "d mask diff  m/M masks  x ablate  e edit  r decode  ? keys  q quit"));
+		hints = _(" ←→ stage  ↑↓ hjkl cell  [ ] head  { } layer  a heads  i inspect  "
+			  "d mask diff  m/M masks  x ablate  e edit  r decode  ? keys  q quit");
+	put(c, 0, y, c->w, R_MUTED, hints_fit(hints, c->w, hb, sizeof hb));
 }
 
 /* Lines key i's description takes wrapped in dw columns (at most max). */
@@ -491,13 +607,14 @@ static int help_lines(const struct screen *s, int i, int dw, int max)
 }
 
 /* Whether the key table fits in cols columns with descriptions wrapped
- * onto at most two lines. */
-static int help_fits(const struct screen *s, int cols, int rows, int dw)
+ * onto at most three lines. */
+static int help_fits(const struct screen *s, int from, int cols, int rows, int dw,
+		     int maxl)
 {
 	int col = 0, y = 0;
-	for (int i = 0; i < s->nkeys; i++) {
-		int n = help_lines(s, i, dw, 3);
-		if (n > 2)
+	for (int i = from; i < s->nkeys; i++) {
+		int n = help_lines(s, i, dw, maxl + 1);
+		if (n > maxl)
 			return 0;
 		if (y + n > rows) {
 			col++;
@@ -508,11 +625,10 @@ static int help_fits(const struct screen *s, int cols, int rows, int dw)
 	return col < cols;
 }
 
-/* The key table: the fewest columns (at least 30 columns of text each) in
- * which every description fits on two lines; else one line each, cut with
- * "…", in as many columns as the height needs while they keep 30 columns
- * of text; else (a small terminal) the widest columns that keep 30, the
- * descriptions wrapped, scrolled from s->help_top. */
+/* The key table: the fewest columns (at least 24 columns of text each) in
+ * which every description fits wrapped on at most three lines; else (a
+ * small terminal) the widest columns that keep 30, the descriptions
+ * wrapped, scrolled from s->help_top.  A description is never cut. */
 static void draw_help(struct screen *s, struct canvas *c, struct rect r)
 {
 	int rows = r.h - 2;
@@ -523,24 +639,23 @@ static void draw_help(struct screen *s, struct canvas *c, struct rect r)
 	int kw = 1;
 	for (int i = 0; i < s->nkeys; i++)
 		kw = clampi(utf8_width(s->keys[i].keys), kw, 16);
-	int cols, wrap = 0, first = 0;
-	for (cols = 1; r.w / cols - kw - 2 >= 30; cols++)
-		if ((wrap = help_fits(s, cols, rows, r.w / cols - kw - 2)))
+	int cols, fits = 0, first = 0;
+	for (cols = 1; r.w / cols - kw - 2 >= 24; cols++)
+		if ((fits = help_fits(s, 0, cols, rows, r.w / cols - kw - 2, 3)))
 			break;
-	if (!wrap) {
-		cols = (s->nkeys + rows - 1) / rows;
-		if (r.w / cols - kw - 2 < 30) {
-			/* scroll: wrapped, as many columns as keep 30 of text */
-			cols = clampi(r.w / (kw + 2 + 30), 1, cols);
-			wrap = 1;
-			first = clampi(s->help_top, 0, s->nkeys - 1);
-		}
+	if (!fits) {
+		cols = clampi(r.w / (kw + 2 + 30), 1, s->nkeys);
+		first = clampi(s->help_top, 0, s->nkeys - 1);
+		/* the last page full: no scrolling past the end */
+		while (first > 0 && help_fits(s, first - 1, cols, rows, r.w / cols - kw - 2, rows))
+			first--;
+		s->help_top = first;
 	}
 	int cw = r.w / cols, dw = cw - kw - 2, last = first;
 	struct style st = role_style(R_TEXT, c->depth);
 	char cut[256];
 	for (int i = first, col = 0, y = 0; i < s->nkeys; i++) {
-		int n = wrap ? help_lines(s, i, dw, 3) : 1;
+		int n = help_lines(s, i, dw, rows);
 		if (y + n > rows) {
 			col++;
 			y = 0;
@@ -549,12 +664,8 @@ static void draw_help(struct screen *s, struct canvas *c, struct rect r)
 		if (col >= cols || x + kw + 2 >= r.x + r.w)
 			break;
 		put(c, x, r.y + 2 + y, kw, R_ACCENT, s->keys[i].keys);
-		if (n > 1)
-			canvas_wrap(c, (struct rect){ x + kw + 1, r.y + 2 + y, dw, n },
-				    s->keys[i].what, st.fg, st.bg, st.attr);
-		else
-			put(c, x + kw + 1, r.y + 2 + y, dw, R_TEXT,
-			    text_fit(s->keys[i].what, dw, cut, sizeof cut));
+		canvas_wrap(c, (struct rect){ x + kw + 1, r.y + 2 + y, dw, n },
+			    s->keys[i].what, st.fg, st.bg, st.attr);
 		y += n;
 		last = i;
 	}
@@ -657,20 +768,23 @@ void screen_draw(struct screen *s, struct canvas *c)
 		return;
 	}
 	view_clamp(&s->v);
-	draw_header(s, c);
 	/* a lecture below 120 columns: the view needs the width more than the
 	 * stage list does, which becomes a breadcrumb line (until a key that
-	 * moves between stages asks for it) */
+	 * moves between stages asks for it); the header keeps to one line
+	 * then, for the caption */
 	int crumb = s->lecture && !s->show_stages && c->w < SCREEN_LECTURE_SIDEBAR_W;
+	const int top = draw_header(s, c, crumb ? 1 : 2);   /* 1 or 2 lines */
 	int side = c->w >= 80 && !s->presenter && !crumb ? SIDEBAR_W : 0;
-	struct rect main = { side ? side + 2 : 1, 2, c->w - (side ? side + 3 : 2), c->h - 5 };
+	/* a breadcrumb below a two-line header takes a line of the view */
+	const int my = crumb && !side ? top + 1 : 2;
+	struct rect main = { side ? side + 2 : 1, my, c->w - (side ? side + 3 : 2), c->h - 3 - my };
 	if (side) {
-		struct rect sb = { 0, 1, side, c->h - 3 };
+		struct rect sb = { 0, top, side, c->h - 2 - top };
 		if ((s->v.flags & VF_MAP_SIDE) && !(s->v.flags & VF_MAP) && sb.h >= 20) {
 			/* the small map above the stage list, at most half of it */
-			int used = map_draw_mini(&s->v, c, (struct rect){ 0, 1, side, sb.h / 2 + 3 });
+			int used = map_draw_mini(&s->v, c, (struct rect){ 0, top, side, sb.h / 2 + 3 });
 			struct style b = role_style(R_BORDER, c->depth);
-			for (int y = 1; y < 1 + used; y++)
+			for (int y = top; y < top + used; y++)
 				canvas_put(c, side, y, "│", b.fg, b.bg, b.attr);
 			sb.y += used;
 			sb.h -= used;
@@ -679,7 +793,7 @@ void screen_draw(struct screen *s, struct canvas *c)
 	} else {
 		s->sidebar = (struct rect){ 0, 0, 0, 0 };
 		if (crumb)
-			draw_breadcrumb(s, c, 1);
+			draw_breadcrumb(s, c, top);
 	}
 	if (s->show_explain && main.h > 14) {
 		/* the stage's explanation under the view */

@@ -34,6 +34,8 @@ struct screen {
 	const char *edit_prompt;       /* line editor open: prompt, text, */
 	const char *edit_text;         /*   and the cursor's byte offset */
 	int edit_cursor;
+	int edit_selected;             /*   the whole text selected (typing
+	                                    replaces it) */
 	const char *edit_hint;         /*   and Tab's completions, or NULL */
 	int show_help;
 	int help_top;                  /* first key shown when the help scrolls */

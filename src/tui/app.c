@@ -38,17 +38,20 @@ static int blank(const char *s)
 
 /* Without a target an encoder-decoder's decoder would see <s> alone (T =
  * 1: the causal mask has nothing to hide).  The stepper teacher-forces it
- * on the model's own greedy translation instead (a->own), decoded once per
- * sentence and model with the default masks, so that the what-ifs (m, M,
- * x) change the pass and not what it is fed.  dump and render keep the
- * contract's <s> alone (README). */
+ * on the model's own greedy translation instead (a->own), decoded with the
+ * masks and ablation on screen, so that the header shows what decoding
+ * gives now (decoding itself is always causal: m leaves it as it is; M
+ * and x change it).  Made again when the sentence, the model or the
+ * options change.  dump and render keep the contract's <s> alone
+ * (README). */
 static void own_translation(struct app *a, const char *sentence, const char *target)
 {
 	if (a->m->cfg.arch != ARCH_ENC_DEC || !blank(target)) {
 		a->own_ok = 0;
 		return;
 	}
-	if (a->own_ok && a->own_m == a->m && strcmp(a->own_for, sentence) == 0)
+	if (a->own_ok && a->own_m == a->m && strcmp(a->own_for, sentence) == 0 &&
+	    memcmp(&a->own_opts, &a->opts, sizeof a->opts) == 0)
 		return;
 	a->own_ok = 0;
 	struct pass_input in;
@@ -56,7 +59,7 @@ static void own_translation(struct app *a, const char *sentence, const char *tar
 	struct decode_opts o;
 	struct decode_result r;
 	struct err e;
-	pass_opts_default(&po);
+	po = a->opts;
 	if (input_build(a->m, sentence, NULL, &po, &in, &e))
 		return;   /* run_into says why */
 	decode_opts_default(&o);
@@ -73,6 +76,7 @@ static void own_translation(struct app *a, const char *sentence, const char *tar
 		a->nown = r.nbest;
 		a->own_ok = 1;
 		a->own_m = a->m;
+		a->own_opts = a->opts;
 		snprintf(a->own_for, sizeof a->own_for, "%s", sentence);
 		model_target_text(a->m, ids, r.nbest, sentence, a->own_text, sizeof a->own_text);
 	}
@@ -148,6 +152,10 @@ int app_recompute(struct app *a, const char *sentence, const char *target)
 	a->scr.v.alt = (a->scr.v.flags & VF_MASK_DIFF) ? a->alt : NULL;
 	int i = *name ? trace_index(a->tr, name) : -1;
 	a->scr.v.stage = i >= 0 ? i : (a->scr.v.stage < a->tr->n ? a->scr.v.stage : 0);
+	if (a->decode_page) {   /* a new session, on the page it replaces */
+		a->decode_page = 0;
+		app_decode_start(a);
+	}
 	return 0;
 }
 
@@ -215,6 +223,7 @@ void app_draw(struct app *a, struct canvas *c)
 	s->edit_prompt = a->editing ? _(prompt[a->editing]) : NULL;
 	s->edit_text = a->edit.text;
 	s->edit_cursor = a->edit.cur;
+	s->edit_selected = a->editing && a->edit.selected;
 	s->edit_hint = a->editing ? a->edit_hint : NULL;
 	app_pe_curves(a);
 	app_inside_sync(a);

@@ -31,6 +31,7 @@ struct app {
 	char own_text[EDIT_MAX];
 	char own_for[EDIT_MAX];      /* the sentence it translates, */
 	const struct model *own_m;   /*   with this model */
+	struct pass_opts own_opts;   /*   and these masks and ablation */
 	struct pass_opts opts;
 	struct trace *tr;            /* the pass on screen */
 	struct trace *alt;           /* causal mask flipped, for the mask diff */
@@ -45,6 +46,8 @@ struct app {
 	int quit;
 	/* decoding: the trace on screen is the pass of one decoding step */
 	int decoding;
+	int decode_page;              /* app_decode_reset closed the page: the
+	                                 next recompute opens it again */
 	struct decode_result dec[3];  /* greedy, beam, sampling */
 	int which;                    /* the search shown: 0 greedy, 1 beam,
 	                                 2 sampling */
@@ -137,6 +140,10 @@ int app_decode_all(struct app *a, const char *sentence);
 int app_step_pass(struct app *a);
 void app_decode_start(struct app *a);
 void app_decode_stop(struct app *a);
+/* Ends the decode session without a recompute (a new sentence or target:
+ * app_recompute starts a new one, from step 1, when the decoding page was
+ * open). */
+void app_decode_reset(struct app *a);
 void app_decode_action(struct app *a, enum action act);
 /* On the decoding page ↑↓ pick a candidate and [ ] a hypothesis; returns
  * whether act was taken so. */

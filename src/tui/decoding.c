@@ -141,6 +141,24 @@ void app_decode_stop(struct app *a)
 	app_recompute(a, a->sentence, a->target);
 }
 
+void app_decode_reset(struct app *a)
+{
+	struct view_state *v = &a->scr.v;
+	if (!a->decoding)
+		return;
+	int page = (v->flags & (VF_DECODE | VF_COMPARE)) != 0;
+	a->decoding = 0;
+	v->flags &= ~(VF_DECODE | VF_COMPARE);
+	v->dec = v->dec_other = NULL;
+	v->dec_sample = NULL;
+	v->dec_step = v->dec_hyp = v->dec_cand = 0;
+	for (int k = 0; k < 3; k++) {
+		decode_result_free(&a->dec[k]);
+		a->force_step[k] = -1;
+	}
+	a->decode_page = page;
+}
+
 /* Actions that need decoding start it first. */
 static int need_decoding(struct app *a)
 {

@@ -209,12 +209,13 @@ static void edit_open(struct app *a, int which)
 	a->editing = which;
 	a->edit_dirty = a->edit_bad = 0;
 	a->edit_hint[0] = 0;
-	lineedit_set(&a->edit, which == 1 ? a->sentence : a->target);
+	lineedit_set_selected(&a->edit, which == 1 ? a->sentence : a->target);
 }
 
 static void edit_key(struct app *a, int key, const char *utf8)
 {
 	if (key == TK_TAB) {
+		a->edit.selected = 0;
 		/* the sentence is the source unless the model has no encoder */
 		const struct vocab *voc = a->editing == 1 && a->m->cfg.arch != ARCH_DEC_ONLY ?
 					  &a->m->src_vocab : &a->m->tgt_vocab;
@@ -231,6 +232,10 @@ static void edit_key(struct app *a, int key, const char *utf8)
 		int which = a->editing, rc;
 		a->editing = 0;
 		a->scr.message = NULL;
+		/* a new text is a new decode session: from step 1, on the
+		 * decoding page when it is open, else none */
+		if (strcmp(a->edit.text, which == 1 ? a->sentence : a->target))
+			app_decode_reset(a);
 		if (which == 1)
 			rc = app_recompute(a, a->edit.text, a->target);
 		else

@@ -1,0 +1,300 @@
+/* test_stepper.c - the stepper's key flows, in process (issue 39).
+ *
+ * The student's sessions of issue 39 replayed through app_key on the
+ * shipped en-pt-small (and en-pt-tiny), the screens drawn at 80×24 and
+ * 120×40 and read as text: a new sentence after a finished decode starts
+ * a new decode session; the masks are on screen at every size; the
+ * header's translation follows M, m and x; the decoding page says what it
+ * does with the masks; the editor opens with the old sentence selected;
+ * nothing is cut at 80×24 where it would fit; the help is readable at
+ * every width. */
+#include "steppertest.h"
+#include "engine/decode.h"
+#include "engine/input.h"
+
+static struct app A;
+static struct cli C;
+
+/* The model's greedy translation of sentence under the pass options o. */
+static void translate(const struct model *m, const char *sentence,
+		      const struct pass_opts *o, char *out, size_t n)
+{
+	struct pass_input in;
+	struct decode_opts dopt;
+	struct decode_result r;
+	struct err e;
+	out[0] = 0;
+	if (input_build(m, sentence, NULL, o, &in, &e))
+		return;
+	decode_opts_default(&dopt);
+	if (decode_run(m, &in, o, &dopt, &r, &e) == 0) {
+		model_target_text(m, r.best, r.nbest, sentence, out, n);
+		decode_result_free(&r);
+	}
+	input_free(&in);
+}
+
+/* Issue 39: e, a sentence, Enter, r, $, Esc, then e, a longer sentence,
+ * Enter: X shows the new translation's rows, r starts at step 1. */
+static void new_sentence_resets_decoding(void)
+{
+	if (stp_open(&A, &C, "en-pt-small", "i love you very much", NULL)) {
+		tap_ok(0, "en-pt-small opens");
+		return;
+	}
+	st_sentence(&A, "my brother plays football");
+	st_keys(&A, "r$");
+	st_key(&A, TK_ESC);
+	st_sentence(&A, "the weather was so bad that we cancelled the trip");
+	st_key(&A, 'X');
+	tap_ok(!A.decoding && A.tr->T == A.nown + 1,
+	       "after a new sentence X shows the model's whole translation: T = %d, "
+	       "translation %d tokens + <s>", A.tr->T, A.nown);
+	st_key(&A, 'r');
+	const char *s = st_screen(&A, 120, 40);
+	st_has(s, "decoding step 1 of", "and r starts decoding it at step 1");
+	stp_close(&A, &C);
+}
+
+/* The header's two lines at most (static buffer). */
+static const char *header(const char *screen)
+{
+	static char h[8192];
+	snprintf(h, sizeof h, "%s\n", st_line(screen, 0));
+	snprintf(h + strlen(h), sizeof h - strlen(h), "%s", st_line(screen, 1));
+	return h;
+}
+
+/* The masks are on screen at 80×24 and 120×40, whatever the message line
+ * says, in the header. */
+static void masks_always_shown(void)
+{
+	if (stp_open(&A, &C, "en-pt-small", "the weather was so bad that we cancelled the trip",
+		    NULL)) {
+		tap_ok(0, "en-pt-small opens");
+		return;
+	}
+	static const int size[][2] = { { 80, 24 }, { 120, 40 }, { 60, 18 } };
+	for (size_t k = 0; k < sizeof size / sizeof *size; k++) {
+		int w = size[k][0], h = size[k][1];
+		st_has(header(st_screen(&A, w, h)), "causal", "%d×%d: the header shows the "
+		       "decoder's causal mask", w, h);
+		st_key(&A, 'm');
+		st_key(&A, 'n');   /* the message of m goes */
+		st_has(header(st_screen(&A, w, h)), "OFF", "%d×%d: after m the header says "
+		       "the decoder mask is OFF", w, h);
+		st_key(&A, 'm');
+		st_key(&A, 'M');
+		st_key(&A, 'n');
+		const char *l = header(st_screen(&A, w, h));
+		st_has(l, "enc", "%d×%d: after M the header names the encoder mask", w, h);
+		st_key(&A, 'M');
+		st_key(&A, 'E');
+		for (int i = 0; i < 8; i++)
+			st_key(&A, 'n');
+		st_key(&A, 'x');
+		st_key(&A, 'n');
+		st_has(header(st_screen(&A, w, h)), "ablat", "%d×%d: after x the header says "
+		       "a head is ablated", w, h);
+		st_key(&A, 'x');
+		st_key(&A, 'g');
+	}
+	stp_close(&A, &C);
+}
+
+/* The header's translation is the one decoding gives with the masks and
+ * ablation on screen. */
+static void header_follows_toggles(void)
+{
+	const char *sent = "she said that the child was red";
+	if (stp_open(&A, &C, "en-pt-small", sent, NULL)) {
+		tap_ok(0, "en-pt-small opens");
+		return;
+	}
+	char want[1024];
+	struct pass_opts o;
+	pass_opts_default(&o);
+	o.encoder_causal = 1;
+	translate(A.m, sent, &o, want, sizeof want);
+	st_key(&A, 'M');
+	const char *s = st_screen(&A, 200, 40);
+	st_has(s, want, "after M the header shows decoding's translation with the encoder "
+	       "mask (“%s”)", want);
+	st_key(&A, 'M');
+	/* x on encoder layer 0's self-attention, head 0 */
+	st_key(&A, 'E');
+	while (strcmp(A.tr->stages[A.scr.v.stage].name, "encoder.0.self_attn.weights"))
+		st_key(&A, 'n');
+	st_key(&A, 'x');
+	pass_opts_default(&o);
+	o.ablate_block = BLK_ENCODER;
+	o.ablate_layer = 0;
+	o.ablate_attn = 0;
+	o.ablate_head = 0;
+	translate(A.m, sent, &o, want, sizeof want);
+	s = st_screen(&A, 200, 40);
+	st_has(s, want, "after x the header shows decoding's translation with the head "
+	       "zeroed (“%s”)", want);
+	st_key(&A, 'x');
+	pass_opts_default(&o);
+	translate(A.m, sent, &o, want, sizeof want);
+	st_key(&A, 'm');
+	s = st_screen(&A, 200, 40);
+	st_has(s, want, "after m the translation stays (decoding keeps the causal mask)");
+	stp_close(&A, &C);
+}
+
+/* The decoding page says what decoding does with the decoder mask. */
+static void decoding_page_says_masks(void)
+{
+	if (stp_open(&A, &C, "en-pt-small", "i love you very much", NULL)) {
+		tap_ok(0, "en-pt-small opens");
+		return;
+	}
+	st_key(&A, 'r');
+	st_has(st_screen(&A, 80, 24), "causal", "80×24: the decoding page names the mask");
+	st_key(&A, 'm');
+	st_key(&A, '.');
+	const char *s = st_screen(&A, 80, 24);
+	st_has(s, "always causal", "80×24, mask off: the page says decoding stays causal");
+	s = st_screen(&A, 120, 40);
+	st_has(s, "always causal", "120×40, mask off: the page says decoding stays causal");
+	stp_close(&A, &C);
+}
+
+/* e opens the editor with the sentence selected: typing replaces it,
+ * an arrow keeps it and edits; the status line names Ctrl-U. */
+static void editor_selects(void)
+{
+	if (stp_open(&A, &C, "en-pt-small", "i love you very much", NULL)) {
+		tap_ok(0, "en-pt-small opens");
+		return;
+	}
+	st_key(&A, 'e');
+	st_has(st_screen(&A, 80, 24), "Ctrl-U", "80×24: the editor's status line names Ctrl-U");
+	st_type(&A, "my brother plays");
+	tap_ok(!strcmp(A.edit.text, "my brother plays"), "typing replaces the selected "
+	       "sentence: “%s”", A.edit.text);
+	st_key(&A, TK_ENTER);
+	tap_ok(!strcmp(A.sentence, "my brother plays"), "Enter runs it: “%s”", A.sentence);
+	st_key(&A, 'e');
+	st_key(&A, TK_LEFT);
+	st_type(&A, "x");
+	tap_ok(!strcmp(A.edit.text, "my brother playxs"), "after ← typing edits: “%s”",
+	       A.edit.text);
+	st_key(&A, TK_ESC);
+	st_key(&A, 'e');
+	st_key(&A, TK_END);
+	st_type(&A, " football");
+	tap_ok(!strcmp(A.edit.text, "my brother plays football"), "after End typing "
+	       "appends: “%s”", A.edit.text);
+	st_key(&A, TK_ESC);
+	st_key(&A, 'e');
+	st_key(&A, TK_BACKSPACE);
+	tap_ok(A.edit.text[0] == 0, "backspace on the selection clears it");
+	st_key(&A, TK_ESC);
+	tap_ok(!strcmp(A.sentence, "my brother plays"), "Esc keeps the sentence");
+	stp_close(&A, &C);
+}
+
+/* Every "→ tok" on a screen is a whole token of the target vocabulary
+ * (or </s>, or a pruned mark). */
+static int arrows_whole(const struct app *a, const char *s)
+{
+	int ok = 1;
+	for (const char *p = strstr(s, "→ "); p; p = strstr(p + 1, "→ ")) {
+		char tok[128];
+		size_t n = strcspn(p + 4, " \n·");
+		snprintf(tok, sizeof tok, "%.*s", (int)(n < sizeof tok ? n : sizeof tok - 1), p + 4);
+		if (!*tok || !strcmp(tok, "✗") || vocab_id(&a->m->tgt_vocab, tok) >= 0)
+			continue;
+		printf("# “→ %s”: not a whole token\n", tok);
+		ok = 0;
+	}
+	return ok;
+}
+
+/* The key line ends with a whole hint: "? keys" or "q quit". */
+static int keyline_whole(const char *line)
+{
+	char l[1024];
+	snprintf(l, sizeof l, "%s", line);
+	size_t n = strlen(l);
+	while (n && l[n - 1] == ' ')
+		l[--n] = 0;
+	int ok = n >= 6 && (!strcmp(l + n - 6, "? keys") || !strcmp(l + n - 6, "q quit"));
+	if (!ok)
+		printf("# key line: “%s”\n", l);
+	return ok;
+}
+
+/* No word ends in a cut ("→ aque") where a wider layout would fit it: the
+ * tokens of the decoding page (greedy and beam, every step), the header's
+ * translation and the key line at 80×24. */
+static void nothing_cut_at_80(void)
+{
+	const char *sent = "the weather was so bad that we cancelled the trip";
+	if (stp_open(&A, &C, "en-pt-small", sent, NULL)) {
+		tap_ok(0, "en-pt-small opens");
+		return;
+	}
+	const char *s = st_screen(&A, 80, 24);
+	st_has(s, A.own_text, "80×24: the header shows the whole translation “%s”", A.own_text);
+	tap_ok(keyline_whole(st_line(s, 23)), "80×24: the key line ends with a whole hint");
+	st_has(st_line(s, 0), sent, "80×24: the header shows the whole sentence");
+	st_key(&A, 'r');
+	int whole = 1, keys = 1;
+	for (int beam = 0; beam < 2; beam++) {
+		for (int k = 0; k < 20; k++) {
+			s = st_screen(&A, 80, 24);
+			if (!arrows_whole(&A, s)) {
+				whole = 0;
+				st_dump(s);
+			}
+			keys &= A.scr.message || keyline_whole(st_line(s, 23));
+			if (strstr(s, "((5")) {
+				tap_ok(0, "80×24 beam: the lattice's title is cut in its formula");
+				st_dump(s);
+			}
+			st_key(&A, '.');
+		}
+		st_key(&A, 'b');
+	}
+	tap_ok(whole, "80×24: every “→ token” of the decoding page is whole, greedy and beam");
+	tap_ok(keys, "80×24 decoding: the key line ends with a whole hint");
+	stp_close(&A, &C);
+}
+
+/* ? at 60, 80, 120 and 200 columns: no description cut with "…". */
+static void help_readable(void)
+{
+	if (stp_open(&A, &C, "en-pt-small", "i love you very much", NULL)) {
+		tap_ok(0, "en-pt-small opens");
+		return;
+	}
+	st_key(&A, '?');
+	static const int size[][2] = { { 60, 18 }, { 80, 24 }, { 120, 40 }, { 200, 50 } };
+	for (size_t k = 0; k < sizeof size / sizeof *size; k++) {
+		const char *s = st_screen(&A, size[k][0], size[k][1]);
+		int cut = 0;
+		for (int y = 1; y < size[k][1] - 2; y++)
+			cut += strstr(st_line(s, y), "…") != NULL;
+		tap_ok(!cut, "%d×%d: ? cuts no description (%d lines with …)", size[k][0],
+		       size[k][1], cut);
+		if (cut)
+			st_dump(s);
+	}
+	stp_close(&A, &C);
+}
+
+int main(void)
+{
+	new_sentence_resets_decoding();
+	masks_always_shown();
+	header_follows_toggles();
+	decoding_page_says_masks();
+	editor_selects();
+	nothing_cut_at_80();
+	help_readable();
+	return tap_done();
+}
