@@ -1,4 +1,4 @@
-/* test_views_f.c - lecture-grade screens (issue 13), the review's items,
+/* test_view_legibility.c - lecture-grade screens (issue 13), the review's items,
  * headless: the heads grid and model view in ASCII (no half blocks), the
  * "rows a–b of N · columns a–b of N" note on every view that cuts, the
  * colour scale named by its quantity, the positional-encoding strips

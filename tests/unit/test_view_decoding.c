@@ -1,4 +1,4 @@
-/* test_views_c.c - the decoding page and the greedy/beam comparison,
+/* test_view_decoding.c - the decoding page and the greedy/beam comparison,
  * headless.
  *
  * Model tests/data/tiny.yaml; "your cat is a lovely cat" decoded greedily

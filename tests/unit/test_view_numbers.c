@@ -1,4 +1,4 @@
-/* test_views_d.c - a picture you can trust (issue 12): the number
+/* test_view_numbers.c - a picture you can trust (issue 12): the number
  * formatter, the status line's value, and −∞ in every colour mode.
  *
  * fmt_cell / fmt_cell_fit against hand-written expectations; the status

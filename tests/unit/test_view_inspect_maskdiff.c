@@ -1,4 +1,4 @@
-/* test_views_b.c - the cell inspector and the mask diff, headless.
+/* test_view_inspect_maskdiff.c - the cell inspector and the mask diff, headless.
  *
  * Model tests/data/tiny.yaml; "your cat is a lovely cat" → "seu gato é um
  * gato adorável", run twice: with the decoder's causal mask (on) and

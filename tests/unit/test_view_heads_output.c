@@ -1,4 +1,4 @@
-/* test_views_a.c - the heads grid, the output distribution / loss and the
+/* test_view_heads_output.c - the heads grid, the output distribution / loss and the
  * positional-encoding curves: text snapshots at 100×30 without colour, the
  * output view's ranking against the probs stage, and drawing at odd sizes
  * and colour depths (nothing written outside the view's rectangle). */

@@ -1,4 +1,4 @@
-/* test_views_s.c - the decoding page while sampling, headless (issue 16).
+/* test_view_sampling_lens.c - the decoding page while sampling, headless (issue 16).
  *
  * Model models/en-pt-tiny.yaml; "your cat is a lovely cat" sampled with
  * T = 2.5, top-p 0.9, seed 1.  A snapshot at 100×30 without colour, plus

@@ -1,4 +1,4 @@
-/* test_attnviews.c - the views BertViz and Transformer Explainer users
+/* test_view_attention.c - the views BertViz and Transformer Explainer users
  * expect (issue 16): the head view (lines), the model view and the
  * architecture map.
  *
