@@ -21,6 +21,8 @@
 #   expect REGEX TEXT [S] wait_for, and a TAP line that FAILS when it does
 #                         not come: no wait's result is ignored
 #   expect_gone REGEX TEXT [S]
+#   need REGEX [S]        wait_for a step on the way (a failing TAP line
+#                         only when it does not come)
 #   lib_done              the plan; the exit status says whether all passed
 #
 # Waiting polls the screen every 0.1 s for at most its limit; there is no
@@ -122,6 +124,12 @@ expect() {
 expect_gone() {
 	wait_gone "$1" "${3:-20}"
 	ok $? "$2"
+}
+
+need() {
+	wait_for "$1" "${2:-20}" && return 0
+	ok 1 "timed out waiting for “$1”"
+	return 1
 }
 
 lib_done() {
