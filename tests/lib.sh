@@ -22,7 +22,7 @@
 #                         not come: no wait's result is ignored
 #   expect_gone REGEX TEXT [S]
 #   need REGEX [S]        wait_for a step on the way (a failing TAP line
-#                         only when it does not come)
+#                         only when it does not come); need_gone likewise
 #   lib_done              the plan; the exit status says whether all passed
 #
 # Waiting polls the screen every 0.1 s for at most its limit; there is no
@@ -129,6 +129,12 @@ expect_gone() {
 need() {
 	wait_for "$1" "${2:-20}" && return 0
 	ok 1 "timed out waiting for “$1”"
+	return 1
+}
+
+need_gone() {
+	wait_gone "$1" "${2:-20}" && return 0
+	ok 1 "timed out waiting for “$1” to go"
 	return 1
 }
 
