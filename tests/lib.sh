@@ -2,7 +2,9 @@
 #
 # The key flows themselves are tested in process (tests/unit/test_stepper);
 # these tests keep tmux for what only a terminal shows.  A test sources
-# this file after setting top_srcdir and ATTNSCOPE, then:
+# this file after setting top_srcdir and ATTNSCOPE, then calls lib_init,
+# which defines start, keys, screen, ok and lib_done (a test that has its
+# own screen and ok uses only the waits, which call them):
 #
 #   lib_init NAME         a tmux server of its own ($sock) and a $tmp
 #                         directory, both gone at exit; panes stay on
@@ -27,9 +29,6 @@
 #
 # Waiting polls the screen every 0.1 s for at most its limit; there is no
 # fixed sleep: a test waits for what it expects to see.
-n=0
-failed=0
-
 lib_init() {
 	sock="attnscope-$1-$$"
 	tmp=$(mktemp -d)
@@ -39,20 +38,36 @@ lib_init() {
 	# ended stay readable
 	tmux -L "$sock" -f /dev/null new-session -d -s keep -x 80 -y 24 "cat"
 	tmux -L "$sock" set-option -g remain-on-exit on >/dev/null
+	n=0
+	failed=0
+	# the harness (a test with its own defines it after lib_init)
+	start() {
+		_w=$1 _h=$2
+		shift 2
+		rm -f "$tmp/exit"
+		tmux -L "$sock" kill-session -t app 2>/dev/null
+		tmux -L "$sock" new-session -d -s app -x "$_w" -y "$_h" \
+			"TERM=\${LIB_TERM:-xterm-256color} $*; echo \$? > $tmp/exit"
+	}
+
+	keys() { tmux -L "$sock" send-keys -t app "$@"; }
+
+	screen() { tmux -L "$sock" capture-pane -t app -p > "${shot:-$tmp/screen}" 2>/dev/null; }
+	ok() {
+		n=$((n + 1))
+		if [ "$1" -eq 0 ]; then
+			echo "ok $n - $2"
+		else
+			echo "not ok $n - $2"
+			failed=$((failed + 1))
+			sed 's/^/#   |/' "${shot:-$tmp/screen}" 2>/dev/null | head -62
+		fi
+	}
+	lib_done() {
+		echo "1..$n"
+		[ "$failed" -eq 0 ]
+	}
 }
-
-start() {
-	_w=$1 _h=$2
-	shift 2
-	rm -f "$tmp/exit"
-	tmux -L "$sock" kill-session -t app 2>/dev/null
-	tmux -L "$sock" new-session -d -s app -x "$_w" -y "$_h" \
-		"TERM=\${LIB_TERM:-xterm-256color} $*; echo \$? > $tmp/exit"
-}
-
-keys() { tmux -L "$sock" send-keys -t app "$@"; }
-
-screen() { tmux -L "$sock" capture-pane -t app -p > "${shot:-$tmp/screen}" 2>/dev/null; }
 
 wait_for() {
 	_tw=0
@@ -105,17 +120,6 @@ settle() {
 	return 1
 }
 
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-		sed 's/^/#   |/' "${shot:-$tmp/screen}" 2>/dev/null | head -62
-	fi
-}
-
 expect() {
 	wait_for "$1" "${3:-20}"
 	ok $? "$2"
@@ -138,7 +142,3 @@ need_gone() {
 	return 1
 }
 
-lib_done() {
-	echo "1..$n"
-	[ "$failed" -eq 0 ]
-}
