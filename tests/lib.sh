@@ -17,6 +17,7 @@
 #                         the screen to match, then settle; 1 on a timeout
 #   wait_gone REGEX [S]   the same, for REGEX to go
 #   wait_exit [S]         for CMD to exit ($tmp/exit written)
+#   wait_until COND [S]   for the shell condition COND to hold
 #   settle [S]            until two captures 0.1 s apart agree (a capture
 #                         can land in the middle of the terminal's update)
 #   ok STATUS TEXT        a TAP line; the screen below a failure
@@ -101,6 +102,16 @@ wait_exit() {
 	_tw=0
 	while [ "$_tw" -lt $((${1:-20} * 10)) ]; do
 		[ -s "$tmp/exit" ] && return 0
+		sleep 0.1
+		_tw=$((_tw + 1))
+	done
+	return 1
+}
+
+wait_until() {
+	_tw=0
+	while [ "$_tw" -lt $((${2:-20} * 10)) ]; do
+		eval "$1" && return 0
 		sleep 0.1
 		_tw=$((_tw + 1))
 	done
