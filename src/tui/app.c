@@ -327,7 +327,7 @@ static int app_settings(struct app *a, struct cli *c)
 	a->so.seed = c->seed;
 	if (c->sample)
 		a->which = 2;
-	a->scr.nkeys = keys_build_help(&a->scr.keys);
+	keys_build_help(a);
 	return 0;
 }
 

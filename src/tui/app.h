@@ -18,6 +18,7 @@
 #include "views/screen.h"
 
 #define EDIT_MAX LINEEDIT_MAX
+#define A_COUNT_MAX 80   /* at least A_COUNT (keys.c checks) */
 
 struct app {
 	struct model *m;
@@ -72,6 +73,9 @@ struct app {
 	float *pe_tab;
 	int pe_n, pe_want;
 	const struct model *pe_m;
+	/* the help's lines, made from the key table (keys_build_help) */
+	struct key_help help[A_COUNT_MAX];
+	char help_keys[A_COUNT_MAX][48];
 };
 
 enum action {
@@ -123,10 +127,12 @@ enum reaction {
 	RE_REDRAW = 1,     /* the screen changed */
 	RE_PASS = 2,       /* the pass (and what derives from it) was recomputed */
 	RE_QUIT = 4,
+	RE_RECOMPUTE = 8,  /* (an action's answer) the pass's input or options
+	                      changed: app_action recomputes it, once */
 };
 
-/* keys.c: the key table, the help made from it, what each key does */
-int keys_build_help(const struct key_help **lines);
+/* keys.c: the key table, the help made from it, the line editor */
+int keys_build_help(struct app *a);
 /* Handles one key (a term.h code; utf8 the typed text) and returns what
  * changed (enum reaction). */
 unsigned app_key(struct app *a, int key, const char *utf8);
@@ -134,6 +140,12 @@ unsigned app_key(struct app *a, int key, const char *utf8);
  * max_len, with a message when it is too long (Enter keeps the editor
  * open then). */
 void app_edit_check(struct app *a);
+/* Opens the line editor on the sentence (which 1) or the target (2). */
+void app_edit_open(struct app *a, int which);
+
+/* actions.c: what each key's action does; returns enum reaction (the pass
+ * recomputed here when the action asks) */
+unsigned app_action(struct app *a, enum action act, int key);
 
 /* decoding.c: greedy, beam search and sampling, the step on screen */
 int app_decode_all(struct app *a, const char *sentence);

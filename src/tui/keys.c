@@ -127,80 +127,33 @@ static const struct binding KEYS[] = {
 };
 
 /* Help lines made from KEYS: the keys of each action, in table order. */
-static struct key_help help_lines[A_COUNT];
-static char help_keys[A_COUNT][48];
-
-int keys_build_help(const struct key_help **lines)
+int keys_build_help(struct app *a)
 {
-	*lines = help_lines;
+	_Static_assert(A_COUNT <= A_COUNT_MAX, "A_COUNT_MAX");
 	int n = 0;
 	for (int act = 0; act < A_COUNT; act++) {
-		help_keys[n][0] = 0;
+		char *k = a->help_keys[n];
+		k[0] = 0;
 		for (size_t i = 0; i < sizeof KEYS / sizeof *KEYS; i++) {
 			if ((int)KEYS[i].act != act || !KEYS[i].name)
 				continue;
-			size_t l = strlen(help_keys[n]);
-			snprintf(help_keys[n] + l, sizeof help_keys[n] - l, "%s%s",
-				 l ? " " : "", KEYS[i].name);
+			size_t l = strlen(k);
+			snprintf(k + l, sizeof a->help_keys[n] - l, "%s%s", l ? " " : "", KEYS[i].name);
 		}
-		if (!help_keys[n][0])
+		if (!k[0])
 			continue;
-		help_lines[n].keys = help_keys[n];
-		help_lines[n].what = _(ACTION_HELP[act]);
+		a->help[n].keys = k;
+		a->help[n].what = _(ACTION_HELP[act]);
 		n++;
 	}
+	a->scr.keys = a->help;
+	a->scr.nkeys = n;
 	return n;
-}
-
-static int is_attention_stage(const struct stage *s)
-{
-	return strstr(s->name, "_attn.") != NULL;
-}
-
-static void toggle_flag(struct app *a, int flag, int need_attention,
-			const char *why)
-{
-	const struct stage *s = app_stage(a);
-	if (!(a->scr.v.flags & flag) && need_attention &&
-	    !(s->kind == SK_SCORES || s->kind == SK_WEIGHTS)) {
-		app_msg(a, 0, "%s", why);
-		return;
-	}
-	a->scr.v.flags ^= flag;
-}
-
-static void ablate(struct app *a)
-{
-	const struct stage *s = app_stage(a);
-	struct pass_opts *o = &a->opts;
-	if (o->ablate_head >= 0) {
-		o->ablate_head = -1;
-		app_recompute(a, a->sentence, a->target);
-		app_msg(a, 0, _("head restored"));
-		return;
-	}
-	if (!is_attention_stage(s)) {
-		app_msg(a, 0, _("select an attention stage to ablate one of its heads"));
-		return;
-	}
-	o->ablate_block = s->block;
-	o->ablate_layer = s->layer;
-	o->ablate_attn = strstr(s->name, "cross_attn") != NULL;
-	o->ablate_head = a->scr.v.head;
-	app_recompute(a, a->sentence, a->target);
-	/* (the encoder has self-attention only) */
-	app_msg(a, 0, s->block == BLK_ENCODER ?
-		_("what-if: encoder layer %d self-attention head %d zeroed — step on to see "
-		  "the effect; x restores") : o->ablate_attn ?
-		_("what-if: decoder layer %d cross-attention head %d zeroed — step on to see "
-		  "the effect; x restores") :
-		_("what-if: decoder layer %d self-attention head %d zeroed — step on to see "
-		  "the effect; x restores"), s->layer, o->ablate_head);
 }
 
 /* ---- the line editor ---- */
 
-static void edit_open(struct app *a, int which)
+void app_edit_open(struct app *a, int which)
 {
 	if (which == 2 && a->m->cfg.arch == ARCH_ENC_ONLY) {
 		app_msg(a, 0, _("an encoder-only model has no decoder: no target to edit"));
@@ -315,239 +268,6 @@ static void mouse_click(struct app *a)
 	}
 }
 
-/* The zoom levels in enum zoom order, for the message of z. */
-static const char *const ZOOM_NAMES[ZOOM_COUNT] = {
-	/* TRANSLATORS: zoom levels (z key), shown as "zoom: %s" and listed in
-	   the help line "zoom: auto / numbers / cells / fit / big" */
-	N_("auto"), N_("numbers"), N_("cells"), N_("fit"), N_("big")
-};
-
-/* In the model view ↑↓ choose the layer and h l the head.  Returns
- * whether act was taken so. */
-static int model_view_key(struct app *a, enum action act)
-{
-	struct view_state *v = &a->scr.v;
-	if (!(v->flags & VF_MODEL) || view_for(v) != &modelview_view)
-		return 0;
-	const struct stage *w = view_attn_weights(a->tr, app_stage(a));
-	int H = w ? w->shape[0] : 1;
-	switch (act) {
-	case A_UP: app_go_layer(a, -1); return 1;
-	case A_DOWN: app_go_layer(a, 1); return 1;
-	case A_LEFT: v->head = (v->head + H - 1) % H; return 1;
-	case A_RIGHT: v->head = (v->head + 1) % H; return 1;
-	default: return 0;
-	}
-}
-
-/* The key being handled (the digits of A_HEAD_SHOW tell their head). */
-static int cur_key;
-
-/* 1…9 hide or show head 0…8 of the head view, 0 shows every head. */
-static void head_show(struct app *a)
-{
-	struct view_state *v = &a->scr.v;
-	if (!(v->flags & VF_LINES)) {
-		app_msg(a, 0, "%s", _("digits show and hide heads in the head view (v)"));
-		return;
-	}
-	if (cur_key == '0') {
-		v->heads_off = 0;
-		return;
-	}
-	int h = cur_key - '1';
-	const struct stage *w = view_attn_weights(a->tr, app_stage(a));
-	if (!w || h >= w->shape[0]) {
-		app_msg(a, 0, _("this attention has no head %d"), h);
-		return;
-	}
-	v->heads_off ^= 1ull << h;
-}
-
-static void do_action(struct app *a, enum action act)
-{
-	struct view_state *v = &a->scr.v;
-	if (a->lec && (act == A_NEXT || act == A_PREV)) {
-		/* a lecture: the space bar plays the script */
-		app_lecture_advance(a, act == A_NEXT ? 1 : -1);
-		return;
-	}
-	/* keys that move between stages bring the stage list back (a
-	 * lecture below 120 columns shows a breadcrumb instead) */
-	if (act == A_FIRST || act == A_LAST || act == A_ENCODER || act == A_DECODER ||
-	    act == A_OUTPUT || act == A_LAYER_NEXT || act == A_LAYER_PREV || act == A_CROSS)
-		a->scr.show_stages = 1;
-	if (app_decoding_page_key(a, act))
-		return;
-	if (model_view_key(a, act))
-		return;
-	switch (act) {
-	case A_NEXT: app_go_stage(a, v->stage + 1); break;
-	case A_PREV: app_go_stage(a, v->stage - 1); break;
-	case A_UP: v->row--; break;
-	case A_DOWN: v->row++; break;
-	case A_LEFT: v->col--; break;
-	case A_RIGHT: v->col++; break;
-	case A_PGUP: v->row -= 10; break;
-	case A_PGDN: v->row += 10; break;
-	case A_PAGE_LEFT: case A_PAGE_RIGHT: {
-		/* a screenful of columns: the view and the cursor move together */
-		int page = v->geom.valid && v->geom.nc > 0 ? v->geom.nc : 8;
-		int d = act == A_PAGE_LEFT ? -page : page;
-		v->col += d;
-		v->left += d;
-		if (v->left < 0)
-			v->left = 0;
-		break;
-	}
-	case A_HEAD_NEXT: v->head = (v->head + 1) % view_heads(app_stage(a)); break;
-	case A_HEAD_PREV: v->head = (v->head + view_heads(app_stage(a)) - 1) % view_heads(app_stage(a)); break;
-	case A_LAYER_NEXT: app_go_layer(a, 1); break;
-	case A_LAYER_PREV: app_go_layer(a, -1); break;
-	case A_FIRST: app_go_stage(a, 0); break;
-	case A_LAST: app_go_stage(a, a->tr->n - 1); break;
-	case A_ENCODER: app_go_block(a, BLK_ENCODER); break;
-	case A_DECODER: app_go_block(a, BLK_DECODER); break;
-	case A_OUTPUT: app_go_block(a, BLK_OUTPUT); break;
-	case A_HEADS:
-		if (view_heads(app_stage(a)) > 1)
-			v->flags ^= VF_ALL_HEADS;
-		else
-			app_msg(a, 0, _("this stage has no heads to show side by side"));
-		break;
-	case A_MEAN:
-		if (view_heads(app_stage(a)) > 1)
-			v->flags ^= VF_MEAN_HEADS | (v->flags & VF_ALL_HEADS ? 0 : VF_ALL_HEADS);
-		break;
-	case A_OPEN: v->flags &= ~(VF_ALL_HEADS | VF_MEAN_HEADS | VF_MODEL | VF_MAP); break;
-	case A_INSPECT:
-		toggle_flag(a, VF_INSPECT, 1, _("the inspector works on attention scores and weights"));
-		break;
-	case A_DIFF:
-		toggle_flag(a, VF_MASK_DIFF, 1, _("the mask diff works on attention scores and weights"));
-		if (v->flags & VF_MASK_DIFF)
-			app_recompute(a, a->sentence, a->target);
-		else
-			v->alt = NULL;
-		break;
-	case A_CURVES:
-		if (strstr(app_stage(a)->name, ".pos")) {
-			v->flags ^= VF_PE_CURVES;
-			/* from the first column: the Annotated Transformer's
-			 * dims 4–7 (h l pick others) */
-			if ((v->flags & VF_PE_CURVES) && v->col == 0 && app_stage(a)->ndim == 2 &&
-			    app_stage(a)->shape[1] >= 8)
-				v->col = 4;
-		} else
-			app_msg(a, 0, _("curves are for the positional encoding stages (src.pos, tgt.pos)"));
-		break;
-	case A_MASK_DEC:
-		if (a->m->cfg.arch == ARCH_ENC_ONLY) {
-			app_msg(a, 0, _("an encoder-only model has no decoder mask (M: encoder mask)"));
-			break;
-		}
-		a->opts.causal = !a->opts.causal;
-		app_recompute(a, a->sentence, a->target);
-		app_msg(a, 0, a->opts.causal ? _("decoder causal mask ON: a token sees only the past") :
-			_("decoder causal mask OFF: every decoder token sees the future"));
-		break;
-	case A_MASK_ENC:
-		if (a->m->cfg.arch == ARCH_DEC_ONLY) {
-			app_msg(a, 0, _("a decoder-only model has no encoder"));
-			break;
-		}
-		a->opts.encoder_causal = !a->opts.encoder_causal;
-		app_recompute(a, a->sentence, a->target);
-		app_msg(a, 0, a->opts.encoder_causal ? _("encoder causal mask ON") :
-			_("encoder causal mask OFF"));
-		break;
-	case A_ABLATE: ablate(a); break;
-	case A_EDIT: edit_open(a, 1); break;
-	case A_EDIT_TARGET: edit_open(a, 2); break;
-	case A_SNAP_PREV: app_snapshot_step(a, -1); break;
-	case A_SNAP_NEXT: app_snapshot_step(a, 1); break;
-	case A_ZOOM:
-		v->zoom = (v->zoom + 1) % ZOOM_COUNT;
-		app_msg(a, 0, _("zoom: %s"), _(ZOOM_NAMES[v->zoom]));
-		break;
-	case A_DECODE:
-		if (a->decoding && (v->flags & VF_DECODE))
-			v->flags &= ~(VF_DECODE | VF_COMPARE);
-		else
-			app_decode_start(a);
-		break;
-	case A_DECODE_OFF: app_decode_stop(a); break;
-	case A_STEP_NEXT: case A_STEP_PREV: case A_STEP_LAST: case A_BEAM_TOGGLE:
-	case A_BEAM_MORE: case A_BEAM_LESS: case A_ALPHA_UP: case A_ALPHA_DOWN:
-	case A_COMPARE: case A_FORCE: case A_UNFORCE: case A_SAMPLE: case A_RESEED: case A_TOPK:
-		app_decode_action(a, act);
-		break;
-	case A_CROSS: {
-		char name[STAGE_NAME_MAX];
-		snprintf(name, sizeof name, "decoder.%d.cross_attn.weights",
-			 a->m->cfg.dec_layers - 1);
-		int i = trace_index(a->tr, name);
-		if (i < 0) {
-			app_msg(a, 0, _("this model has no cross-attention"));
-			break;
-		}
-		v->flags &= ~(VF_DECODE | VF_COMPARE);
-		app_go_stage(a, i);
-		/* the newest decoder token (the last row that is not padding) */
-		v->row = a->tr->T - 1;
-		while (v->row > 0 && !strcmp(a->tr->tgt_tokens[v->row], "<pad>"))
-			v->row--;
-		break;
-	}
-	case A_LENS: app_inside_toggle(a, VF_LENS); break;
-	case A_IMPORTANCE: app_inside_toggle(a, VF_IMPORTANCE); break;
-	case A_EXPLAIN: a->scr.show_explain = !a->scr.show_explain; break;
-	case A_SCHEME: {
-		enum scheme sch = (enum scheme)((palette_scheme() + 1) % SCHEME_COUNT);
-		palette_set_scheme(sch);
-		app_msg(a, 0, _("colours: %s"), palette_scheme_name(sch));
-		break;
-	}
-	case A_SVG: app_save_svg(a); break;
-	case A_PRESENTER:
-		a->scr.presenter = !a->scr.presenter;
-		v->zoom = a->scr.presenter ? ZOOM_BIG : ZOOM_AUTO;
-		break;
-	case A_COUNT: break;
-	case A_LINES:
-		if (!(v->flags & VF_LINES) && !view_attn_weights(a->tr, app_stage(a)))
-			app_msg(a, 0, "%s", _("the head view works on the stages of an attention"));
-		else
-			v->flags ^= VF_LINES;
-		break;
-	case A_HEAD_SHOW: head_show(a); break;
-	case A_MAP: v->flags ^= VF_MAP; break;
-	case A_MAP_SIDE:
-		v->flags ^= VF_MAP_SIDE;
-		if ((v->flags & VF_MAP_SIDE) && a->scr.sidebar.w == 0)
-			app_msg(a, 0, "%s", _("the small map shows in the stage list, from 80 columns on"));
-		break;
-	case A_MODEL:
-		if (!(v->flags & VF_MODEL) && (!view_attn_weights(a->tr, app_stage(a)) ||
-					       app_stage(a)->layer < 0))
-			app_msg(a, 0, "%s", _("the model view works on the stages of an attention"));
-		else
-			v->flags ^= VF_MODEL;
-		break;
-	case A_HELP:
-		a->scr.show_help = !a->scr.show_help;
-		a->scr.help_top = 0;
-		break;
-	case A_ESCAPE:
-		a->scr.show_help = 0;
-		v->flags &= ~(VF_INSPECT | VF_MASK_DIFF | VF_ALL_HEADS | VF_MEAN_HEADS |
-			      VF_PE_CURVES | VF_DECODE | VF_COMPARE | VF_LINES | VF_MODEL |
-			      VF_MAP | VF_LENS | VF_IMPORTANCE);
-		break;
-	case A_QUIT: a->quit = 1; break;
-	}
-}
-
 /* The action bound to key, or A_COUNT when none is. */
 static enum action key_action(int key)
 {
@@ -570,42 +290,41 @@ static int help_scroll(struct app *a, enum action act)
 	return 1;
 }
 
-static void on_key(struct app *a, int key, const char *utf8)
+static unsigned on_key(struct app *a, int key, const char *utf8)
 {
 	if (key == TK_RESIZE)
-		return;
+		return RE_REDRAW;
 	if (key == TK_PASTE_BEGIN || key == TK_PASTE_END) {
 		a->pasting = key == TK_PASTE_BEGIN;
 		if (a->pasting && !a->editing)
 			app_msg(a, 0, _("a paste is text, not keys: press e (the sentence) or t "
 					"(the target), then paste"));
-		return;
+		return RE_REDRAW;
 	}
 	if (a->pasting) {
 		paste_key(a, key, utf8);
-		return;
+		return RE_REDRAW;
 	}
 	if (a->editing) {
 		edit_key(a, key, utf8);
-		return;
+		return RE_REDRAW;
 	}
 	a->scr.message = NULL;
 	if (key == TK_MOUSE) {
 		mouse_click(a);
-		return;
+		return RE_REDRAW;
 	}
 	enum action act = key_action(key);
 	if (act == A_COUNT || (a->scr.show_help && help_scroll(a, act)))
-		return;
-	cur_key = key;
-	do_action(a, act);
+		return RE_REDRAW;
+	unsigned r = app_action(a, act, key);
 	view_clamp(&a->scr.v);
+	return r;
 }
-
 
 unsigned app_key(struct app *a, int key, const char *utf8)
 {
 	int gen = a->pass_gen;
-	on_key(a, key, utf8);
-	return RE_REDRAW | (a->pass_gen != gen ? RE_PASS : 0) | (a->quit ? RE_QUIT : 0);
+	unsigned r = on_key(a, key, utf8) | RE_REDRAW;
+	return (r & ~RE_RECOMPUTE) | (a->pass_gen != gen ? RE_PASS : 0) | (a->quit ? RE_QUIT : 0);
 }

@@ -287,6 +287,64 @@ static void help_readable(void)
 	stp_close(&A, &C);
 }
 
+/* Key flows compared as whole screens: a toggle twice, a view and Esc, a
+ * resize and back give the screen they started from; the reactions say
+ * which keys recomputed the pass. */
+static void flows_round_trip(void)
+{
+	if (stp_open(&A, &C, "en-pt-tiny", "your cat is a lovely cat", NULL)) {
+		tap_ok(0, "en-pt-tiny opens");
+		return;
+	}
+	static char before[1 << 16];
+	st_key(&A, 'D');
+	for (int i = 0; i < 5; i++)
+		st_key(&A, 'n');   /* decoder.0.self_attn.weights */
+	snprintf(before, sizeof before, "%s", st_screen(&A, 120, 40));
+	unsigned r = st_key(&A, 'm');
+	tap_ok((r & RE_PASS) && !A.opts.causal, "m: the reaction says the pass was recomputed");
+	tap_ok(strcmp(st_screen(&A, 120, 40), before) != 0, "m: the screen changed");
+	st_key(&A, 'm');
+	st_key(&A, 'n');
+	st_key(&A, 'p');   /* the message goes */
+	tap_ok(!strcmp(st_screen(&A, 120, 40), before), "m m: the screen it started from");
+	r = st_key(&A, 'n');
+	tap_ok(!(r & RE_PASS), "n: no recompute");
+	st_key(&A, 'p');
+	static const char *const views[] = { "v", "V", "o", "a", "i", "d" };
+	for (size_t k = 0; k < sizeof views / sizeof *views; k++) {
+		st_keys(&A, views[k]);
+		const char *s = st_screen(&A, 120, 40);
+		int changed = strcmp(s, before) != 0;
+		st_key(&A, TK_ESC);
+		tap_ok(changed && !strcmp(st_screen(&A, 120, 40), before),
+		       "%s then Esc: another screen, then the one it started from", views[k]);
+	}
+	/* a resize keeps the state: the same header and status line */
+	char head[2][1024], stat[2][1024];
+	for (int k = 0; k < 2; k++) {
+		const char *s = st_screen(&A, 120, 40);
+		snprintf(head[k], sizeof head[k], "%s", header(s));
+		snprintf(stat[k], sizeof stat[k], "%s", st_line(s, 38));
+		if (!k) {
+			st_has(header(st_screen(&A, 80, 24)), "causal", "80×24: the masks in the header");
+			tap_ok(!strstr(st_screen(&A, 60, 18), "too small"), "60×18: the stepper draws");
+		}
+	}
+	tap_ok(!strcmp(head[0], head[1]) && !strcmp(stat[0], stat[1]),
+	       "120×40 → 80×24 → 60×18 → 120×40: the same header and status line");
+	int T = A.tr->T;
+	char stage[STAGE_NAME_MAX];
+	snprintf(stage, sizeof stage, "%s", A.tr->stages[A.scr.v.stage].name);
+	st_key(&A, 'r');
+	st_key(&A, '$');
+	tap_ok(A.decoding && A.scr.v.dec_step == A.dec[A.which].nsteps - 1, "r $: the last step");
+	st_key(&A, 'R');
+	tap_ok(!A.decoding && A.tr->T == T && !strcmp(A.tr->stages[A.scr.v.stage].name, stage),
+	       "R: back to the teacher-forced pass (T = %d) on %s", A.tr->T, stage);
+	stp_close(&A, &C);
+}
+
 int main(void)
 {
 	new_sentence_resets_decoding();
@@ -296,5 +354,6 @@ int main(void)
 	editor_selects();
 	nothing_cut_at_80();
 	help_readable();
+	flows_round_trip();
 	return tap_done();
 }
