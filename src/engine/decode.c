@@ -19,18 +19,23 @@
 #include "forward.h"
 #include "ops.h"
 #include "pool.h"
+#include "rope.h"
 #include "base/clock.h"
 
 struct dec {
 	const struct model *m;
 	int d, h, dk, F, V, Ld, S, src_len, cross;
+	int hkv, qd, kvd;      /* key/value heads, h·dk, h_kv·dk */
 	int bcap, tcap;
 	const float *memory;   /* [S, d] */
-	float *ck, *cv;        /* cross keys/values [Ld, S, d] */
-	float *kc, *vc;        /* self cache [Ld, bcap, tcap, d] */
+	float *ck, *cv;        /* cross keys/values [Ld, S, kvd] */
+	float *kc, *vc;        /* self cache [Ld, bcap, tcap, kvd] (keys rotated) */
 	float *kc2, *vc2;      /* the same, for reordering */
-	float *x, *u, *y, *qkv, *cat, *hid;   /* [bcap, …] scratch */
+	float *x, *u, *y, *cat;   /* [bcap, d], [bcap, d], [bcap, d], [bcap, qd] */
+	float *qkv;            /* [bcap, qd + 2kvd] */
+	float *hid, *up;       /* [bcap, max(F, V)], [bcap, F] (gated) */
 	float *sc;             /* [max(tcap, S)] */
+	float *inv;            /* [dk/2] rotary frequencies, or NULL */
 	const struct pass_opts *po;   /* the what-if ablation of a head */
 };
 
@@ -48,7 +53,32 @@ static void dec_free(struct dec *D)
 {
 	free(D->ck); free(D->cv); free(D->kc); free(D->vc); free(D->kc2);
 	free(D->vc2); free(D->x); free(D->u); free(D->y); free(D->qkv);
-	free(D->cat); free(D->hid); free(D->sc);
+	free(D->cat); free(D->hid); free(D->up); free(D->sc); free(D->inv);
+}
+
+/* Cross-attention keys and values of the memory, once per layer. */
+static int cross_kv(struct dec *D)
+{
+	const size_t kvd = (size_t)D->kvd, S = (size_t)D->S;
+	D->ck = malloc((size_t)D->Ld * S * kvd * sizeof(float));
+	D->cv = malloc((size_t)D->Ld * S * kvd * sizeof(float));
+	float *kv = malloc(S * 2 * kvd * sizeof(float));
+	if (!D->ck || !D->cv || !kv) {
+		free(kv);
+		return -1;
+	}
+	for (int l = 0; l < D->Ld; l++) {
+		const struct attn_w *w = &D->m->dec[l].cross;
+		op_linear(D->memory, D->S, D->d, w->in_w + (size_t)D->qd * D->d,
+			  w->in_b ? w->in_b + D->qd : NULL, 2 * D->kvd, kv);
+		for (size_t j = 0; j < S; j++) {
+			memcpy(D->ck + ((size_t)l * S + j) * kvd, kv + j * 2 * kvd, kvd * sizeof(float));
+			memcpy(D->cv + ((size_t)l * S + j) * kvd, kv + j * 2 * kvd + kvd,
+			       kvd * sizeof(float));
+		}
+	}
+	free(kv);
+	return 0;
 }
 
 static int dec_init(struct dec *D, const struct model *m, const float *memory,
@@ -59,7 +89,10 @@ static int dec_init(struct dec *D, const struct model *m, const float *memory,
 	D->m = m;
 	D->d = c->d_model;
 	D->h = c->heads;
-	D->dk = c->d_model / c->heads;
+	D->dk = cfg_dk(c);
+	D->hkv = cfg_kv_heads(c);
+	D->qd = D->h * D->dk;
+	D->kvd = D->hkv * D->dk;
 	D->F = c->d_ff;
 	D->V = m->tgt_vocab.n;
 	D->Ld = c->dec_layers;
@@ -69,7 +102,7 @@ static int dec_init(struct dec *D, const struct model *m, const float *memory,
 	D->memory = memory;
 	D->bcap = bcap;
 	D->tcap = tcap;
-	const size_t d = (size_t)D->d, cache = (size_t)D->Ld * bcap * tcap * d;
+	const size_t d = (size_t)D->d, cache = (size_t)D->Ld * bcap * tcap * D->kvd;
 	size_t scn = (size_t)(tcap > S ? tcap : S);
 	D->kc = malloc(cache * sizeof(float));
 	D->vc = malloc(cache * sizeof(float));
@@ -78,54 +111,44 @@ static int dec_init(struct dec *D, const struct model *m, const float *memory,
 	D->x = malloc((size_t)bcap * d * sizeof(float));
 	D->u = malloc((size_t)bcap * d * sizeof(float));
 	D->y = malloc((size_t)bcap * d * sizeof(float));
-	D->qkv = malloc((size_t)bcap * 3 * d * sizeof(float));
-	D->cat = malloc((size_t)bcap * d * sizeof(float));
+	D->qkv = malloc((size_t)bcap * (D->qd + 2 * D->kvd) * sizeof(float));
+	D->cat = malloc((size_t)bcap * D->qd * sizeof(float));
 	size_t hidn = (size_t)bcap * (D->F > D->V ? D->F : D->V);
 	D->hid = malloc(hidn * sizeof(float));
+	D->up = c->ffn_gated ? malloc((size_t)bcap * D->F * sizeof(float)) : NULL;
 	D->sc = malloc(scn * sizeof(float));
 	if (!D->kc || !D->vc || !D->kc2 || !D->vc2 || !D->x || !D->u || !D->y ||
-	    !D->qkv || !D->cat || !D->hid || !D->sc)
+	    !D->qkv || !D->cat || !D->hid || !D->sc || (c->ffn_gated && !D->up))
 		return -1;
-	if (D->cross) {
-		D->ck = malloc((size_t)D->Ld * S * d * sizeof(float));
-		D->cv = malloc((size_t)D->Ld * S * d * sizeof(float));
-		if (!D->ck || !D->cv)
+	if (c->pe == PE_ROPE) {
+		if (!(D->inv = malloc((size_t)(D->dk / 2 + 1) * sizeof(float))))
 			return -1;
-		/* cross-attention keys and values of the memory, once per layer */
-		float *kv = malloc((size_t)S * 2 * d * sizeof(float));
-		if (!kv)
-			return -1;
-		for (int l = 0; l < D->Ld; l++) {
-			const struct attn_w *w = &m->dec[l].cross;
-			op_linear(memory, S, D->d, w->in_w + d * d, w->in_b ? w->in_b + d : NULL,
-				  2 * D->d, kv);
-			for (int j = 0; j < S; j++) {
-				memcpy(D->ck + ((size_t)l * S + j) * d, kv + (size_t)j * 2 * d, d * sizeof(float));
-				memcpy(D->cv + ((size_t)l * S + j) * d, kv + (size_t)j * 2 * d + d, d * sizeof(float));
-			}
-		}
-		free(kv);
+		rope_inv_freq(c, D->dk, D->inv);
 	}
-	return 0;
+	return D->cross ? cross_kv(D) : 0;
 }
 
 static float *cache_row(float *c, const struct dec *D, int l, int b, int t)
 {
-	return c + (((size_t)l * D->bcap + b) * D->tcap + t) * D->d;
+	return c + (((size_t)l * D->bcap + b) * D->tcap + t) * D->kvd;
 }
 
 /* One head's attention for one query row: scores over n keys (rows of K
- * with stride d, masked from key_len on), softmax, weighted sum of V. */
+ * with stride kvd; keys before lo and from key_len on masked), softmax,
+ * weighted sum of V. */
 static void attend(const struct dec *D, const float *q, const float *K,
-		   const float *V, int n, int key_len, float *out)
+		   const float *V, int n, int lo, int key_len, float *out)
 {
-	const float scale = 1.0f / sqrtf((float)D->dk);
-	cblas_sgemv(CblasRowMajor, CblasNoTrans, n, D->dk, scale, K, D->d, q, 1,
+	const double as = D->m->cfg.attn_scale;
+	const float scale = as > 0 ? (float)as : 1.0f / sqrtf((float)D->dk);
+	cblas_sgemv(CblasRowMajor, CblasNoTrans, n, D->dk, scale, K, D->kvd, q, 1,
 		    0.0f, D->sc, 1);
+	for (int j = 0; j < lo && j < n; j++)
+		D->sc[j] = -INFINITY;
 	for (int j = key_len; j < n; j++)
 		D->sc[j] = -INFINITY;
 	op_softmax_rows(D->sc, 1, n);
-	cblas_sgemv(CblasRowMajor, CblasTrans, n, D->dk, 1.0f, V, D->d, D->sc, 1,
+	cblas_sgemv(CblasRowMajor, CblasTrans, n, D->dk, 1.0f, V, D->kvd, D->sc, 1,
 		    0.0f, out, 1);
 }
 
@@ -158,16 +181,14 @@ static const float *sub_in(const struct dec *D, int B, const float *g, const flo
 	return D->u;
 }
 
-/* Position t for B hypotheses whose tokens at t are tok[B]: appends to the
- * self cache and writes log-probabilities [B, V] into out. */
-static void dec_step(struct dec *D, int B, int t, const int32_t *tok, float *out)
+/* x ← the embeddings of tok[B] at position t (+ its position row). */
+static void embed_row(struct dec *D, int B, int t, const int32_t *tok)
 {
 	const struct model *m = D->m;
 	const struct config *c = &m->cfg;
-	const int d = D->d, dk = D->dk;
+	const int d = D->d;
 	const float sc = c->scale_embedding ? sqrtf((float)d) : 1.0f;
 	float *pe = D->u;   /* scratch for one PE row */
-
 	if (c->pe == PE_SINUSOIDAL) {
 		/* row t of the sinusoid table */
 		for (int i = 0; i < d; i += 2) {
@@ -183,49 +204,95 @@ static void dec_step(struct dec *D, int B, int t, const int32_t *tok, float *out
 				  c->pe == PE_LEARNED ? m->pos_embed[(size_t)t * d + j] : 0.0f;
 			D->x[(size_t)b * d + j] = m->tgt_embed[(size_t)tok[b] * d + j] * sc + p;
 		}
+}
 
+/* Self-attention of layer l at position t over the cache: each row's
+ * q|k|v, Qwen3's q/k norms and the rotation in place, k and v appended to
+ * the cache; the heads into cat [B, qd]. */
+static void self_attn(struct dec *D, int l, int B, int t, const float *u)
+{
+	const struct config *c = &D->m->cfg;
+	const struct attn_w *w = &D->m->dec[l].self;
+	const int dk = D->dk, qd = D->qd, kvd = D->kvd, ld = qd + 2 * kvd;
+	const int group = D->h / D->hkv;
+	const int win = l >= c->window_from ? c->sliding_window : 0;
+	const int lo = win > 0 && t - win + 1 > 0 ? t - win + 1 : 0;
+	op_linear(u, B, D->d, w->in_w, w->in_b, ld, D->qkv);
+	for (int b = 0; b < B; b++) {
+		float *r = D->qkv + (size_t)b * ld;   /* q [qd] | k [kvd] | v [kvd] */
+		if (w->q_norm) {
+			op_rmsnorm(r, D->h, dk, w->q_norm, 0.0f, (float)c->norm_eps, r);
+			op_rmsnorm(r + qd, D->hkv, dk, w->k_norm, 0.0f, (float)c->norm_eps, r + qd);
+		}
+		for (int hh = 0; D->inv && hh < D->h + D->hkv; hh++)   /* q's heads, k's */
+			rope_apply(r + hh * dk, dk, 1, dk, t, D->inv, r + hh * dk, dk);
+		memcpy(cache_row(D->kc, D, l, b, t), r + qd, (size_t)kvd * sizeof(float));
+		memcpy(cache_row(D->vc, D, l, b, t), r + qd + kvd, (size_t)kvd * sizeof(float));
+		for (int hh = 0; hh < D->h; hh++)
+			attend(D, r + hh * dk, cache_row(D->kc, D, l, b, 0) + hh / group * dk,
+			       cache_row(D->vc, D, l, b, 0) + hh / group * dk, t + 1, lo, t + 1,
+			       D->cat + (size_t)b * qd + hh * dk);
+	}
+	int z = ablated_head(D, l, 0);
+	for (int b = 0; z >= 0 && b < B; b++)   /* its output is zero */
+		memset(D->cat + (size_t)b * qd + z * dk, 0, (size_t)dk * sizeof(float));
+}
+/* Cross-attention of layer l over the memory: the heads into cat. */
+static void cross_attn(struct dec *D, int l, int B, const float *u)
+{
+	const struct attn_w *w = &D->m->dec[l].cross;
+	const int dk = D->dk, qd = D->qd, group = D->h / D->hkv;
+	const size_t off = (size_t)l * D->S * D->kvd;
+	op_linear(u, B, D->d, w->in_w, w->in_b, qd, D->qkv);
+	for (int b = 0; b < B; b++)
+		for (int hh = 0; hh < D->h; hh++)
+			attend(D, D->qkv + (size_t)b * qd + hh * dk, D->ck + off + hh / group * dk,
+			       D->cv + off + hh / group * dk, D->S, 0, D->src_len,
+			       D->cat + (size_t)b * qd + hh * dk);
+	int z = ablated_head(D, l, 1);
+	for (int b = 0; z >= 0 && b < B; b++)
+		memset(D->cat + (size_t)b * qd + z * dk, 0, (size_t)dk * sizeof(float));
+}
+
+/* The feed-forward of u [B, d] into y; gated: act(gate) ⊙ up. */
+static void feed_forward(struct dec *D, const struct layer_w *L, int B, const float *u)
+{
+	const struct config *c = &D->m->cfg;
+	const int d = D->d, F = D->F;
+	const size_t n = (size_t)B * F;
+	op_linear(u, B, d, L->l1_w, L->l1_b, F, D->hid);
+	forward_act(c, D->hid, n);
+	if (c->ffn_gated) {
+		op_linear(u, B, d, L->l1_w + (size_t)F * d, L->l1_b ? L->l1_b + F : NULL, F, D->up);
+		for (size_t i = 0; i < n; i++)
+			D->hid[i] *= D->up[i];
+	}
+	op_linear(D->hid, B, F, L->l2_w, L->l2_b, d, D->y);
+}
+
+/* Position t for B hypotheses whose tokens at t are tok[B]: appends to the
+ * self cache and writes log-probabilities [B, V] into out. */
+static void dec_step(struct dec *D, int B, int t, const int32_t *tok, float *out)
+{
+	const struct model *m = D->m;
+	const struct config *c = &m->cfg;
+	const int d = D->d;
+
+	embed_row(D, B, t, tok);
 	for (int l = 0; l < D->Ld; l++) {
 		const struct layer_w *L = &m->dec[l];
-		/* self-attention over positions 0…t */
-		const float *u = sub_in(D, B, L->n1_w, L->n1_b);
-		op_linear(u, B, d, L->self.in_w, L->self.in_b, 3 * d, D->qkv);
-		for (int b = 0; b < B; b++) {
-			const float *r = D->qkv + (size_t)b * 3 * d;
-			memcpy(cache_row(D->kc, D, l, b, t), r + d, (size_t)d * sizeof(float));
-			memcpy(cache_row(D->vc, D, l, b, t), r + 2 * d, (size_t)d * sizeof(float));
-			for (int hh = 0; hh < D->h; hh++)
-				attend(D, r + hh * dk, cache_row(D->kc, D, l, b, 0) + hh * dk,
-				       cache_row(D->vc, D, l, b, 0) + hh * dk, t + 1, t + 1,
-				       D->cat + (size_t)b * d + hh * dk);
-		}
-		int z = ablated_head(D, l, 0);
-		for (int b = 0; z >= 0 && b < B; b++)   /* its output is zero */
-			memset(D->cat + (size_t)b * d + z * dk, 0, (size_t)dk * sizeof(float));
-		op_linear(D->cat, B, d, L->self.out_w, L->self.out_b, d, D->y);
+		self_attn(D, l, B, t, sub_in(D, B, L->n1_w, L->n1_b));
+		op_linear(D->cat, B, D->qd, L->self.out_w, L->self.out_b, d, D->y);
 		residual(D, B, L->n1_w, L->n1_b);
-
 		const float *g = L->n2_w, *gb = L->n2_b;
 		if (D->cross) {
-			u = sub_in(D, B, L->n2_w, L->n2_b);
-			op_linear(u, B, d, L->cross.in_w, L->cross.in_b, d, D->qkv);
-			for (int b = 0; b < B; b++)
-				for (int hh = 0; hh < D->h; hh++)
-					attend(D, D->qkv + (size_t)b * d + hh * dk,
-					       D->ck + (size_t)l * D->S * d + hh * dk,
-					       D->cv + (size_t)l * D->S * d + hh * dk,
-					       D->S, D->src_len, D->cat + (size_t)b * d + hh * dk);
-			z = ablated_head(D, l, 1);
-			for (int b = 0; z >= 0 && b < B; b++)
-				memset(D->cat + (size_t)b * d + z * dk, 0, (size_t)dk * sizeof(float));
-			op_linear(D->cat, B, d, L->cross.out_w, L->cross.out_b, d, D->y);
+			cross_attn(D, l, B, sub_in(D, B, L->n2_w, L->n2_b));
+			op_linear(D->cat, B, D->qd, L->cross.out_w, L->cross.out_b, d, D->y);
 			residual(D, B, L->n2_w, L->n2_b);
 			g = L->n3_w;
 			gb = L->n3_b;
 		}
-		u = sub_in(D, B, g, gb);
-		op_linear(u, B, d, L->l1_w, L->l1_b, D->F, D->hid);
-		forward_act(c, D->hid, (size_t)B * D->F);
-		op_linear(D->hid, B, D->F, L->l2_w, L->l2_b, d, D->y);
+		feed_forward(D, L, B, sub_in(D, B, g, gb));
 		residual(D, B, g, gb);
 	}
 	const float *y = D->x;
@@ -252,7 +319,7 @@ static void dec_step(struct dec *D, int B, int t, const int32_t *tok, float *out
 /* Makes hypothesis b's cache a copy of parent's (positions 0…t). */
 static void dec_reorder(struct dec *D, const int *parent, int B, int t)
 {
-	const size_t row = (size_t)(t + 1) * D->d * sizeof(float);
+	const size_t row = (size_t)(t + 1) * D->kvd * sizeof(float);
 	for (int l = 0; l < D->Ld; l++)
 		for (int b = 0; b < B; b++) {
 			memcpy(cache_row(D->kc2, D, l, b, 0), cache_row(D->kc, D, l, parent[b], 0), row);

@@ -16,6 +16,7 @@
 #include "layout.h"
 #include "ops.h"
 #include "pool.h"
+#include "rope.h"
 #include "base/i18n.h"
 
 struct ctx {
@@ -24,7 +25,9 @@ struct ctx {
 	const struct pass_opts *o;
 	struct err *e;
 	int d, h, dk, F;
-	float *scratch;   /* [max(S, T), 4d]: Q|K|V projections, Kᵀ per head */
+	int hkv, qd, kvd;  /* key/value heads, h·dk, h_kv·dk */
+	float *inv;        /* [dk/2] rotary frequencies (PE_ROPE), else NULL */
+	float *scratch;   /* [max(S, T), 2qd + 2kvd]: Q|K|V projections, Kᵀ per head */
 	int failed;
 };
 
@@ -42,6 +45,9 @@ static const char *const F_LEARNED = N_("P[pos] (learned)");
    keep the notation, translate the words */
 static const char *const F_NOPE = N_("0 (no positional encoding)");
 static const char F_INPUT[] = "embed + pos";
+/* TRANSLATORS: formula of a stage (status line, explanation panel):
+   keep the notation, translate the words */
+static const char *const F_INPUT_ROPE = N_("embed  (no position rows: RoPE rotates q and k)");
 static const char F_INPUT_TYPE[] = "embed + pos + E_type[0]";
 /* TRANSLATORS: formula of a stage (status line, explanation panel):
    keep the notation, translate the words */
@@ -59,6 +65,27 @@ static const char *const F_Q_CROSS = N_("Q = Y·W_Qᵀ + b_Q  (Y: decoder)");
 static const char F_K_CROSS[] = "K = memory·W_Kᵀ + b_K";
 static const char F_V_CROSS[] = "V = memory·W_Vᵀ + b_V";
 static const char F_SCORES[] = "QKᵀ/√dk";
+static const char F_SCORES_ROPE[] = "Q_rot·K_rotᵀ/√dk";
+static const char F_SCORES_PLAIN[] = "QKᵀ·scale";
+/* TRANSLATORS: formula of a stage (status line, explanation panel):
+   keep the notation, translate the words */
+static const char *const F_QNORM = N_("RMSNorm(q)·g over dk  (per head)");
+/* TRANSLATORS: formula of a stage (status line, explanation panel):
+   keep the notation, translate the words */
+static const char *const F_KNORM = N_("RMSNorm(k)·g over dk  (per head)");
+/* TRANSLATORS: formula of a stage (status line, explanation panel):
+   keep the notation, translate the words */
+static const char *const F_QROT = N_("q·cos(pos·θᵢ) + rotate_half(q)·sin(pos·θᵢ)  (RoPE)");
+/* TRANSLATORS: formula of a stage (status line, explanation panel):
+   keep the notation, translate the words */
+static const char *const F_KROT = N_("k·cos(pos·θᵢ) + rotate_half(k)·sin(pos·θᵢ)  (RoPE)");
+static const char F_GATE_SILU[] = "SiLU(x·W_gateᵀ)";
+static const char F_GATE_GELU[] = "GELU(x·W_gateᵀ)";
+static const char F_GATE_GELU_NEW[] = "GELU_tanh(x·W_gateᵀ)";
+static const char F_GATE_RELU[] = "max(0, x·W_gateᵀ)";
+static const char F_UP[] = "x·W_upᵀ";
+static const char F_HIDDEN_GATED[] = "gate ⊙ up";
+static const char F_FFN_DOWN[] = "hidden·W_downᵀ";
 /* TRANSLATORS: formula of a stage (status line, explanation panel):
    keep the notation, translate the words */
 static const char *const F_MASKED = N_("QKᵀ/√dk + M  (M = −∞ where masked)");
@@ -70,9 +97,16 @@ static const char F_ADD[] = "x + Sublayer(x)";
 static const char F_ADD_PRE[] = "x + Sublayer(LayerNorm(x))";
 static const char F_NORM[] = "LayerNorm(x + Sublayer(x))";
 static const char F_NORM_PRE[] = "LayerNorm(x)";
+static const char F_RMS_PRE[] = "x/√(mean(x²)+ε)·g";
+static const char F_RMS1_PRE[] = "x/√(mean(x²)+ε)·(1+g)";
+static const char F_ADD_PRE_RMS[] = "x + Sublayer(RMSNorm(x))";
+/* TRANSLATORS: formula of a stage (status line, explanation panel):
+   keep the notation, translate the words */
+static const char *const F_FINAL_RMS = N_("RMSNorm(x)  (final)");
 static const char F_HIDDEN_RELU[] = "max(0, x·W₁ᵀ + b₁)";
 static const char F_HIDDEN_GELU[] = "GELU(x·W₁ᵀ + b₁)";
 static const char F_HIDDEN_GELU_NEW[] = "GELU_tanh(x·W₁ᵀ + b₁)";
+static const char F_HIDDEN_SILU[] = "SiLU(x·W₁ᵀ + b₁)";
 static const char F_FFN_OUT[] = "hidden·W₂ᵀ + b₂";
 /* TRANSLATORS: formula of a stage (status line, explanation panel):
    keep the notation, translate the words */
@@ -107,7 +141,10 @@ static const char F_LOSS[] = "−log p(label)";
 void forward_norm(const struct config *c, const float *x, int n,
 		  const float *g, const float *b, float *y)
 {
-	if (c->norm_kind == NK_STD)
+	if (c->norm_kind == NK_RMS || c->norm_kind == NK_RMS1)
+		op_rmsnorm(x, n, c->d_model, g, c->norm_kind == NK_RMS1 ? 1.0f : 0.0f,
+			   (float)c->norm_eps, y);
+	else if (c->norm_kind == NK_STD)
 		op_layernorm_std(x, n, c->d_model, g, b, (float)c->norm_eps, y);
 	else
 		op_layernorm(x, n, c->d_model, g, b, (float)c->norm_eps, y);
@@ -119,6 +156,8 @@ void forward_act(const struct config *c, float *x, size_t n)
 		op_gelu(x, n);
 	else if (c->act == ACT_GELU_NEW)
 		op_gelu_new(x, n);
+	else if (c->act == ACT_SILU)
+		op_silu(x, n);
 	else
 		op_relu(x, n);
 }
@@ -139,12 +178,12 @@ static float *mat(struct ctx *c, enum stage_kind kind, enum block blk,
 	return s->data;
 }
 
-/* A [h, rows, cols] float stage. */
+/* A [nh, rows, cols] float stage (nh: h, or h_kv for keys and values). */
 static float *cube(struct ctx *c, enum stage_kind kind, enum block blk,
-		   int layer, const char *formula, int rows, enum axis rax,
+		   int layer, const char *formula, int nh, int rows, enum axis rax,
 		   int cols, enum axis cax, const char *name)
 {
-	int shape[3] = { c->h, rows, cols };
+	int shape[3] = { nh, rows, cols };
 	enum axis axes[3] = { AX_HEAD, rax, cax };
 	struct stage *s = trace_add(c->t, kind, blk, layer, formula, DT_F32,
 				    3, shape, axes, "%s", name);
@@ -170,40 +209,41 @@ static void head_rows(const float *p, int ld, int hh, int n, int dk, float *out)
 }
 
 struct heads_job {
-	const float *pq, *pkv;    /* packed Q [nq, ldq]; K|V [nk, ldkv], V at +d */
-	int ldq, ldkv, d;
-	float *q, *k, *v;         /* [h, nq, dk], [h, nk, dk], [h, nk, dk] */
+	const float *q, *k, *v;   /* [h, nq, dk], [h_kv, nk, dk], [h_kv, nk, dk] */
 	float *kt;                /* [h, dk, nk]: K transposed, for Q·Kᵀ as an NN product */
 	float *sc, *mk, *wt;      /* [h, nq, nk] scores, masked, weights */
-	float *hd, *cat;          /* [h, nq, dk], [nq, d] */
-	int h, nq, nk, dk, key_len, causal, ablate;
+	float *hd, *cat;          /* [h, nq, dk], [nq, qd] */
+	float scale;              /* of q·kᵀ */
+	int h, group, nq, nk, dk, key_len, causal, window, ablate;
 };
 
-/* Head hh: its columns of the packed projections, QKᵀ/√dk, then row by
- * row the mask and the softmax while the row is in cache, weights·V, and
- * its columns of the concatenation.  Every copy is the head's own, so
- * they run on the threads with the products. */
+/* Query head hh (reading key/value head hh / group): q·kᵀ·scale, then row
+ * by row the mask and the softmax while the row is in cache, weights·V,
+ * and its columns of the concatenation. */
 static void head_task(void *arg, int hh, int nheads)
 {
 	const struct heads_job *j = arg;
-	const int nq = j->nq, nk = j->nk, dk = j->dk;
+	const int nq = j->nq, nk = j->nk, dk = j->dk, g = hh / j->group;
 	const size_t qk = (size_t)nq * nk;
-	float *q = j->q + (size_t)hh * nq * dk, *k = j->k + (size_t)hh * nk * dk,
-	      *v = j->v + (size_t)hh * nk * dk;
+	const float *q = j->q + (size_t)hh * nq * dk, *k = j->k + (size_t)g * nk * dk,
+		    *v = j->v + (size_t)g * nk * dk;
 	float *sc = j->sc + hh * qk, *mk = j->mk + hh * qk, *wt = j->wt + hh * qk;
-	head_rows(j->pq, j->ldq, hh, nq, dk, q);
-	head_rows(j->pkv, j->ldkv, hh, nk, dk, k);
-	head_rows(j->pkv + j->d, j->ldkv, hh, nk, dk, v);
 	float *kt = j->kt + (size_t)hh * dk * nk;
+	(void)nheads;
 	op_transpose(k, nk, dk, kt);
-	op_matmul_nn(q, dk, kt, nk, sc, nk, nq, nk, dk, 1.0f / sqrtf((float)dk));
+	op_matmul_nn(q, dk, kt, nk, sc, nk, nq, nk, dk, j->scale);
 	for (int i = 0; i < nq; i++) {
 		const float *sr = sc + (size_t)i * nk;
 		float *mr = mk + (size_t)i * nk, *wr = wt + (size_t)i * nk;
-		/* keys >= key_len are padding; causal: keys after i */
+		/* keys >= key_len are padding; causal: keys after i; a sliding
+		   window: keys more than window − 1 before i */
 		int vis = j->causal && i + 1 < j->key_len ? i + 1 : j->key_len;
 		vis = vis < 0 ? 0 : vis < nk ? vis : nk;
-		memcpy(mr, sr, (size_t)vis * sizeof *mr);
+		int lo = j->window > 0 && i - j->window + 1 > 0 ? i - j->window + 1 : 0;
+		lo = lo < vis ? lo : vis;
+		for (int c = 0; c < lo; c++)
+			mr[c] = -INFINITY;
+		memcpy(mr + lo, sr + lo, (size_t)(vis - lo) * sizeof *mr);
 		for (int c = vis; c < nk; c++)
 			mr[c] = -INFINITY;
 		memcpy(wr, mr, (size_t)nk * sizeof *wr);
@@ -215,72 +255,135 @@ static void head_task(void *arg, int hh, int nheads)
 	else
 		op_matmul_nn(wt, nk, v, dk, hd, dk, nq, dk, nk, 1.0f);
 	for (int i = 0; i < nq; i++)
-		memcpy(j->cat + (size_t)i * j->d + hh * dk, hd + (size_t)i * dk,
+		memcpy(j->cat + (size_t)i * j->h * dk + hh * dk, hd + (size_t)i * dk,
 		       (size_t)dk * sizeof *hd);
+}
+
+/* Q [h, nq, dk] and K, V [h_kv, nk, dk] of xq[nq, d] and xkv[nk, d]: one
+ * product for Q|K|V (self) or Q and K|V (cross) into the scratch, then
+ * each head's columns. */
+static void project(struct ctx *c, const struct attn_w *w, int cross,
+		    const float *xq, int nq, const float *xkv, int nk,
+		    float *q, float *k, float *v)
+{
+	const int d = c->d, qd = c->qd, kvd = c->kvd, dk = c->dk;
+	const float *pq = c->scratch, *pk, *pv;
+	int ldq, ldkv;
+	if (!cross) {
+		op_linear(xq, nq, d, w->in_w, w->in_b, qd + 2 * kvd, c->scratch);
+		ldq = ldkv = qd + 2 * kvd;
+		pk = c->scratch + qd;
+		pv = c->scratch + qd + kvd;
+	} else {
+		float *kv = c->scratch + (size_t)nq * qd;
+		op_linear(xq, nq, d, w->in_w, w->in_b, qd, c->scratch);
+		op_linear(xkv, nk, d, w->in_w + (size_t)qd * d,
+			  w->in_b ? w->in_b + qd : NULL, 2 * kvd, kv);
+		ldq = qd;
+		ldkv = 2 * kvd;
+		pk = kv;
+		pv = kv + kvd;
+	}
+	for (int hh = 0; hh < c->h; hh++)
+		head_rows(pq, ldq, hh, nq, dk, q + (size_t)hh * nq * dk);
+	for (int g = 0; g < c->hkv; g++) {
+		head_rows(pk, ldkv, g, nk, dk, k + (size_t)g * nk * dk);
+		head_rows(pv, ldkv, g, nk, dk, v + (size_t)g * nk * dk);
+	}
+}
+
+/* Qwen3's q/k norms, then the rotary embedding (self-attention): each a
+ * stage; *q, *k become the last one recorded. */
+static int qk_prepare(struct ctx *c, enum block blk, int layer, const char *prefix,
+		      int cross, const struct attn_w *w, const float **q, int nq,
+		      enum axis qax, const float **k, int nk, enum axis kax)
+{
+	const int h = c->h, hkv = c->hkv, dk = c->dk;
+	const float eps = (float)c->m->cfg.norm_eps;
+	char nm[STAGE_NAME_MAX];
+	if (w->q_norm) {
+		name2(nm, prefix, "q_norm");
+		float *qn = cube(c, SK_PERHEAD, blk, layer, F_QNORM, h, nq, qax, dk, AX_NONE, nm);
+		name2(nm, prefix, "k_norm");
+		float *kn = cube(c, SK_PERHEAD, blk, layer, F_KNORM, hkv, nk, kax, dk, AX_NONE, nm);
+		if (c->failed)
+			return -1;
+		op_rmsnorm(*q, h * nq, dk, w->q_norm, 0.0f, eps, qn);
+		op_rmsnorm(*k, hkv * nk, dk, w->k_norm, 0.0f, eps, kn);
+		*q = qn;
+		*k = kn;
+	}
+	if (!c->inv || cross)
+		return 0;
+	name2(nm, prefix, "q_rot");
+	float *qr = cube(c, SK_PERHEAD, blk, layer, F_QROT, h, nq, qax, dk, AX_NONE, nm);
+	name2(nm, prefix, "k_rot");
+	float *kr = cube(c, SK_PERHEAD, blk, layer, F_KROT, hkv, nk, kax, dk, AX_NONE, nm);
+	if (c->failed)
+		return -1;
+	for (int hh = 0; hh < h; hh++)
+		rope_apply(*q + (size_t)hh * nq * dk, dk, nq, dk, 0, c->inv,
+			   qr + (size_t)hh * nq * dk, dk);
+	for (int g = 0; g < hkv; g++)
+		rope_apply(*k + (size_t)g * nk * dk, dk, nk, dk, 0, c->inv,
+			   kr + (size_t)g * nk * dk, dk);
+	*q = qr;
+	*k = kr;
+	return 0;
 }
 
 /* Multi-head attention of queries from xq[nq, d] over keys/values from
  * xkv[nk, d].  Keys at positions >= key_len are padding; causal masks keys
- * after the query.  Records q, k, v, scores, masked, weights, heads, concat
- * and out under prefix; returns out [nq, d]. */
+ * after the query, window (> 0) those window or more before it.  Records
+ * q, k, v (q_norm, k_norm, q_rot, k_rot), scores, masked, weights, heads,
+ * concat and out under prefix; returns out [nq, d]. */
 static const float *attention(struct ctx *c, enum block blk, int layer,
 			      const char *prefix, int cross,
 			      const struct attn_w *w, const float *xq, int nq,
 			      enum axis qax, const float *xkv, int nk,
-			      enum axis kax, int key_len, int causal,
+			      enum axis kax, int key_len, int causal, int window,
 			      int ablate)
 {
-	const int d = c->d, h = c->h, dk = c->dk;
+	const int d = c->d, h = c->h, hkv = c->hkv, dk = c->dk;
+	const struct config *cfg = &c->m->cfg;
 	char nm[STAGE_NAME_MAX];
 	float *q, *k, *v, *sc, *mk, *wt, *hd, *cat, *out;
 
 	name2(nm, prefix, "q");
-	q = cube(c, SK_PERHEAD, blk, layer, cross ? F_Q_CROSS : F_Q, nq, qax, dk, AX_NONE, nm);
+	q = cube(c, SK_PERHEAD, blk, layer, cross ? F_Q_CROSS : F_Q, h, nq, qax, dk, AX_NONE, nm);
 	name2(nm, prefix, "k");
-	k = cube(c, SK_PERHEAD, blk, layer, cross ? F_K_CROSS : F_K, nk, kax, dk, AX_NONE, nm);
+	k = cube(c, SK_PERHEAD, blk, layer, cross ? F_K_CROSS : F_K, hkv, nk, kax, dk, AX_NONE, nm);
 	name2(nm, prefix, "v");
-	v = cube(c, SK_PERHEAD, blk, layer, cross ? F_V_CROSS : F_V, nk, kax, dk, AX_NONE, nm);
+	v = cube(c, SK_PERHEAD, blk, layer, cross ? F_V_CROSS : F_V, hkv, nk, kax, dk, AX_NONE, nm);
 	if (c->failed)
 		return NULL;
+	project(c, w, cross, xq, nq, xkv, nk, q, k, v);
+	const float *qs = q, *ks = k;
+	if (qk_prepare(c, blk, layer, prefix, cross, w, &qs, nq, qax, &ks, nk, kax))
+		return NULL;
 
-	/* projections: one product for Q|K|V (self) or Q and K|V (cross);
-	   the scratch holds [max(nq, nk), 4d]: them, then Kᵀ per head */
-	const float *pq = c->scratch, *pkv = c->scratch + d;
-	float *kt = c->scratch + (size_t)nq * 3 * d;
-	int ldq = 3 * d, ldkv = 3 * d;
-	if (!cross) {
-		op_linear(xq, nq, d, w->in_w, w->in_b, 3 * d, c->scratch);
-	} else {
-		kt = c->scratch + (size_t)nq * d + (size_t)nk * 2 * d;
-		float *kv = c->scratch + (size_t)nq * d;
-		op_linear(xq, nq, d, w->in_w, w->in_b, d, c->scratch);
-		op_linear(xkv, nk, d, w->in_w + (size_t)d * d,
-			  w->in_b ? w->in_b + d : NULL, 2 * d, kv);
-		pkv = kv;
-		ldq = d;
-		ldkv = 2 * d;
-	}
-
+	const char *fs = cfg->attn_scale > 0 ? F_SCORES_PLAIN : c->inv && !cross ?
+			 F_SCORES_ROPE : F_SCORES;
 	name2(nm, prefix, "scores");
-	sc = cube(c, SK_SCORES, blk, layer, F_SCORES, nq, qax, nk, kax, nm);
+	sc = cube(c, SK_SCORES, blk, layer, fs, h, nq, qax, nk, kax, nm);
 	name2(nm, prefix, "masked");
-	mk = cube(c, SK_SCORES, blk, layer, F_MASKED, nq, qax, nk, kax, nm);
+	mk = cube(c, SK_SCORES, blk, layer, F_MASKED, h, nq, qax, nk, kax, nm);
 	name2(nm, prefix, "weights");
-	wt = cube(c, SK_WEIGHTS, blk, layer, F_WEIGHTS, nq, qax, nk, kax, nm);
+	wt = cube(c, SK_WEIGHTS, blk, layer, F_WEIGHTS, h, nq, qax, nk, kax, nm);
 	name2(nm, prefix, "heads");
-	hd = cube(c, SK_PERHEAD, blk, layer, F_HEADS, nq, qax, dk, AX_NONE, nm);
+	hd = cube(c, SK_PERHEAD, blk, layer, F_HEADS, h, nq, qax, dk, AX_NONE, nm);
 	name2(nm, prefix, "concat");
-	cat = mat(c, SK_VECTORS, blk, layer, F_CONCAT, nq, qax, d, AX_NONE, nm);
+	cat = mat(c, SK_VECTORS, blk, layer, F_CONCAT, nq, qax, c->qd, AX_NONE, nm);
 	name2(nm, prefix, "out");
 	out = mat(c, SK_VECTORS, blk, layer, F_OUT, nq, qax, d, AX_NONE, nm);
 	if (c->failed)
 		return NULL;
 
 	struct heads_job j = {
-		.pq = pq, .pkv = pkv, .ldq = ldq, .ldkv = ldkv, .d = d,
-		.q = q, .k = k, .v = v, .kt = kt, .sc = sc, .mk = mk, .wt = wt, .hd = hd,
-		.cat = cat, .h = h, .nq = nq, .nk = nk, .dk = dk,
-		.key_len = key_len, .causal = causal, .ablate = ablate,
+		.q = qs, .k = ks, .v = v, .kt = c->scratch, .sc = sc, .mk = mk, .wt = wt,
+		.hd = hd, .cat = cat, .h = h, .group = h / hkv, .nq = nq, .nk = nk, .dk = dk,
+		.scale = cfg->attn_scale > 0 ? (float)cfg->attn_scale : 1.0f / sqrtf((float)dk),
+		.key_len = key_len, .causal = causal, .window = window, .ablate = ablate,
 	};
 	/* one task per head */
 	if ((double)h * nq * nk * dk >= 1 << 16)
@@ -288,7 +391,7 @@ static const float *attention(struct ctx *c, enum block blk, int layer,
 	else
 		for (int hh = 0; hh < h; hh++)
 			head_task(&j, hh, h);
-	op_linear(cat, nq, d, w->out_w, w->out_b, d, out);
+	op_linear(cat, nq, c->qd, w->out_w, w->out_b, d, out);
 	return out;
 }
 
@@ -303,7 +406,9 @@ static const float *sublayer_in(struct ctx *c, enum block blk, int layer,
 		return x;
 	char nm[STAGE_NAME_MAX];
 	snprintf(nm, sizeof nm, "%s.norm%d", prefix, k);
-	float *y = mat(c, SK_VECTORS, blk, layer, F_NORM_PRE, n, ax, c->d, AX_NONE, nm);
+	const enum norm_kind nk = c->m->cfg.norm_kind;
+	float *y = mat(c, SK_VECTORS, blk, layer, nk == NK_RMS ? F_RMS_PRE : nk == NK_RMS1 ?
+		       F_RMS1_PRE : F_NORM_PRE, n, ax, c->d, AX_NONE, nm);
 	if (y)
 		forward_norm(&c->m->cfg, x, n, g, b, y);
 	return y;
@@ -321,8 +426,9 @@ static const float *sublayer_out(struct ctx *c, enum block blk, int layer,
 	if (!y)
 		return NULL;
 	snprintf(nm, sizeof nm, "%s.add%d", prefix, k);
-	float *a = mat(c, SK_VECTORS, blk, layer, ns == NORM_PRE ? F_ADD_PRE : F_ADD,
-		       n, ax, c->d, AX_NONE, nm);
+	const int rms = c->m->cfg.norm_kind == NK_RMS || c->m->cfg.norm_kind == NK_RMS1;
+	float *a = mat(c, SK_VECTORS, blk, layer, ns != NORM_PRE ? F_ADD : rms ? F_ADD_PRE_RMS :
+		       F_ADD_PRE, n, ax, c->d, AX_NONE, nm);
 	if (!a)
 		return NULL;
 	if (ns != NORM_POST) {
@@ -334,7 +440,7 @@ static const float *sublayer_out(struct ctx *c, enum block blk, int layer,
 	if (!o)
 		return NULL;
 	const struct config *cfg = &c->m->cfg;
-	if (cfg->norm_kind == NK_STD) {
+	if (cfg->norm_kind != NK_LAYERNORM) {
 		op_add(x, y, a, (size_t)n * c->d);
 		forward_norm(cfg, a, n, g, b, o);
 	} else {   /* the add and the norm in one pass over the rows */
@@ -343,25 +449,59 @@ static const float *sublayer_out(struct ctx *c, enum block blk, int layer,
 	return o;
 }
 
+/* The gated feed-forward: gate = act(x·W_gateᵀ), up = x·W_upᵀ, hidden =
+ * gate ⊙ up, out = hidden·W_downᵀ (linear1 holds W_gate then W_up). */
+static const float *ffn_gated(struct ctx *c, enum block blk, int layer,
+			      const char *prefix, const struct layer_w *L,
+			      const float *x, int n, enum axis ax)
+{
+	const struct config *cfg = &c->m->cfg;
+	const int F = c->F, d = c->d;
+	char nm[STAGE_NAME_MAX];
+	snprintf(nm, sizeof nm, "%s.ffn.gate", prefix);
+	float *gate = mat(c, SK_VECTORS, blk, layer, cfg->act == ACT_SILU ? F_GATE_SILU :
+			  cfg->act == ACT_GELU ? F_GATE_GELU : cfg->act == ACT_GELU_NEW ?
+			  F_GATE_GELU_NEW : F_GATE_RELU, n, ax, F, AX_NONE, nm);
+	snprintf(nm, sizeof nm, "%s.ffn.up", prefix);
+	float *up = mat(c, SK_VECTORS, blk, layer, F_UP, n, ax, F, AX_NONE, nm);
+	snprintf(nm, sizeof nm, "%s.ffn.hidden", prefix);
+	float *hid = mat(c, SK_VECTORS, blk, layer, F_HIDDEN_GATED, n, ax, F, AX_NONE, nm);
+	snprintf(nm, sizeof nm, "%s.ffn.out", prefix);
+	float *out = mat(c, SK_VECTORS, blk, layer, F_FFN_DOWN, n, ax, d, AX_NONE, nm);
+	if (c->failed)
+		return NULL;
+	op_linear(x, n, d, L->l1_w, L->l1_b, F, gate);
+	forward_act(cfg, gate, (size_t)n * F);
+	op_linear(x, n, d, L->l1_w + (size_t)F * d, L->l1_b ? L->l1_b + F : NULL, F, up);
+	for (size_t i = 0; i < (size_t)n * F; i++)
+		hid[i] = gate[i] * up[i];
+	op_linear(hid, n, F, L->l2_w, L->l2_b, d, out);
+	return out;
+}
+
 static const float *ffn(struct ctx *c, enum block blk, int layer,
 			const char *prefix, const struct layer_w *L,
 			const float *x, int n, enum axis ax)
 {
 	char nm[STAGE_NAME_MAX];
-	int gelu = c->m->cfg.act != ACT_RELU;
+	if (c->m->cfg.ffn_gated)
+		return ffn_gated(c, blk, layer, prefix, L, x, n, ax);
+	const enum activation act = c->m->cfg.act;
 	snprintf(nm, sizeof nm, "%s.ffn.hidden", prefix);
 	float *hid = mat(c, SK_VECTORS, blk, layer,
-			 !gelu ? F_HIDDEN_RELU : c->m->cfg.act == ACT_GELU ? F_HIDDEN_GELU
-			 : F_HIDDEN_GELU_NEW, n, ax, c->F, AX_NONE, nm);
+			 act == ACT_RELU ? F_HIDDEN_RELU : act == ACT_GELU ? F_HIDDEN_GELU :
+			 act == ACT_SILU ? F_HIDDEN_SILU : F_HIDDEN_GELU_NEW,
+			 n, ax, c->F, AX_NONE, nm);
 	snprintf(nm, sizeof nm, "%s.ffn.out", prefix);
 	float *out = mat(c, SK_VECTORS, blk, layer, F_FFN_OUT, n, ax, c->d, AX_NONE, nm);
 	if (!hid || !out)
 		return NULL;
-	if (c->m->cfg.act == ACT_GELU_NEW) {   /* the tanh GELU: not fused */
-		op_linear(x, n, c->d, L->l1_w, L->l1_b, c->F, hid);
-		op_gelu_new(hid, (size_t)n * c->F);
+	if (act == ACT_RELU || act == ACT_GELU) {   /* fused with the product */
+		op_linear_act(x, n, c->d, L->l1_w, L->l1_b, c->F, hid,
+			      act == ACT_GELU ? OP_GELU : OP_RELU);
 	} else {
-		op_linear_act(x, n, c->d, L->l1_w, L->l1_b, c->F, hid, gelu ? OP_GELU : OP_RELU);
+		op_linear(x, n, c->d, L->l1_w, L->l1_b, c->F, hid);
+		forward_act(&c->m->cfg, hid, (size_t)n * c->F);
 	}
 	op_linear(hid, n, c->F, L->l2_w, L->l2_b, c->d, out);
 	return out;
@@ -400,16 +540,21 @@ static const float *embed(struct ctx *c, enum block blk, const char *side,
 	const char *pf = cfg->pe == PE_SINUSOIDAL ? F_SINUSOID :
 			 cfg->pe == PE_LEARNED ? F_LEARNED : F_NOPE;
 	snprintf(nm, sizeof nm, "%s.pos", side);
-	float *pe = mat(c, SK_VECTORS, blk, -1, pf, n, ax, d, AX_NONE, nm);
+	const int rope = cfg->pe == PE_ROPE;   /* no position rows */
+	float *pe = rope ? NULL : mat(c, SK_VECTORS, blk, -1, pf, n, ax, d, AX_NONE, nm);
 	snprintf(nm, sizeof nm, "%s.input", side);
-	float *in = mat(c, SK_VECTORS, blk, -1, blk == BLK_SRC && c->m->type_embed ?
-			F_INPUT_TYPE : F_INPUT, n, ax, d, AX_NONE, nm);
+	float *in = mat(c, SK_VECTORS, blk, -1, rope ? F_INPUT_ROPE : blk == BLK_SRC &&
+			c->m->type_embed ? F_INPUT_TYPE : F_INPUT, n, ax, d, AX_NONE, nm);
 	if (c->failed)
 		return NULL;
 	float sc = cfg->scale_embedding ? sqrtf((float)d) : 1.0f;
 	for (int i = 0; i < n; i++)
 		for (int j = 0; j < d; j++)
 			em[(size_t)i * d + j] = table[(size_t)ids[i] * d + j] * sc;
+	if (rope) {
+		memcpy(in, em, (size_t)n * d * sizeof *in);
+		return in;
+	}
 	const struct stage *src_pe = blk == BLK_TGT ? trace_find(c->t, "src.pos") : NULL;
 	if (cfg->pe == PE_SINUSOIDAL && src_pe && src_pe->shape[0] >= n)
 		/* the same rows as the source's: n·d sin and cos saved */
@@ -441,7 +586,9 @@ static const float *final_norm(struct ctx *c, enum block blk, const char *name,
 {
 	if (!g || !x)
 		return x;
-	float *y = mat(c, SK_VECTORS, blk, -1, F_FINAL_NORM, n, ax, c->d, AX_NONE, name);
+	const enum norm_kind nk = c->m->cfg.norm_kind;
+	float *y = mat(c, SK_VECTORS, blk, -1, nk == NK_RMS || nk == NK_RMS1 ? F_FINAL_RMS :
+		       F_FINAL_NORM, n, ax, c->d, AX_NONE, name);
 	if (y)
 		forward_norm(&c->m->cfg, x, n, g, b, y);
 	return y;
@@ -459,7 +606,7 @@ static const float *encoder(struct ctx *c, const struct pass_input *in)
 		snprintf(pa, sizeof pa, "encoder.%d.self_attn", i);
 		const float *u = sublayer_in(c, BLK_ENCODER, i, p, 1, x, S, AX_SRC, L->n1_w, L->n1_b);
 		const float *y = u ? attention(c, BLK_ENCODER, i, pa, 0, &L->self, u, S, AX_SRC,
-					       u, S, AX_SRC, in->src_len, c->o->encoder_causal,
+					       u, S, AX_SRC, in->src_len, c->o->encoder_causal, 0,
 					       ablated(c, BLK_ENCODER, i, 0)) : NULL;
 		x = sublayer_out(c, BLK_ENCODER, i, p, 1, x, y, S, AX_SRC, L->n1_w, L->n1_b);
 		if (!x)
@@ -488,6 +635,7 @@ static const float *decoder(struct ctx *c, const struct pass_input *in,
 		const float *u = sublayer_in(c, BLK_DECODER, i, p, k, x, T, AX_TGT, L->n1_w, L->n1_b);
 		const float *y = u ? attention(c, BLK_DECODER, i, pa, 0, &L->self, u, T, AX_TGT,
 					       u, T, AX_TGT, in->tgt_len, c->o->causal,
+					       i >= m->cfg.window_from ? m->cfg.sliding_window : 0,
 					       ablated(c, BLK_DECODER, i, 0)) : NULL;
 		x = sublayer_out(c, BLK_DECODER, i, p, k, x, y, T, AX_TGT, L->n1_w, L->n1_b);
 		if (memory && x) {
@@ -495,7 +643,7 @@ static const float *decoder(struct ctx *c, const struct pass_input *in,
 			snprintf(pa, sizeof pa, "decoder.%d.cross_attn", i);
 			u = sublayer_in(c, BLK_DECODER, i, p, k, x, T, AX_TGT, L->n2_w, L->n2_b);
 			y = u ? attention(c, BLK_DECODER, i, pa, 1, &L->cross, u, T, AX_TGT,
-					  memory, S, AX_SRC, in->src_len, 0,
+					  memory, S, AX_SRC, in->src_len, 0, 0,
 					  ablated(c, BLK_DECODER, i, 1)) : NULL;
 			x = sublayer_out(c, BLK_DECODER, i, p, k, x, y, T, AX_TGT, L->n2_w, L->n2_b);
 		}
@@ -641,14 +789,18 @@ struct trace *forward_run(const struct model *m, const struct pass_input *in,
 	const struct config *cfg = &m->cfg;
 	struct ctx c = {
 		.m = m, .o = o, .e = e, .d = cfg->d_model, .h = cfg->heads,
-		.dk = cfg->d_model / cfg->heads, .F = cfg->d_ff,
+		.dk = cfg_dk(cfg), .F = cfg->d_ff, .hkv = cfg_kv_heads(cfg),
 	};
+	c.qd = c.h * c.dk;
+	c.kvd = c.hkv * c.dk;
 	int nmax = in->S > in->T ? in->S : in->T;
 	if (reuse)
 		trace_reset(reuse);
 	c.t = reuse ? reuse : trace_new();
-	c.scratch = malloc((size_t)(nmax ? nmax : 1) * 4 * c.d * sizeof *c.scratch);
-	if (!c.t || !c.scratch)
+	c.scratch = malloc((size_t)(nmax ? nmax : 1) * (c.qd + 2 * c.kvd) * sizeof *c.scratch);
+	if (cfg->pe == PE_ROPE && (c.inv = malloc((size_t)(c.dk / 2 + 1) * sizeof *c.inv)))
+		rope_inv_freq(cfg, c.dk, c.inv);
+	if (!c.t || !c.scratch || (cfg->pe == PE_ROPE && !c.inv))
 		goto oom;
 	c.t->opts = *o;
 	c.t->vocab = &m->tgt_vocab;
@@ -714,9 +866,11 @@ struct trace *forward_run(const struct model *m, const struct pass_input *in,
 	if (c.failed)
 		goto oom;
 	free(c.scratch);
+	free(c.inv);
 	return c.t;
 oom:
 	free(c.scratch);
+	free(c.inv);
 	if (reuse)
 		trace_reset(reuse);
 	else
@@ -746,11 +900,13 @@ double forward_flops(const struct model *m, int S, int T)
 {
 	const struct config *c = &m->cfg;
 	const double d = c->d_model, F = c->d_ff, V = m->tgt_vocab.n;
+	const double qd = (double)c->heads * cfg_dk(c), kvd = (double)cfg_kv_heads(c) * cfg_dk(c);
 	/* per attention: projections + QKᵀ + weights·V + W_O */
-	double self_s = 2 * S * d * 3 * d + 4.0 * S * S * d + 2 * S * d * d;
-	double self_t = 2 * T * d * 3 * d + 4.0 * T * T * d + 2 * T * d * d;
-	double cross = 2 * T * d * d + 2 * S * d * 2 * d + 4.0 * T * S * d + 2 * T * d * d;
-	double ffn_s = 4 * S * d * F, ffn_t = 4 * T * d * F;
+	double self_s = 2 * S * d * (qd + 2 * kvd) + 4.0 * S * S * qd + 2 * S * qd * d;
+	double self_t = 2 * T * d * (qd + 2 * kvd) + 4.0 * T * T * qd + 2 * T * qd * d;
+	double cross = 2 * T * d * qd + 2 * S * d * 2 * kvd + 4.0 * T * S * qd + 2 * T * qd * d;
+	const double ff = c->ffn_gated ? 6 : 4;   /* gate, up, down: three products */
+	double ffn_s = ff * S * d * F, ffn_t = ff * T * d * F;
 	switch (c->arch) {
 	case ARCH_ENC_DEC:
 		return c->enc_layers * (self_s + ffn_s) +

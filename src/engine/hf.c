@@ -14,15 +14,16 @@
 #include <unistd.h>
 
 #include "hf.h"
+#include "hf_int.h"
 #include "layout.h"
 #include "model_keys.h"
 #include "model_tok.h"
 #include "weights.h"
+#include "formats/json.h"
 #include "formats/ydoc.h"
 
-#define HF_MAX_DIM 65536
-#define HF_MAX_LAYERS 256
-#define HF_MAX_LEN 65536
+
+#define HF_TYPES "gpt2, bert, llama, mistral, qwen2, qwen3, gemma, phi3"
 
 int hf_is_folder(const char *path)
 {
@@ -49,7 +50,7 @@ static int readable(const char *dir, const char *name)
 }
 
 /* A JSON null (or the key missing) reads as absent. */
-static const struct ynode *key(const struct ynode *map, const char *k)
+const struct ynode *hf_key(const struct ynode *map, const char *k)
 {
 	const struct ynode *n = ynode_get(map, k);
 	if (n && n->kind == Y_SCALAR && !n->quoted && strcmp(n->str, "null") == 0)
@@ -57,10 +58,10 @@ static const struct ynode *key(const struct ynode *map, const char *k)
 	return n;
 }
 
-static int get_int(const struct ydoc *d, const char *k, long long lo, long long hi,
+int hf_int(const struct ydoc *d, const char *k, long long lo, long long hi,
 		   int *out, struct err *e)
 {
-	const struct ynode *n = key(d->root, k);
+	const struct ynode *n = hf_key(d->root, k);
 	long long v;
 	if (!n)
 		return 0;
@@ -70,9 +71,9 @@ static int get_int(const struct ydoc *d, const char *k, long long lo, long long 
 	return 0;
 }
 
-static int get_eps(const struct ydoc *d, const char *k, double *out, struct err *e)
+int hf_eps(const struct ydoc *d, const char *k, double *out, struct err *e)
 {
-	const struct ynode *n = key(d->root, k);
+	const struct ynode *n = hf_key(d->root, k);
 	if (!n)
 		return 0;
 	if (ynode_float(d, n, out, e))
@@ -84,9 +85,9 @@ static int get_eps(const struct ydoc *d, const char *k, double *out, struct err 
 
 /* A flag of the config that changes the math and that the pass does not
  * implement: an error when it is set to `bad`. */
-static int refuse(const struct ydoc *d, const char *k, int bad, struct err *e)
+int hf_refuse(const struct ydoc *d, const char *k, int bad, struct err *e)
 {
-	const struct ynode *n = key(d->root, k);
+	const struct ynode *n = hf_key(d->root, k);
 	int v;
 	if (!n)
 		return 0;
@@ -99,14 +100,15 @@ static int refuse(const struct ydoc *d, const char *k, int bad, struct err *e)
 }
 
 /* activation_function / hidden_act: Hugging Face's ACT2FN names. */
-static int get_act(const struct ydoc *d, const char *k, enum activation *out,
+int hf_act(const struct ydoc *d, const char *k, enum activation *out,
 		   struct err *e)
 {
 	static const struct { const char *name; enum activation a; } ACTS[] = {
 		{ "gelu", ACT_GELU }, { "gelu_new", ACT_GELU_NEW },
 		{ "gelu_pytorch_tanh", ACT_GELU_NEW }, { "relu", ACT_RELU },
+		{ "silu", ACT_SILU }, { "swish", ACT_SILU },
 	};
-	const struct ynode *n = key(d->root, k);
+	const struct ynode *n = hf_key(d->root, k);
 	if (!n)
 		return 0;
 	const char *s = ynode_str(d, n, e);
@@ -118,7 +120,7 @@ static int get_act(const struct ydoc *d, const char *k, enum activation *out,
 			return 0;
 		}
 	return err_set(e, "%s:%d: %s: \"%.40s\" is not implemented (gelu, gelu_new, "
-		       "gelu_pytorch_tanh and relu are)", d->file, n->line, k, s);
+		       "gelu_pytorch_tanh, relu and silu are)", d->file, n->line, k, s);
 }
 
 /* GPT2Config (its defaults are GPT-2 small's). */
@@ -136,19 +138,19 @@ static int parse_gpt2(struct config *c, const struct ydoc *d, int *vocab,
 	c->norm_eps = 1e-5;
 	c->act = ACT_GELU_NEW;
 	c->layout = LAYOUT_GPT2;
-	if (get_int(d, "vocab_size", 1, 1 << 24, vocab, e) ||
-	    get_int(d, "n_embd", 1, HF_MAX_DIM, &c->d_model, e) ||
-	    get_int(d, "n_head", 1, HF_MAX_DIM, &c->heads, e) ||
-	    get_int(d, "n_layer", 1, HF_MAX_LAYERS, &c->dec_layers, e) ||
-	    get_int(d, "n_ctx", 1, HF_MAX_LEN, &c->max_len, e) ||
-	    get_int(d, "n_positions", 1, HF_MAX_LEN, &c->max_len, e) ||
-	    get_int(d, "n_inner", 1, HF_MAX_DIM * 16, &inner, e) ||
-	    get_eps(d, "layer_norm_epsilon", &c->norm_eps, e) ||
-	    get_act(d, "activation_function", &c->act, e) ||
-	    refuse(d, "scale_attn_weights", 0, e) ||
-	    refuse(d, "scale_attn_by_inverse_layer_idx", 1, e) ||
-	    refuse(d, "reorder_and_upcast_attn", 1, e) ||
-	    refuse(d, "add_cross_attention", 1, e))
+	if (hf_int(d, "vocab_size", 1, 1 << 24, vocab, e) ||
+	    hf_int(d, "n_embd", 1, HF_MAX_DIM, &c->d_model, e) ||
+	    hf_int(d, "n_head", 1, HF_MAX_DIM, &c->heads, e) ||
+	    hf_int(d, "n_layer", 1, HF_MAX_LAYERS, &c->dec_layers, e) ||
+	    hf_int(d, "n_ctx", 1, HF_MAX_LEN, &c->max_len, e) ||
+	    hf_int(d, "n_positions", 1, HF_MAX_LEN, &c->max_len, e) ||
+	    hf_int(d, "n_inner", 1, HF_MAX_DIM * 16, &inner, e) ||
+	    hf_eps(d, "layer_norm_epsilon", &c->norm_eps, e) ||
+	    hf_act(d, "activation_function", &c->act, e) ||
+	    hf_refuse(d, "scale_attn_weights", 0, e) ||
+	    hf_refuse(d, "scale_attn_by_inverse_layer_idx", 1, e) ||
+	    hf_refuse(d, "reorder_and_upcast_attn", 1, e) ||
+	    hf_refuse(d, "add_cross_attention", 1, e))
 		return -1;
 	c->d_ff = inner ? inner : 4 * c->d_model;
 	return 0;
@@ -170,19 +172,19 @@ static int parse_bert(struct config *c, const struct ydoc *d, int *vocab,
 	c->norm_eps = 1e-12;
 	c->act = ACT_GELU;
 	c->layout = LAYOUT_BERT;
-	if (get_int(d, "vocab_size", 1, 1 << 24, vocab, e) ||
-	    get_int(d, "hidden_size", 1, HF_MAX_DIM, &c->d_model, e) ||
-	    get_int(d, "num_attention_heads", 1, HF_MAX_DIM, &c->heads, e) ||
-	    get_int(d, "num_hidden_layers", 1, HF_MAX_LAYERS, &c->enc_layers, e) ||
-	    get_int(d, "intermediate_size", 1, HF_MAX_DIM * 16, &c->d_ff, e) ||
-	    get_int(d, "max_position_embeddings", 1, HF_MAX_LEN, &c->max_len, e) ||
-	    get_int(d, "type_vocab_size", 1, 1 << 16, &c->type_vocab, e) ||
-	    get_eps(d, "layer_norm_eps", &c->norm_eps, e) ||
-	    get_act(d, "hidden_act", &c->act, e) ||
-	    refuse(d, "is_decoder", 1, e) ||
-	    refuse(d, "add_cross_attention", 1, e))
+	if (hf_int(d, "vocab_size", 1, 1 << 24, vocab, e) ||
+	    hf_int(d, "hidden_size", 1, HF_MAX_DIM, &c->d_model, e) ||
+	    hf_int(d, "num_attention_heads", 1, HF_MAX_DIM, &c->heads, e) ||
+	    hf_int(d, "num_hidden_layers", 1, HF_MAX_LAYERS, &c->enc_layers, e) ||
+	    hf_int(d, "intermediate_size", 1, HF_MAX_DIM * 16, &c->d_ff, e) ||
+	    hf_int(d, "max_position_embeddings", 1, HF_MAX_LEN, &c->max_len, e) ||
+	    hf_int(d, "type_vocab_size", 1, 1 << 16, &c->type_vocab, e) ||
+	    hf_eps(d, "layer_norm_eps", &c->norm_eps, e) ||
+	    hf_act(d, "hidden_act", &c->act, e) ||
+	    hf_refuse(d, "is_decoder", 1, e) ||
+	    hf_refuse(d, "add_cross_attention", 1, e))
 		return -1;
-	const struct ynode *n = key(d->root, "position_embedding_type");
+	const struct ynode *n = hf_key(d->root, "position_embedding_type");
 	const char *s = n ? ynode_str(d, n, e) : "absolute";
 	if (!s)
 		return ynode_keyed(d, n, "position_embedding_type", e);
@@ -208,7 +210,7 @@ static int lower_case(const char *dir, int *out, struct err *e)
 	int rc = ydoc_load(&d, p, e);
 	if (!rc) {
 		const struct ynode *n = d.root && d.root->kind == Y_MAP ?
-					key(d.root, "do_lower_case") : NULL;
+					hf_key(d.root, "do_lower_case") : NULL;
 		if (n && ynode_bool(&d, n, out, e))
 			rc = ynode_keyed(&d, n, "do_lower_case", e);
 		ydoc_free(&d);
@@ -259,62 +261,87 @@ static int bert_head(struct model *m, struct err *e)
 	return 0;
 }
 
-static int load(struct model *m, const char *dir, struct err *e)
+/* The tokenizer of a family of today: tokenizer.json (with
+ * tokenizer_config.json), else vocab.json + merges.txt as GPT-2's. */
+static int tokenizer_modern(struct model *m, const char *dir, struct err *e)
 {
-	struct config *c = &m->cfg;
+	if (readable(dir, "vocab.json") && readable(dir, "merges.txt"))
+		return tokenizer(m, dir, 1, e);
+	return err_set(e, "%s: no tokenizer (tokenizer.json, or vocab.json and merges.txt)",
+		       dir);
+}
+
+/* config.json (strict JSON) into c by its model_type; *vocab its
+ * vocab_size. */
+static int read_config(struct config *c, const char *cfg, int *vocab, struct err *e)
+{
 	struct ydoc d;
-	char *cfg = join(dir, "config.json");
-	int rc = -1, vocab = 0;
-	if (!cfg)
-		return err_set(e, "out of memory");
-	if (access(cfg, R_OK) != 0) {
-		err_set(e, "%s: %s (a model folder holds Hugging Face's config.json)", cfg,
-			strerror(errno));
-		free(cfg);
+	int rc = -1;
+	if (access(cfg, R_OK) != 0)
+		return err_set(e, "%s: %s (a model folder holds Hugging Face's config.json)", cfg,
+			       strerror(errno));
+	if (json_load(&d, cfg, e))
 		return -1;
-	}
-	if (ydoc_load(&d, cfg, e)) {
-		free(cfg);
-		return -1;
-	}
-	const struct ynode *t = d.root && d.root->kind == Y_MAP ? key(d.root, "model_type") : NULL;
+	const struct ynode *t = d.root && d.root->kind == Y_MAP ? hf_key(d.root, "model_type") : NULL;
 	const char *type = t && t->kind == Y_SCALAR ? t->str : NULL;
 	if (!d.root || d.root->kind != Y_MAP)
 		err_set(e, "%s: config.json must be a JSON object", cfg);
 	else if (!type)
-		err_set(e, "%s: missing model_type (gpt2 or bert)", cfg);
-	else if (strcmp(type, "gpt2") && strcmp(type, "bert"))
-		err_set(e, "%s:%d: model_type \"%.40s\" is not one attnscope reads (gpt2, bert)",
-			cfg, t->line, type);
+		err_set(e, "%s: missing model_type (%s)", cfg, HF_TYPES);
+	else if (strcmp(type, "gpt2") && strcmp(type, "bert") && !hf_llama_family(type))
+		err_set(e, "%s:%d: model_type \"%.40s\" is not one attnscope reads (%s)",
+			cfg, t->line, type, HF_TYPES);
 	else if (!(c->hf_type = strdup(type)))
 		err_set(e, "out of memory");
-	else if (!(type[0] == 'g' ? parse_gpt2(c, &d, &vocab, e) : parse_bert(c, &d, &vocab, e)))
+	else if (!strcmp(type, "gpt2") ? !parse_gpt2(c, &d, vocab, e) :
+		 !strcmp(type, "bert") ? !parse_bert(c, &d, vocab, e) :
+		 !hf_llama_config(c, &d, type, vocab, e))
 		rc = 0;
 	ydoc_free(&d);
-	if (!rc && c->d_model % c->heads)
+	if (!rc && c->d_model % c->heads && !c->head_dim)
 		rc = err_set(e, "%s: the width %d is not divisible by the %d heads", cfg,
 			     c->d_model, c->heads);
-	const int gpt2 = c->layout == LAYOUT_GPT2;
+	return rc;
+}
+
+/* The weights' file: model.safetensors, its shards' index, or
+ * pytorch_model.bin. */
+static int weights_file(struct config *c, const char *dir, struct err *e)
+{
+	static const char *const names[] = {
+		"model.safetensors", "model.safetensors.index.json", "pytorch_model.bin",
+	};
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (readable(dir, names[i])) {
+			c->wsrc = W_FILE;
+			return (c->weights_path = join(dir, names[i])) ? 0 :
+			       err_set(e, "out of memory");
+		}
+	if (readable(dir, "pytorch_model.bin.index.json"))
+		return err_set(e, "%s: the weights are pytorch_model.bin shards, which attnscope "
+			       "does not read (save them as safetensors)", dir);
+	return err_set(e, "%s: no weights (model.safetensors, model.safetensors.index.json "
+		       "or pytorch_model.bin)", dir);
+}
+
+static int load(struct model *m, const char *dir, struct err *e)
+{
+	struct config *c = &m->cfg;
+	char *cfg = join(dir, "config.json");
+	int rc, vocab = 0;
+	if (!cfg)
+		return err_set(e, "out of memory");
+	rc = read_config(c, cfg, &vocab, e);
+	const int modern = !rc && hf_llama_family(c->hf_type);
 	if (!rc)
-		rc = tokenizer(m, dir, gpt2, e);
+		rc = modern ? tokenizer_modern(m, dir, e) : tokenizer(m, dir, c->layout == LAYOUT_GPT2, e);
+	if (!rc && modern && m->src_vocab.n < vocab)   /* rows the tokenizer never gives */
+		rc = vocab_pad(&m->src_vocab, vocab, e) || vocab_pad(&m->tgt_vocab, vocab, e);
 	if (!rc && vocab != m->src_vocab.n)
 		rc = err_set(e, "%s: vocab_size is %d, and the tokenizer's vocabulary has %d "
 			     "tokens", cfg, vocab, m->src_vocab.n);
 	free(cfg);
-	if (rc)
-		return -1;
-	const char *wf = readable(dir, "model.safetensors") ? "model.safetensors" :
-			 readable(dir, "pytorch_model.bin") ? "pytorch_model.bin" : NULL;
-	if (!wf)
-		return readable(dir, "model.safetensors.index.json") ||
-		       readable(dir, "pytorch_model.bin.index.json") ?
-		       err_set(e, "%s: the weights are split into shards, which attnscope does not "
-			       "read (save with a larger max_shard_size)", dir) :
-		       err_set(e, "%s: no weights (model.safetensors or pytorch_model.bin)", dir);
-	c->wsrc = W_FILE;
-	if (!(c->weights_path = join(dir, wf)))
-		return err_set(e, "out of memory");
-	if (weights_bind(m, NULL, NULL, e))
+	if (rc || weights_file(c, dir, e) || weights_bind(m, NULL, NULL, e))
 		return -1;
 	return c->layout == LAYOUT_BERT ? bert_head(m, e) : 0;
 }
@@ -339,6 +366,7 @@ struct model *hf_load(const char *dir, struct err *e)
 	if (slash && slash != m->cfg.name)
 		*slash = 0;
 	m->cfg.bias = 1;
+	m->cfg.tie_gen = -1;   /* as the files have it (the families of today say) */
 	m->cfg.final_norm = -1;
 	m->cfg.pe = PE_LEARNED;
 	m->cfg.scale_embedding = 0;

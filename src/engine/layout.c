@@ -28,7 +28,16 @@
  *     or without it; the masked-LM head cls.predictions.transform.dense /
  *     LayerNorm, decoder (tied to the word embeddings), bias; the pooler
  *     and next-sentence head are not part of the pass, position_ids and
- *     token_type_ids are buffers, and old files say LayerNorm.gamma/beta. */
+ *     token_type_ids are buffers, and old files say LayerNorm.gamma/beta.
+ *   llama: Hugging Face's LlamaForCausalLM and the families written after
+ *     it (modeling_llama.py, mistral, qwen2, qwen3, gemma): model.
+ *     embed_tokens, layers.{i}.input_layernorm / self_attn.q_proj|k_proj|
+ *     v_proj (joined as Q, K, V; K and V have h_kv heads) / o_proj /
+ *     q_norm / k_norm (Qwen3) / post_attention_layernorm / mlp.gate_proj|
+ *     up_proj (joined as linear1) / down_proj, model.norm, lm_head (absent
+ *     when tied); the buffer rotary_emb.inv_freq of older files.
+ *   phi3: Phi3ForCausalLM (modeling_phi3.py): the same names with the
+ *     projections fused, self_attn.qkv_proj and mlp.gate_up_proj. */
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +47,7 @@
 
 const char *const LAYOUT_NAMES[] = {
 	"nn.Transformer", "pytorch-tutorial", "annotated-transformer", "nanogpt", "gpt2",
-	"bert", NULL
+	"bert", "llama", "phi3", NULL
 };
 
 /* doc -> file parts.  A doc pattern ending in '*' maps a prefix: the rest
@@ -177,8 +186,42 @@ static const struct rule BERT[] = {
 	{ NULL, { NULL } }
 };
 
+#define LL_D "decoder.layers.{i}."
+#define LL_F "layers.{i}."
+#define LLAMA_COMMON                                                            \
+	{ "src_embed.weight", { "embed_tokens.weight" } },                       \
+	{ LL_D "norm1.weight", { LL_F "input_layernorm.weight" } },              \
+	{ LL_D "self_attn.out_proj.weight", { LL_F "self_attn.o_proj.weight" } }, \
+	{ LL_D "self_attn.out_proj.bias", { LL_F "self_attn.o_proj.bias" } },    \
+	{ LL_D "self_attn.q_norm.weight", { LL_F "self_attn.q_norm.weight" } },  \
+	{ LL_D "self_attn.k_norm.weight", { LL_F "self_attn.k_norm.weight" } },  \
+	{ LL_D "norm2.weight", { LL_F "post_attention_layernorm.weight" } },     \
+	{ LL_D "linear2.weight", { LL_F "mlp.down_proj.weight" } },              \
+	{ LL_D "linear2.bias", { LL_F "mlp.down_proj.bias" } },                  \
+	{ "decoder.norm.weight", { "norm.weight" } },                            \
+	{ "generator.weight", { "lm_head.weight" } }
+
+/* Llama's names without `model.` (layout_canon). */
+static const struct rule LLAMA[] = {
+	LLAMA_COMMON,
+	{ LL_D "self_attn.in_proj_weight", { LL_F "self_attn.q_proj.weight",
+	  LL_F "self_attn.k_proj.weight", LL_F "self_attn.v_proj.weight" } },
+	{ LL_D "self_attn.in_proj_bias", { LL_F "self_attn.q_proj.bias",
+	  LL_F "self_attn.k_proj.bias", LL_F "self_attn.v_proj.bias" } },
+	{ LL_D "linear1.weight", { LL_F "mlp.gate_proj.weight", LL_F "mlp.up_proj.weight" } },
+	{ LL_D "linear1.bias", { LL_F "mlp.gate_proj.bias", LL_F "mlp.up_proj.bias" } },
+	{ NULL, { NULL } }
+};
+
+static const struct rule PHI3[] = {
+	LLAMA_COMMON,
+	{ LL_D "self_attn.in_proj_weight", { LL_F "self_attn.qkv_proj.weight" } },
+	{ LL_D "linear1.weight", { LL_F "mlp.gate_up_proj.weight" } },
+	{ NULL, { NULL } }
+};
+
 static const struct rule *const RULES[LAYOUT_N] = {
-	NULL, TUTORIAL, ANNOTATED, NANOGPT, GPT2, BERT
+	NULL, TUTORIAL, ANNOTATED, NANOGPT, GPT2, BERT, LLAMA, PHI3
 };
 
 /* Buffers each family keeps in its state_dict: positional tables and
@@ -192,6 +235,9 @@ static const char *const BUF_GPT2[] = { "h.*.attn.bias", "h.*.attn.masked_bias",
 static const char *const BUF_BERT[] = {
 	"embeddings.position_ids", "embeddings.token_type_ids", "pooler.*",
 	"cls.seq_relationship.*", "cls.predictions.decoder.bias", NULL
+};
+static const char *const BUF_LLAMA[] = {
+	"layers.*.self_attn.rotary_emb.inv_freq", "rotary_emb.inv_freq", NULL
 };
 
 void layout_imply(int layout, struct config *c, unsigned given)
@@ -231,6 +277,18 @@ void layout_imply(int layout, struct config *c, unsigned given)
 		if (set & IMPLY_ACT) c->act = ACT_GELU;
 		if (set & IMPLY_PE) c->pe = PE_LEARNED;
 		if (set & IMPLY_SCALE) c->scale_embedding = 0;
+		break;
+	case LAYOUT_LLAMA:         /* pre-RMSNorm, RoPE, SwiGLU, no biases */
+	case LAYOUT_PHI3:
+		if (set & IMPLY_ARCH) c->arch = ARCH_DEC_ONLY;
+		if (set & IMPLY_NORM) c->norm = NORM_PRE;
+		if (set & IMPLY_NORM_TYPE) c->norm_kind = NK_RMS;
+		if (set & IMPLY_EPS) c->norm_eps = 1e-6;
+		if (set & IMPLY_ACT) c->act = ACT_SILU;
+		if (set & IMPLY_FFN) c->ffn_gated = 1;
+		if (set & IMPLY_PE) c->pe = PE_ROPE;
+		if (set & IMPLY_SCALE) c->scale_embedding = 0;
+		if (set & IMPLY_BIAS) c->bias = 0;
 		break;
 	default:
 		break;
@@ -346,14 +404,17 @@ int layout_ignored(const struct config *c, int layout, const char *name)
 		return 1;
 	return (layout == LAYOUT_NANOGPT && any_glob(BUF_NANOGPT, -1, name)) ||
 	       (layout == LAYOUT_GPT2 && any_glob(BUF_GPT2, -1, name)) ||
-	       (layout == LAYOUT_BERT && any_glob(BUF_BERT, -1, name));
+	       (layout == LAYOUT_BERT && any_glob(BUF_BERT, -1, name)) ||
+	       ((layout == LAYOUT_LLAMA || layout == LAYOUT_PHI3) &&
+		any_glob(BUF_LLAMA, -1, name));
 }
 
 const char *layout_canon(int layout, const char *name, char *buf)
 {
 	name = layout_strip(name);
 	const char *pfx = layout == LAYOUT_GPT2 ? "transformer." :
-			  layout == LAYOUT_BERT ? "bert." : NULL;
+			  layout == LAYOUT_BERT ? "bert." :
+			  layout == LAYOUT_LLAMA || layout == LAYOUT_PHI3 ? "model." : NULL;
 	if (!pfx)
 		return name;
 	size_t pl = strlen(pfx);

@@ -16,7 +16,7 @@
 
 enum layout_kind {
 	LAYOUT_NN_TRANSFORMER, LAYOUT_TUTORIAL, LAYOUT_ANNOTATED, LAYOUT_NANOGPT,
-	LAYOUT_GPT2, LAYOUT_BERT, LAYOUT_N
+	LAYOUT_GPT2, LAYOUT_BERT, LAYOUT_LLAMA, LAYOUT_PHI3, LAYOUT_N
 };
 
 /* NULL-terminated names, in enum order (for the YAML key's check). */
@@ -26,7 +26,8 @@ extern const char *const LAYOUT_NAMES[];
 enum {
 	IMPLY_ARCH = 1 << 0, IMPLY_NORM = 1 << 1, IMPLY_EPS = 1 << 2,
 	IMPLY_ACT = 1 << 3, IMPLY_PE = 1 << 4, IMPLY_SCALE = 1 << 5,
-	IMPLY_DFF = 1 << 6,
+	IMPLY_DFF = 1 << 6, IMPLY_NORM_TYPE = 1 << 7, IMPLY_FFN = 1 << 8,
+	IMPLY_BIAS = 1 << 9,
 };
 
 /* Sets what layout's family fixes in c, for the keys whose bit is not in

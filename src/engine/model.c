@@ -14,6 +14,7 @@
 #include "layout.h"
 #include "model.h"
 #include "model_keys.h"
+#include "model_arch.h"
 #include "model_tok.h"
 #include "weights.h"
 #include "base/path.h"
@@ -26,7 +27,8 @@ static const char *const TOP_KEYS[] = {
 	"norm_eps", "activation", "positional_encoding", "scale_embedding",
 	"bias", "tokenizer", "weights", "tensors", "init", "examples",
 	"training", "layout", "tensor_names", "ignore_tensors", "weights_key",
-	"head", "snapshots", NULL
+	"head", "snapshots", "norm_type", "ffn", "kv_heads", "head_dim", "qkv_bias",
+	"qk_norm", "sliding_window", "rope_theta", "rope_scaling", NULL
 };
 static const char *const TOK_KEYS[] = {
 	"type", "lowercase", "wrap_source", "source_vocab", "target_vocab",
@@ -40,17 +42,21 @@ static const char *const SPECIAL_DEFAULT[] = { "<pad>", "<s>", "</s>", "<unk>" }
 
 #define MODEL_MAX_DIM 65536
 #define MODEL_MAX_LAYERS 256
-#define MODEL_MAX_LEN 65536
+#define MODEL_MAX_LEN (1 << 20)
 
 static const char *const ARCH_NAMES[] = { "encoder-decoder", "decoder-only", "encoder-only", NULL };
 static const char *const NORM_NAMES[] = { "post", "pre", "none", NULL };
-static const char *const ACT_NAMES[] = { "relu", "gelu", "gelu_new", NULL };
-static const char *const PE_NAMES[] = { "sinusoidal", "learned", "none", NULL };
+static const char *const NORM_KIND_NAMES[] = { "layernorm", "layernorm_std", "rmsnorm",
+					       "gemma_rmsnorm", NULL };
+static const char *const ACT_NAMES[] = { "relu", "gelu", "gelu_new", "silu", "swiglu",
+					  "geglu", NULL };
+static const char *const PE_NAMES[] = { "sinusoidal", "learned", "none", "rope", NULL };
 static const char *const TOKTYPE_NAMES[] = { "word", "char", "bpe", "gpt2", "wordpiece", NULL };
 
 const char *arch_name(enum arch a) { return ARCH_NAMES[a]; }
 const char *norm_name(enum norm_style n) { return NORM_NAMES[n]; }
 const char *act_name(enum activation a) { return ACT_NAMES[a]; }
+const char *norm_kind_name(enum norm_kind k) { return NORM_KIND_NAMES[k]; }
 const char *pe_name(enum pe_kind p) { return PE_NAMES[p]; }
 const char *tok_name(enum tok_type t) { return TOKTYPE_NAMES[t]; }
 
@@ -458,7 +464,8 @@ static int parse_config(struct model *m, const struct ydoc *d, struct err *e)
 		{ "architecture", IMPLY_ARCH }, { "norm", IMPLY_NORM },
 		{ "norm_eps", IMPLY_EPS }, { "activation", IMPLY_ACT },
 		{ "positional_encoding", IMPLY_PE }, { "scale_embedding", IMPLY_SCALE },
-		{ "d_ff", IMPLY_DFF },
+		{ "d_ff", IMPLY_DFF }, { "norm_type", IMPLY_NORM_TYPE }, { "ffn", IMPLY_FFN },
+		{ "bias", IMPLY_BIAS },
 	};
 	for (size_t i = 0; i < sizeof GIVEN / sizeof *GIVEN; i++)
 		if (ynode_get(r, GIVEN[i].key))
@@ -482,9 +489,15 @@ static int parse_config(struct model *m, const struct ydoc *d, struct err *e)
 		return -1;
 	c->arch = a;
 	c->norm = nrm;
-	c->act = act;
+	c->act = act >= ACT_N ? (act == ACT_N ? ACT_SILU : ACT_GELU_NEW) : act;
+	if (act >= ACT_N) {   /* swiglu, geglu: a gated feed-forward */
+		c->ffn_gated = 1;
+		c->given |= IMPLY_FFN;
+	}
 	c->pe = pe;
 	layout_imply(c->layout, c, c->given);   /* what the YAML leaves out */
+	if (model_arch_parse(c, d, r, e))
+		return -1;
 	const struct ynode *n;
 	if ((n = ynode_get(r, "norm_eps"))) {
 		if (ynode_float(d, n, &c->norm_eps, e))
@@ -492,7 +505,7 @@ static int parse_config(struct model *m, const struct ydoc *d, struct err *e)
 		if (!(c->norm_eps > 0 && c->norm_eps < 1))
 			return err_set(e, "%s:%d: norm_eps must be in (0, 1)", d->file, n->line);
 	}
-	if (c->d_model % c->heads)
+	if (c->d_model % c->heads && !c->head_dim)
 		return err_set(e, "%s:%d: d_model %d is not divisible by heads %d",
 			       d->file, (ynode_get(r, "heads") ? ynode_get(r, "heads") : r)->line,
 			       c->d_model, c->heads);
@@ -589,6 +602,7 @@ static void config_defaults(struct config *c)
 	c->pe = PE_SINUSOIDAL;
 	c->scale_embedding = 1;
 	c->bias = 1;
+	c->tie_gen = -1;
 	c->tok.type = TOKENIZE_WORD;
 	c->tok.lowercase = 1;
 	c->tok.wrap_source = 1;

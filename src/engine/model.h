@@ -18,10 +18,13 @@
 
 enum arch { ARCH_ENC_DEC, ARCH_DEC_ONLY, ARCH_ENC_ONLY };
 enum norm_style { NORM_POST, NORM_PRE, NORM_NONE };
-enum activation { ACT_RELU, ACT_GELU, ACT_GELU_NEW };
+/* ACT_SILU: x·σ(x) (Llama's SwiGLU gate) */
+enum activation { ACT_RELU, ACT_GELU, ACT_GELU_NEW, ACT_SILU, ACT_N };
 /* torch.nn.LayerNorm: (x−mean)/√(var + eps); NK_STD: the Annotated
- * Transformer's a_2·(x−mean)/(std + eps) + b_2 with the unbiased std. */
-enum norm_kind { NK_LAYERNORM, NK_STD };
+ * Transformer's a_2·(x−mean)/(std + eps) + b_2 with the unbiased std;
+ * NK_RMS: RMSNorm x/√(mean(x²) + eps)·g (Llama, no bias, no centring);
+ * NK_RMS1: Gemma's RMSNorm, ·(1 + g). */
+enum norm_kind { NK_LAYERNORM, NK_STD, NK_RMS, NK_RMS1 };
 enum pool_kind { POOL_MEAN, POOL_FIRST, POOL_LAST };
 
 /* `tensor_names:` entry: this document's name (with {i}) -> the file's, one
@@ -39,7 +42,19 @@ struct head_cfg {
 	char **labels; int nlabels;
 	char *weight, *bias;          /* the file's tensor names (bias may be NULL) */
 };
-enum pe_kind { PE_SINUSOIDAL, PE_LEARNED, PE_NONE };
+/* PE_ROPE: rotary position embeddings inside attention (rope.h): the
+ * input has no position rows */
+enum pe_kind { PE_SINUSOIDAL, PE_LEARNED, PE_NONE, PE_ROPE };
+enum rope_scaling { ROPE_PLAIN, ROPE_LINEAR, ROPE_LLAMA3 };
+
+/* Rotary embeddings (Hugging Face's rope_theta and rope_scaling). */
+struct rope_cfg {
+	double theta;                /* base of the frequencies (10000) */
+	enum rope_scaling scaling;
+	double factor;               /* linear and llama3 */
+	double low_freq, high_freq;  /* llama3's low_freq_factor, high_freq_factor */
+	int orig_max;                /* llama3's original_max_position_embeddings */
+};
 enum weights_src { W_FILE, W_INLINE, W_RANDOM };
 
 struct config {
@@ -54,6 +69,30 @@ struct config {
 	int scale_embedding;
 	int bias;                    /* projections may have biases (default 1;
 	                                a file without any loads as bias-free) */
+	int qkv_bias;                /* Q, K and V have biases even without
+	                                bias (Qwen2; Llama's attention_bias
+	                                sets out_bias too) */
+	int out_bias, ffn_bias;      /* W_O's and the feed-forward's biases
+	                                without bias (Llama's attention_bias,
+	                                mlp_bias) */
+	int kv_heads;                /* key/value heads h_kv (grouped-query
+	                                attention when < heads); = heads */
+	int head_dim;                /* dk; = d_model / heads */
+	int ffn_gated;               /* hidden = act(x·W_gateᵀ) ⊙ x·W_upᵀ,
+	                                linear1 holds W_gate then W_up */
+	int qk_norm;                 /* RMSNorm over dk of each q and k row
+	                                before the rotation (Qwen3) */
+	int sliding_window;          /* a query sees at most this many keys,
+	                                itself included (0: all) */
+	int window_from;             /* the first layer that has the window */
+	double attn_scale;           /* scores = q·kᵀ·attn_scale (0: 1/√dk) */
+	struct rope_cfg rope;        /* PE_ROPE */
+	char wdtype[32];             /* the weights file's dtypes ("BF16",
+	                                "F32+F16"), "" without a file */
+	int tie_gen;                 /* logits through the embedding: 1 always
+	                                (an lm_head in the file is not used),
+	                                0 never (the file must have one), -1
+	                                when the file has none (the default) */
 	enum norm_kind norm_kind;
 	int layout;                  /* enum layout_kind (layout.h) */
 	unsigned given;              /* IMPLY_* bits of the keys the YAML gives */
@@ -81,17 +120,20 @@ struct config {
 	long snapshot;               /* the snapshot step loaded, -1: trained */
 };
 
-/* One attention block's projections (pointers into the model's storage). */
+/* One attention block's projections (pointers into the model's storage).
+ * qd = h·dk, kvd = h_kv·dk (qd = kvd = d in the paper's models). */
 struct attn_w {
-	const float *in_w;    /* [3d, d] rows Q, K, V */
-	const float *in_b;    /* [3d] or NULL when bias is off */
-	const float *out_w;   /* [d, d]  W_O */
+	const float *in_w;    /* [qd + 2kvd, d] rows Q, K, V */
+	const float *in_b;    /* [qd + 2kvd] or NULL when bias is off */
+	const float *out_w;   /* [d, qd]  W_O */
 	const float *out_b;   /* [d] or NULL */
+	const float *q_norm, *k_norm;   /* [dk] each (qk_norm), else NULL */
 };
 
 struct layer_w {
 	struct attn_w self, cross;           /* cross: decoder of enc-dec only */
-	const float *l1_w, *l1_b;            /* [F, d], [F] */
+	const float *l1_w, *l1_b;            /* [F, d], [F]; gated: [2F, d],
+	                                        rows W_gate then W_up */
 	const float *l2_w, *l2_b;            /* [d, F], [d] */
 	const float *n1_w, *n1_b;            /* [d] each */
 	const float *n2_w, *n2_b;
@@ -177,6 +219,18 @@ const char *model_target_text(const struct model *m, const int32_t *ids, int n,
 const char *arch_name(enum arch a);
 const char *norm_name(enum norm_style n);
 const char *act_name(enum activation a);
+const char *norm_kind_name(enum norm_kind k);   /* layernorm rmsnorm … */
+
+/* dk and h_kv of a configuration (head_dim and kv_heads, or their
+ * defaults d/h and h). */
+static inline int cfg_dk(const struct config *c)
+{
+	return c->head_dim ? c->head_dim : c->d_model / c->heads;
+}
+static inline int cfg_kv_heads(const struct config *c)
+{
+	return c->kv_heads ? c->kv_heads : c->heads;
+}
 const char *pe_name(enum pe_kind p);
 const char *tok_name(enum tok_type t);   /* word char bpe gpt2 wordpiece */
 

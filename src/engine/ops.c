@@ -473,6 +473,27 @@ void op_gelu(float *x, size_t n)
 		x[i] = 0.5f * x[i] * (1.0f + erff(x[i] * (float)M_SQRT1_2));
 }
 
+void op_silu(float *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		x[i] = x[i] / (1.0f + expf(-x[i]));
+}
+
+void op_rmsnorm(const float *x, int n, int d, const float *g, float offset,
+		float eps, float *y)
+{
+	for (int i = 0; i < n; i++) {
+		const float *r = x + (size_t)i * d;
+		float *o = y + (size_t)i * d;
+		double ss = 0;
+		for (int j = 0; j < d; j++)
+			ss += (double)r[j] * r[j];
+		const float rs = (float)(1.0 / sqrt(ss / d + eps));
+		for (int j = 0; j < d; j++)
+			o[j] = r[j] * rs * (g ? offset + g[j] : 1.0f);
+	}
+}
+
 void op_sinusoid(int n, int d, float *out)
 {
 	/* 10000^(2i/d) once per dimension pair, not once per position: the

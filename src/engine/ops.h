@@ -65,7 +65,13 @@ void op_layernorm_row(const float *x, int d, const float *g, const float *b,
 void op_layernorm_std(const float *x, int n, int d, const float *g,
 		      const float *b, float eps, float *y);
 
+/* y = x / √(mean(x²) + eps) · (offset + g) per row of [n, d]: RMSNorm
+ * (Llama: offset 0; Gemma: offset 1); the mean of squares in double. */
+void op_rmsnorm(const float *x, int n, int d, const float *g, float offset,
+		float eps, float *y);
+
 void op_relu(float *x, size_t n);
+void op_silu(float *x, size_t n);     /* x·σ(x) = x / (1 + e^−x) */
 /* y = a + b; y overlaps neither */
 void op_add(const float *restrict a, const float *restrict b, float *restrict y,
 	    size_t n);

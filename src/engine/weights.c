@@ -26,6 +26,9 @@ struct want {
 	int found;            /* index into m->tensors, or -1 */
 	int is_bias;          /* all biases of a file are present, or none */
 	int transposed;       /* the file stores it [in, out] (GPT-2's Conv1D) */
+	int part_rows[TNAME_MAXPARTS];   /* rows of each part joined along the
+	                                    first dimension (Q, K, V of
+	                                    grouped-query attention); 0: equal */
 };
 
 struct wants {
@@ -67,28 +70,37 @@ static struct want *want_add(struct wants *ws, const float **dest, int required,
 	return w;
 }
 
-/* A linear layer "prefix.weight" [out, in] and "prefix.bias" [out]. */
-static int want_linear(struct wants *ws, const struct config *c,
-		       const float **w, const float **b, int out, int in,
-		       const char *prefix, const char *wsuf, const char *bsuf)
+/* A linear layer "prefix.weight" [out, in] and "prefix.bias" [out]: the
+ * bias when the model has biases (c->bias: all present or none), or
+ * required when own_bias (Qwen2's Q, K, V without other biases). */
+static struct want *want_linear_b(struct wants *ws, const struct config *c,
+				  const float **w, const float **b, int out, int in,
+				  const char *prefix, const char *wsuf, const char *bsuf,
+				  int own_bias)
 {
-	if (!want_add(ws, w, 1, 1, WI_XAVIER, 2, out, in, "%s%s", prefix, wsuf))
-		return -1;
-	struct want *wb;
-	if (c->bias && !(wb = want_add(ws, b, 1, 1, WI_ZERO, 1, out, 0, "%s%s", prefix, bsuf)))
-		return -1;
-	if (c->bias)
-		wb->is_bias = 1;
-	return 0;
+	struct want *ww = want_add(ws, w, 1, 1, WI_XAVIER, 2, out, in, "%s%s", prefix, wsuf);
+	if (!ww)
+		return NULL;
+	if (!c->bias && !own_bias)
+		return ww;
+	struct want *wb = want_add(ws, b, 1, 1, WI_ZERO, 1, out, 0, "%s%s", prefix, bsuf);
+	if (!wb)
+		return NULL;
+	wb->is_bias = !own_bias;
+	return ww;
 }
 
 static int want_norm(struct wants *ws, const struct config *c, const float **g,
 		     const float **b, int required, int in_random,
 		     const char *prefix)
 {
-	const int d = c->d_model;
-	if (!want_add(ws, g, required, in_random, WI_ONE, 1, d, 0, "%s.weight", prefix))
+	const int d = c->d_model, rms = c->norm_kind == NK_RMS || c->norm_kind == NK_RMS1;
+	/* Gemma's ·(1 + g) starts from g = 0 */
+	if (!want_add(ws, g, required, in_random, c->norm_kind == NK_RMS1 ? WI_ZERO : WI_ONE,
+		      1, d, 0, "%s.weight", prefix))
 		return -1;
+	if (rms)   /* RMSNorm has no bias */
+		return 0;
 	struct want *wb;
 	if (c->bias && !(wb = want_add(ws, b, required, in_random, WI_ZERO, 1, d, 0,
 				       "%s.bias", prefix)))
@@ -98,17 +110,34 @@ static int want_norm(struct wants *ws, const struct config *c, const float **g,
 	return 0;
 }
 
+/* in_proj [qd + 2kvd, d] (rows Q, K, V: parts of unequal size under
+ * grouped-query attention), out_proj [d, qd], and Qwen3's q/k norms. */
 static int want_attn(struct wants *ws, const struct config *c,
-		     struct attn_w *a, const char *prefix)
+		     struct attn_w *a, const char *prefix, int self)
 {
-	const int d = c->d_model;
+	const int d = c->d_model, dk = cfg_dk(c), qd = c->heads * dk,
+		  kvd = cfg_kv_heads(c) * dk;
 	char p[96];
 	snprintf(p, sizeof p, "%s.", prefix);
-	if (want_linear(ws, c, &a->in_w, &a->in_b, 3 * d, d, p, "in_proj_weight",
-			"in_proj_bias"))
+	struct want *w = want_linear_b(ws, c, &a->in_w, &a->in_b, qd + 2 * kvd, d, p,
+				       "in_proj_weight", "in_proj_bias", c->qkv_bias);
+	if (!w)
 		return -1;
+	if (kvd != qd) {   /* the bias (if any) follows the weight */
+		for (struct want *x = w; x < ws->w + ws->n; x++) {
+			x->part_rows[0] = qd;
+			x->part_rows[1] = x->part_rows[2] = kvd;
+		}
+	}
 	snprintf(p, sizeof p, "%s.out_proj", prefix);
-	return want_linear(ws, c, &a->out_w, &a->out_b, d, d, p, ".weight", ".bias");
+	if (!want_linear_b(ws, c, &a->out_w, &a->out_b, d, qd, p, ".weight", ".bias",
+			   c->out_bias))
+		return -1;
+	if (!c->qk_norm || !self)
+		return 0;
+	return want_add(ws, &a->q_norm, 1, 1, WI_ONE, 1, dk, 0, "%s.q_norm.weight", prefix) &&
+	       want_add(ws, &a->k_norm, 1, 1, WI_ONE, 1, dk, 0, "%s.k_norm.weight", prefix)
+	       ? 0 : -1;
 }
 
 static int want_layer(struct wants *ws, const struct config *c,
@@ -117,18 +146,21 @@ static int want_layer(struct wants *ws, const struct config *c,
 	char p[96];
 	const int d = c->d_model, F = c->d_ff;
 	snprintf(p, sizeof p, "%s.layers.%d.self_attn", stack, i);
-	if (want_attn(ws, c, &L->self, p))
+	if (want_attn(ws, c, &L->self, p, 1))
 		return -1;
 	if (cross) {
 		snprintf(p, sizeof p, "%s.layers.%d.multihead_attn", stack, i);
-		if (want_attn(ws, c, &L->cross, p))
+		if (want_attn(ws, c, &L->cross, p, 0))
 			return -1;
 	}
+	/* gated: linear1 holds W_gate then W_up */
 	snprintf(p, sizeof p, "%s.layers.%d.linear1", stack, i);
-	if (want_linear(ws, c, &L->l1_w, &L->l1_b, F, d, p, ".weight", ".bias"))
+	if (!want_linear_b(ws, c, &L->l1_w, &L->l1_b, c->ffn_gated ? 2 * F : F, d, p,
+			   ".weight", ".bias", c->ffn_bias))
 		return -1;
 	snprintf(p, sizeof p, "%s.layers.%d.linear2", stack, i);
-	if (want_linear(ws, c, &L->l2_w, &L->l2_b, d, F, p, ".weight", ".bias"))
+	if (!want_linear_b(ws, c, &L->l2_w, &L->l2_b, d, F, p, ".weight", ".bias",
+			   c->ffn_bias))
 		return -1;
 	if (c->norm == NORM_NONE)
 		return 0;
@@ -371,6 +403,7 @@ struct fnames {
 	const struct st_tensor *t; int n;
 	const char **canon;              /* the names without wrapper prefixes */
 	char prefix[LAYOUT_NAME_MAX];    /* nn.Transformer's common prefix */
+	int copy;                        /* no tensor in place (shards) */
 };
 
 static int fn_find(const struct fnames *F, const char *name)
@@ -490,16 +523,22 @@ static void st_shape_str(char *buf, size_t n, const struct st_tensor *t)
 	snprintf(buf + strlen(buf), n - strlen(buf), "]");
 }
 
+/* The rows of part k of nparts of want w. */
+static int part_rows(const struct want *w, int nparts, int k)
+{
+	return nparts > 1 && w->part_rows[k] ? w->part_rows[k] : w->shape[0] / nparts;
+}
+
 /* Part k of nparts of want w: its shape fits (learned positions may hold
  * more rows than max_len). */
-static int part_fits(const struct want *w, int nparts, const struct st_tensor *t)
+static int part_fits(const struct want *w, int nparts, int k, const struct st_tensor *t)
 {
-	if (t->ndim != w->ndim || w->shape[0] % nparts)
+	if (t->ndim != w->ndim || (!w->part_rows[0] && w->shape[0] % nparts))
 		return 0;
 	if (w->transposed)   /* [in, out] */
 		return nparts == 1 && t->shape[0] == (uint64_t)w->shape[1] &&
 		       t->shape[1] == (uint64_t)w->shape[0];
-	uint64_t rows = (uint64_t)(w->shape[0] / nparts);
+	uint64_t rows = (uint64_t)part_rows(w, nparts, k);
 	if (strcmp(w->name, "pos_embed.weight") == 0 ? t->shape[0] < rows : t->shape[0] != rows)
 		return 0;
 	return w->ndim == 1 || t->shape[1] == (uint64_t)w->shape[1];
@@ -524,7 +563,7 @@ static int mismatch(const struct model *m, const struct wants *ws,
 		for (int k = 0; k < mt[i].nparts; k++)
 			if (mt[i].part[k] < 0 ? (mt[i].nparts > 1 || (w->required &&
 					      !(w->is_bias && nobias)))
-					      : !part_fits(w, mt[i].nparts, &F->t[mt[i].part[k]]))
+					      : !part_fits(w, mt[i].nparts, k, &F->t[mt[i].part[k]]))
 				mt[i].part[k] < 0 ? nmiss++ : nshape++;
 		nmiss += !mt[i].nparts && w->required;
 	}
@@ -556,10 +595,10 @@ static int mismatch(const struct model *m, const struct wants *ws,
 			else if (p < 0 && w->required && !(w->is_bias && nobias))
 				say(b, N_("%s: missing tensor %s %s (as %s in the file)"), path,
 				    w->name, s2, mt[i].fname[k]);
-			else if (p >= 0 && !part_fits(w, mt[i].nparts, &F->t[p])) {
+			else if (p >= 0 && !part_fits(w, mt[i].nparts, k, &F->t[p])) {
 				st_shape_str(s1, sizeof s1, &F->t[p]);
 				if (mt[i].nparts > 1) {
-					int rows = w->shape[0] / mt[i].nparts;
+					int rows = part_rows(w, mt[i].nparts, k);
 					if (w->ndim == 1)
 						snprintf(s2, sizeof s2, "[%d]", rows);
 					else
@@ -591,7 +630,7 @@ static int load_want(struct model *m, struct want *w, const struct wmatch *x,
 	const struct st_tensor *t0 = &F->t[x->part[0]];
 	size_t numel = want_numel(w);
 	float *p;
-	int mapped = x->nparts == 1 && st_is_f32_inplace(t0) && !w->transposed;
+	int mapped = x->nparts == 1 && st_is_f32_inplace(t0) && !w->transposed && !F->copy;
 	if (w->transposed) {   /* the file's [in, out] as [out, in] */
 		const float *src = (const float *)(uintptr_t)t0->bytes;
 		float *tmp = NULL;
@@ -614,9 +653,10 @@ static int load_want(struct model *m, struct want *w, const struct wmatch *x,
 		size_t off = 0;
 		if (!(p = malloc(numel * sizeof *p)))
 			return err_set(e, "%s: out of memory for %s", path, w->name);
+		const size_t cols = w->ndim > 1 ? (size_t)w->shape[1] : 1;
 		for (int k = 0; k < x->nparts; k++) {
 			const struct st_tensor *t = &F->t[x->part[k]];
-			size_t part = numel / (size_t)x->nparts;
+			size_t part = (size_t)part_rows(w, x->nparts, k) * cols;
 			if (t->numel == part) {
 				if (st_to_f32(t, p + off, e)) {
 					free(p);
@@ -635,6 +675,15 @@ static int load_want(struct model *m, struct want *w, const struct wmatch *x,
 			}
 			off += part;
 		}
+	}
+	char *dt = m->cfg.wdtype;   /* the dtypes met, in order */
+	for (int k = 0; k < x->nparts; k++) {
+		const char *s = F->t[x->part[k]].dtype_str, *f = strstr(dt, s);
+		size_t l = strlen(s);
+		if (!(f && (f == dt || f[-1] == '+') && (!f[l] || f[l] == '+')) &&
+		    strlen(dt) + l + 2 < sizeof m->cfg.wdtype)
+			snprintf(dt + strlen(dt), sizeof m->cfg.wdtype - strlen(dt), "%s%s",
+				 *dt ? "+" : "", s);
 	}
 	if (add_tensor(m, w, p, mapped)) {
 		if (!mapped)
@@ -673,6 +722,7 @@ static int bind_file(struct model *m, struct wants *ws, struct err *e)
 	if (snapshot_select(f.t, f.n, m->cfg.snapshot, m->cfg.weights_path, &sel, &F.n, e))
 		goto out;
 	F.t = sel;
+	F.copy = f.nxmaps > 0;
 	F.canon = calloc((size_t)F.n + 1, sizeof *F.canon);
 	claimed = calloc((size_t)F.n + 1, sizeof *claimed);
 	mt = calloc((size_t)ws->n + 1, sizeof *mt);
@@ -680,7 +730,8 @@ static int bind_file(struct model *m, struct wants *ws, struct err *e)
 		err_set(e, "out of memory");
 		goto out;
 	}
-	const int own = m->cfg.layout == LAYOUT_GPT2 || m->cfg.layout == LAYOUT_BERT;
+	const int own = m->cfg.layout == LAYOUT_GPT2 || m->cfg.layout == LAYOUT_BERT ||
+			m->cfg.layout == LAYOUT_LLAMA || m->cfg.layout == LAYOUT_PHI3;
 	if (own && !(cbuf = calloc((size_t)F.n + 1, LAYOUT_NAME_MAX))) {
 		err_set(e, "out of memory");
 		goto out;
@@ -697,7 +748,7 @@ static int bind_file(struct model *m, struct wants *ws, struct err *e)
 	for (int i = 0; i < ws->n; i++)
 		for (int k = 0; k < mt[i].nparts; k++)
 			if (mt[i].part[k] >= 0 &&
-			    !part_fits(&ws->w[i], mt[i].nparts, &F.t[mt[i].part[k]]))
+			    !part_fits(&ws->w[i], mt[i].nparts, k, &F.t[mt[i].part[k]]))
 				problems++;
 	if (problems) {
 		mismatch(m, ws, &F, mt, claimed, nobias, e);
@@ -794,6 +845,15 @@ int weights_bind(struct model *m, const struct ydoc *doc,
 	}
 	if (c->arch == ARCH_ENC_ONLY)
 		m->tgt_embed = same ? m->src_embed : NULL;
+	if (c->tie_gen == 1 && m->gen_w) {   /* tie_word_embeddings: the embedding */
+		m->gen_w = NULL;
+		m->gen_b = NULL;
+	}
+	if (c->tie_gen == 0 && !m->gen_w) {
+		err_set(e, "%s: missing tensor generator.weight [%d, %d] (lm_head.weight: the "
+			"config says tie_word_embeddings false)", from, m->tgt_vocab.n, c->d_model);
+		goto out;
+	}
 	if (!m->gen_w && !c->head.nlabels) {
 		if (!m->tgt_embed) {
 			err_set(e, "%s: missing tensor generator.weight [%d, %d] (an encoder-only "

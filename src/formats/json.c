@@ -454,3 +454,18 @@ int json_check(const char *what, const char *buf, size_t len, int flags, char **
 		return err_set(e, "out of memory");
 	return 0;
 }
+
+int json_load(struct ydoc *doc, const char *path, struct err *e)
+{
+	char *buf, *fixed = NULL;
+	size_t len, flen = 0;
+	memset(doc, 0, sizeof *doc);
+	if (ydoc_read(path, &buf, &len, e))
+		return -1;
+	int rc = json_check(path, buf, len, 0, &fixed, &flen, e);
+	if (!rc)
+		rc = fixed ? ydoc_parse(doc, path, fixed, flen, e) : ydoc_parse(doc, path, buf, len, e);
+	free(fixed);
+	free(buf);
+	return rc;
+}

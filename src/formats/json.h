@@ -28,4 +28,10 @@
 int json_check(const char *what, const char *buf, size_t len, int flags, char **out,
 	       size_t *outlen, struct err *e);
 
+/* Reads the file path as strict JSON (json_check: a duplicate key, a
+ * comment or YAML syntax is an error naming path and line) into doc
+ * (ydoc_free frees it).  Returns 0, or -1 with e filled. */
+struct ydoc;
+int json_load(struct ydoc *doc, const char *path, struct err *e);
+
 #endif

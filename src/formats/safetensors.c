@@ -131,6 +131,10 @@ void st_close(struct st_file *f)
 	free(f->meta_vals);
 	if (f->map)
 		munmap(f->map, f->maplen);
+	for (int i = 0; i < f->nxmaps; i++)
+		munmap(f->xmaps[i], f->xmaplens[i]);
+	free(f->xmaps);
+	free(f->xmaplens);
 	free((char *)f->path);
 	memset(f, 0, sizeof *f);
 }

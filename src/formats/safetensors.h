@@ -50,6 +50,7 @@ struct st_file {
 	void *map; size_t maplen;     /* whole file, read-only */
 	struct st_tensor *t; int n;
 	char **meta_keys, **meta_vals; int nmeta;
+	void **xmaps; size_t *xmaplens; int nxmaps;   /* shards' maps (shards.h) */
 };
 
 /* Maps path read-only into a zeroed f (map, maplen, path), refusing a

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "shards.h"
 #include "tensorfile.h"
 #include "torchsave.h"
 #include "base/safefile.h"
@@ -24,6 +25,8 @@ int tensorfile_open(struct st_file *f, const char *path, const char *key,
 		    struct err *e)
 {
 	unsigned char buf[16];
+	if (shards_is_index(path) && !key)
+		return shards_open(f, path, e);
 	ssize_t k = head(path, buf, sizeof buf);
 	if (k >= 4 && ts_sniff(buf, (size_t)k))
 		return ts_open(f, path, key, e);

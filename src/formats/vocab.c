@@ -78,6 +78,38 @@ int vocab_init(struct vocab *v, const char *const *toks, int n,
 	return 0;
 }
 
+int vocab_pad(struct vocab *v, int n, struct err *e)
+{
+	if (n <= v->n)
+		return 0;
+	char **all = calloc((size_t)n, sizeof *all);
+	int rc = -1;
+	if (!all)
+		return err_set(e, "out of memory");
+	for (int i = 0; i < n; i++) {
+		char buf[48];
+		snprintf(buf, sizeof buf, "<unused:%d>", i);
+		/* a tokenizer's own token of that spelling keeps it: one more ':' */
+		while (i >= v->n && vocab_id(v, buf) >= 0 && strlen(buf) + 2 < sizeof buf)
+			memmove(buf + 2, buf + 1, strlen(buf)), buf[1] = ':';
+		if (!(all[i] = strdup(i < v->n ? v->tok[i] : buf)))
+			goto out;
+	}
+	struct vocab nv;
+	if (vocab_init(&nv, (const char *const *)all, n, "vocabulary", e) == 0) {
+		vocab_free(v);
+		*v = nv;
+		rc = 0;
+	}
+out:
+	for (int i = 0; i < n; i++)
+		free(all[i]);
+	free(all);
+	if (rc && !e->msg[0])
+		err_set(e, "out of memory");
+	return rc;
+}
+
 /* Reads one line into buf[cap] without its newline.  Returns its length,
  * -1 at the end of the file, -2 when the line does not fit (the rest is
  * not read: a hostile file's one endless line costs nothing), -3 for a NUL

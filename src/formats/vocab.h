@@ -50,6 +50,10 @@ int vocab_init(struct vocab *v, const char *const *toks, int n,
  * "\n", "\t" and "\\" are a newline, a tab and a backslash). */
 int vocab_load(struct vocab *v, const char *path, struct err *e);
 void vocab_free(struct vocab *v);
+/* Grows v to n tokens with placeholders "<unused:ID>" for ids the
+ * tokenizer never gives (a model's embedding may have more rows than its
+ * tokenizer has tokens).  Returns 0, or -1 with e set. */
+int vocab_pad(struct vocab *v, int n, struct err *e);
 /* id of tok, or -1. */
 int vocab_id(const struct vocab *v, const char *tok);
 const char *vocab_str(const struct vocab *v, int id);

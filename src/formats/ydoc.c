@@ -19,7 +19,7 @@
  * safetensors, whose JSON header (up to 100 MB) is parsed here too. */
 #define YDOC_MAX_DEPTH 64
 #define YDOC_MAX_BYTES (128u << 20)   /* text given to ydoc_parse */
-#define YDOC_MAX_FILE (16u << 20)     /* a YAML file larger than this is refused */
+#define YDOC_MAX_FILE (64u << 20)     /* a YAML or JSON file larger than this is refused (a tokenizer.json holds up to ~35 MB) */
 
 /* All nodes and strings of a document live in one chunked pool. */
 struct chunk {
@@ -234,10 +234,9 @@ out:
 	return rc;
 }
 
-int ydoc_load(struct ydoc *doc, const char *path, struct err *e)
+int ydoc_read(const char *path, char **out, size_t *outlen, struct err *e)
 {
 	struct stat sb;
-	memset(doc, 0, sizeof *doc);
 	/* not /dev/zero or a pipe: those would be read until memory runs out */
 	FILE *fp = safefile_fopen_read(path, e);
 	if (!fp)
@@ -280,6 +279,18 @@ int ydoc_load(struct ydoc *doc, const char *path, struct err *e)
 		free(buf);
 		return err_set(e, "%s: read error", path);
 	}
+	*out = buf;
+	*outlen = len;
+	return 0;
+}
+
+int ydoc_load(struct ydoc *doc, const char *path, struct err *e)
+{
+	char *buf;
+	size_t len;
+	memset(doc, 0, sizeof *doc);
+	if (ydoc_read(path, &buf, &len, e))
+		return -1;
 	int rc = ydoc_parse(doc, path, buf, len, e);
 	free(buf);
 	return rc;

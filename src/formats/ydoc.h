@@ -39,6 +39,9 @@ struct ydoc {
 int ydoc_parse(struct ydoc *doc, const char *file, const void *buf, size_t len,
 	       struct err *e);
 int ydoc_load(struct ydoc *doc, const char *path, struct err *e);
+/* The bytes of a regular file of at most YDOC_MAX_FILE into *buf (malloc'd,
+ * the caller frees) and *len.  Returns 0, or -1 with e naming path. */
+int ydoc_read(const char *path, char **buf, size_t *len, struct err *e);
 void ydoc_free(struct ydoc *doc);
 
 /* Value for key in a Y_MAP, or NULL. */
