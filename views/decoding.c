@@ -326,6 +326,49 @@ static int cands_of(const struct page *P)
 	return n;
 }
 
+/* The note after candidate i of step st (rank: its place among the
+ * followed hypothesis's): forced, ends, arg-max, its beam slot, or "". */
+static void cand_note(const struct page *P, const struct decode_step *st, int i, int rank,
+		      char *buf, size_t n)
+{
+	const struct cand *cd = &st->cands[i];
+	if (cd->forced && cd->finished)
+		/* TRANSLATORS: the user forced this token (what-if, key f). */
+		snprintf(buf, n, "%s", _("forced: ends (</s>)"));
+	else if (cd->forced && P->beam <= 1)
+		snprintf(buf, n, "%s", _("forced"));
+	else if (cd->forced)
+		snprintf(buf, n, _("forced → slot #%d"), next_slot(st, i));
+	else if (cd->finished)
+		snprintf(buf, n, "%s", _("ends (</s>)"));
+	else if (P->beam <= 1 && rank == 1)
+		/* TRANSLATORS: the most probable token, greedy's choice
+		 * unless the user forced another one. */
+		snprintf(buf, n, "%s", cd->kept ? _("arg-max") : _("arg-max, not taken"));
+	else if (cd->kept && P->beam > 1)
+		/* TRANSLATORS: the beam slot a kept candidate went to. */
+		snprintf(buf, n, _("→ slot #%d"), next_slot(st, i));
+	else
+		buf[0] = 0;
+}
+
+/* The candidates' legend on line r (with the score's formula when the
+ * score column shows). */
+static void cands_legend(const struct page *P, struct canvas *c, struct rect r, int score)
+{
+	const struct style mu = role_style(R_MUTED, c->depth);
+	const struct decode_step *st = &P->d->steps[P->s];
+	int any_forced = 0;
+	for (int i = 0; i < st->ncands; i++)
+		any_forced |= st->cands[i].parent == P->hyp && st->cands[i].forced;
+	int x = r.x + clip_text(c, r, r.x, r.y, r.w, any_forced ?
+				_("⇒ forced  ✓ kept  ● </s>  ✗ pruned") :
+				_("✓ kept  ● </s>  ✗ pruned"), &mu);
+	if (score)
+		clip_text(c, r, x, r.y, r.x + r.w - x, _("  · Σ log p: the sum over the steps · "
+		     "score = Σ log p ÷ ((5+n)/6)^α"), &mu);
+}
+
 static void draw_cands(const struct page *P, struct canvas *c, struct rect r)
 {
 	const struct style hd = role_style(R_HEADER, c->depth);
@@ -420,27 +463,7 @@ static void draw_cands(const struct page *P, struct canvas *c, struct rect r)
 		if (scw)
 			clip_rtext(c, r, px + 7 + lpw, y, scw, fmt_num(n1, sizeof n1, cd->score, 3), &tx);
 		int nx = px + 7 + lpw + scw + 2;
-		if (cd->forced && cd->finished)
-			/* TRANSLATORS: the user forced this token (what-if, key f). */
-			snprintf(buf, sizeof buf, "%s", _("forced: ends (</s>)"));
-		else if (cd->forced && P->beam <= 1)
-			snprintf(buf, sizeof buf, "%s", _("forced"));
-		else if (cd->forced)
-			snprintf(buf, sizeof buf, _("forced → slot #%d"), next_slot(st, i));
-		else if (cd->finished)
-			snprintf(buf, sizeof buf, "%s", _("ends (</s>)"));
-		else if (P->beam <= 1 && rank == 1)
-			/* TRANSLATORS: the most probable token, greedy's choice
-			 * unless the user forced another one. */
-			snprintf(buf, sizeof buf, "%s", cd->kept ? _("arg-max") :
-				 _("arg-max, not taken"));
-		else if (cd->kept && P->beam <= 1)
-			buf[0] = 0;
-		else if (cd->kept)
-			/* TRANSLATORS: the beam slot a kept candidate went to. */
-			snprintf(buf, sizeof buf, _("→ slot #%d"), next_slot(st, i));
-		else
-			buf[0] = 0;
+		cand_note(P, st, i, rank, buf, sizeof buf);
 		clip_text(c, r, nx, y, r.x + r.w - nx, buf, cd->kept ? &ac : &mu);
 		y++;
 	}
@@ -451,17 +474,8 @@ static void draw_cands(const struct page *P, struct canvas *c, struct rect r)
 		snprintf(buf, sizeof buf, _("  ⋮ %d more"), rank - shown + 1);
 		clip_text(c, r, r.x, y - 1, r.w, buf, &mu);
 	}
-	if (r.h >= nc + 4 && y < r.y + r.h) {
-		int x = r.x;
-		int any_forced = 0;
-		for (int i = 0; i < st->ncands; i++)
-			any_forced |= st->cands[i].parent == P->hyp && st->cands[i].forced;
-		x += clip_text(c, r, x, y, r.w, any_forced ? _("⇒ forced  ✓ kept  ● </s>  ✗ pruned") :
-			       _("✓ kept  ● </s>  ✗ pruned"), &mu);
-		if (scw)
-			clip_text(c, r, x, y, r.x + r.w - x, _("  · Σ log p: the sum over the steps · "
-			     "score = Σ log p ÷ ((5+n)/6)^α"), &mu);
-	}
+	if (r.h >= nc + 4 && y < r.y + r.h)
+		cands_legend(P, c, rect_sub(r, r.x, y, r.w, 1), scw > 0);
 }
 
 /* --- the page --- */
@@ -517,6 +531,65 @@ static void message(struct canvas *c, struct rect r, const char *s)
 	clip_text(c, r, r.x, r.y, r.w, s, &mu);
 }
 
+/* (d) the page's title line: the step, the search, and at the last step
+ * how it ended (on a line of its own when the title leaves no room).
+ * Returns the line after it. */
+static int draw_title(const struct page *P, const struct view_state *v, struct canvas *c,
+		      struct rect r)
+{
+	const struct style ti = role_style(R_TITLE, c->depth);
+	const struct style wa = role_style(R_WARN, c->depth);
+	const struct style mu = role_style(R_MUTED, c->depth);
+	char buf[192];
+
+	/* (d) status */
+	if (P->so)
+		/* TRANSLATORS: the decoding page's status while sampling */
+		snprintf(buf, sizeof buf, _(" step %d of %d · sampling, seed %llu "), P->s + 1, P->N,
+			 (unsigned long long)P->so->seed);
+	else if (P->beam > 1)
+		snprintf(buf, sizeof buf, _(" step %d of %d · beam %d, α=%g · following #%d of %d "),
+			     P->s + 1, P->N, P->beam, P->alpha,
+			     P->hyp, P->d->steps[P->s].nhyps);
+	else
+		snprintf(buf, sizeof buf, _(" step %d of %d · greedy "), P->s + 1, P->N);
+	int x = r.x + clip_text(c, r, r.x, r.y, r.w, buf, &ti);
+	int y = r.y + 1;
+	const int last = P->s == P->N - 1;
+	if (last && P->d->hit_max_len) {
+		const char *w = _("stopped at the length limit without </s>");
+		if (r.x + r.w - x - 2 >= utf8_width(w))
+			clip_text(c, r, x + 2, r.y, r.x + r.w - x - 2, w, &wa);
+		else
+			clip_text(c, r, r.x, y++, r.w, w, &wa);
+	} else if (last && v->m && (v->m->cfg.tok.type == TOKENIZE_BPE ||
+				    v->m->cfg.tok.type == TOKENIZE_GPT2 ||
+				    v->m->cfg.tok.type == TOKENIZE_WORDPIECE)) {
+		/* the followed hypothesis as words: its pieces joined back (from
+		 * the vocabulary's strings: GPT-2's bytes) */
+		const struct hyp *h = hyp_at(P, P->s, P->hyp);
+		const char *t[ROW_MAX];
+		char text[512], line[600];
+		int n = h ? (h->n < ROW_MAX ? h->n : ROW_MAX) : 0;
+		for (int i = 0; i < n; i++) {
+			t[i] = vocab_str(P->voc, h->ids[i]);
+			if (!t[i])
+				t[i] = "?";
+		}
+		tokens_join(&v->m->cfg.tok, (char *const *)t, n, text, sizeof text);
+		for (char *q = text; *q; q++)      /* GPT-2's newlines and tabs */
+			if ((unsigned char)*q < 0x20 || *q == 0x7F)
+				*q = ' ';
+		/* TRANSLATORS: the decoding page at its last step, with the
+		   output's BPE pieces joined back into words */
+		snprintf(line, sizeof line, _("search finished: “%s”"), text);
+		clip_text(c, r, x + 2, r.y, r.x + r.w - x - 2, line, &mu);
+	} else if (last) {
+		clip_text(c, r, x + 2, r.y, r.x + r.w - x - 2, _("search finished"), &mu);
+	}
+	return y;
+}
+
 static void draw(struct view_state *v, struct canvas *c, struct rect r)
 {
 	v->geom.valid = 0;
@@ -532,56 +605,9 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 		message(c, r, _("out of memory"));
 		return;
 	}
-	const struct style ti = role_style(R_TITLE, c->depth);
-	const struct style wa = role_style(R_WARN, c->depth);
-	const struct style mu = role_style(R_MUTED, c->depth);
-	char buf[192], a[32];
-
-	/* (d) status */
-	if (P.so)
-		/* TRANSLATORS: the decoding page's status while sampling */
-		snprintf(buf, sizeof buf, _(" step %d of %d · sampling, seed %llu "), P.s + 1, P.N,
-			 (unsigned long long)P.so->seed);
-	else if (P.beam > 1)
-		snprintf(buf, sizeof buf, _(" step %d of %d · beam %d, α=%g · following #%d of %d "),
-			     P.s + 1, P.N, P.beam, P.alpha,
-			     P.hyp, P.d->steps[P.s].nhyps);
-	else
-		snprintf(buf, sizeof buf, _(" step %d of %d · greedy "), P.s + 1, P.N);
-	int x = r.x + clip_text(c, r, r.x, r.y, r.w, buf, &ti);
-	int y = r.y + 1;
+	int y = draw_title(&P, v, c, r);
 	const int last = P.s == P.N - 1;
-	if (last && P.d->hit_max_len) {
-		const char *w = _("stopped at the length limit without </s>");
-		if (r.x + r.w - x - 2 >= utf8_width(w))
-			clip_text(c, r, x + 2, r.y, r.x + r.w - x - 2, w, &wa);
-		else
-			clip_text(c, r, r.x, y++, r.w, w, &wa);
-	} else if (last && v->m && (v->m->cfg.tok.type == TOKENIZE_BPE ||
-				    v->m->cfg.tok.type == TOKENIZE_GPT2 ||
-				    v->m->cfg.tok.type == TOKENIZE_WORDPIECE)) {
-		/* the followed hypothesis as words: its pieces joined back (from
-		 * the vocabulary's strings: GPT-2's bytes) */
-		const struct hyp *h = hyp_at(&P, P.s, P.hyp);
-		const char *t[ROW_MAX];
-		char text[512], line[600];
-		int n = h ? (h->n < ROW_MAX ? h->n : ROW_MAX) : 0;
-		for (int i = 0; i < n; i++) {
-			t[i] = vocab_str(P.voc, h->ids[i]);
-			if (!t[i])
-				t[i] = "?";
-		}
-		tokens_join(&v->m->cfg.tok, (char *const *)t, n, text, sizeof text);
-		for (char *q = text; *q; q++)      /* GPT-2's newlines and tabs */
-			if ((unsigned char)*q < 0x20 || *q == 0x7F)
-				*q = ' ';
-		/* TRANSLATORS: the decoding page at its last step, with the
-		   output's BPE pieces joined back into words */
-		snprintf(line, sizeof line, _("search finished: “%s”"), text);
-		clip_text(c, r, x + 2, r.y, r.x + r.w - x - 2, line, &mu);
-	} else if (last) {
-		clip_text(c, r, x + 2, r.y, r.x + r.w - x - 2, _("search finished"), &mu);
-	}
+	char a[32];
 	y += mask_note(v, c, rect_sub(r, r.x, y, r.w, 1));
 	int H = r.y + r.h - y;
 	if (H < 1) {

@@ -167,6 +167,111 @@ static int need_decoding(struct app *a)
 	return a->decoding;
 }
 
+/* # and * while sampling: another seed, the next top-k.  Returns -1 when
+ * nothing changed (the message says why). */
+static int sampling_key(struct app *a, enum action act)
+{
+	if (a->which != 2) {
+		app_msg(a, 0, _("T switches to sampling first"));
+		return -1;
+	}
+	if (act == A_RESEED) {
+		a->so.seed++;
+	} else {
+		static const int K[] = { 0, 1, 2, 3, 5, 10, 20, 50 };
+		int i = 0;
+		while (i < 8 && K[i] != a->so.top_k)
+			i++;
+		a->so.top_k = K[(i + 1) % 8];
+	}
+	if (app_decode_all(a, a->sentence))
+		return -1;
+	if (act == A_RESEED)
+		app_msg(a, 0, _("sampling: seed %llu"), (unsigned long long)a->so.seed);
+	else
+		app_msg(a, 0, _("sampling: top-k %d (0: no cut)"), a->so.top_k);
+	return 0;
+}
+
+/* + and -: the beam width, or the temperature while sampling. */
+static int width_key(struct app *a, enum action act)
+{
+	if (a->which == 2) {
+		double t = a->so.temperature + (act == A_BEAM_MORE ? 0.1 : -0.1);
+		if (t < -1e-9 || t > 5 + 1e-9) {
+			app_msg(a, 0, _("the temperature stays within 0…5"));
+			return -1;
+		}
+		a->so.temperature = t < 1e-9 ? 0 : t;
+		if (app_decode_all(a, a->sentence))
+			return -1;
+		app_msg(a, 0, _("sampling: temperature %.1f"), a->so.temperature);
+		return 0;
+	}
+	int w = a->beam_w + (act == A_BEAM_MORE ? 1 : -1);
+	if (w < 2 || w > 16) {
+		app_msg(a, 0, _("beam width stays within 2…16 here (b switches to greedy)"));
+		return -1;
+	}
+	a->beam_w = w;
+	a->which = 1;
+	if (app_decode_all(a, a->sentence))
+		return -1;
+	app_msg(a, 0, _("beam width %d"), w);
+	return 0;
+}
+
+/* ( and ): the length penalty α, or top-p while sampling. */
+static int alpha_key(struct app *a, enum action act)
+{
+	if (a->which == 2) {
+		double p = a->so.top_p + (act == A_ALPHA_UP ? 0.05 : -0.05);
+		if (p < 0.05 - 1e-9 || p > 1 + 1e-9) {
+			app_msg(a, 0, _("top-p stays within 0.05…1"));
+			return -1;
+		}
+		a->so.top_p = p > 1 ? 1 : p;
+		if (app_decode_all(a, a->sentence))
+			return -1;
+		app_msg(a, 0, _("sampling: top-p %.2f (1: no cut)"), a->so.top_p);
+		return 0;
+	}
+	double al = a->alpha + (act == A_ALPHA_UP ? 0.1 : -0.1);
+	if (al < -1e-9 || al > 2.0 + 1e-9) {
+		app_msg(a, 0, _("α stays within 0…2"));
+		return -1;
+	}
+	a->alpha = al < 1e-9 ? 0 : al;
+	if (app_decode_all(a, a->sentence))
+		return -1;
+	app_msg(a, 0, _("length penalty α = %.1f"), a->alpha);
+	return 0;
+}
+
+/* f: force the selected candidate at the step on screen; the forced token
+ * continues the followed hypothesis, which is followed on. */
+static int force_key(struct app *a)
+{
+	struct view_state *v = &a->scr.v;
+	const struct decode_step *st = &a->dec[a->which].steps[v->dec_step];
+	int k = 0, tok = -1;
+	for (int i = 0; i < st->ncands; i++)
+		if (st->cands[i].parent == v->dec_hyp && k++ == v->dec_cand)
+			tok = st->cands[i].token;
+	if (tok < 0) {
+		app_msg(a, 0, _("select a candidate with ↑/↓ first"));
+		return -1;
+	}
+	a->force_step[a->which] = v->dec_step;
+	a->force_token[a->which] = tok;
+	a->force_hyp[a->which] = v->dec_hyp;
+	if (app_decode_all(a, a->sentence))
+		return -1;
+	app_msg(a, 0, _("what-if: step %d forced to “%s”; decoding continues from there "
+			"(F undoes)"), v->dec_step + 1, vocab_str(&a->m->tgt_vocab, tok));
+	return 0;
+}
+
 void app_decode_action(struct app *a, enum action act)
 {
 	struct view_state *v = &a->scr.v;
@@ -196,77 +301,19 @@ void app_decode_action(struct app *a, enum action act)
 		break;
 	case A_RESEED:
 	case A_TOPK:
-		if (a->which != 2) {
-			app_msg(a, 0, _("T switches to sampling first"));
+		if (sampling_key(a, act))
 			return;
-		}
-		if (act == A_RESEED) {
-			a->so.seed++;
-		} else {
-			static const int K[] = { 0, 1, 2, 3, 5, 10, 20, 50 };
-			int i = 0;
-			while (i < 8 && K[i] != a->so.top_k)
-				i++;
-			a->so.top_k = K[(i + 1) % 8];
-		}
-		if (app_decode_all(a, a->sentence))
-			return;
-		if (act == A_RESEED)
-			app_msg(a, 0, _("sampling: seed %llu"), (unsigned long long)a->so.seed);
-		else
-			app_msg(a, 0, _("sampling: top-k %d (0: no cut)"), a->so.top_k);
 		break;
 	case A_BEAM_MORE:
-	case A_BEAM_LESS: {
-		if (a->which == 2) {
-			double t = a->so.temperature + (act == A_BEAM_MORE ? 0.1 : -0.1);
-			if (t < -1e-9 || t > 5 + 1e-9) {
-				app_msg(a, 0, _("the temperature stays within 0…5"));
-				return;
-			}
-			a->so.temperature = t < 1e-9 ? 0 : t;
-			if (app_decode_all(a, a->sentence))
-				return;
-			app_msg(a, 0, _("sampling: temperature %.1f"), a->so.temperature);
-			break;
-		}
-		int w = a->beam_w + (act == A_BEAM_MORE ? 1 : -1);
-		if (w < 2 || w > 16) {
-			app_msg(a, 0, _("beam width stays within 2…16 here (b switches to greedy)"));
+	case A_BEAM_LESS:
+		if (width_key(a, act))
 			return;
-		}
-		a->beam_w = w;
-		a->which = 1;
-		if (app_decode_all(a, a->sentence))
-			return;
-		app_msg(a, 0, _("beam width %d"), w);
 		break;
-	}
 	case A_ALPHA_UP:
-	case A_ALPHA_DOWN: {
-		if (a->which == 2) {
-			double p = a->so.top_p + (act == A_ALPHA_UP ? 0.05 : -0.05);
-			if (p < 0.05 - 1e-9 || p > 1 + 1e-9) {
-				app_msg(a, 0, _("top-p stays within 0.05…1"));
-				return;
-			}
-			a->so.top_p = p > 1 ? 1 : p;
-			if (app_decode_all(a, a->sentence))
-				return;
-			app_msg(a, 0, _("sampling: top-p %.2f (1: no cut)"), a->so.top_p);
-			break;
-		}
-		double al = a->alpha + (act == A_ALPHA_UP ? 0.1 : -0.1);
-		if (al < -1e-9 || al > 2.0 + 1e-9) {
-			app_msg(a, 0, _("α stays within 0…2"));
+	case A_ALPHA_DOWN:
+		if (alpha_key(a, act))
 			return;
-		}
-		a->alpha = al < 1e-9 ? 0 : al;
-		if (app_decode_all(a, a->sentence))
-			return;
-		app_msg(a, 0, _("length penalty α = %.1f"), a->alpha);
 		break;
-	}
 	case A_COMPARE:
 		if (a->which == 2) {
 			app_msg(a, 0, _("the comparison is greedy ↔ beam: T leaves sampling"));
@@ -274,26 +321,10 @@ void app_decode_action(struct app *a, enum action act)
 		}
 		v->flags ^= VF_COMPARE;
 		break;
-	case A_FORCE: {
-		const struct decode_step *st = &r->steps[v->dec_step];
-		int k = 0, tok = -1;
-		for (int i = 0; i < st->ncands; i++)
-			if (st->cands[i].parent == v->dec_hyp && k++ == v->dec_cand)
-				tok = st->cands[i].token;
-		if (tok < 0) {
-			app_msg(a, 0, _("select a candidate with ↑/↓ first"));
+	case A_FORCE:
+		if (force_key(a))
 			return;
-		}
-		/* the forced token continues the followed hypothesis: follow it */
-		a->force_step[a->which] = v->dec_step;
-		a->force_token[a->which] = tok;
-		a->force_hyp[a->which] = v->dec_hyp;
-		if (app_decode_all(a, a->sentence))
-			return;
-		app_msg(a, 0, _("what-if: step %d forced to “%s”; decoding continues from there "
-				"(F undoes)"), v->dec_step + 1, vocab_str(&a->m->tgt_vocab, tok));
 		break;
-	}
 	case A_UNFORCE:
 		a->force_step[a->which] = -1;
 		if (app_decode_all(a, a->sentence))
