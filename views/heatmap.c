@@ -498,6 +498,7 @@ int view_title(struct canvas *c, struct rect r, const char *head,
 
 static void draw(struct view_state *v, struct canvas *c, struct rect r)
 {
+	char rtb[64], ctb[64];   /* the axes' titles */
 	const struct stage *s = view_stage(v);
 	int rows, cols;
 	view_dims(s, &rows, &cols);
@@ -509,8 +510,8 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	 * too narrow (never cut while two lines hold it) */
 	if (view_heads(s) > 1)
 		snprintf(head, sizeof head, _("head %d of %d"), v->head, view_heads(s));
-	snprintf(axes, sizeof axes, _("rows: %s · columns: %s"), view_row_title(s),
-		 view_col_title(s));
+	snprintf(axes, sizeof axes, _("rows: %s · columns: %s"), view_row_title(s, rtb, sizeof rtb),
+		 view_col_title(s, ctb, sizeof ctb));
 	if (s->kind == SK_WEIGHTS) {
 		const char *pat = attn_pattern(m, rows, cols);
 		snprintf(ent, sizeof ent, _("entropy %.2f bits%s%s"),

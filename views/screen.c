@@ -54,7 +54,7 @@ static void draw_sidebar(struct screen *s, struct canvas *c, struct rect r)
 {
 	const struct trace *t = s->v.tr;
 	/* lines: group titles and stages */
-	static int line_stage[4096];
+	int line_stage[4096];
 	int nlines = 0, cur_line = 0;
 	char prev[64] = "", title[64] = "";
 	for (int i = 0; i < t->n && nlines < 4094; i++) {

@@ -121,31 +121,29 @@ static const char *axis_noun(enum axis a)
 	}
 }
 
-const char *view_row_title(const struct stage *s)
+const char *view_row_title(const struct stage *s, char *buf, size_t n)
 {
-	static char buf[64];
 	enum axis a = s->axes[s->ndim == 3 ? 1 : 0];
 	if (is_attention(s))
 		/* TRANSLATORS: the rows of an attention matrix; %s is "source
 		 * token", "decoder token", ... */
-		snprintf(buf, sizeof buf, _("query: %s"), axis_noun(a));
+		snprintf(buf, n, _("query: %s"), axis_noun(a));
 	else
-		snprintf(buf, sizeof buf, "%s", axis_noun(a));
+		snprintf(buf, n, "%s", axis_noun(a));
 	return buf;
 }
 
-const char *view_col_title(const struct stage *s)
+const char *view_col_title(const struct stage *s, char *buf, size_t n)
 {
-	static char buf[64];
 	if (s->ndim == 1)
 		return "";
 	enum axis a = s->axes[s->ndim - 1];
 	if (is_attention(s))
 		/* TRANSLATORS: the columns of an attention matrix; %s is "source
 		 * token", "decoder token", ... */
-		snprintf(buf, sizeof buf, _("key: %s"), axis_noun(a));
+		snprintf(buf, n, _("key: %s"), axis_noun(a));
 	else
-		snprintf(buf, sizeof buf, "%s", axis_noun(a));
+		snprintf(buf, n, "%s", axis_noun(a));
 	return buf;
 }
 

@@ -138,9 +138,10 @@ int view_heads(const struct stage *s);
 /* Clamps cursor and head to the stage's dimensions. */
 void view_clamp(struct view_state *v);
 
-/* "query: decoder token" style axis names for a stage's rows and columns. */
-const char *view_row_title(const struct stage *s);
-const char *view_col_title(const struct stage *s);
+/* "query: decoder token" style axis names for a stage's rows and columns,
+ * written into buf[n] (returned). */
+const char *view_row_title(const struct stage *s, char *buf, size_t n);
+const char *view_col_title(const struct stage *s, char *buf, size_t n);
 
 /* The cell under the cursor: where it is ("head 0 · query “cat” (2) × key
  * “your” (1)") and its value as fmt_cell writes it ("0.4213", "2.90e-12",

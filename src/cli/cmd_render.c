@@ -459,8 +459,9 @@ int cmd_render(struct cli *c)
 		printf("%s  %s", s->name, s->formula);
 		if (view_heads(s) > 1)
 			printf("  head %d of %d", h, view_heads(s));
-		printf("\nrows: %s%s%s\n", view_row_title(s), s->ndim > 1 ? " · columns: " : "",
-		       view_col_title(s));
+		char rtb[64], ctb[64];
+		printf("\nrows: %s%s%s\n", view_row_title(s, rtb, sizeof rtb),
+		       s->ndim > 1 ? " · columns: " : "", view_col_title(s, ctb, sizeof ctb));
 		print_matrix(t, s, h, c->width);   /* every column unless --width */
 		if (h + 1 < view_heads(s) && c->head < 0)
 			putchar('\n');
