@@ -421,6 +421,30 @@ static int link_all(struct ctx *x, int sa, int a0, int an, int b0, int bn)
 	return 0;
 }
 
+/* Slot s of phrase p: one of its rules (every one in turn when
+ * enumerating, by weight when sampling), expanded into *out; res: the
+ * rule's slots so far (for keys_allowed).  Returns 1, 0 (no fit) or -1. */
+static int expand_phrase(struct ctx *x, const struct gr_slot *s, const struct gr_phrase *p,
+			 gr_env env, struct res *res, struct res *out)
+{
+	int k = 0;
+	if (p->nrules > 1 && x->ch->mode == GR_ENUMERATE) {
+		/* every rule once: weights only shape sampling */
+		if ((k = choose(x->ch, (uint32_t)p->nrules)) < 0)
+			return err_set(x->e, "out of memory");
+	} else if (p->nrules > 1) {
+		int w = choose(x->ch, (uint32_t)p->total_weight);
+		if (w < 0)
+			return err_set(x->e, "out of memory");
+		while (w >= p->rules[k].weight)
+			w -= p->rules[k++].weight;
+	}
+	int rc = expand_rule(x, &p->rules[k], env, out);
+	if (rc > 0 && !keys_allowed(s, out->key, res))
+		rc = 0;
+	return rc;
+}
+
 static int expand_rule(struct ctx *x, const struct gr_rule *r, gr_env inherit,
 		       struct res *out)
 {
@@ -450,22 +474,7 @@ static int expand_rule(struct ctx *x, const struct gr_rule *r, gr_env inherit,
 		if (sym->kind == SYM_CLASS) {
 			rc = expand_class(x, r, s, &g->classes[sym->idx], res, env, &res[si]);
 		} else {
-			const struct gr_phrase *p = &g->phrases[sym->idx];
-			int k = 0;
-			if (p->nrules > 1 && x->ch->mode == GR_ENUMERATE) {
-				/* every rule once: weights only shape sampling */
-				if ((k = choose(x->ch, (uint32_t)p->nrules)) < 0)
-					return err_set(x->e, "out of memory");
-			} else if (p->nrules > 1) {
-				int w = choose(x->ch, (uint32_t)p->total_weight);
-				if (w < 0)
-					return err_set(x->e, "out of memory");
-				while (w >= p->rules[k].weight)
-					w -= p->rules[k++].weight;
-			}
-			rc = expand_rule(x, &p->rules[k], env, &res[si]);
-			if (rc > 0 && !keys_allowed(s, res[si].key, res))
-				rc = 0;
+			rc = expand_phrase(x, s, &g->phrases[sym->idx], env, res, &res[si]);
 		}
 		if (rc <= 0)
 			return rc;
