@@ -400,6 +400,9 @@ static void draw_cands(const struct page *P, struct canvas *c, struct rect r)
 	else
 		snprintf(buf, sizeof buf, _("next token at step %d: top %d of the distribution"),
 			 P->s + 1, nc);
+	if (utf8_width(buf) > r.w)
+		/* TRANSLATORS: the short form of the candidates' titles above */
+		snprintf(buf, sizeof buf, _("next token at step %d: top %d"), P->s + 1, nc - added);
 	clip_text(c, r, r.x, r.y, r.w, buf, &hd);
 	if (nc == 0) {
 		clip_text(c, r, r.x, r.y + 1, r.w, _("no candidates recorded for this hypothesis"), &mu);
@@ -583,7 +586,11 @@ static int draw_title(const struct page *P, const struct view_state *v, struct c
 		/* TRANSLATORS: the decoding page at its last step, with the
 		   output's BPE pieces joined back into words */
 		snprintf(line, sizeof line, _("search finished: “%s”"), text);
-		clip_text(c, r, x + 2, r.y, r.x + r.w - x - 2, line, &mu);
+		/* on the title's line when it holds it, else on a line of its own */
+		if (utf8_width(line) <= r.x + r.w - x - 2)
+			clip_text(c, r, x + 2, r.y, r.x + r.w - x - 2, line, &mu);
+		else
+			clip_text(c, r, r.x + 1, y++, r.w - 1, line, &mu);
 	} else if (last) {
 		clip_text(c, r, x + 2, r.y, r.x + r.w - x - 2, _("search finished"), &mu);
 	}

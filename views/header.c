@@ -131,7 +131,8 @@ static void masks_text(const struct screen *s, int brief, char *buf, size_t n)
 }
 
 /* The target after the sentence: the one typed, or the model's
- * translation (long form, else short); "" without one. */
+ * translation (brief 0: the long form, 1: the short one, 2: the text
+ * alone); "" without one. */
 static void target_text(const struct screen *s, int brief, char *buf, size_t n)
 {
 	buf[0] = 0;
@@ -139,7 +140,7 @@ static void target_text(const struct screen *s, int brief, char *buf, size_t n)
 		/* TRANSLATORS: the header, when no target was given: the
 		 * decoder is teacher-forced on the model's own translation. */
 		snprintf(buf, n, _(" → target: the model's translation “%s”"), s->target);
-	else if (s->target && s->target_is_own)
+	else if (s->target && s->target_is_own && brief == 1)
 		/* TRANSLATORS: the short form of the above. */
 		snprintf(buf, n, _(" → model's: %s"), s->target);
 	else if (s->target)
@@ -154,9 +155,10 @@ static void target_text(const struct screen *s, int brief, char *buf, size_t n)
  * lines used (1 or 2). */
 int screen_draw_header(struct screen *s, struct canvas *c, int max_lines)
 {
-	char buf[1024], masks[2][256], tgt[2][1024], mark[512], cut[1024];
-	for (int k = 0; k < 2; k++) {
-		masks_text(s, k, masks[k], sizeof masks[k]);
+	char buf[1024], masks[2][256], tgt[3][1024], mark[512], cut[1024];
+	for (int k = 0; k < 3; k++) {
+		if (k < 2)
+			masks_text(s, k, masks[k], sizeof masks[k]);
 		target_text(s, k, tgt[k], sizeof tgt[k]);
 	}
 	input_marker(s->v.tr, mark, sizeof mark);
@@ -195,10 +197,17 @@ int screen_draw_header(struct screen *s, struct canvas *c, int max_lines)
 		fill_line(c, 1, R_TITLE);
 		y = 1;
 		x = 0;
-		/* the long forms, else the short masks, else the short target */
-		int tw0 = utf8_width(tgt[0]) + kw, tw1 = utf8_width(tgt[1]) + kw;
-		mk = tw0 + utf8_width(masks[0]) + 1 <= c->w ? 0 : 1;
-		tk = tw0 + utf8_width(masks[mk]) + 1 <= c->w ? 0 : tw1 < tw0 ? 1 : 0;
+		/* the long forms, else the short masks, else the short target,
+		 * else the target's text alone */
+		static const struct { int tk, mk; } TWO[] = { { 0, 0 }, { 0, 1 }, { 1, 1 }, { 2, 1 } };
+		tk = 2;
+		mk = 1;
+		for (size_t k = 0; k < sizeof TWO / sizeof *TWO; k++)
+			if (utf8_width(tgt[TWO[k].tk]) + kw + utf8_width(masks[TWO[k].mk]) + 1 <= c->w) {
+				tk = TWO[k].tk;
+				mk = TWO[k].mk;
+				break;
+			}
 	}
 	int mw = utf8_width(masks[mk]);
 	put(c, right - mw, y, mw, R_TITLE, masks[mk]);

@@ -310,8 +310,13 @@ void ranking_draw(const struct page *P, struct canvas *c, struct rect r)
 	if (r.h < 1 || r.w < 1)
 		return;
 	const int last = P->s == P->N - 1;
-	clip_text(c, r, r.x, r.y, r.w, last ? _("final ranking, best first: score · log p · output") :
-	     _("finished so far (</s>)"), &hd);
+	const char *title = last ? _("final ranking, best first: score · log p · output") :
+			    _("finished so far (</s>)");
+	if (last && utf8_width(title) > r.w)
+		/* TRANSLATORS: the short form of "final ranking, best first:
+		   score · log p · output" */
+		title = _("final ranking: score · log p · output");
+	clip_text(c, r, r.x, r.y, r.w, title, &hd);
 	int y = r.y + 1, shown = 0, rank = 0;
 	const int sw = 7;
 	for (int f = 0; f < d->nfinished && y < r.y + r.h; f++) {
