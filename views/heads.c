@@ -1,6 +1,6 @@
 /* heads.c - every head of one attention stage at once (like BertViz's model
  * view): a grid of small heatmaps on one shared colour scale, each titled
- * with its head, mean row entropy and pattern; or, with VF_MEAN_HEADS, the
+ * with its head, mean row entropy and pattern; or, with VM_MEAN, the
  * mean over heads as one heatmap (for long sequences).
  *
  * Dimension names: H heads, n rows (queries / tokens), m columns (keys /
@@ -419,7 +419,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 		clip_text(c, r, r.x, r.y, r.w, _("this stage has no heads"), &mu);
 		return;
 	}
-	if (v->flags & VF_MEAN_HEADS)
+	if (v->mode == VM_MEAN)
 		draw_mean(v, c, r);
 	else if (c->figure)
 		draw_figure_grid(v, c, r);

@@ -185,7 +185,7 @@ void screen_status_line(const struct view_state *v, int width, char *out,
 	char shape[64], where[256], val[64], cut[SP_N][256], dname[96];
 	const char *name = st->name, *formula = st->formula && *st->formula ?
 						  _(st->formula) : "";
-	if (v->dec && (v->flags & (VF_DECODE | VF_COMPARE)) && v->dec->nsteps > 0) {
+	if (v->dec && ((v->mode == VM_DECODE || v->mode == VM_COMPARE)) && v->dec->nsteps > 0) {
 		decode_status(v, dname, sizeof dname, where, sizeof where, val, sizeof val);
 		name = dname;
 		formula = "";
@@ -367,11 +367,11 @@ static void draw_status(struct screen *s, struct canvas *c)
 		 * themselves (←, ?, q, Esc ...) stay as they are. */
 		hints = _(" lecture: space → next step  ← back  (any other key explores; "
 			  "space returns to the script)  ? keys  q quit");
-	else if (s->v.dec && s->v.dec_sample && (s->v.flags & VF_DECODE))
+	else if (s->v.dec && s->v.dec_sample && (s->v.mode == VM_DECODE))
 		/* TRANSLATORS: key hints of the decoding page while sampling. */
 		hints = _(" . , step  $ to the end  T greedy  + - temperature  ( ) top-p  * top-k  "
 			  "# another seed  f force  r stages  R stop  ? keys");
-	else if (s->v.dec && (s->v.flags & (VF_DECODE | VF_COMPARE)))
+	else if (s->v.dec && ((s->v.mode == VM_DECODE || s->v.mode == VM_COMPARE)))
 		/* TRANSLATORS: key hints of the decoding page (see above). */
 		hints = _(" . , step  $ to the end  b greedy/beam  T sample  + - width  ( ) α  "
 			  "↑↓ candidate  f force it  [ ] hypothesis  C compare  r stages  R stop  ? keys");
@@ -484,7 +484,7 @@ void screen_draw(struct screen *s, struct canvas *c)
 	struct rect main = { side ? side + 2 : 1, my, c->w - (side ? side + 3 : 2), c->h - 3 - my };
 	if (side) {
 		struct rect sb = { 0, top, side, c->h - 2 - top };
-		if ((s->v.flags & VF_MAP_SIDE) && !(s->v.flags & VF_MAP) && sb.h >= 20) {
+		if ((s->v.map_side) && !(s->v.mode == VM_MAP) && sb.h >= 20) {
 			/* the small map above the stage list, at most half of it */
 			int used = map_draw_mini(&s->v, c, (struct rect){ 0, top, side, sb.h / 2 + 3 });
 			struct style b = role_style(R_BORDER, c->depth);
@@ -509,8 +509,8 @@ void screen_draw(struct screen *s, struct canvas *c)
 				   vc == &decoding_view && s->v.dec_sample ? "sample" : NULL;
 		if (!page || explain_draw_page(c, box, page))
 			explain_draw_view(c, box, view_stage(&s->v),
-					  vc == &lines_view ? VF_LINES : vc == &modelview_view ? VF_MODEL :
-					  vc == &map_view ? VF_MAP : 0);
+					  vc == &lines_view ? VM_LINES : vc == &modelview_view ? VM_MODEL :
+					  vc == &map_view ? VM_MAP : VM_STAGE);
 	}
 	s->caption_pages = 1;
 	if (s->caption && main.h > 12)

@@ -124,7 +124,7 @@ static unsigned act_cross(struct app *a, enum action act, int key)
 		app_msg(a, 0, _("this model has no cross-attention"));
 		return RE_REDRAW;
 	}
-	v->flags &= ~(VF_DECODE | VF_COMPARE);
+	view_mode_off(v, VM_DECODE, VM_COMPARE);
 	app_go_stage(a, i);
 	/* the newest decoder token (the last row that is not padding) */
 	v->row = a->tr->T - 1;
@@ -135,15 +135,15 @@ static unsigned act_cross(struct app *a, enum action act, int key)
 
 /* ---- the views of a stage ---- */
 
-/* Toggles a view flag; need_attention: only from an attention's scores or
- * weights (why says so otherwise). */
-static unsigned toggle_flag(struct app *a, int flag, int need_attention, const char *why)
+/* Toggles mode m; need_attention: it starts only from an attention's
+ * scores or weights (why says so otherwise). */
+static unsigned toggle_mode(struct app *a, enum view_mode m, int need_attention, const char *why)
 {
-	if (!(a->scr.v.flags & flag) && need_attention && !is_scores_or_weights(app_stage(a))) {
+	if (a->scr.v.mode != m && need_attention && !is_scores_or_weights(app_stage(a))) {
 		app_msg(a, 0, "%s", why);
 		return RE_REDRAW;
 	}
-	a->scr.v.flags ^= flag;
+	view_mode_toggle(&a->scr.v, m);
 	return RE_REDRAW;
 }
 
@@ -152,7 +152,8 @@ static unsigned act_heads(struct app *a, enum action act, int key)
 	(void)act;
 	(void)key;
 	if (view_heads(app_stage(a)) > 1)
-		a->scr.v.flags ^= VF_ALL_HEADS;
+		a->scr.v.mode = a->scr.v.mode == VM_HEADS || a->scr.v.mode == VM_MEAN ? VM_STAGE :
+				VM_HEADS;
 	else
 		app_msg(a, 0, _("this stage has no heads to show side by side"));
 	return RE_REDRAW;
@@ -164,7 +165,7 @@ static unsigned act_mean(struct app *a, enum action act, int key)
 	(void)key;
 	struct view_state *v = &a->scr.v;
 	if (view_heads(app_stage(a)) > 1)
-		v->flags ^= VF_MEAN_HEADS | (v->flags & VF_ALL_HEADS ? 0 : VF_ALL_HEADS);
+		v->mode = v->mode == VM_MEAN ? VM_HEADS : VM_MEAN;
 	return RE_REDRAW;
 }
 
@@ -172,7 +173,9 @@ static unsigned act_open(struct app *a, enum action act, int key)
 {
 	(void)act;
 	(void)key;
-	a->scr.v.flags &= ~(VF_ALL_HEADS | VF_MEAN_HEADS | VF_MODEL | VF_MAP);
+	struct view_state *v = &a->scr.v;
+	if (v->mode == VM_HEADS || v->mode == VM_MEAN || v->mode == VM_MODEL || v->mode == VM_MAP)
+		v->mode = VM_STAGE;
 	return RE_REDRAW;
 }
 
@@ -180,7 +183,7 @@ static unsigned act_inspect(struct app *a, enum action act, int key)
 {
 	(void)act;
 	(void)key;
-	return toggle_flag(a, VF_INSPECT, 1, _("the inspector works on attention scores and weights"));
+	return toggle_mode(a, VM_INSPECT, 1, _("the inspector works on attention scores and weights"));
 }
 
 /* d: the mask diff needs the pass with the causal mask flipped. */
@@ -188,8 +191,8 @@ static unsigned act_diff(struct app *a, enum action act, int key)
 {
 	(void)act;
 	(void)key;
-	toggle_flag(a, VF_MASK_DIFF, 1, _("the mask diff works on attention scores and weights"));
-	if (a->scr.v.flags & VF_MASK_DIFF)
+	toggle_mode(a, VM_MASK_DIFF, 1, _("the mask diff works on attention scores and weights"));
+	if (a->scr.v.mode == VM_MASK_DIFF)
 		return RE_RECOMPUTE;
 	a->scr.v.alt = NULL;
 	return RE_REDRAW;
@@ -205,10 +208,10 @@ static unsigned act_curves(struct app *a, enum action act, int key)
 		app_msg(a, 0, _("curves are for the positional encoding stages (src.pos, tgt.pos)"));
 		return RE_REDRAW;
 	}
-	v->flags ^= VF_PE_CURVES;
+	view_mode_toggle(v, VM_CURVES);
 	/* from the first column: the Annotated Transformer's dims 4–7 (h l
 	 * pick others) */
-	if ((v->flags & VF_PE_CURVES) && v->col == 0 && st->ndim == 2 && st->shape[1] >= 8)
+	if ((v->mode == VM_CURVES) && v->col == 0 && st->ndim == 2 && st->shape[1] >= 8)
 		v->col = 4;
 	return RE_REDRAW;
 }
@@ -218,10 +221,10 @@ static unsigned act_lines(struct app *a, enum action act, int key)
 	(void)act;
 	(void)key;
 	struct view_state *v = &a->scr.v;
-	if (!(v->flags & VF_LINES) && !view_attn_weights(a->tr, app_stage(a)))
+	if (!(v->mode == VM_LINES) && !view_attn_weights(a->tr, app_stage(a)))
 		app_msg(a, 0, "%s", _("the head view works on the stages of an attention"));
 	else
-		v->flags ^= VF_LINES;
+		view_mode_toggle(v, VM_LINES);
 	return RE_REDRAW;
 }
 
@@ -230,7 +233,7 @@ static unsigned act_head_show(struct app *a, enum action act, int key)
 {
 	(void)act;
 	struct view_state *v = &a->scr.v;
-	if (!(v->flags & VF_LINES)) {
+	if (!(v->mode == VM_LINES)) {
 		app_msg(a, 0, "%s", _("digits show and hide heads in the head view (v)"));
 		return RE_REDRAW;
 	}
@@ -253,11 +256,11 @@ static unsigned act_model(struct app *a, enum action act, int key)
 	(void)act;
 	(void)key;
 	struct view_state *v = &a->scr.v;
-	if (!(v->flags & VF_MODEL) && (!view_attn_weights(a->tr, app_stage(a)) ||
+	if (!(v->mode == VM_MODEL) && (!view_attn_weights(a->tr, app_stage(a)) ||
 				       app_stage(a)->layer < 0))
 		app_msg(a, 0, "%s", _("the model view works on the stages of an attention"));
 	else
-		v->flags ^= VF_MODEL;
+		view_mode_toggle(v, VM_MODEL);
 	return RE_REDRAW;
 }
 
@@ -265,7 +268,7 @@ static unsigned act_map(struct app *a, enum action act, int key)
 {
 	(void)act;
 	(void)key;
-	a->scr.v.flags ^= VF_MAP;
+	view_mode_toggle(&a->scr.v, VM_MAP);
 	return RE_REDRAW;
 }
 
@@ -274,8 +277,8 @@ static unsigned act_map_side(struct app *a, enum action act, int key)
 	(void)act;
 	(void)key;
 	struct view_state *v = &a->scr.v;
-	v->flags ^= VF_MAP_SIDE;
-	if ((v->flags & VF_MAP_SIDE) && a->scr.sidebar.w == 0)
+	v->map_side = !v->map_side;
+	if ((v->map_side) && a->scr.sidebar.w == 0)
 		app_msg(a, 0, "%s", _("the small map shows in the stage list, from 80 columns on"));
 	return RE_REDRAW;
 }
@@ -284,7 +287,7 @@ static unsigned act_lens(struct app *a, enum action act, int key)
 {
 	(void)act;
 	(void)key;
-	app_inside_toggle(a, VF_LENS);
+	app_inside_toggle(a, VM_LENS);
 	return RE_REDRAW;
 }
 
@@ -292,7 +295,7 @@ static unsigned act_importance(struct app *a, enum action act, int key)
 {
 	(void)act;
 	(void)key;
-	app_inside_toggle(a, VF_IMPORTANCE);
+	app_inside_toggle(a, VM_IMPORTANCE);
 	return RE_REDRAW;
 }
 
@@ -371,8 +374,8 @@ static unsigned act_decode(struct app *a, enum action act, int key)
 	(void)act;
 	(void)key;
 	struct view_state *v = &a->scr.v;
-	if (a->decoding && (v->flags & VF_DECODE))
-		v->flags &= ~(VF_DECODE | VF_COMPARE);
+	if (a->decoding && (v->mode == VM_DECODE || v->mode == VM_COMPARE))
+		v->mode = VM_STAGE;
 	else
 		app_decode_start(a);
 	return RE_REDRAW;
@@ -472,9 +475,7 @@ static unsigned act_escape(struct app *a, enum action act, int key)
 	(void)act;
 	(void)key;
 	a->scr.show_help = 0;
-	a->scr.v.flags &= ~(VF_INSPECT | VF_MASK_DIFF | VF_ALL_HEADS | VF_MEAN_HEADS |
-			    VF_PE_CURVES | VF_DECODE | VF_COMPARE | VF_LINES | VF_MODEL |
-			    VF_MAP | VF_LENS | VF_IMPORTANCE);
+	a->scr.v.mode = VM_STAGE;
 	return RE_REDRAW;
 }
 
@@ -520,7 +521,7 @@ static action_fn *const ACTIONS[A_COUNT] = {
 static int model_view_key(struct app *a, enum action act)
 {
 	struct view_state *v = &a->scr.v;
-	if (!(v->flags & VF_MODEL) || view_for(v) != &modelview_view)
+	if (!(v->mode == VM_MODEL) || view_for(v) != &modelview_view)
 		return 0;
 	const struct stage *w = view_attn_weights(a->tr, app_stage(a));
 	int H = w ? w->shape[0] : 1;

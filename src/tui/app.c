@@ -142,14 +142,14 @@ int app_recompute(struct app *a, const char *sentence, const char *target)
 		snprintf(a->sentence, sizeof a->sentence, "%s", sentence);
 	if (target != a->target)
 		snprintf(a->target, sizeof a->target, "%s", target);
-	if (a->scr.v.flags & VF_MASK_DIFF) {
+	if (a->scr.v.mode == VM_MASK_DIFF) {
 		struct pass_opts o = a->opts;
 		o.causal = !o.causal;
 		run_into(a, a->sentence, a->target, &o, &a->alt, 0);
 	}
 	a->scr.v.tr = a->tr;
 	a->pass_gen++;
-	a->scr.v.alt = (a->scr.v.flags & VF_MASK_DIFF) ? a->alt : NULL;
+	a->scr.v.alt = (a->scr.v.mode == VM_MASK_DIFF) ? a->alt : NULL;
 	int i = *name ? trace_index(a->tr, name) : -1;
 	a->scr.v.stage = i >= 0 ? i : (a->scr.v.stage < a->tr->n ? a->scr.v.stage : 0);
 	if (a->decode_page) {   /* a new session, on the page it replaces */
@@ -235,7 +235,7 @@ void app_pe_curves(struct app *a)
 	struct view_state *v = &a->scr.v;
 	const struct stage *st = app_stage(a);
 	v->pe_table = NULL;
-	if ((v->flags & VF_PE_CURVES) && st->ndim == 2) {
+	if ((v->mode == VM_CURVES) && st->ndim == 2) {
 		int want = st->shape[0] > PE_CURVE_POSITIONS ? st->shape[0] : PE_CURVE_POSITIONS;
 		if (a->pe_m != a->m || a->pe_want != want || !a->pe_tab) {
 			free(a->pe_tab);

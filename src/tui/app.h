@@ -168,10 +168,10 @@ void app_snapshot_step(struct app *a, int delta);
 int app_snapshot_load(struct app *a, long step);
 /* Back to the model as loaded, freeing the snapshot. */
 void app_snapshot_reset(struct app *a);
-/* inside.c: the logit lens (L) and head importance (I) of the pass on
- * screen: toggle one (flag VF_LENS or VF_IMPORTANCE), bring them up to date
- * before drawing, free them */
-void app_inside_toggle(struct app *a, int flag);
+/* inside.c: the logit lens (y) and head importance (I) of the pass on
+ * screen: toggle one (mode VM_LENS or VM_IMPORTANCE), bring them up to
+ * date before drawing, free them */
+void app_inside_toggle(struct app *a, enum view_mode m);
 void app_inside_sync(struct app *a);
 void app_inside_free(struct app *a);
 

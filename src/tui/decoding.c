@@ -124,7 +124,7 @@ void app_decode_start(struct app *a)
 			return;
 		}
 	}
-	a->scr.v.flags |= VF_DECODE;
+	a->scr.v.mode = VM_DECODE;
 }
 
 void app_decode_stop(struct app *a)
@@ -133,7 +133,7 @@ void app_decode_stop(struct app *a)
 	if (!a->decoding)
 		return;
 	a->decoding = 0;
-	v->flags &= ~(VF_DECODE | VF_COMPARE);
+	view_mode_off(v, VM_DECODE, VM_COMPARE);
 	v->dec = v->dec_other = NULL;
 	v->dec_sample = NULL;
 	for (int k = 0; k < 3; k++)
@@ -146,9 +146,9 @@ void app_decode_reset(struct app *a)
 	struct view_state *v = &a->scr.v;
 	if (!a->decoding)
 		return;
-	int page = (v->flags & (VF_DECODE | VF_COMPARE)) != 0;
+	int page = ((v->mode == VM_DECODE || v->mode == VM_COMPARE)) != 0;
 	a->decoding = 0;
-	v->flags &= ~(VF_DECODE | VF_COMPARE);
+	view_mode_off(v, VM_DECODE, VM_COMPARE);
 	v->dec = v->dec_other = NULL;
 	v->dec_sample = NULL;
 	v->dec_step = v->dec_hyp = v->dec_cand = 0;
@@ -297,7 +297,8 @@ void app_decode_action(struct app *a, enum action act)
 					"(+ - temperature, ( ) top-p, * top-k, # another seed; T: greedy)"),
 				a->so.temperature, a->so.top_k, a->so.top_p,
 				(unsigned long long)a->so.seed);
-		v->flags &= ~VF_COMPARE;
+		if (v->mode == VM_COMPARE)
+			v->mode = VM_DECODE;
 		break;
 	case A_RESEED:
 	case A_TOPK:
@@ -319,7 +320,7 @@ void app_decode_action(struct app *a, enum action act)
 			app_msg(a, 0, _("the comparison is greedy ↔ beam: T leaves sampling"));
 			return;
 		}
-		v->flags ^= VF_COMPARE;
+		v->mode = v->mode == VM_COMPARE ? VM_DECODE : VM_COMPARE;
 		break;
 	case A_FORCE:
 		if (force_key(a))
@@ -340,7 +341,7 @@ void app_decode_action(struct app *a, enum action act)
 int app_decoding_page_key(struct app *a, enum action act)
 {
 	struct view_state *v = &a->scr.v;
-	if (!a->decoding || !(v->flags & VF_DECODE) || (v->flags & VF_COMPARE))
+	if (!a->decoding || !(v->mode == VM_DECODE) || (v->mode == VM_COMPARE))
 		return 0;
 	const struct decode_step *st = &a->dec[a->which].steps[v->dec_step];
 	int ncand = 0;

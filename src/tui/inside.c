@@ -29,22 +29,22 @@ void app_inside_sync(struct app *a)
 {
 	struct view_state *v = &a->scr.v;
 	struct err e;
-	if ((v->flags & VF_LENS) && (!v->lens || a->lens_gen != a->pass_gen)) {
+	if ((v->mode == VM_LENS) && (!v->lens || a->lens_gen != a->pass_gen)) {
 		lens_free(&a->lens);
 		v->lens = NULL;
 		if (lens_compute(a->m, a->tr, &a->lens, &e)) {
-			v->flags &= ~VF_LENS;
+			v->mode = VM_STAGE;
 			app_msg(a, 1, "%s", e.msg);
 		} else {
 			v->lens = &a->lens;
 			a->lens_gen = a->pass_gen;
 		}
 	}
-	if ((v->flags & VF_IMPORTANCE) && (!v->imp || a->imp_gen != a->pass_gen)) {
+	if ((v->mode == VM_IMPORTANCE) && (!v->imp || a->imp_gen != a->pass_gen)) {
 		importance_free(&a->imp);
 		v->imp = NULL;
 		if (importance_of(a, &e)) {
-			v->flags &= ~VF_IMPORTANCE;
+			v->mode = VM_STAGE;
 			app_msg(a, 1, "%s", e.msg);
 		} else {
 			v->imp = &a->imp;
@@ -64,23 +64,21 @@ static void go_output(struct app *a)
 	}
 }
 
-void app_inside_toggle(struct app *a, int flag)
+void app_inside_toggle(struct app *a, enum view_mode m)
 {
 	struct view_state *v = &a->scr.v;
 	if (a->m->cfg.arch == ARCH_ENC_ONLY) {
-		app_msg(a, 0, flag == VF_LENS ?
+		app_msg(a, 0, m == VM_LENS ?
 			_("an encoder-only model has no decoder layers for the logit lens") :
 			_("an encoder-only model has no labels to score its heads with"));
 		return;
 	}
-	if (v->flags & flag) {
-		v->flags &= ~flag;
+	if (v->mode == m) {
+		v->mode = VM_STAGE;
 		return;
 	}
-	v->flags &= ~(VF_LENS | VF_IMPORTANCE | VF_DECODE | VF_COMPARE | VF_ALL_HEADS |
-		      VF_MEAN_HEADS | VF_INSPECT | VF_MASK_DIFF | VF_LINES | VF_MODEL | VF_MAP);
-	v->flags |= flag;
-	if (flag == VF_LENS) {
+	v->mode = m;
+	if (m == VM_LENS) {
 		go_output(a);
 		app_msg(a, 0, "%s", _("logit lens: ↑↓ a position · each layer's output through the "
 				      "final norm and the generator (y closes)"));

@@ -30,7 +30,7 @@ void app_lecture_go(struct app *a, int i)
 	a->opts.ablate_head = -1;
 	snprintf(a->sentence, sizeof a->sentence, "%s", s->sentence);
 	snprintf(a->target, sizeof a->target, "%s", s->target);
-	v->flags = 0;
+	v->mode = VM_STAGE;
 	v->heads_off = 0;
 	a->scr.show_help = 0;
 	int decoding = s->view == LV_DECODE || s->view == LV_COMPARE;
@@ -55,7 +55,7 @@ void app_lecture_go(struct app *a, int i)
 			a->decoding = 0;
 			return;
 		}
-		v->flags |= s->view == LV_DECODE ? VF_DECODE : VF_COMPARE;
+		v->mode = s->view == LV_DECODE ? VM_DECODE : VM_COMPARE;
 	} else if (app_recompute(a, a->sentence, a->target)) {
 		return;
 	}
@@ -79,15 +79,15 @@ void app_lecture_go(struct app *a, int i)
 		if (s->view == LV_CURVES && st->ndim == 2 && st->shape[1] >= 8)
 			v->col = 4;
 	}
-	static const int FLAGS[] = {
-		[LV_STAGE] = 0, [LV_HEADS] = VF_ALL_HEADS,
-		[LV_MEAN] = VF_ALL_HEADS | VF_MEAN_HEADS, [LV_INSPECT] = VF_INSPECT,
-		[LV_MASKDIFF] = VF_MASK_DIFF, [LV_CURVES] = VF_PE_CURVES,
-		[LV_DECODE] = VF_DECODE, [LV_COMPARE] = VF_COMPARE,
-		[LV_LINES] = VF_LINES, [LV_MODEL] = VF_MODEL, [LV_MAP] = VF_MAP,
-		[LV_LENS] = VF_LENS, [LV_IMPORTANCE] = VF_IMPORTANCE,
+	static const enum view_mode MODE[] = {
+		[LV_STAGE] = VM_STAGE, [LV_HEADS] = VM_HEADS,
+		[LV_MEAN] = VM_MEAN, [LV_INSPECT] = VM_INSPECT,
+		[LV_MASKDIFF] = VM_MASK_DIFF, [LV_CURVES] = VM_CURVES,
+		[LV_DECODE] = VM_DECODE, [LV_COMPARE] = VM_COMPARE,
+		[LV_LINES] = VM_LINES, [LV_MODEL] = VM_MODEL, [LV_MAP] = VM_MAP,
+		[LV_LENS] = VM_LENS, [LV_IMPORTANCE] = VM_IMPORTANCE,
 	};
-	v->flags |= FLAGS[s->view];
+	v->mode = MODE[s->view];
 	if (s->view == LV_MASKDIFF)
 		app_recompute(a, a->sentence, a->target);   /* the other pass, too */
 	view_clamp(v);
