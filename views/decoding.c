@@ -674,7 +674,47 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	free(P.anc);
 }
 
+/* ↑↓ pick a candidate of the followed hypothesis (f forces it), ] [
+ * another hypothesis to follow (its pass: the stepper's). */
+static unsigned on_key(struct view_state *v, enum view_key k)
+{
+	if (!v->dec || v->dec->nsteps < 1)
+		return 0;
+	const struct decode_step *st = &v->dec->steps[clampi(v->dec_step, 0, v->dec->nsteps - 1)];
+	int ncand = 0;
+	for (int i = 0; i < st->ncands; i++)
+		ncand += st->cands[i].parent == v->dec_hyp;
+	switch (k) {
+	case VK_UP:
+		if (v->dec_cand > 0)
+			v->dec_cand--;
+		return VR_REDRAW;
+	case VK_DOWN:
+		if (v->dec_cand + 1 < ncand)
+			v->dec_cand++;
+		return VR_REDRAW;
+	case VK_NEXT:
+	case VK_PREV:
+		if (st->nhyps < 1)
+			return VR_REDRAW;
+		v->dec_hyp = (v->dec_hyp + (k == VK_NEXT ? 1 : st->nhyps - 1)) % st->nhyps;
+		v->dec_cand = 0;
+		return VR_STEP_PASS;
+	default:
+		return 0;
+	}
+}
+
+static const struct view_help HELP[] = {
+	/* TRANSLATORS: the help's lines of the decoding page's own keys */
+	{ "↑ ↓", N_("decoding page: the candidate above / below (f forces it)") },
+	{ "] [", N_("decoding page: the next / previous hypothesis to follow") },
+	{ NULL, NULL },
+};
+
 const struct view_class decoding_view = {
 	.name = "decoding",
 	.draw = draw,
+	.on_key = on_key,
+	.help = HELP,
 };

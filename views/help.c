@@ -36,7 +36,34 @@ static int help_fits(const struct screen *s, int from, int cols, int rows, int d
  * which every description fits wrapped on at most three lines; else (a
  * small terminal) the widest columns that keep 30, the descriptions
  * wrapped, scrolled from s->help_top.  A description is never cut. */
+static void draw_keys(struct screen *s, struct canvas *c, struct rect r);
+
+/* The view on screen's own keys first (its help rows), then the
+ * stepper's. */
 void screen_draw_help(struct screen *s, struct canvas *c, struct rect r)
+{
+	const struct view_help *vh = view_for(&s->v)->help;
+	struct key_help all[160];
+	int n = 0;
+	for (int i = 0; vh && vh[i].keys && n < 16; i++)
+		all[n++] = (struct key_help){ vh[i].keys, _(vh[i].what) };
+	if (!n) {
+		draw_keys(s, c, r);
+		return;
+	}
+	for (int i = 0; i < s->nkeys && n < 160; i++)
+		all[n++] = s->keys[i];
+	const struct key_help *keys = s->keys;
+	int nkeys = s->nkeys;
+	s->keys = all;
+	s->nkeys = n;
+	draw_keys(s, c, r);
+	s->keys = keys;
+	s->nkeys = nkeys;
+}
+
+/* The key table of s->keys over r. */
+static void draw_keys(struct screen *s, struct canvas *c, struct rect r)
 {
 	int rows = r.h - 2;
 	if (rows < 1 || s->nkeys < 1) {

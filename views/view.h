@@ -113,10 +113,34 @@ struct view_state {
 	const struct importance *imp;   /* head importance (VM_IMPORTANCE) */
 };
 
+/* The keys a view may take before the stepper's own (its on_key): the
+ * stepper's ↑ ↓ h l and ] [ (tab). */
+enum view_key { VK_UP, VK_DOWN, VK_LEFT, VK_RIGHT, VK_NEXT, VK_PREV };
+
+/* What a view's key did (flags; 0: not this view's key, the stepper's
+ * own meaning applies). */
+enum view_reaction {
+	VR_REDRAW = 1,
+	VR_LAYER_UP = 2,      /* the same stage one layer up: the stepper moves */
+	VR_LAYER_DOWN = 4,    /*   (it knows the trace's stages) */
+	VR_STEP_PASS = 8,     /* the decoding step's pass again (another
+	                         hypothesis followed) */
+};
+
+/* A line of the help a view adds for its own keys. */
+struct view_help {
+	const char *keys;     /* "↑↓" */
+	const char *what;     /* N_() text: the help translates it */
+};
+
 struct view_class {
 	const char *name;
 	/* Draws v's stage into r.  May adjust v->top/v->left only. */
 	void (*draw)(struct view_state *v, struct canvas *c, struct rect r);
+	/* Its own meaning of key k (enum view_reaction), or NULL. */
+	unsigned (*on_key)(struct view_state *v, enum view_key k);
+	/* Its keys for the help, ended by a NULL keys (NULL: none). */
+	const struct view_help *help;
 };
 
 /* The start of a view's draw: clears v->geom; returns 0 when there is

@@ -516,22 +516,26 @@ static action_fn *const ACTIONS[A_COUNT] = {
 	[A_HELP] = act_help, [A_ESCAPE] = act_escape, [A_QUIT] = act_quit,
 };
 
-/* In the model view ↑↓ choose the layer and h l the head.  Returns
- * whether act was taken so. */
-static int model_view_key(struct app *a, enum action act)
+/* A key the view on screen takes first (its on_key): the model view's
+ * layers and heads, the decoding page's candidates and hypotheses.
+ * Returns whether it took it. */
+static int view_key(struct app *a, enum action act)
 {
-	struct view_state *v = &a->scr.v;
-	if (!(v->mode == VM_MODEL) || view_for(v) != &modelview_view)
+	static const int VK[A_COUNT] = {
+		[A_UP] = 1 + VK_UP, [A_DOWN] = 1 + VK_DOWN, [A_LEFT] = 1 + VK_LEFT,
+		[A_RIGHT] = 1 + VK_RIGHT, [A_HEAD_NEXT] = 1 + VK_NEXT, [A_HEAD_PREV] = 1 + VK_PREV,
+	};
+	const struct view_class *vc = view_for(&a->scr.v);
+	if (!vc->on_key || !VK[act])
 		return 0;
-	const struct stage *w = view_attn_weights(a->tr, app_stage(a));
-	int H = w ? w->shape[0] : 1;
-	switch (act) {
-	case A_UP: app_go_layer(a, -1); return 1;
-	case A_DOWN: app_go_layer(a, 1); return 1;
-	case A_LEFT: v->head = (v->head + H - 1) % H; return 1;
-	case A_RIGHT: v->head = (v->head + 1) % H; return 1;
-	default: return 0;
-	}
+	unsigned r = vc->on_key(&a->scr.v, (enum view_key)(VK[act] - 1));
+	if (r & VR_LAYER_UP)
+		app_go_layer(a, -1);
+	if (r & VR_LAYER_DOWN)
+		app_go_layer(a, 1);
+	if ((r & VR_STEP_PASS) && a->decoding)
+		app_step_pass(a);
+	return r != 0;
 }
 
 /* Recomputes the pass for a reaction that asks (the action's message
@@ -567,7 +571,7 @@ unsigned app_action(struct app *a, enum action act, int key)
 	if (act == A_FIRST || act == A_LAST || act == A_ENCODER || act == A_DECODER ||
 	    act == A_OUTPUT || act == A_LAYER_NEXT || act == A_LAYER_PREV || act == A_CROSS)
 		a->scr.show_stages = 1;
-	if (app_decoding_page_key(a, act) || model_view_key(a, act))
+	if (view_key(a, act))
 		return RE_REDRAW;
 	if (ACTIONS[act] == act_decoding) {
 		app_decode_action(a, act);

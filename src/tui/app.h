@@ -157,9 +157,6 @@ void app_decode_stop(struct app *a);
  * open). */
 void app_decode_reset(struct app *a);
 void app_decode_action(struct app *a, enum action act);
-/* On the decoding page ↑↓ pick a candidate and [ ] a hypothesis; returns
- * whether act was taken so. */
-int app_decoding_page_key(struct app *a, enum action act);
 
 /* training.c: < and >, the model's training snapshots */
 void app_snapshot_step(struct app *a, int delta);

@@ -336,28 +336,3 @@ void app_decode_action(struct app *a, enum action act)
 	}
 	app_step_pass(a);
 }
-
-/* On the decoding page ↑↓ pick a candidate and [ ] a hypothesis. */
-int app_decoding_page_key(struct app *a, enum action act)
-{
-	struct view_state *v = &a->scr.v;
-	if (!a->decoding || !(v->mode == VM_DECODE) || (v->mode == VM_COMPARE))
-		return 0;
-	const struct decode_step *st = &a->dec[a->which].steps[v->dec_step];
-	int ncand = 0;
-	for (int i = 0; i < st->ncands; i++)
-		ncand += st->cands[i].parent == v->dec_hyp;
-	switch (act) {
-	case A_UP: if (v->dec_cand > 0) v->dec_cand--; return 1;
-	case A_DOWN: if (v->dec_cand + 1 < ncand) v->dec_cand++; return 1;
-	case A_HEAD_NEXT:
-	case A_HEAD_PREV:
-		v->dec_hyp = (v->dec_hyp + (act == A_HEAD_NEXT ? 1 : st->nhyps - 1)) % st->nhyps;
-		v->dec_cand = 0;
-		app_step_pass(a);
-		return 1;
-	default:
-		return 0;
-	}
-}
-

@@ -345,6 +345,43 @@ static void flows_round_trip(void)
 	stp_close(&A, &C);
 }
 
+/* Each view owns its keys and help rows: the model view's ↑↓ move the
+ * layer, the decoding page's ↓ picks a candidate and ] a hypothesis; ?
+ * lists the view's own keys first. */
+static void views_own_keys(void)
+{
+	if (stp_open(&A, &C, "en-pt-tiny", "your cat is a lovely cat", NULL)) {
+		tap_ok(0, "en-pt-tiny opens");
+		return;
+	}
+	st_key(&A, 'E');
+	while (strcmp(A.tr->stages[A.scr.v.stage].name, "encoder.0.self_attn.weights"))
+		st_key(&A, 'n');
+	st_key(&A, 'V');
+	st_key(&A, TK_DOWN);
+	tap_ok(A.scr.v.mode == VM_MODEL &&
+	       !strcmp(A.tr->stages[A.scr.v.stage].name, "encoder.1.self_attn.weights"),
+	       "model view: ↓ is the next layer (%s)", A.tr->stages[A.scr.v.stage].name);
+	st_key(&A, 'l');
+	tap_ok(A.scr.v.head == 1, "model view: l is the next head (%d)", A.scr.v.head);
+	st_key(&A, '?');
+	const char *s = st_screen(&A, 120, 40);
+	st_has(st_line(s, 4), "model view: the layer above", "? on the model view: its keys first");
+	st_key(&A, TK_ESC);
+	st_keys(&A, "rb");
+	st_key(&A, TK_DOWN);
+	tap_ok(A.scr.v.mode == VM_DECODE && A.scr.v.dec_cand == 1,
+	       "decoding page: ↓ picks the second candidate");
+	st_keys(&A, "..");   /* step 3: more than one hypothesis */
+	st_key(&A, ']');
+	tap_ok(A.scr.v.dec_hyp == 1 && A.scr.v.dec_cand == 0 && A.tr->T >= 1,
+	       "decoding page (beam): ] follows hypothesis #1");
+	st_key(&A, '?');
+	s = st_screen(&A, 120, 40);
+	st_has(s, "decoding page: the candidate above", "? on the decoding page: its keys");
+	stp_close(&A, &C);
+}
+
 int main(void)
 {
 	new_sentence_resets_decoding();
@@ -355,5 +392,6 @@ int main(void)
 	nothing_cut_at_80();
 	help_readable();
 	flows_round_trip();
+	views_own_keys();
 	return tap_done();
 }
