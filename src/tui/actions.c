@@ -374,7 +374,7 @@ static unsigned act_decode(struct app *a, enum action act, int key)
 	(void)act;
 	(void)key;
 	struct view_state *v = &a->scr.v;
-	if (a->decoding && (v->mode == VM_DECODE || v->mode == VM_COMPARE))
+	if (a->ds.on && (v->mode == VM_DECODE || v->mode == VM_COMPARE))
 		v->mode = VM_STAGE;
 	else
 		app_decode_start(a);
@@ -533,7 +533,7 @@ static int view_key(struct app *a, enum action act)
 		app_go_layer(a, -1);
 	if (r & VR_LAYER_DOWN)
 		app_go_layer(a, 1);
-	if ((r & VR_STEP_PASS) && a->decoding)
+	if ((r & VR_STEP_PASS) && a->ds.on)
 		app_step_pass(a);
 	return r != 0;
 }
@@ -561,7 +561,7 @@ unsigned app_action(struct app *a, enum action act, int key)
 {
 	if (act >= A_COUNT || !ACTIONS[act])
 		return 0;
-	if (a->lec && (act == A_NEXT || act == A_PREV)) {
+	if (a->lp.lec && (act == A_NEXT || act == A_PREV)) {
 		/* a lecture: the space bar plays the script */
 		app_lecture_advance(a, act == A_NEXT ? 1 : -1);
 		return RE_REDRAW;

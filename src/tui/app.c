@@ -38,7 +38,7 @@ static int blank(const char *s)
 
 /* Without a target an encoder-decoder's decoder would see <s> alone (T =
  * 1: the causal mask has nothing to hide).  The stepper teacher-forces it
- * on the model's own greedy translation instead (a->own), decoded with the
+ * on the model's own greedy translation instead (a->own.ids), decoded with the
  * masks and ablation on screen, so that the header shows what decoding
  * gives now (decoding itself is always causal: m leaves it as it is; M
  * and x change it).  Made again when the sentence, the model or the
@@ -47,13 +47,13 @@ static int blank(const char *s)
 static void own_translation(struct app *a, const char *sentence, const char *target)
 {
 	if (a->m->cfg.arch != ARCH_ENC_DEC || !blank(target)) {
-		a->own_ok = 0;
+		a->own.ok = 0;
 		return;
 	}
-	if (a->own_ok && a->own_m == a->m && strcmp(a->own_for, sentence) == 0 &&
-	    memcmp(&a->own_opts, &a->opts, sizeof a->opts) == 0)
+	if (a->own.ok && a->own.m == a->m && strcmp(a->own.sentence, sentence) == 0 &&
+	    memcmp(&a->own.opts, &a->opts, sizeof a->opts) == 0)
 		return;
-	a->own_ok = 0;
+	a->own.ok = 0;
 	struct pass_input in;
 	struct pass_opts po;
 	struct decode_opts o;
@@ -71,14 +71,14 @@ static void own_translation(struct app *a, const char *sentence, const char *tar
 	if (ids) {
 		if (r.nbest)
 			memcpy(ids, r.best, (size_t)r.nbest * sizeof *ids);
-		free(a->own);
-		a->own = ids;
-		a->nown = r.nbest;
-		a->own_ok = 1;
-		a->own_m = a->m;
-		a->own_opts = a->opts;
-		snprintf(a->own_for, sizeof a->own_for, "%s", sentence);
-		model_target_text(a->m, ids, r.nbest, sentence, a->own_text, sizeof a->own_text);
+		free(a->own.ids);
+		a->own.ids = ids;
+		a->own.n = r.nbest;
+		a->own.ok = 1;
+		a->own.m = a->m;
+		a->own.opts = a->opts;
+		snprintf(a->own.sentence, sizeof a->own.sentence, "%s", sentence);
+		model_target_text(a->m, ids, r.nbest, sentence, a->own.text, sizeof a->own.text);
 	}
 	decode_result_free(&r);
 }
@@ -95,8 +95,8 @@ static int run_into(struct app *a, const char *sentence, const char *target,
 		app_msg(a, 1, "%s", e.msg);
 		return -1;
 	}
-	if (a->own_ok && blank(target) &&
-	    decode_teacher_force(a->m, &in, a->own, a->nown, o->pad_target))
+	if (a->own.ok && blank(target) &&
+	    decode_teacher_force(a->m, &in, a->own.ids, a->own.n, o->pad_target))
 		term_fatal("%s", _("out of memory"));
 	if (report) {
 		char buf[600];
@@ -123,7 +123,7 @@ static int run_into(struct app *a, const char *sentence, const char *target,
 int app_recompute(struct app *a, const char *sentence, const char *target)
 {
 	a->churn = 1;
-	if (a->decoding) {
+	if (a->ds.on) {
 		if (app_decode_all(a, sentence))
 			return -1;
 		if (sentence != a->sentence)
@@ -148,12 +148,12 @@ int app_recompute(struct app *a, const char *sentence, const char *target)
 		run_into(a, a->sentence, a->target, &o, &a->alt, 0);
 	}
 	a->scr.v.tr = a->tr;
-	a->pass_gen++;
+	a->ins.pass_gen++;
 	a->scr.v.alt = (a->scr.v.mode == VM_MASK_DIFF) ? a->alt : NULL;
 	int i = *name ? trace_index(a->tr, name) : -1;
 	a->scr.v.stage = i >= 0 ? i : (a->scr.v.stage < a->tr->n ? a->scr.v.stage : 0);
-	if (a->decode_page) {   /* a new session, on the page it replaces */
-		a->decode_page = 0;
+	if (a->ds.reopen) {   /* a new session, on the page it replaces */
+		a->ds.reopen = 0;
 		app_decode_start(a);
 	}
 	return 0;
@@ -218,13 +218,13 @@ void app_draw(struct app *a, struct canvas *c)
 	struct screen *s = &a->scr;
 	s->model_name = a->m->cfg.name;
 	s->sentence = a->sentence;
-	s->target = *a->target ? a->target : a->own_ok && !a->decoding ? a->own_text : NULL;
-	s->target_is_own = !*a->target && a->own_ok && !a->decoding;
-	s->edit_prompt = a->editing ? _(prompt[a->editing]) : NULL;
-	s->edit_text = a->edit.text;
-	s->edit_cursor = a->edit.cur;
-	s->edit_selected = a->editing && a->edit.selected;
-	s->edit_hint = a->editing ? a->edit_hint : NULL;
+	s->target = *a->target ? a->target : a->own.ok && !a->ds.on ? a->own.text : NULL;
+	s->target_is_own = !*a->target && a->own.ok && !a->ds.on;
+	s->edit_prompt = a->ed.which ? _(prompt[a->ed.which]) : NULL;
+	s->edit_text = a->ed.line.text;
+	s->edit_cursor = a->ed.line.cur;
+	s->edit_selected = a->ed.which && a->ed.line.selected;
+	s->edit_hint = a->ed.which ? a->ed.hint : NULL;
 	app_pe_curves(a);
 	app_inside_sync(a);
 	screen_draw(s, c);
@@ -237,14 +237,14 @@ void app_pe_curves(struct app *a)
 	v->pe_table = NULL;
 	if ((v->mode == VM_CURVES) && st->ndim == 2) {
 		int want = st->shape[0] > PE_CURVE_POSITIONS ? st->shape[0] : PE_CURVE_POSITIONS;
-		if (a->pe_m != a->m || a->pe_want != want || !a->pe_tab) {
-			free(a->pe_tab);
-			a->pe_tab = forward_pe_table(a->m, want, &a->pe_n);
-			a->pe_m = a->m;
-			a->pe_want = want;
+		if (a->pe.m != a->m || a->pe.want != want || !a->pe.tab) {
+			free(a->pe.tab);
+			a->pe.tab = forward_pe_table(a->m, want, &a->pe.n);
+			a->pe.m = a->m;
+			a->pe.want = want;
 		}
-		v->pe_table = a->pe_tab;   /* NULL (out of memory): the stage's */
-		v->pe_n = a->pe_n;
+		v->pe_table = a->pe.tab;   /* NULL (out of memory): the stage's */
+		v->pe_n = a->pe.n;
 	}
 }
 
@@ -254,12 +254,12 @@ void app_release(struct app *a)
 	trace_free(a->alt);
 	a->tr = a->alt = NULL;
 	for (int k = 0; k < 3; k++)
-		decode_result_free(&a->dec[k]);
+		decode_result_free(&a->ds.res[k]);
 	app_inside_free(a);
-	free(a->own);
-	a->own = NULL;
-	free(a->pe_tab);
-	a->pe_tab = NULL;
+	free(a->own.ids);
+	a->own.ids = NULL;
+	free(a->pe.tab);
+	a->pe.tab = NULL;
 }
 
 /* Writes the view on screen as a figure to attnscope-N.svg in the current
@@ -317,16 +317,16 @@ static int app_settings(struct app *a, struct cli *c)
 	a->scr.presenter = c->presenter;
 	a->scr.v.zoom = c->presenter ? ZOOM_BIG : ZOOM_AUTO;
 	a->opts = c->pass;
-	a->beam_w = c->beam > 1 ? c->beam : 4;
-	a->alpha = c->alpha;
-	a->force_step[0] = a->force_step[1] = a->force_step[2] = -1;
-	sample_opts_default(&a->so);
-	a->so.temperature = c->temperature;
-	a->so.top_k = c->top_k;
-	a->so.top_p = c->top_p;
-	a->so.seed = c->seed;
+	a->ds.beam_w = c->beam > 1 ? c->beam : 4;
+	a->ds.alpha = c->alpha;
+	a->ds.force_step[0] = a->ds.force_step[1] = a->ds.force_step[2] = -1;
+	sample_opts_default(&a->ds.so);
+	a->ds.so.temperature = c->temperature;
+	a->ds.so.top_k = c->top_k;
+	a->ds.so.top_p = c->top_p;
+	a->ds.so.seed = c->seed;
 	if (c->sample)
-		a->which = 2;
+		a->ds.which = 2;
 	keys_build_help(a);
 	return 0;
 }
@@ -410,11 +410,11 @@ int app_loop(struct app *a)
 			a->churn = 0;
 		}
 		char utf8[8];
-		int playing = a->lec && a->play_ms > 0 && (a->lstep + 1 < a->lec->n ||
+		int playing = a->lp.lec && a->lp.play_ms > 0 && (a->lp.step + 1 < a->lp.lec->n ||
 					a->scr.caption_page + 1 < a->scr.caption_pages) &&
-			      !a->editing;
+			      !a->ed.which;
 		/* a paste whose closing bracket never comes ends after a second */
-		int key = term_key(playing ? a->play_ms : a->pasting ? 1000 : -1, utf8);
+		int key = term_key(playing ? a->lp.play_ms : a->ed.pasting ? 1000 : -1, utf8);
 		if (key == TK_NONE && playing) {
 			app_lecture_advance(a, 1);
 			continue;
@@ -428,8 +428,8 @@ int app_loop(struct app *a)
 				if ((w != cv->w || h != cv->h) && canvas_resize(cv, w, h))
 					term_fatal("%s", _("out of memory"));
 				a->churn = 1;
-				if (key == TK_NONE && a->pasting)
-					a->pasting = 0;
+				if (key == TK_NONE && a->ed.pasting)
+					a->ed.pasting = 0;
 			}
 			if (key != TK_NONE)
 				app_key(a, key, utf8);

@@ -20,62 +20,81 @@
 #define EDIT_MAX LINEEDIT_MAX
 #define A_COUNT_MAX 80   /* at least A_COUNT (keys.c checks) */
 
-struct app {
-	struct model *m;
-	int churn;                   /* big buffers freed since the last trim */
-	char sentence[EDIT_MAX], target[EDIT_MAX];
-	/* no target given (encoder-decoder): the decoder is teacher-forced on
-	 * the model's own greedy translation, own[0..nown) (own_text for the
-	 * header); own_ok 0 when there is none (decoder-only, or it failed) */
-	int32_t *own;
-	int nown, own_ok;
-	char own_text[EDIT_MAX];
-	char own_for[EDIT_MAX];      /* the sentence it translates, */
-	const struct model *own_m;   /*   with this model */
-	struct pass_opts own_opts;   /*   and these masks and ablation */
-	struct pass_opts opts;
-	struct trace *tr;            /* the pass on screen */
-	struct trace *alt;           /* causal mask flipped, for the mask diff */
-	struct screen scr;
-	char msg[768];
-	int editing;                 /* 0, or which text: 1 sentence, 2 target */
-	struct lineedit edit;
-	int edit_dirty;              /* edited since the length was checked */
-	int edit_bad;                /* the check's message is on screen */
+/* The line editor of the sentence and the target (keys.c). */
+struct app_edit {
+	int which;                   /* 0, or which text: 1 sentence, 2 target */
+	struct lineedit line;
+	int dirty;                   /* edited since the length was checked */
+	int bad;                     /* the check's message is on screen */
 	int pasting;                 /* between the brackets of a paste */
-	char edit_hint[512];         /* Tab's completions, shown while editing */
-	int quit;
-	/* decoding: the trace on screen is the pass of one decoding step */
-	int decoding;
-	int decode_page;              /* app_decode_reset closed the page: the
-	                                 next recompute opens it again */
-	struct decode_result dec[3];  /* greedy, beam, sampling */
-	int which;                    /* the search shown: 0 greedy, 1 beam,
-	                                 2 sampling */
+	char hint[512];              /* Tab's completions, shown while editing */
+};
+
+/* The decode session (decoding.c): while on, the trace on screen is the
+ * pass of one decoding step. */
+struct app_decode {
+	int on;
+	int reopen;                  /* app_decode_reset closed the page: the
+	                                next recompute opens it again */
+	struct decode_result res[3]; /* greedy, beam, sampling */
+	int which;                   /* the search shown: 0 greedy, 1 beam,
+	                                2 sampling */
 	int beam_w;
 	double alpha;
-	struct sample_opts so;        /* sampling: temperature, top-k, top-p,
-	                                 seed */
+	struct sample_opts so;       /* sampling: temperature, top-k, top-p,
+	                                seed */
 	int force_step[3], force_token[3], force_hyp[3];
-	/* training time (training.c): a snapshot of snap_base on screen,
-	 * owned here (a->m is it), or NULL: a->m is the model as loaded */
-	struct model *snap, *snap_base;
-	/* the logit lens and head importance of the pass on screen, computed
-	 * again when pass_gen (one more each new pass) moves on */
+};
+
+/* No target given (encoder-decoder): the decoder is teacher-forced on the
+ * model's own greedy translation, ids[0..n) (text for the header), under
+ * the masks and ablation on screen; ok 0 when there is none (decoder-only,
+ * or it failed).  Derived: made again when sentence, model or opts
+ * change (app.c). */
+struct app_own {
+	int32_t *ids;
+	int n, ok;
+	char text[EDIT_MAX];
+	char sentence[EDIT_MAX];     /* the sentence it translates, */
+	const struct model *m;       /*   with this model */
+	struct pass_opts opts;       /*   and these masks and ablation */
+};
+
+/* The logit lens and head importance of the pass on screen (inside.c),
+ * computed again when pass_gen (one more each new pass) moves on. */
+struct app_inside {
 	struct lens lens;
 	struct importance imp;
 	int pass_gen, lens_gen, imp_gen;
-	/* lecture mode: the script and the step on screen */
-	struct lecture *lec;
-	int lstep;
-	int play_ms;                  /* --play: advance every play_ms (0: off) */
-	/* the PE curves' table (forward_pe_table) for pe_m, pe_want positions */
-	float *pe_tab;
-	int pe_n, pe_want;
-	const struct model *pe_m;
-	/* the help's lines, made from the key table (keys_build_help) */
-	struct key_help help[A_COUNT_MAX];
+};
+
+struct app {
+	/* the input: model, sentence, target, masks and ablation */
+	struct model *m;
+	char sentence[EDIT_MAX], target[EDIT_MAX];
+	struct pass_opts opts;
+	/* derived from the input (app_recompute): the pass on screen, the
+	 * mask diff's other pass, the model's own translation */
+	struct trace *tr;            /* the pass on screen */
+	struct trace *alt;           /* causal mask flipped, for the mask diff */
+	struct app_own own;
+	struct app_inside ins;
+	struct app_decode ds;
+	struct app_edit ed;
+	/* the screen: view state, message, help */
+	struct screen scr;
+	char msg[768];
+	struct key_help help[A_COUNT_MAX];   /* made from the key table */
 	char help_keys[A_COUNT_MAX][48];
+	/* the PE curves' table (forward_pe_table) for pe.m, pe.want positions */
+	struct { float *tab; int n, want; const struct model *m; } pe;
+	/* training time (training.c): a snapshot of base on screen, owned
+	 * here (a->m is it), or NULL: a->m is the model as loaded */
+	struct { struct model *snap, *base; } tt;
+	/* lecture mode (player.c): the script, the step on screen, --play */
+	struct { struct lecture *lec; int step; int play_ms; } lp;
+	int churn;                   /* big buffers freed since the last trim */
+	int quit;
 };
 
 enum action {

@@ -159,49 +159,49 @@ void app_edit_open(struct app *a, int which)
 		app_msg(a, 0, _("an encoder-only model has no decoder: no target to edit"));
 		return;
 	}
-	a->editing = which;
-	a->edit_dirty = a->edit_bad = 0;
-	a->edit_hint[0] = 0;
-	lineedit_set_selected(&a->edit, which == 1 ? a->sentence : a->target);
+	a->ed.which = which;
+	a->ed.dirty = a->ed.bad = 0;
+	a->ed.hint[0] = 0;
+	lineedit_set_selected(&a->ed.line, which == 1 ? a->sentence : a->target);
 }
 
 static void edit_key(struct app *a, int key, const char *utf8)
 {
 	if (key == TK_TAB) {
-		a->edit.selected = 0;
+		a->ed.line.selected = 0;
 		/* the sentence is the source unless the model has no encoder */
-		const struct vocab *voc = a->editing == 1 && a->m->cfg.arch != ARCH_DEC_ONLY ?
+		const struct vocab *voc = a->ed.which == 1 && a->m->cfg.arch != ARCH_DEC_ONLY ?
 					  &a->m->src_vocab : &a->m->tgt_vocab;
-		complete_word(&a->edit, voc, a->m->cfg.tok.lowercase, a->edit_hint,
-			      sizeof a->edit_hint);
-		a->edit_dirty = 1;
+		complete_word(&a->ed.line, voc, a->m->cfg.tok.lowercase, a->ed.hint,
+			      sizeof a->ed.hint);
+		a->ed.dirty = 1;
 		return;
 	}
-	switch (lineedit_key(&a->edit, key, utf8)) {
+	switch (lineedit_key(&a->ed.line, key, utf8)) {
 	case LE_CANCEL:
-		a->editing = 0;
+		a->ed.which = 0;
 		break;
 	case LE_ACCEPT: {
-		int which = a->editing, rc;
-		a->editing = 0;
+		int which = a->ed.which, rc;
+		a->ed.which = 0;
 		a->scr.message = NULL;
 		/* a new text is a new decode session: from step 1, on the
 		 * decoding page when it is open, else none */
-		if (strcmp(a->edit.text, which == 1 ? a->sentence : a->target))
+		if (strcmp(a->ed.line.text, which == 1 ? a->sentence : a->target))
 			app_decode_reset(a);
 		if (which == 1)
-			rc = app_recompute(a, a->edit.text, a->target);
+			rc = app_recompute(a, a->ed.line.text, a->target);
 		else
-			rc = app_recompute(a, a->sentence, a->edit.text);
+			rc = app_recompute(a, a->sentence, a->ed.line.text);
 		if (rc)
-			a->editing = which;   /* too long...: the message says; fix it */
+			a->ed.which = which;   /* too long...: the message says; fix it */
 		break;
 	}
 	case LE_FULL:
 		app_msg(a, 1, _("the text is limited to %d bytes"), EDIT_MAX - 2);
 		break;
 	case LE_NONE:
-		a->edit_dirty = 1;
+		a->ed.dirty = 1;
 		break;
 	}
 }
@@ -211,7 +211,7 @@ static void edit_key(struct app *a, int key, const char *utf8)
  * outside it the paste is dropped with a word on how to paste. */
 static void paste_key(struct app *a, int key, const char *utf8)
 {
-	if (!a->editing)
+	if (!a->ed.which)
 		return;
 	if (key == TK_ENTER || key == TK_TAB)
 		edit_key(a, 0, " ");
@@ -221,22 +221,22 @@ static void paste_key(struct app *a, int key, const char *utf8)
 
 void app_edit_check(struct app *a)
 {
-	if (!a->editing || !a->edit_dirty)
+	if (!a->ed.which || !a->ed.dirty)
 		return;
-	a->edit_dirty = 0;
+	a->ed.dirty = 0;
 	struct pass_input in;
 	struct err e;
-	const char *s = a->editing == 1 ? a->edit.text : a->sentence;
-	const char *t = a->editing == 2 ? a->edit.text : a->target;
+	const char *s = a->ed.which == 1 ? a->ed.line.text : a->sentence;
+	const char *t = a->ed.which == 2 ? a->ed.line.text : a->target;
 	if (input_build(a->m, s, *t ? t : NULL, &a->opts, &in, &e) == 0) {
 		input_free(&in);
-		if (a->edit_bad)   /* fixed: the message goes */
+		if (a->ed.bad)   /* fixed: the message goes */
 			a->scr.message = NULL;
-		a->edit_bad = 0;
+		a->ed.bad = 0;
 	} else {
 		/* too many tokens for max_len...: said now, not only at Enter */
 		app_msg(a, 1, "%s", e.msg);
-		a->edit_bad = 1;
+		a->ed.bad = 1;
 	}
 }
 
@@ -295,17 +295,17 @@ static unsigned on_key(struct app *a, int key, const char *utf8)
 	if (key == TK_RESIZE)
 		return RE_REDRAW;
 	if (key == TK_PASTE_BEGIN || key == TK_PASTE_END) {
-		a->pasting = key == TK_PASTE_BEGIN;
-		if (a->pasting && !a->editing)
+		a->ed.pasting = key == TK_PASTE_BEGIN;
+		if (a->ed.pasting && !a->ed.which)
 			app_msg(a, 0, _("a paste is text, not keys: press e (the sentence) or t "
 					"(the target), then paste"));
 		return RE_REDRAW;
 	}
-	if (a->pasting) {
+	if (a->ed.pasting) {
 		paste_key(a, key, utf8);
 		return RE_REDRAW;
 	}
-	if (a->editing) {
+	if (a->ed.which) {
 		edit_key(a, key, utf8);
 		return RE_REDRAW;
 	}
@@ -324,7 +324,7 @@ static unsigned on_key(struct app *a, int key, const char *utf8)
 
 unsigned app_key(struct app *a, int key, const char *utf8)
 {
-	int gen = a->pass_gen;
+	int gen = a->ins.pass_gen;
 	unsigned r = on_key(a, key, utf8) | RE_REDRAW;
-	return (r & ~RE_RECOMPUTE) | (a->pass_gen != gen ? RE_PASS : 0) | (a->quit ? RE_QUIT : 0);
+	return (r & ~RE_RECOMPUTE) | (a->ins.pass_gen != gen ? RE_PASS : 0) | (a->quit ? RE_QUIT : 0);
 }

@@ -10,7 +10,7 @@
 
 void app_lecture_go(struct app *a, int i)
 {
-	const struct lecture *l = a->lec;
+	const struct lecture *l = a->lp.lec;
 	struct view_state *v = &a->scr.v;
 	if (i < 0 || i >= l->n) {
 		app_msg(a, 0, i < 0 ? _("the first step of the lecture") :
@@ -18,7 +18,7 @@ void app_lecture_go(struct app *a, int i)
 		return;
 	}
 	const struct lstep *s = &l->steps[i];
-	a->lstep = i;
+	a->lp.step = i;
 	app_snapshot_reset(a);
 	a->m = lecture_model(l, i);
 	v->m = a->m;
@@ -34,25 +34,25 @@ void app_lecture_go(struct app *a, int i)
 	v->heads_off = 0;
 	a->scr.show_help = 0;
 	int decoding = s->view == LV_DECODE || s->view == LV_COMPARE;
-	if (a->decoding) {
-		a->decoding = 0;
+	if (a->ds.on) {
+		a->ds.on = 0;
 		v->dec = v->dec_other = NULL;
 	}
 	if (decoding) {
-		a->which = s->sample ? 2 : s->beam > 1;
-		a->so.temperature = s->temperature;
-		a->so.top_k = s->top_k;
-		a->so.top_p = s->top_p;
-		a->so.seed = (uint64_t)s->seed;
+		a->ds.which = s->sample ? 2 : s->beam > 1;
+		a->ds.so.temperature = s->temperature;
+		a->ds.so.top_k = s->top_k;
+		a->ds.so.top_p = s->top_p;
+		a->ds.so.seed = (uint64_t)s->seed;
 		if (s->beam > 1)
-			a->beam_w = s->beam;
-		a->alpha = s->alpha;
-		a->force_step[0] = a->force_step[1] = a->force_step[2] = -1;
+			a->ds.beam_w = s->beam;
+		a->ds.alpha = s->alpha;
+		a->ds.force_step[0] = a->ds.force_step[1] = a->ds.force_step[2] = -1;
 		v->dec_step = s->dec_step;
 		v->dec_hyp = v->dec_cand = 0;
-		a->decoding = 1;
+		a->ds.on = 1;
 		if (app_decode_all(a, a->sentence) || app_step_pass(a)) {
-			a->decoding = 0;
+			a->ds.on = 0;
 			return;
 		}
 		v->mode = s->view == LV_DECODE ? VM_DECODE : VM_COMPARE;
@@ -112,7 +112,7 @@ void app_lecture_advance(struct app *a, int dir)
 		s->caption_page--;
 		return;
 	}
-	app_lecture_go(a, a->lstep + dir);
+	app_lecture_go(a, a->lp.step + dir);
 }
 
 /* --lecture FILE: check the whole script first, then play it. */
@@ -140,9 +140,9 @@ int app_lecture_run(struct app *a, struct cli *c)
 		lecture_free(&l);
 		return 0;
 	}
-	a->lec = &l;
+	a->lp.lec = &l;
 	a->scr.lecture = 1;
-	a->play_ms = c->play_ms;
+	a->lp.play_ms = c->play_ms;
 	a->m = lecture_model(&l, 0);
 	a->scr.v.m = a->m;
 	if (c->export_dir) {

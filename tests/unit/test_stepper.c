@@ -47,9 +47,9 @@ static void new_sentence_resets_decoding(void)
 	st_key(&A, TK_ESC);
 	st_sentence(&A, "the weather was so bad that we cancelled the trip");
 	st_key(&A, 'X');
-	tap_ok(!A.decoding && A.tr->T == A.nown + 1,
+	tap_ok(!A.ds.on && A.tr->T == A.own.n + 1,
 	       "after a new sentence X shows the model's whole translation: T = %d, "
-	       "translation %d tokens + <s>", A.tr->T, A.nown);
+	       "translation %d tokens + <s>", A.tr->T, A.own.n);
 	st_key(&A, 'r');
 	const char *s = st_screen(&A, 120, 40);
 	st_has(s, "decoding step 1 of", "and r starts decoding it at step 1");
@@ -173,25 +173,25 @@ static void editor_selects(void)
 	st_key(&A, 'e');
 	st_has(st_screen(&A, 80, 24), "Ctrl-U", "80×24: the editor's status line names Ctrl-U");
 	st_type(&A, "my brother plays");
-	tap_ok(!strcmp(A.edit.text, "my brother plays"), "typing replaces the selected "
-	       "sentence: “%s”", A.edit.text);
+	tap_ok(!strcmp(A.ed.line.text, "my brother plays"), "typing replaces the selected "
+	       "sentence: “%s”", A.ed.line.text);
 	st_key(&A, TK_ENTER);
 	tap_ok(!strcmp(A.sentence, "my brother plays"), "Enter runs it: “%s”", A.sentence);
 	st_key(&A, 'e');
 	st_key(&A, TK_LEFT);
 	st_type(&A, "x");
-	tap_ok(!strcmp(A.edit.text, "my brother playxs"), "after ← typing edits: “%s”",
-	       A.edit.text);
+	tap_ok(!strcmp(A.ed.line.text, "my brother playxs"), "after ← typing edits: “%s”",
+	       A.ed.line.text);
 	st_key(&A, TK_ESC);
 	st_key(&A, 'e');
 	st_key(&A, TK_END);
 	st_type(&A, " football");
-	tap_ok(!strcmp(A.edit.text, "my brother plays football"), "after End typing "
-	       "appends: “%s”", A.edit.text);
+	tap_ok(!strcmp(A.ed.line.text, "my brother plays football"), "after End typing "
+	       "appends: “%s”", A.ed.line.text);
 	st_key(&A, TK_ESC);
 	st_key(&A, 'e');
 	st_key(&A, TK_BACKSPACE);
-	tap_ok(A.edit.text[0] == 0, "backspace on the selection clears it");
+	tap_ok(A.ed.line.text[0] == 0, "backspace on the selection clears it");
 	st_key(&A, TK_ESC);
 	tap_ok(!strcmp(A.sentence, "my brother plays"), "Esc keeps the sentence");
 	stp_close(&A, &C);
@@ -239,7 +239,7 @@ static void nothing_cut_at_80(void)
 		return;
 	}
 	const char *s = st_screen(&A, 80, 24);
-	st_has(s, A.own_text, "80×24: the header shows the whole translation “%s”", A.own_text);
+	st_has(s, A.own.text, "80×24: the header shows the whole translation “%s”", A.own.text);
 	tap_ok(keyline_whole(st_line(s, 23)), "80×24: the key line ends with a whole hint");
 	st_has(st_line(s, 0), sent, "80×24: the header shows the whole sentence");
 	st_key(&A, 'r');
@@ -338,9 +338,9 @@ static void flows_round_trip(void)
 	snprintf(stage, sizeof stage, "%s", A.tr->stages[A.scr.v.stage].name);
 	st_key(&A, 'r');
 	st_key(&A, '$');
-	tap_ok(A.decoding && A.scr.v.dec_step == A.dec[A.which].nsteps - 1, "r $: the last step");
+	tap_ok(A.ds.on && A.scr.v.dec_step == A.ds.res[A.ds.which].nsteps - 1, "r $: the last step");
 	st_key(&A, 'R');
-	tap_ok(!A.decoding && A.tr->T == T && !strcmp(A.tr->stages[A.scr.v.stage].name, stage),
+	tap_ok(!A.ds.on && A.tr->T == T && !strcmp(A.tr->stages[A.scr.v.stage].name, stage),
 	       "R: back to the teacher-forced pass (T = %d) on %s", A.tr->T, stage);
 	stp_close(&A, &C);
 }
