@@ -10,7 +10,6 @@
 #include "figure.h"
 #include "palette.h"
 #include "base/i18n.h"
-#include "engine/forward.h"
 
 #define FIGURE_MAX_H 400
 
@@ -98,19 +97,9 @@ struct canvas *figure_new(struct view_state *v, int width, enum depth d)
 
 	struct rect r = { 0, 3, width, h - 3 };
 	view_clamp(v);
-	/* PE curves over PE_CURVE_POSITIONS positions: the engine's table,
-	 * when the caller has none */
-	float *pe = NULL;
-	if ((v->mode == VM_CURVES) && !v->pe_table && v->m && s->ndim == 2) {
-		int want = s->shape[0] > PE_CURVE_POSITIONS ? s->shape[0] : PE_CURVE_POSITIONS;
-		pe = forward_pe_table(v->m, want, &v->pe_n);
-		v->pe_table = pe;
-	}
+	/* (the PE curves' table over more positions than the sentence's is
+	 * the caller's: v->pe_table; a view computes no model math) */
 	view_for(v)->draw(v, c, r);
-	if (pe) {
-		v->pe_table = NULL;
-		free(pe);
-	}
 	int w2, h2;
 	canvas_extent(c, &w2, &h2);
 	canvas_crop(c, w2 + 1, h2 + 1);   /* a margin; failing leaves it whole */

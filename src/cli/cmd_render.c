@@ -11,6 +11,7 @@
 #include "base/i18n.h"
 #include "base/safetext.h"
 #include "base/utf8.h"
+#include "engine/forward.h"
 #include "engine/lens.h"
 #include "views/canvas.h"
 #include "views/figure.h"
@@ -210,12 +211,20 @@ static int print_picture(const struct trace *t, const struct model *m,
 	v.head = head >= 0 ? head : 0;
 	if (head < 0 && view_heads(s) > 1)
 		v.mode = VM_HEADS;
+	float *pe = NULL;
 	if (cl->ndims) {   /* the PE curves of these dimensions */
 		v.mode = VM_CURVES;
 		v.pe_ndims = cl->ndims;
 		memcpy(v.pe_dims, cl->dims, (size_t)cl->ndims * sizeof *cl->dims);
+		/* over PE_CURVE_POSITIONS positions, the model's table (the
+		 * engine computes it; the view only draws) */
+		if (s->ndim == 2) {
+			int want = s->shape[0] > PE_CURVE_POSITIONS ? s->shape[0] : PE_CURVE_POSITIONS;
+			v.pe_table = pe = forward_pe_table(m, want, &v.pe_n);
+		}
 	}
 	struct canvas *c = figure_new(&v, width, svg ? DEPTH_TRUE : env_depth());
+	free(pe);
 	if (!c)
 		return cli_fail("out of memory");
 	if (svg)
