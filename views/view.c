@@ -90,8 +90,9 @@ int view_mode_applies(const struct view_state *v, enum view_mode m)
 	case VM_INSPECT:
 	case VM_MASK_DIFF:
 		return is_attention(s);
-	case VM_CURVES:
-		return s->kind == SK_VECTORS && strstr(s->name, ".pos") != NULL;
+	case VM_CURVES:   /* the PE curves, or the rotary picture of q_rot, k_rot */
+		return (s->kind == SK_VECTORS && strstr(s->name, ".pos") != NULL) ||
+		       (s->kind == SK_PERHEAD && strstr(s->name, "_rot") != NULL);
 	case VM_DECODE:
 	case VM_COMPARE:
 		return v->dec != NULL;
@@ -121,7 +122,8 @@ const struct view_class *view_for(const struct view_state *v)
 {
 	enum view_mode m = (unsigned)v->mode < VM_COUNT ? v->mode : VM_STAGE;
 	if (MODE_VIEW[m] && view_mode_applies(v, m))
-		return MODE_VIEW[m];
+		return m == VM_CURVES && view_stage(v)->kind == SK_PERHEAD ? &rotary_view :
+		       MODE_VIEW[m];
 	return stage_view(view_stage(v));
 }
 

@@ -265,6 +265,8 @@ int cmd_info(struct cli *c)
 	printf(_("tokenizer %s%s%s; source vocab %d, target vocab %d%s\n"),
 	       tok_name(g->tok.type),
 	       g->tok.lowercase ? _(", lowercase") : "",
+	       g->tok.wrap_source && g->arch != ARCH_DEC_ONLY && m->src_sp[TOK_SOS] < 0 &&
+	       m->src_sp[TOK_EOS] >= 0 ? _(", source followed by </s>") :
 	       g->tok.wrap_source && g->arch != ARCH_DEC_ONLY &&
 	       (m->src_sp[TOK_SOS] >= 0 || m->src_sp[TOK_EOS] >= 0) ?
 	       _(", source wrapped in <s> … </s>") : "",

@@ -19,6 +19,8 @@
 #ifndef ATTNSCOPE_DECODE_H
 #define ATTNSCOPE_DECODE_H
 
+#define DECODE_DEFAULT_NEW 128   /* a continuation's tokens by default */
+
 #include <stdint.h>
 
 #include "input.h"
@@ -30,8 +32,9 @@
 struct decode_opts {
 	int beam;           /* 1: greedy */
 	double alpha;       /* length penalty α (0: none) */
-	int max_len;        /* output tokens at most (0: 2·source + 10, within
-	                       the model's max_len) */
+	int max_len;        /* output tokens at most (0: 2·source + 10, or
+	                       DECODE_DEFAULT_NEW for a decoder-only model,
+	                       within the model's max_len) */
 	int min_len;        /* </s> is not allowed before this many tokens */
 	int topk;           /* candidates recorded per hypothesis and step */
 	int no_cache;       /* recompute the decoder for every step (benchmark) */
@@ -105,6 +108,12 @@ int decode_run(const struct model *m, const struct pass_input *src,
 	       const struct pass_opts *po, const struct decode_opts *o,
 	       struct decode_result *r, struct err *e);
 void decode_result_free(struct decode_result *r);
+
+/* The input decode_run checks (decode_input.c): the source and prompt as
+ * input_build makes them, ids within the vocabularies, options in range.
+ * Returns 0, or -1 with e filled. */
+int decode_check_input(const struct model *m, const struct pass_input *src,
+		       const struct decode_opts *o, struct err *e);
 
 /* Sets in's decoder side to <s> + ids[0..n) (replacing what it had),
  * padded with <pad> up to pad_to positions (0: no padding; the padded keys

@@ -509,6 +509,20 @@ void op_sinusoid(int n, int d, float *out)
 	}
 }
 
+void op_sinusoid_halves(int n, int d, float *out)
+{
+	const int half = (d + 1) / 2;
+	for (int i = 0; i < half; i++) {
+		const double p = pow(10000.0, (double)(2 * i) / d);
+		for (int pos = 0; pos < n; pos++) {
+			const double a = pos / p;
+			out[(size_t)pos * d + i] = (float)sin(a);
+			if (half + i < d)
+				out[(size_t)pos * d + half + i] = (float)cos(a);
+		}
+	}
+}
+
 void op_matmul_nt_naive(const float *a, const float *b, float *c, int m, int n,
 			int k, float alpha)
 {

@@ -201,8 +201,21 @@ static int build_wants(struct model *m, struct wants *ws)
 		ok &= !!want_add(ws, &m->tgt_embed, 0, !m->shared_vocab, WI_XAVIER, 2,
 				 m->tgt_vocab.n, d, "tgt_embed.weight");
 	if (c->pe == PE_LEARNED)
-		ok &= !!want_add(ws, &m->pos_embed, 1, 1, WI_XAVIER, 2, c->max_len, d,
-				 "pos_embed.weight");
+		ok &= !!want_add(ws, &m->pos_embed, 1, 1, WI_XAVIER, 2,
+				 c->max_len + c->pos_offset, d, "pos_embed.weight");
+	if (c->pe == PE_LEARNED && c->layout == LAYOUT_BART && enc && dec)
+		ok &= !!want_add(ws, &m->tgt_pos_embed, 1, 1, WI_XAVIER, 2,   /* BART's own */
+				 c->max_len + c->pos_offset, d, "tgt_pos_embed.weight");
+	if (ok && c->embed_norm)   /* BART's layernorm_embedding, each side */
+		ok &= !want_norm(ws, c, &m->in_norm_w, &m->in_norm_b, 1, 1, "input_norm") &&
+		      !want_norm(ws, c, &m->tgt_in_norm_w, &m->tgt_in_norm_b, enc && dec, 1,
+				 "tgt_input_norm");
+	if (c->rel_buckets && enc)   /* T5: the first layer's tables [B, h] */
+		ok &= !!want_add(ws, &m->enc_rel_bias, 1, 1, WI_XAVIER, 2, c->rel_buckets,
+				 c->heads, "encoder.rel_bias.weight");
+	if (c->rel_buckets && dec)
+		ok &= !!want_add(ws, &m->dec_rel_bias, 1, 1, WI_XAVIER, 2, c->rel_buckets,
+				 c->heads, "decoder.rel_bias.weight");
 	for (int i = 0; ok && enc && i < c->enc_layers; i++)
 		ok &= !want_layer(ws, c, &m->enc[i], "encoder", i, 0);
 	if (ok && enc && c->norm != NORM_NONE)
@@ -533,13 +546,15 @@ static int part_rows(const struct want *w, int nparts, int k)
  * more rows than max_len). */
 static int part_fits(const struct want *w, int nparts, int k, const struct st_tensor *t)
 {
+	if (w->ndim == 1 && t->ndim == 2 && t->shape[0] == 1 && nparts == 1)   /* [1, n]: */
+		return t->shape[1] == (uint64_t)w->shape[0];   /* final_logits_bias */
 	if (t->ndim != w->ndim || (!w->part_rows[0] && w->shape[0] % nparts))
 		return 0;
 	if (w->transposed)   /* [in, out] */
 		return nparts == 1 && t->shape[0] == (uint64_t)w->shape[1] &&
 		       t->shape[1] == (uint64_t)w->shape[0];
 	uint64_t rows = (uint64_t)part_rows(w, nparts, k);
-	if (strcmp(w->name, "pos_embed.weight") == 0 ? t->shape[0] < rows : t->shape[0] != rows)
+	if (strstr(w->name, "pos_embed.weight") ? t->shape[0] < rows : t->shape[0] != rows)
 		return 0;
 	return w->ndim == 1 || t->shape[1] == (uint64_t)w->shape[1];
 }
@@ -731,7 +746,8 @@ static int bind_file(struct model *m, struct wants *ws, struct err *e)
 		goto out;
 	}
 	const int own = m->cfg.layout == LAYOUT_GPT2 || m->cfg.layout == LAYOUT_BERT ||
-			m->cfg.layout == LAYOUT_LLAMA || m->cfg.layout == LAYOUT_PHI3;
+			m->cfg.layout == LAYOUT_LLAMA || m->cfg.layout == LAYOUT_PHI3 ||
+			m->cfg.layout == LAYOUT_BART;
 	if (own && !(cbuf = calloc((size_t)F.n + 1, LAYOUT_NAME_MAX))) {
 		err_set(e, "out of memory");
 		goto out;
@@ -743,6 +759,9 @@ static int bind_file(struct model *m, struct wants *ws, struct err *e)
 	int bi = fn_find(&F, "cls.predictions.decoder.bias");
 	if (m->cfg.layout == LAYOUT_BERT && bi >= 0 && fn_find(&F, "cls.predictions.bias") < 0)
 		F.canon[bi] = "cls.predictions.bias";   /* the same storage, its other name */
+	int ei = fn_find(&F, "encoder.embed_tokens.weight");   /* a file that kept the */
+	if (m->cfg.layout >= LAYOUT_BART && ei >= 0 && fn_find(&F, "shared.weight") < 0)
+		F.canon[ei] = "shared.weight";   /* encoder's copy of shared, not shared */
 	layout_prefix(F.canon, F.n, F.prefix);
 	int problems = resolve(&m->cfg, ws, m->cfg.layout, 1, &F, mt, claimed, &nobias);
 	for (int i = 0; i < ws->n; i++)
@@ -845,10 +864,8 @@ int weights_bind(struct model *m, const struct ydoc *doc,
 	}
 	if (c->arch == ARCH_ENC_ONLY)
 		m->tgt_embed = same ? m->src_embed : NULL;
-	if (c->tie_gen == 1 && m->gen_w) {   /* tie_word_embeddings: the embedding */
-		m->gen_w = NULL;
-		m->gen_b = NULL;
-	}
+	if (c->tie_gen == 1 && m->gen_w)   /* tie_word_embeddings: the embedding */
+		m->gen_w = NULL;   /* (a bias stays: Marian's final_logits_bias) */
 	if (c->tie_gen == 0 && !m->gen_w) {
 		err_set(e, "%s: missing tensor generator.weight [%d, %d] (lm_head.weight: the "
 			"config says tie_word_embeddings false)", from, m->tgt_vocab.n, c->d_model);

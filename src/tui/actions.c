@@ -204,8 +204,13 @@ static unsigned act_curves(struct app *a, enum action act, int key)
 	(void)key;
 	struct view_state *v = &a->scr.v;
 	const struct stage *st = app_stage(a);
+	if (strstr(st->name, "_rot")) {   /* the rotary picture */
+		view_mode_toggle(v, VM_CURVES);
+		return RE_REDRAW;
+	}
 	if (!strstr(st->name, ".pos")) {
-		app_msg(a, 0, _("curves are for the positional encoding stages (src.pos, tgt.pos)"));
+		app_msg(a, 0, _("curves are for the positional encoding stages (src.pos, tgt.pos; "
+				"q_rot, k_rot with rotary embeddings)"));
 		return RE_REDRAW;
 	}
 	view_mode_toggle(v, VM_CURVES);
