@@ -82,6 +82,47 @@ static int frame_push(struct frame *f, struct ynode *child)
 	return 0;
 }
 
+/* A node for a scalar, sequence or mapping start event, from the pool
+ * (a scalar's text copied); NULL when the pool is out of memory. */
+static struct ynode *new_node(struct pool *pool, const yaml_event_t *ev, int line)
+{
+	struct ynode *node = pool_alloc(pool, sizeof *node);
+	if (!node)
+		return NULL;
+	memset(node, 0, sizeof *node);
+	node->line = line;
+	if (ev->type != YAML_SCALAR_EVENT) {
+		node->kind = ev->type == YAML_SEQUENCE_START_EVENT ? Y_SEQ : Y_MAP;
+		return node;
+	}
+	size_t n = ev->data.scalar.length;
+	node->kind = Y_SCALAR;
+	if (!(node->str = pool_alloc(pool, n + 1)))
+		return NULL;
+	memcpy(node->str, ev->data.scalar.value, n);
+	node->str[n] = 0;
+	node->len = n;
+	node->quoted = ev->data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE ||
+		       ev->data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE;
+	return node;
+}
+
+/* The parser's error as "file:line: problem context" (a reader error's
+ * line counted from its byte offset, which it carries instead of a mark). */
+static void parse_error(const yaml_parser_t *parser, const char *file, const char *buf,
+			size_t len, struct err *e)
+{
+	size_t line = (size_t)parser->problem_mark.line + 1;
+	if (parser->error == YAML_READER_ERROR) {
+		line = 1;
+		for (size_t i = 0; i < parser->problem_offset && i < len; i++)
+			line += buf[i] == '\n';
+	}
+	err_set(e, "%s:%zu: %s%s%s", file, line,
+		parser->problem ? parser->problem : _("malformed YAML"),
+		parser->context ? " " : "", parser->context ? parser->context : "");
+}
+
 int ydoc_parse(struct ydoc *doc, const char *file, const void *buf, size_t len,
 	       struct err *e)
 {
@@ -108,18 +149,7 @@ int ydoc_parse(struct ydoc *doc, const char *file, const void *buf, size_t len,
 
 	while (!done) {
 		if (!yaml_parser_parse(&parser, &ev)) {
-			size_t line = (size_t)parser.problem_mark.line + 1;
-			if (parser.error == YAML_READER_ERROR) {
-				/* reader errors carry a byte offset, not a mark */
-				const char *b = buf;
-				line = 1;
-				for (size_t i = 0; i < parser.problem_offset && i < len; i++)
-					line += b[i] == '\n';
-			}
-			err_set(e, "%s:%zu: %s%s%s", file, line,
-				parser.problem ? parser.problem : _("malformed YAML"),
-				parser.context ? " " : "",
-				parser.context ? parser.context : "");
+			parse_error(&parser, file, buf, len, e);
 			goto out;
 		}
 		int line = (int)ev.start_mark.line + 1;
@@ -152,33 +182,10 @@ int ydoc_parse(struct ydoc *doc, const char *file, const void *buf, size_t len,
 				yaml_event_delete(&ev);
 				goto out;
 			}
-			node = pool_alloc(pool, sizeof *node);
-			if (!node) {
+			if (!(node = new_node(pool, &ev, line))) {
 				err_set(e, "%s: out of memory", file);
 				yaml_event_delete(&ev);
 				goto out;
-			}
-			memset(node, 0, sizeof *node);
-			node->line = line;
-			if (ev.type == YAML_SCALAR_EVENT) {
-				size_t n = ev.data.scalar.length;
-				node->kind = Y_SCALAR;
-				node->str = pool_alloc(pool, n + 1);
-				if (!node->str) {
-					err_set(e, "%s: out of memory", file);
-					yaml_event_delete(&ev);
-					goto out;
-				}
-				memcpy(node->str, ev.data.scalar.value, n);
-				node->str[n] = 0;
-				node->len = n;
-				node->quoted = ev.data.scalar.style ==
-						YAML_SINGLE_QUOTED_SCALAR_STYLE ||
-					ev.data.scalar.style ==
-						YAML_DOUBLE_QUOTED_SCALAR_STYLE;
-			} else {
-				node->kind = ev.type == YAML_SEQUENCE_START_EVENT ?
-						     Y_SEQ : Y_MAP;
 			}
 			if (depth == 0) {
 				doc->root = node;
