@@ -478,7 +478,7 @@ void screen_draw(struct screen *s, struct canvas *c)
 	 * then, for the caption */
 	int crumb = s->lecture && !s->show_stages && c->w < SCREEN_LECTURE_SIDEBAR_W;
 	const int top = screen_draw_header(s, c, crumb ? 1 : 2);   /* 1 or 2 lines */
-	int side = c->w >= 80 && !s->presenter && !crumb ? SIDEBAR_W : 0;
+	int side = c->w >= 80 && !s->presenter && !crumb && !s->hide_stages ? SIDEBAR_W : 0;
 	/* a breadcrumb below a two-line header takes a line of the view */
 	const int my = crumb && !side ? top + 1 : 2;
 	struct rect main = { side ? side + 2 : 1, my, c->w - (side ? side + 3 : 2), c->h - 3 - my };

@@ -288,6 +288,17 @@ static unsigned act_map_side(struct app *a, enum action act, int key)
 	return RE_REDRAW;
 }
 
+/* |: the stage list gives its width to the view, or comes back. */
+static unsigned act_stage_list(struct app *a, enum action act, int key)
+{
+	(void)act;
+	(void)key;
+	a->scr.hide_stages = !a->scr.hide_stages;
+	if (a->scr.hide_stages)
+		app_msg(a, 0, "%s", _("stage list hidden: ←→ still step, | shows it"));
+	return RE_REDRAW;
+}
+
 static unsigned act_lens(struct app *a, enum action act, int key)
 {
 	(void)act;
@@ -516,7 +527,7 @@ static action_fn *const ACTIONS[A_COUNT] = {
 	[A_EXPLAIN] = act_explain, [A_SCHEME] = act_scheme, [A_SVG] = act_svg,
 	[A_PRESENTER] = act_presenter, [A_ZOOM] = act_zoom, [A_LINES] = act_lines,
 	[A_HEAD_SHOW] = act_head_show, [A_MODEL] = act_model, [A_MAP] = act_map,
-	[A_MAP_SIDE] = act_map_side,
+	[A_MAP_SIDE] = act_map_side, [A_STAGE_LIST] = act_stage_list,
 	[A_SNAP_PREV] = act_snapshot, [A_SNAP_NEXT] = act_snapshot,
 	[A_HELP] = act_help, [A_ESCAPE] = act_escape, [A_QUIT] = act_quit,
 };

@@ -265,6 +265,31 @@ static void nothing_cut_at_80(void)
 	stp_close(&A, &C);
 }
 
+/* | hides the stage list: at 80×24 the view takes the whole width (a
+ * matrix shows more columns), | again brings it back. */
+static void stage_list_key(void)
+{
+	if (stp_open(&A, &C, "en-pt-small", "the weather was so bad that we cancelled the trip",
+		    NULL)) {
+		tap_ok(0, "en-pt-small opens");
+		return;
+	}
+	st_key(&A, 'E');
+	while (strcmp(A.tr->stages[A.scr.v.stage].name, "encoder.0.ffn.hidden"))
+		st_key(&A, 'n');   /* [S, d_ff]: more columns than 80 hold */
+	st_screen(&A, 80, 24);
+	int nc = A.scr.v.geom.nc;
+	st_key(&A, '|');
+	const char *s = st_screen(&A, 80, 24);
+	tap_ok(A.scr.sidebar.w == 0 && A.scr.v.geom.nc > nc && !strstr(s, "  src.ids"),
+	       "| at 80×24: no stage list, the matrix shows %d columns (%d with it)",
+	       A.scr.v.geom.nc, nc);
+	st_key(&A, '|');
+	st_screen(&A, 80, 24);
+	tap_ok(A.scr.sidebar.w > 0 && A.scr.v.geom.nc == nc, "| again: the stage list is back");
+	stp_close(&A, &C);
+}
+
 /* ? at 60, 80, 120 and 200 columns: no description cut with "…". */
 static void help_readable(void)
 {
@@ -393,5 +418,6 @@ int main(void)
 	help_readable();
 	flows_round_trip();
 	views_own_keys();
+	stage_list_key();
 	return tap_done();
 }
