@@ -9,6 +9,7 @@
  * nothing is cut at 80×24 where it would fit; the help is readable at
  * every width. */
 #include "steppertest.h"
+#include "base/i18n.h"
 #include "engine/decode.h"
 #include "engine/input.h"
 
@@ -407,6 +408,48 @@ static void views_own_keys(void)
 	stp_close(&A, &C);
 }
 
+/* The student's session in pt_BR at 80×24: the masks in the header
+ * (decodif./codif.), the whole translation, the decoding page's note and
+ * the Ctrl-U hint in Portuguese. */
+static void portuguese_80x24(void)
+{
+	i18n_init("pt_BR");
+	if (!strcmp(_("decoder mask causal"), "decoder mask causal")) {
+		tap_ok(1, "# SKIP no pt_BR catalog built (NLS off)");
+		i18n_init("en");
+		return;
+	}
+	const char *sent = "the weather was so bad that we cancelled the trip";
+	if (stp_open(&A, &C, "en-pt-small", sent, NULL)) {
+		tap_ok(0, "en-pt-small opens");
+		i18n_init("en");
+		return;
+	}
+	const char *s = st_screen(&A, 80, 24);
+	st_has(header(s), "causal", "pt_BR 80×24: the header names the decoder mask");
+	st_has(header(s), A.own.text, "pt_BR 80×24: the header shows the whole translation");
+	st_key(&A, 'm');
+	st_key(&A, 'n');
+	st_has(header(st_screen(&A, 80, 24)), "DESLIGADA", "pt_BR 80×24: m: the header says "
+	       "DESLIGADA");
+	st_key(&A, 'r');
+	st_has(st_screen(&A, 80, 24), "sempre causal", "pt_BR 80×24: the decoding page says "
+	       "decoding is always causal");
+	st_key(&A, 'R');
+	st_key(&A, 'e');
+	st_has(st_line(st_screen(&A, 80, 24), 22), "Ctrl-U", "pt_BR 80×24: the editor names "
+	       "Ctrl-U");
+	st_key(&A, TK_ESC);
+	st_key(&A, '?');
+	s = st_screen(&A, 80, 24);
+	int cut = 0;
+	for (int y = 1; y < 21; y++)
+		cut += strstr(st_line(s, y), "…") != NULL;
+	tap_ok(!cut, "pt_BR 80×24: ? cuts no description (%d lines with …)", cut);
+	stp_close(&A, &C);
+	i18n_init("en");
+}
+
 int main(void)
 {
 	new_sentence_resets_decoding();
@@ -419,5 +462,6 @@ int main(void)
 	flows_round_trip();
 	views_own_keys();
 	stage_list_key();
+	portuguese_80x24();
 	return tap_done();
 }
