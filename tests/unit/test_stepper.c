@@ -8,6 +8,8 @@
  * does with the masks; the editor opens with the old sentence selected;
  * nothing is cut at 80×24 where it would fit; the help is readable at
  * every width. */
+#include <math.h>
+
 #include "steppertest.h"
 #include "base/i18n.h"
 #include "engine/decode.h"
@@ -450,6 +452,75 @@ static void portuguese_80x24(void)
 	i18n_init("en");
 }
 
+/* A typed sentence without a target: the decoder is teacher-forced on the
+ * model's own greedy translation (T = its tokens + 1), so that the causal
+ * mask has something to hide; t types another target, an empty t returns
+ * to the model's (was tests/own_target.test under tmux). */
+static void own_target_flow(void)
+{
+	if (stp_open(&A, &C, "en-pt-tiny", "your cat is a lovely cat", NULL)) {
+		tap_ok(0, "en-pt-tiny opens");
+		return;
+	}
+	st_has(st_screen(&A, 120, 40), "target: the model's translation “seu gato é um gato "
+	       "adorável”", "at start-up without --target: the header names the model's "
+	       "translation");
+	char want[1024];
+	struct pass_opts o;
+	pass_opts_default(&o);
+	translate(A.m, "i like to eat apples", &o, want, sizeof want);
+	st_sentence(&A, "i like to eat apples");
+	char buf[1200];
+	snprintf(buf, sizeof buf, "the model's translation “%s”", want);
+	st_has(st_screen(&A, 120, 40), buf, "e, a sentence, Enter: the header names “%s”", want);
+	int words = 1;
+	for (const char *p = want; *p; p++)
+		words += *p == ' ';
+	st_key(&A, 'D');
+	while (strcmp(A.tr->stages[A.scr.v.stage].name, "decoder.0.self_attn.masked"))
+		st_key(&A, 'n');
+	const struct stage *ms = &A.tr->stages[A.scr.v.stage];
+	tap_ok(A.tr->T == words + 1 && ms->shape[1] == words + 1,
+	       "the decoder has T = %d (<s> + %d words), not 1", A.tr->T, words);
+	int T = A.tr->T, upper = 0, inf = 0;
+	const float *x = ms->data;   /* [h, T, T] */
+	for (int i = 0; i < T; i++)
+		for (int j = i + 1; j < T; j++, upper++)
+			inf += isinf(x[(size_t)i * T + j]) && x[(size_t)i * T + j] < 0;
+	tap_ok(upper > 0 && inf == upper, "causal: the upper triangle is −∞ (%d of %d)", inf, upper);
+	st_key(&A, 'm');
+	ms = &A.tr->stages[A.scr.v.stage];
+	x = ms->data;
+	inf = 0;
+	for (int k = 0; k < T * T; k++)
+		inf += isinf(x[k]);
+	tap_ok(!strcmp(ms->name, "decoder.0.self_attn.masked") && inf == 0,
+	       "m: no −∞ is left in the matrix");
+	st_key(&A, 'm');
+	st_key(&A, 't');
+	st_key(&A, ST_CTRL_U);
+	st_type(&A, "eu gosto de maçãs");
+	st_key(&A, TK_ENTER);
+	const char *s = st_screen(&A, 120, 40);
+	tap_ok(A.tr->T == 5 && strstr(s, "→ eu gosto de maçãs") && !strstr(s, "model's translation"),
+	       "t: a typed target replaces it (T = %d)", A.tr->T);
+	st_key(&A, 't');
+	st_key(&A, ST_CTRL_U);
+	st_key(&A, TK_ENTER);
+	st_has(st_screen(&A, 120, 40), buf, "an empty t returns to the model's translation");
+	tap_ok(A.tr->T == T, "and T = %d again", A.tr->T);
+	s = st_screen(&A, 80, 24);
+	st_has(header(s), want, "80×24: the header names the model's whole translation");
+	i18n_init("pt_BR");
+	if (strcmp(_("decoder mask causal"), "decoder mask causal")) {
+		snprintf(buf, sizeof buf, "alvo: a tradução do modelo “%s”", want);
+		st_has(st_screen(&A, 120, 40), buf, "pt_BR: the header says alvo: a tradução do "
+		       "modelo");
+	}
+	i18n_init("en");
+	stp_close(&A, &C);
+}
+
 int main(void)
 {
 	new_sentence_resets_decoding();
@@ -463,5 +534,6 @@ int main(void)
 	views_own_keys();
 	stage_list_key();
 	portuguese_80x24();
+	own_target_flow();
 	return tap_done();
 }
