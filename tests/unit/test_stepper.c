@@ -9,6 +9,7 @@
  * nothing is cut at 80×24 where it would fit; the help is readable at
  * every width. */
 #include <math.h>
+#include <regex.h>
 
 #include "steppertest.h"
 #include "base/i18n.h"
@@ -521,6 +522,95 @@ static void own_target_flow(void)
 	stp_close(&A, &C);
 }
 
+/* Lines of screen matching the extended regex re. */
+static int count_re(const char *screen, const char *re)
+{
+	regex_t rx;
+	if (regcomp(&rx, re, REG_EXTENDED | REG_NOSUB))
+		return -1;
+	int n = 0;
+	char line[4096];
+	for (const char *p = screen; *p;) {
+		const char *e = strchr(p, '\n');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line ? len : sizeof line - 1), p);
+		n += regexec(&rx, line, 0, NULL, 0) == 0;
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	regfree(&rx);
+	return n;
+}
+
+/* The decoding and compare pages say what the numbers are: a forced token
+ * keeps the real distribution, Σ log p is called so, the lattice's
+ * finished markers never overlap, the compare page aligns the outputs as a
+ * diff of words and says why (was tests/decoding_page.test under tmux). */
+static void decoding_pages(void)
+{
+	const char *park = "the dog runs in the park";
+	if (stp_open(&A, &C, "en-pt-tiny", park, NULL)) {
+		tap_ok(0, "en-pt-tiny opens");
+		return;
+	}
+	st_keys(&A, "r.");
+	st_key(&A, TK_DOWN);
+	st_key(&A, TK_DOWN);
+	st_key(&A, 'f');
+	const char *s = st_screen(&A, 120, 40);
+	tap_ok(count_re(s, "⇒ tio .*forced") == 1, "the forced token is marked forced");
+	tap_ok(count_re(s, "✗ cachorro .*arg-max, not taken") == 1,
+	       "the real arg-max stays, marked not taken");
+	tap_ok(count_re(s, "│ [✗✓●⇒] ") == 5, "the 5 candidates of the distribution are listed");
+	tap_ok(strstr(s, "top 5 of the distribution") && !strstr(s, "top 1 "), "the title says top 5");
+	tap_ok(strstr(s, "Σ log p") && count_re(s, "  log p ") == 0,
+	       "the running sum is headed Σ log p");
+	if (tap_failed)
+		st_dump(s);
+	stp_close(&A, &C);
+	static const int size[][2] = { { 120, 40 }, { 80, 24 } };
+	for (int k = 0; k < 2; k++) {
+		if (stp_open(&A, &C, "en-pt-tiny", park, NULL))
+			return;
+		st_keys(&A, "rb$");
+		s = st_screen(&A, size[k][0], size[k][1]);
+		/* every "● </s>" of the lattice a whole marker, every "from #"
+		 * followed by its slot number */
+		int all = count_re(s, "● </s> "), bars = count_re(s, "● </s>  *█");
+		int whole = count_re(s, "● </s> [−-]?[0-9]+\\.[0-9]+ from #[0-9]+ *($|│)");
+		int cut = count_re(s, "from #[^0-9]");
+		tap_ok(strstr(s, "step 6 of 6") && all - bars == whole && cut == 0,
+		       "%d×%d: no overlapping lattice text (%d markers, %d whole, %d cut slot numbers)",
+		       size[k][0], size[k][1], all - bars, whole, cut);
+		if (k == 0)
+			tap_ok(count_re(s, "● </s> [−-]?[0-9]+\\.[0-9]+ from #[0-9]") == 4,
+			       "120×40: the 4 finished hypotheses are all marked");
+		stp_close(&A, &C);
+	}
+	/* tests/data/bigram.yaml: from "f" greedy ends at once with ln .45;
+	 * beam 4 goes on to "g h", ln .4 ÷ lp(3) */
+	if (stp_open(&A, &C, "tests/data/bigram.yaml", "f", NULL))
+		return;
+	st_keys(&A, "rC");
+	s = st_screen(&A, 120, 40);
+	tap_ok(count_re(s, "\\+ +1 g ") == 1 && count_re(s, "\\+ +2 h ") == 1 &&
+	       count_re(s, "1 </s> .*= +3 </s>") == 1, "compare: g and h inserted, </s> aligned "
+	       "with </s>");
+	tap_ok(strstr(s, "beam found a higher-scoring translation: −0.77 vs greedy's −0.80") &&
+	       strstr(s, "greedy took the likelier “</s>” (p 0.450"),
+	       "compare: says which scores higher and why");
+	i18n_init("pt_BR");
+	if (strcmp(_("decoder mask causal"), "decoder mask causal")) {
+		s = st_screen(&A, 120, 40);
+		tap_ok(strstr(s, "o feixe achou uma tradução de pontuação maior") &&
+		       count_re(s, "\\+ +1 g ") == 1,
+		       "compare in pt_BR: the verdict in Portuguese, the same alignment");
+	}
+	i18n_init("en");
+	stp_close(&A, &C);
+}
+
 int main(void)
 {
 	new_sentence_resets_decoding();
@@ -535,5 +625,6 @@ int main(void)
 	stage_list_key();
 	portuguese_80x24();
 	own_target_flow();
+	decoding_pages();
 	return tap_done();
 }
