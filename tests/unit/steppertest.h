@@ -31,8 +31,9 @@ static inline const char *st_srcdir(void)
 	return d && *d ? d : ".";
 }
 
-/* Opens the stepper on models/NAME.yaml (a path with a '/': as it is) and
- * the sentence (NULL: the model's first example).  Returns 0 or -1. */
+/* Opens the stepper on models/NAME.yaml (a path with a '/': relative to
+ * top_srcdir) and the sentence (NULL: the model's first example), with
+ * the options in extra (apart by tabs; NULL: none).  Returns 0 or -1. */
 static inline int stp_open(struct app *a, struct cli *c, const char *model,
 			  const char *sentence, const char *extra)
 {
@@ -41,13 +42,16 @@ static inline int stp_open(struct app *a, struct cli *c, const char *model,
 		snprintf(path, sizeof path, "%s/%s", st_srcdir(), model);
 	else
 		snprintf(path, sizeof path, "%s/models/%s.yaml", st_srcdir(), model);
-	char *argv[8];
+	static char args[1024];
+	char *argv[24];
 	int argc = 0;
 	argv[argc++] = (char *)"attnscope";
 	argv[argc++] = (char *)"--model";
 	argv[argc++] = path;
-	if (extra)
-		argv[argc++] = (char *)extra;
+	/* extra: options apart by tabs ("--seed\t4\t--target\tseu gato") */
+	snprintf(args, sizeof args, "%s", extra ? extra : "");
+	for (char *p = extra ? strtok(args, "\t") : NULL; p && argc < 20; p = strtok(NULL, "\t"))
+		argv[argc++] = p;
 	if (sentence)
 		argv[argc++] = (char *)sentence;
 	argv[argc] = NULL;

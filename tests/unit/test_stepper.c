@@ -611,6 +611,108 @@ static void decoding_pages(void)
 	stp_close(&A, &C);
 }
 
+/* Sampling, the logit lens and head importance: each opens from its key
+ * at 80×24 and 120×40, in English and Portuguese, and shows what the
+ * engine computed (was tests/inside.test under tmux). */
+static void inside_keys(void)
+{
+	const char *S = "your cat is a lovely cat";
+	static const int size[][2] = { { 80, 24 }, { 120, 40 } };
+	const char *s;
+	for (int k = 0; k < 2; k++) {
+		int w = size[k][0], h = size[k][1];
+		if (stp_open(&A, &C, "en-pt-tiny", S, "--temperature\t2\t--top-p\t0.9\t--seed\t4"))
+			return;
+		st_key(&A, 'T');
+		s = st_screen(&A, w, h);
+		tap_ok(strstr(s, "sampling, seed 4") && strstr(s, "◆") && count_re(s, "u = 0\\.[0-9]* → ") &&
+		       strstr(s, "p_cut") && strstr(s, "p_T"),
+		       "%d×%d: T samples; the page shows p, p_T, p_cut, the drawn ◆ and u", w, h);
+		st_key(&A, '#');
+		st_has(st_screen(&A, w, h), "sampling, seed 5", "%d×%d: # draws again with the next "
+		       "seed", w, h);
+		st_key(&A, '+');
+		st_has(st_screen(&A, w, h), "temperature 2.1", "%d×%d: + raises the temperature "
+		       "while sampling", w, h);
+		st_key(&A, 'T');
+		tap_ok(count_re(st_screen(&A, w, h), "step 1 of .* greedy") == 1,
+		       "%d×%d: T again goes back to greedy", w, h);
+		stp_close(&A, &C);
+
+		if (stp_open(&A, &C, "en-pt-tiny", S, "--target\tseu gato é um gato adorável"))
+			return;
+		st_key(&A, 'y');
+		s = st_screen(&A, w, h);
+		tap_ok(strstr(s, "layer 1 (out)") && strstr(s, "embedding") &&
+		       count_re(s, "position 0 .*: .seu. is the top guess from") == 1,
+		       "%d×%d: y shows the lens: embedding, layers, and where “seu” appears", w, h);
+		st_key(&A, TK_DOWN);
+		st_has(st_screen(&A, w, h), "position 1 ", "%d×%d: ↓ details the next position", w, h);
+		st_key(&A, 'y');
+		tap_ok(!strstr(st_screen(&A, w, h), "logit lens:"), "%d×%d: y again closes it", w, h);
+		stp_close(&A, &C);
+
+		if (stp_open(&A, &C, "en-pt-tiny", S, NULL))
+			return;
+		st_key(&A, 'I');
+		s = st_screen(&A, w, h);
+		tap_ok(strstr(s, "decoder 1 cross") && strstr(s, "encoder 0 self"),
+		       "%d×%d: I shows the per-head table", w, h);
+		if (k == 1) {
+			st_has(s, "matters most: ", "120×40: the three heads that matter most, in words");
+			st_key(&A, 'w');
+			st_has(st_screen(&A, w, h), "zeroes one attention head", "w explains head "
+			       "importance");
+		}
+		stp_close(&A, &C);
+	}
+	if (stp_open(&A, &C, "tests/data/tiny-dec.yaml", "your cat is a lovely", NULL))
+		return;
+	st_key(&A, 'y');
+	st_has(st_screen(&A, 100, 30), "layer 1 (out)", "decoder-only: the lens");
+	st_key(&A, 'I');
+	st_has(st_screen(&A, 100, 30), "decoder 1 self", "decoder-only: head importance "
+	       "(self-attention only)");
+	stp_close(&A, &C);
+	if (stp_open(&A, &C, "tests/data/tiny-dec.yaml", "your cat", NULL))
+		return;
+	st_key(&A, 'T');
+	s = st_screen(&A, 100, 30);
+	tap_ok(strstr(s, "sampling, seed 0") && strstr(s, "◆"), "decoder-only: T samples the "
+	       "continuation");
+	stp_close(&A, &C);
+
+	i18n_init("pt_BR");
+	if (!strcmp(_("decoder mask causal"), "decoder mask causal")) {
+		i18n_init("en");
+		return;
+	}
+	if (stp_open(&A, &C, "en-pt-tiny", S, "--seed\t2") == 0) {
+		st_key(&A, 'T');
+		s = st_screen(&A, 120, 40);
+		tap_ok(strstr(s, "amostragem, semente 2") && strstr(s, "o corte mantém") &&
+		       strstr(s, "sorteado"), "pt_BR: the sampling page in Portuguese");
+		st_key(&A, 'w');
+		st_has(st_screen(&A, 120, 40), "amostragem sorteia a próxima palavra",
+		       "pt_BR: w explains sampling");
+		stp_close(&A, &C);
+	}
+	if (stp_open(&A, &C, "en-pt-tiny", S, NULL) == 0) {
+		st_key(&A, 'y');
+		s = st_screen(&A, 120, 40);
+		tap_ok(strstr(s, "lente de logits") && strstr(s, "camada 1 (saída)"),
+		       "pt_BR: the lens in Portuguese");
+		st_key(&A, 'w');
+		st_has(st_screen(&A, 120, 40), "A lente de logits lê", "pt_BR: w explains the lens");
+		st_key(&A, 'w');
+		st_key(&A, 'I');
+		st_has(st_screen(&A, 120, 40), "importância das cabeças", "pt_BR: head importance in "
+		       "Portuguese");
+		stp_close(&A, &C);
+	}
+	i18n_init("en");
+}
+
 int main(void)
 {
 	new_sentence_resets_decoding();
@@ -626,5 +728,6 @@ int main(void)
 	portuguese_80x24();
 	own_target_flow();
 	decoding_pages();
+	inside_keys();
 	return tap_done();
 }
