@@ -713,6 +713,119 @@ static void inside_keys(void)
 	i18n_init("en");
 }
 
+/* Lines of screen that hold braille (the head view's lines) within its
+ * first 60. */
+static int braille_lines(const char *screen)
+{
+	int n = 0;
+	for (int y = 0; y < 60; y++) {
+		const char *l = st_line(screen, y);
+		int any = 0;   /* U+2800…U+28FF: E2 A0…A3 xx in UTF-8 */
+		for (const unsigned char *p = (const unsigned char *)l; p[0] && p[1] && !any; p++)
+			any = p[0] == 0xE2 && p[1] >= 0xA0 && p[1] <= 0xA3;
+		n += any;
+	}
+	return n;
+}
+
+/* The views of issue 16 from their keys: the head view (X v, digits, k,
+ * w, ?, Esc, v twice), the model view (X V, k l, Enter), the map (o, the
+ * lit box following the stage, u), at 120×40 and 80×24, in English and
+ * pt_BR (was tests/views_tui.test under tmux, which keeps the mouse). */
+static void views_keys(void)
+{
+	const char *S = "your cat is a lovely cat", *TGT = "--target\tseu gato é um gato adorável";
+	if (stp_open(&A, &C, "en-pt-tiny", S, TGT))
+		return;
+	st_keys(&A, "Xv");
+	const char *s = st_screen(&A, 120, 40);
+	st_has(s, "head view · decoder.1.cross_attn.weights", "X v: the head view of the last "
+	       "cross-attention");
+	tap_ok(braille_lines(s) >= 3, "its lines are braille (%d lines hold some)", braille_lines(s));
+	st_has(s, "most weight on", "the last line names the selected query's strongest key");
+	st_has(s, "■0 ■1 ■2 ■3", "the four heads are listed, all shown");
+	st_key(&A, '1');
+	st_has(st_screen(&A, 120, 40), "□0 ■1", "1 hides head 0");
+	st_key(&A, '0');
+	st_has(st_screen(&A, 120, 40), "■0 ■1 ■2 ■3", "0 shows every head again");
+	st_key(&A, 'k');
+	st_has(st_screen(&A, 120, 40), "query “gato → adorável” (5)", "↑ (k) moves the selected "
+	       "query up");
+	st_key(&A, 'w');
+	st_has(st_screen(&A, 120, 40), "The head view: each query", "w: the explanation panel "
+	       "explains the head view");
+	st_key(&A, 'w');
+	st_key(&A, '?');
+	for (int i = 0; i < 6; i++)
+		st_key(&A, TK_PGDN);
+	st_has(st_screen(&A, 120, 40), "head view: queries and keys", "? lists v in the help");
+	st_key(&A, TK_ESC);
+	st_key(&A, TK_ESC);
+	tap_ok(!strstr(st_screen(&A, 120, 40), "head view ·"), "Esc closes the head view");
+	st_keys(&A, "vv");
+	tap_ok(!strstr(st_screen(&A, 120, 40), "head view ·"), "v twice: back to the matrix");
+	st_keys(&A, "gv");
+	st_has(st_screen(&A, 120, 40), "works on the stages of an attention",
+	       "v on src.ids says the head view needs an attention");
+	st_keys(&A, "XV");
+	s = st_screen(&A, 120, 40);
+	st_has(s, "model view · decoder.*.cross_attn · 2 layers × 4 heads", "X V: the model view "
+	       "of cross-attention");
+	tap_ok(strstr(s, "L0 ") && strstr(s, "L1 "), "both layers on screen");
+	st_has(s, "layer 1 head 0: mean row entropy", "the selected layer 1 head 0 is named");
+	st_keys(&A, "kl");
+	st_has(st_screen(&A, 120, 40), "layer 0 head 1: mean row entropy", "↑ (k) takes layer 0, "
+	       "l head 1");
+	st_key(&A, TK_ENTER);
+	s = st_screen(&A, 120, 40);
+	tap_ok(!strstr(s, "model view ·") && strstr(s, "decoder.0.cross_attn.weights  ") &&
+	       A.scr.v.head == 1, "Enter closes the model view on decoder.0.cross_attn.weights, "
+	       "head 1");
+	st_keys(&A, "gV");
+	st_has(st_screen(&A, 120, 40), "model view works on the stages of an attention",
+	       "V on src.ids says it needs an attention");
+	st_key(&A, TK_ESC);
+	st_keys(&A, "Do");
+	s = st_screen(&A, 120, 40);
+	st_has(s, "architecture (the paper's Figure 1)", "o opens the architecture map");
+	tap_ok(count_re(s, "▶ *Masked Multi-Head Attention *◀") == 1 &&
+	       strstr(s, "Decoder · layer 0 of 2"), "D then o: the decoder's masked attention is "
+	       "lit, layer 0 named");
+	st_key(&A, 'p');
+	tap_ok(count_re(st_screen(&A, 120, 40), "▶ *⊕ Positional Encoding *◀") == 1,
+	       "p (tgt.input): the positional encoding is lit");
+	st_key(&A, 'o');
+	tap_ok(!strstr(st_screen(&A, 120, 40), "architecture (the paper's Figure 1)"),
+	       "o again closes the map");
+	st_key(&A, 'u');
+	st_has(st_screen(&A, 120, 40), "Softmax", "u: a small map above the stage list");
+	stp_close(&A, &C);
+
+	i18n_init("pt_BR");
+	if (strcmp(_("decoder mask causal"), "decoder mask causal") &&
+	    stp_open(&A, &C, "en-pt-tiny", S, TGT) == 0) {
+		st_key(&A, 'E');
+		for (int i = 0; i < 5; i++)
+			st_key(&A, 'n');
+		st_key(&A, 'v');
+		s = st_screen(&A, 80, 24);
+		if (!tap_ok(strstr(s, "vista de cabeças · encoder.0.self_attn.weights") &&
+			    strstr(s, "maior peso em") && braille_lines(s) >= 3,
+			    "80×24 pt_BR: the head view of encoder.0's weights, in Portuguese"))
+			st_dump(s);
+		st_key(&A, TK_ESC);
+		st_keys(&A, "Xo");
+		s = st_screen(&A, 80, 24);
+		tap_ok(strstr(s, "arquitetura (a Figura 1 do artigo)") &&
+		       count_re(s, "▶ *Atenção m-head *◀") == 1,
+		       "80×24 pt_BR: o opens the map, cross-attention lit (short labels)");
+		st_keys(&A, "oV");
+		st_has(st_screen(&A, 80, 24), "vista do modelo", "80×24 pt_BR: V opens the model view");
+		stp_close(&A, &C);
+	}
+	i18n_init("en");
+}
+
 int main(void)
 {
 	new_sentence_resets_decoding();
@@ -729,5 +842,6 @@ int main(void)
 	own_target_flow();
 	decoding_pages();
 	inside_keys();
+	views_keys();
 	return tap_done();
 }
