@@ -62,7 +62,8 @@ static const char *tok_of(struct lex *lx, int32_t id)
 	const char *t = lx->voc ? vocab_str(lx->voc, id) : NULL;
 	if (!t)
 		return "?";
-	if (!lx->tok || (lx->tok->type != TOKENIZE_GPT2 && lx->tok->type != TOKENIZE_SPM))
+	if (!lx->tok || (lx->tok->type != TOKENIZE_GPT2 && lx->tok->type != TOKENIZE_SPM &&
+			 lx->tok->type != TOKENIZE_HF))
 		return t;
 	lx->next = (lx->next + 1) % 8;
 	return tokens_label(lx->tok, t, lx->ring[lx->next], sizeof lx->ring[lx->next]);

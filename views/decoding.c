@@ -567,6 +567,7 @@ static int draw_title(const struct page *P, const struct view_state *v, struct c
 			clip_text(c, r, r.x, y++, r.w, w, &wa);
 	} else if (last && v->m && (v->m->cfg.tok.type == TOKENIZE_BPE ||
 				    v->m->cfg.tok.type == TOKENIZE_GPT2 ||
+				    v->m->cfg.tok.type == TOKENIZE_HF ||
 				    v->m->cfg.tok.type == TOKENIZE_WORDPIECE ||
 				    v->m->cfg.tok.type == TOKENIZE_SPM)) {
 		/* the followed hypothesis as words: its pieces joined back (from

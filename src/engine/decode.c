@@ -480,6 +480,7 @@ static int search(const struct model *m, const struct pass_input *src,
 {
 	const struct config *c = &m->cfg;
 	memset(r, 0, sizeof *r);
+	r->nonfinite_step = -1;
 	if (c->arch == ARCH_ENC_ONLY)
 		return err_set(e, "%s: an encoder-only model has no decoder: nothing to decode",
 			       m->path);
@@ -587,6 +588,8 @@ static int search(const struct model *m, const struct pass_input *src,
 			}
 		}
 		dec_step(&D, nlive, t, tok, lp);
+		if (r->nonfinite_step < 0 && !op_dist_finite(lp, nlive, V))
+			r->nonfinite_step = step;
 
 		/* candidates: the K best continuations of every live hypothesis */
 		int nc = 0, nallowed = 0, nkept = 0;
@@ -767,6 +770,11 @@ int decode_run(const struct model *m, const struct pass_input *src,
 	       const struct pass_opts *po, const struct decode_opts *o,
 	       struct decode_result *r, struct err *e)
 {
+	/* the decoder's first input is <s>: without one there is nothing to
+	 * feed (input_build says so too, but bench builds its own input) */
+	if (m->cfg.arch == ARCH_ENC_DEC && m->tgt_sp[TOK_SOS] < 0)
+		return err_set(e, "%s: an encoder-decoder model needs a start token for its "
+			       "decoder (tokenizer.specials.sos)", m->path);
 	pool_hot(1);   /* a step's products come every few hundred µs */
 	int rc = search(m, src, po, o, r, e);
 	pool_hot(0);

@@ -100,6 +100,11 @@ struct decode_result {
 		DECODE_STOP_LIMIT   /* max_len reached with live hypotheses */
 	} stop;
 	double ms;          /* decoding time */
+	/* the first step whose next-token distribution was not finite (NaN
+	 * or +inf log-probabilities, or none finite: logits that overflowed,
+	 * weights with NaN), else -1; the search went on, its numbers mean
+	 * nothing, and a caller reports it */
+	int nonfinite_step;
 };
 
 /* Decodes the source in src (src_ids / S / src_len, as input_build made

@@ -607,10 +607,27 @@ static char **dup_tokens(char **src, int n)
 	return out;
 }
 
+/* Whether every id of ids [n] is a row of a vocabulary of V tokens: the
+ * embedding tables are read at these rows. */
+static int ids_valid(const int32_t *ids, int n, int V, const char *side, struct err *e)
+{
+	for (int i = 0; ids && i < n; i++)
+		if (ids[i] < 0 || ids[i] >= V)
+			return err_set(e, "%s token %d has id %d, outside the vocabulary "
+				       "of %d tokens", side, i, (int)ids[i], V);
+	return 0;
+}
+
 struct trace *forward_run(const struct model *m, const struct pass_input *in,
 			  const struct pass_opts *o, struct trace *reuse,
 			  struct err *e)
 {
+	if (ids_valid(in->src_ids, in->S, m->src_vocab.n, "source", e) ||
+	    ids_valid(in->tgt_ids, in->T, m->tgt_vocab.n, "target", e)) {
+		if (reuse)
+			trace_reset(reuse);
+		return NULL;
+	}
 	const struct config *cfg = &m->cfg;
 	struct ctx c = {
 		.m = m, .o = o, .e = e, .d = cfg->d_model, .h = cfg->heads,

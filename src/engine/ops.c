@@ -569,3 +569,19 @@ void op_transpose(const float *a, int rows, int cols, float *out)
 	j.per = ((rows + k - 1) / k + 31) / 32 * 32;
 	pool_run(transpose_task, &j, (rows + j.per - 1) / j.per);
 }
+
+int op_dist_finite(const float *lp, int B, int V)
+{
+	for (size_t b = 0; b < (size_t)B; b++) {
+		int any = 0;
+		for (int j = 0; j < V; j++) {
+			float x = lp[b * (size_t)V + j];
+			if (isnan(x) || x == INFINITY)
+				return 0;
+			any |= isfinite(x);
+		}
+		if (!any)
+			return 0;
+	}
+	return 1;
+}

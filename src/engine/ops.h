@@ -91,4 +91,10 @@ void op_sinusoid_halves(int n, int d, float *out);
 void op_matmul_nt_naive(const float *a, const float *b, float *c, int m, int n,
 			int k, float alpha);
 
+/* Whether the log-probabilities lp [B, V] are distributions: no NaN, no
+ * +inf, and a finite entry in every row (−inf is a token of probability
+ * 0, as a bias of −inf makes it).  Logits that overflow to ±inf make every
+ * entry NaN. */
+int op_dist_finite(const float *lp, int B, int V);
+
 #endif
