@@ -85,6 +85,12 @@ static int frame_push(struct frame *f, struct ynode *child)
 int ydoc_parse(struct ydoc *doc, const char *file, const void *buf, size_t len,
 	       struct err *e)
 {
+	return ydoc_parse_max(doc, file, buf, len, YDOC_MAX_NODES, e);
+}
+
+int ydoc_parse_max(struct ydoc *doc, const char *file, const void *buf, size_t len,
+		   size_t max_nodes, struct err *e)
+{
 	yaml_parser_t parser;
 	yaml_event_t ev;
 	struct frame stack[YDOC_MAX_DEPTH + 1];
@@ -146,9 +152,9 @@ int ydoc_parse(struct ydoc *doc, const char *file, const void *buf, size_t len,
 		case YAML_SCALAR_EVENT:
 		case YAML_SEQUENCE_START_EVENT:
 		case YAML_MAPPING_START_EVENT:
-			if (++pool->nodes > YDOC_MAX_NODES) {
-				err_set(e, "%s:%d: too many YAML nodes (limit %u)",
-					file, line, YDOC_MAX_NODES);
+			if (++pool->nodes > max_nodes) {
+				err_set(e, "%s:%d: too many YAML nodes (limit %zu)",
+					file, line, max_nodes);
 				yaml_event_delete(&ev);
 				goto out;
 			}
