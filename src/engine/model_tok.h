@@ -1,19 +1,12 @@
 /* model_tok.h - a Hugging Face tokenizer as a model's tokenizer: GPT-2's
-<<<<<<< HEAD
- * byte-level BPE (formats/gpt2bpe.h) or BERT's WordPiece
- * (formats/wordpiece.h), or a SentencePiece model (formats/spm.h, below), for a model YAML's `tokenizer: {type: gpt2,
- * source_vocab: vocab.json, merges: merges.txt}` or `{type: wordpiece,
- * source_vocab: vocab.txt, lowercase: true}` and for a Hugging Face folder's
- * loader.
-=======
  * byte-level BPE (formats/gpt2bpe.h), BERT's WordPiece
- * (formats/wordpiece.h) or a tokenizer.json (formats/tokjson.h), for a
- * model YAML's `tokenizer: {type: gpt2, source_vocab: vocab.json, merges:
- * merges.txt}`, `{type: wordpiece, source_vocab: vocab.txt, lowercase:
- * true}` or `{type: hf, file: tokenizer.json, config:
- * tokenizer_config.json}` (config optional) and for a Hugging Face
- * folder's loader.
->>>>>>> tokjson
+ * (formats/wordpiece.h), a tokenizer.json (formats/tokjson.h) or a
+ * SentencePiece model (formats/spm.h, below), for a model YAML's
+ * `tokenizer: {type: gpt2, source_vocab: vocab.json, merges: merges.txt}`,
+ * `{type: wordpiece, source_vocab: vocab.txt, lowercase: true}`, `{type:
+ * hf, file: tokenizer.json, config: tokenizer_config.json}` (config
+ * optional) or `{type: sentencepiece, model: x.model}` and for a Hugging
+ * Face folder's loader.
  *
  * Each sets m->cfg.tok.type, loads the tokenizer into m->gpt2,
  * m->wordpiece or m->tokjson (owned by the model; model_free frees them;
@@ -50,7 +43,6 @@ int model_tok_tokjson(struct model *m, const char *tokenizer_json,
 		      const char *tokenizer_config_json, struct err *e);
 void model_tok_free(struct model *m);
 
-<<<<<<< HEAD
 /* sentencepiece: src_model (and tgt_model, NULL: the same one serves both
  * sides) as the model's tokenizer (formats/spm.h): m->src_spm / tgt_spm,
  * the vocabularies their pieces in id order (shared when equal), the
@@ -68,17 +60,12 @@ int model_tok_spm(struct model *m, const char *src_model, const char *tgt_model,
 int model_tok_spm_vocab(struct model *m, const char *vocab_json, struct err *e);
 void model_tok_spm_free(struct model *m);
 
-/* The YAML's tokenizer: mapping tk (type gpt2 or wordpiece, already read
- * with lowercase and specials into m->cfg.tok): source_vocab, and merges
- * for gpt2, as files beside the YAML; type sentencepiece: model (or
+/* The YAML's tokenizer: mapping tk (type gpt2, wordpiece, hf or
+ * sentencepiece, already read with lowercase and specials into m->cfg.tok):
+ * source_vocab, and merges for gpt2; file and config for hf; model (or
  * source_model and target_model), and source_vocab (a vocab.json, for
- * Marian) when given; errors name the YAML's line. */
-=======
-/* The YAML's tokenizer: mapping tk (type gpt2, wordpiece or hf, already
- * read with lowercase and specials into m->cfg.tok): source_vocab, and
- * merges for gpt2; file and config for hf: files beside the YAML; errors
+ * Marian) when given, for sentencepiece: files beside the YAML; errors
  * name the YAML's line. */
->>>>>>> tokjson
 struct ydoc;
 struct ynode;
 int model_tok_yaml(struct model *m, const struct ydoc *d, const struct ynode *tk,
