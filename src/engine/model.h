@@ -54,6 +54,12 @@ struct rope_cfg {
 	double factor;               /* linear and llama3 */
 	double low_freq, high_freq;  /* llama3's low_freq_factor, high_freq_factor */
 	int orig_max;                /* llama3's original_max_position_embeddings */
+	float *freq_factors;         /* [nfreq_factors] or NULL (owned): θ_j is
+	                                divided by freq_factors[j] after the
+	                                scaling above, as llama.cpp applies a
+	                                GGUF file's rope_freqs.weight (Llama
+	                                3.1's llama3 scaling, stored so) */
+	int nfreq_factors;
 };
 enum weights_src { W_FILE, W_INLINE, W_RANDOM };
 
@@ -147,6 +153,10 @@ struct wtensor {
 	int shape[2];
 	float *data;
 	int mapped;      /* data points into an mmap'd file (not freed) */
+	char dtype[24];  /* the type it had in its file before conversion to
+	                    F32 ("F16", "Q4_K"; parts joined from tensors of
+	                    different types: "Q4_K+Q6_K"); "F32" for inline
+	                    and random weights */
 };
 
 struct model {

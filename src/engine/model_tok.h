@@ -59,6 +59,14 @@ int model_tok_spm(struct model *m, const char *src_model, const char *tgt_model,
  * (wrap_source with sos null). */
 int model_tok_spm_vocab(struct model *m, const char *vocab_json, struct err *e);
 void model_tok_spm_free(struct model *m);
+/* A tokenizer built elsewhere (a GGUF file's, gguf_model_tok.c) as the
+ * model's, as model_tok_spm and model_tok_tokjson make theirs: the model
+ * takes s / t (also on failure); what names its source in messages. */
+struct spm;
+struct tokjson;
+int model_tok_spm_use(struct model *m, struct spm *s, const char *what, struct err *e);
+int model_tok_tokjson_use(struct model *m, struct tokjson *t, const char *what,
+			  struct err *e);
 
 /* The YAML's tokenizer: mapping tk (type gpt2, wordpiece, hf or
  * sentencepiece, already read with lowercase and specials into m->cfg.tok):
