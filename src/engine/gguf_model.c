@@ -223,6 +223,7 @@ struct model *gguf_model_load(const char *path, struct err *e)
 	m->cfg.tie_gen = -1;
 	m->cfg.final_norm = -1;
 	m->cfg.snapshot = -1;   /* a GGUF file has no training snapshots */
+	m->cfg.gguf = 1;
 	if (gguf_open(&f, path, e)) {
 		model_free(m);
 		return NULL;

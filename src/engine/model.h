@@ -95,6 +95,9 @@ struct config {
 	struct rope_cfg rope;        /* PE_ROPE */
 	char wdtype[32];             /* the weights file's dtypes ("BF16",
 	                                "F32+F16"), "" without a file */
+	int gguf;                    /* read from a GGUF file (gguf_model.h):
+	                                the pass marks each stage with its
+	                                weight's dtype for the views */
 	int tie_gen;                 /* logits through the embedding: 1 always
 	                                (an lm_head in the file is not used),
 	                                0 never (the file must have one), -1
@@ -154,9 +157,10 @@ struct wtensor {
 	float *data;
 	int mapped;      /* data points into an mmap'd file (not freed) */
 	char dtype[24];  /* the type it had in its file before conversion to
-	                    F32 ("F16", "Q4_K"; parts joined from tensors of
-	                    different types: "Q4_K+Q6_K"); "F32" for inline
-	                    and random weights */
+	                    F32 ("F16", "Q4_K"; a tensor joined from parts,
+	                    each part's in order: Q, K, V "Q4_K+Q4_K+Q6_K",
+	                    gate, up "Q4_K+Q4_K"); "F32" for inline and
+	                    random weights (stage_weight.h reads it) */
 };
 
 struct model {

@@ -689,11 +689,11 @@ static int load_want(struct model *m, struct want *w, const struct wmatch *x,
 			off += part;
 		}
 	}
-	char own[24] = "";   /* this tensor's parts' dtypes */
+	char own[24] = "";   /* this tensor's parts' dtypes, in part order */
 	for (int k = 0; k < x->nparts; k++) {
 		const char *s = F->t[x->part[k]].dtype_str;
 		dtype_add(m->cfg.wdtype, sizeof m->cfg.wdtype, s);
-		dtype_add(own, sizeof own, s);
+		snprintf(own + strlen(own), sizeof own - strlen(own), "%s%s", k ? "+" : "", s);
 	}
 	if (add_tensor(m, w, p, mapped, own)) {
 		if (!mapped)
