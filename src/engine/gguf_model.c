@@ -147,6 +147,39 @@ static int as_st(struct st_tensor *o, struct src *s, const char *hf, struct err 
 	return 0;
 }
 
+/* MemAvailable + SwapFree of /proc/meminfo in bytes, or 0 when unknown. */
+static double available(void)
+{
+	FILE *fp = fopen("/proc/meminfo", "r");
+	char l[256];
+	double kb, sum = 0;
+	int got = 0;
+	if (!fp)
+		return 0;
+	while (fgets(l, sizeof l, fp))
+		if (sscanf(l, "MemAvailable: %lf kB", &kb) == 1 ||
+		    sscanf(l, "SwapFree: %lf kB", &kb) == 1) {
+			sum += kb * 1024;
+			got++;
+		}
+	fclose(fp);
+	return got ? sum : 0;
+}
+
+/* A model whose F32 weights cannot fit is refused before the first
+ * allocation, not killed by the kernel halfway through the load. */
+static int fits(const struct gguf_file *f, struct err *e)
+{
+	double need = 0, have = available();
+	for (size_t i = 0; i < f->nt; i++)
+		need += (double)f->t[i].numel * 4;
+	if (have > 0 && need > have)
+		return err_set(e, _("%s: the weights take %.1f GB as F32 and %.1f GB of memory are "
+				    "available (attnscope computes in F32: see `attnscope info`)"),
+			       f->path, need / 1e9, have / 1e9);
+	return 0;
+}
+
 /* The tensors under their Hugging Face names, bound by m's layout. */
 static int bind(struct model *m, const struct gguf_file *f, const struct gguf_config *g,
 		struct err *e)
@@ -197,7 +230,7 @@ static int set_name(struct model *m, const struct gguf_config *g, const char *pa
 static int load(struct model *m, const struct gguf_file *f, struct err *e)
 {
 	struct gguf_config g;
-	if (gguf_map_config(f, &g, e) || set_name(m, &g, f->path, e) ||
+	if (gguf_map_config(f, &g, e) || fits(f, e) || set_name(m, &g, f->path, e) ||
 	    config_from(&m->cfg, &g, f, e) || rope_factors(&m->cfg, f, e) ||
 	    gguf_model_tok(m, f, e))
 		return -1;

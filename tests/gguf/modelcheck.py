@@ -254,6 +254,29 @@ def bad(tool, work):
         ok(rc == 1 and len(err.splitlines()) == 1 and path in err,
            'hostile %s: translate --model gives one line naming the file' % name,
            'status %d: %s' % (rc, err))
+    # weights that cannot fit in memory as F32: refused before loading (a
+    # sparse file whose Q2_K tensor is twice MemAvailable + SwapFree as F32)
+    have = sum(int(l.split()[1]) * 1024 for l in open('/proc/meminfo')
+               if l.startswith(('MemAvailable:', 'SwapFree:')))
+    ne0 = 256 * 1024
+    rows = 2 * have // (ne0 * 4) + 1
+    w = g.GGUFWriter()
+    for k, vt, v in (('general.architecture', S, 'llama'), ('llama.context_length', U, 8),
+                     ('llama.embedding_length', U, ne0), ('llama.block_count', U, 1),
+                     ('llama.feed_forward_length', U, 8), ('llama.attention.head_count', U, 1),
+                     ('tokenizer.ggml.model', S, 'llama'),
+                     ('tokenizer.ggml.tokens', g.ARRAY, (S, ['a']))):
+        w.add(k, vt, v)
+    w.add_tensor('token_embd.weight', 'Q2_K', [ne0, rows], b'')
+    head = w.raw()
+    big = os.path.join(work, 'big.gguf')
+    with open(big, 'wb') as f:
+        f.write(head)
+        f.truncate(len(head) + rows * 86016)
+    rc, _, err = run(tool, 'translate', '--model', big, 'hi')
+    ok(rc == 1 and len(err.splitlines()) == 1 and big in err and 'GB as F32' in err,
+       'weights larger than the memory as F32: refused before loading (%s)' % err[len(big):][:80],
+       'status %d: %s' % (rc, err))
     # an Ollama blob: no extension, found by its magic
     src = os.path.join(work, 'blob.gguf')
     models.make('qwen3', src, seed=5, types=TYPES['Q4_K_M'], vocab='gpt2')
