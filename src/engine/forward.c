@@ -832,6 +832,13 @@ struct trace *forward_run(const struct model *m, const struct pass_input *in,
 				goto oom;
 	}
 
+	if (c.inv) {   /* the frequencies, for the rotary picture */
+		if (!(c.t->rope_inv = malloc((size_t)(c.dk / 2 + 1) * sizeof *c.inv)))
+			goto oom;
+		memcpy(c.t->rope_inv, c.inv, (size_t)(c.dk / 2) * sizeof *c.inv);
+		c.t->rope_pairs = c.dk / 2;
+	}
+	c.t->kv_heads = c.hkv != c.h ? c.hkv : 0;
 	pool_hot(1);
 	switch (cfg->arch) {
 	case ARCH_ENC_DEC: {

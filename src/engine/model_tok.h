@@ -58,6 +58,11 @@ int model_tok_spm(struct model *m, const char *src_model, const char *tgt_model,
  * specials are found again in it.  The caller adds </s> as Marian does
  * (wrap_source with sos null). */
 int model_tok_spm_vocab(struct model *m, const char *vocab_json, struct err *e);
+/* A tokenizer built elsewhere (spm_new: GGUF's tokenizer.ggml.*) as the
+ * model's, on both sides, as model_tok_spm sets it up; what names it in
+ * errors.  m owns s from the call on, failed or not. */
+struct spm;
+int model_tok_spm_adopt(struct model *m, struct spm *s, const char *what, struct err *e);
 void model_tok_spm_free(struct model *m);
 /* A tokenizer built elsewhere (a GGUF file's, gguf_model_tok.c) as the
  * model's, as model_tok_spm and model_tok_tokjson make theirs: the model

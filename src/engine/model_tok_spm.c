@@ -52,6 +52,20 @@ static int spm_vocab(struct vocab *v, const struct spm *s, const char *what, str
 	return vocab_init(v, (const char *const *)s->piece, s->n, what, e);
 }
 
+/* m->src_spm and tgt_spm (set) as the model's tokenizer: the type, the
+ * vocabularies, the specials' spellings (what names them in errors). */
+static int take_models(struct model *m, const char *src_what, const char *tgt_what,
+		       struct err *e)
+{
+	m->cfg.tok.type = TOKENIZE_SPM;
+	m->cfg.tok.lowercase = 0;             /* the model's normaliser decides */
+	if (spm_vocab(&m->src_vocab, m->src_spm, src_what, e) ||
+	    spm_vocab(&m->tgt_vocab, m->tgt_spm, tgt_what, e))
+		return -1;
+	m->shared_vocab = vocab_equal(&m->src_vocab, &m->tgt_vocab);
+	return default_specials(m, e);
+}
+
 /* model_tok_spm but for finding the specials' ids. */
 static int load_models(struct model *m, const char *src_model, const char *tgt_model,
 		       struct err *e)
@@ -64,13 +78,14 @@ static int load_models(struct model *m, const char *src_model, const char *tgt_m
 		m->tgt_spm = m->src_spm;
 		return -1;
 	}
-	m->cfg.tok.type = TOKENIZE_SPM;
-	m->cfg.tok.lowercase = 0;             /* the model's normaliser decides */
-	if (spm_vocab(&m->src_vocab, m->src_spm, src_model, e) ||
-	    spm_vocab(&m->tgt_vocab, m->tgt_spm, tgt_model ? tgt_model : src_model, e))
-		return -1;
-	m->shared_vocab = vocab_equal(&m->src_vocab, &m->tgt_vocab);
-	return default_specials(m, e);
+	return take_models(m, src_model, tgt_model ? tgt_model : src_model, e);
+}
+
+int model_tok_spm_adopt(struct model *m, struct spm *s, const char *what, struct err *e)
+{
+	model_tok_free(m);
+	m->src_spm = m->tgt_spm = s;
+	return take_models(m, what, what, e) || find_specials(m, what, e) ? -1 : 0;
 }
 
 int model_tok_spm(struct model *m, const char *src_model, const char *tgt_model,

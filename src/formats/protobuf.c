@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "protobuf.h"
+#include "base/i18n.h"
 
 void pb_init(struct pb_reader *r, const void *buf, size_t len)
 {
@@ -15,12 +16,12 @@ static int varint(struct pb_reader *r, uint64_t *v, const char **why)
 	uint64_t x = 0;
 	for (int i = 0; i < 10; i++) {
 		if (r->p >= r->end) {
-			*why = "a number runs past the end (the file is cut short)";
+			*why = N_("a number runs past the end (the file is cut short)");
 			return -1;
 		}
 		uint8_t b = *r->p++;
 		if (i == 9 && b > 1) {
-			*why = "a number longer than 64 bits";
+			*why = N_("a number longer than 64 bits");
 			return -1;
 		}
 		x |= (uint64_t)(b & 0x7F) << (7 * i);
@@ -29,14 +30,14 @@ static int varint(struct pb_reader *r, uint64_t *v, const char **why)
 			return 0;
 		}
 	}
-	*why = "a number longer than 10 bytes";
+	*why = N_("a number longer than 10 bytes");
 	return -1;
 }
 
 static int fixed(struct pb_reader *r, int n, uint64_t *v, const char **why)
 {
 	if (r->end - r->p < n) {
-		*why = "a fixed-size value runs past the end (the file is cut short)";
+		*why = N_("a fixed-size value runs past the end (the file is cut short)");
 		return -1;
 	}
 	uint64_t x = 0;
@@ -58,7 +59,7 @@ int pb_next(struct pb_reader *r, const uint8_t *start, struct pb_field *f,
 	if (varint(r, &key, why))
 		return -1;
 	if ((key >> 3) == 0 || (key >> 3) > 0x1FFFFFFF) {
-		*why = "a field number out of range (not a protobuf message)";
+		*why = N_("a field number out of range (not a protobuf message)");
 		return -1;
 	}
 	f->num = (uint32_t)(key >> 3);
@@ -74,8 +75,8 @@ int pb_next(struct pb_reader *r, const uint8_t *start, struct pb_field *f,
 		if (varint(r, &len, why))
 			return -1;
 		if (len > (uint64_t)(r->end - r->p)) {
-			*why = "a length runs past the end (the file is cut short, or is not a "
-			       "protobuf message)";
+			*why = N_("a length runs past the end (the file is cut short, or is not a "
+			       "protobuf message)");
 			return -1;
 		}
 		f->data = r->p;
@@ -83,7 +84,7 @@ int pb_next(struct pb_reader *r, const uint8_t *start, struct pb_field *f,
 		r->p += len;
 		return 1;
 	default:
-		*why = "an unknown wire type (not a protobuf message)";
+		*why = N_("an unknown wire type (not a protobuf message)");
 		return -1;
 	}
 }

@@ -31,7 +31,8 @@ struct pb_field {
 /* A reader over buf[0..len). */
 void pb_init(struct pb_reader *r, const void *buf, size_t len);
 /* Reads the next field into f.  Returns 1, 0 at the end of the message, or
- * -1 with *why (a static string) saying what is malformed. */
+ * -1 with *why (a static string, marked N_(): print it with _()) saying
+ * what is malformed. */
 int pb_next(struct pb_reader *r, const uint8_t *start, struct pb_field *f,
 	    const char **why);
 /* A PB_FIXED32's value as the float it holds. */

@@ -7,6 +7,7 @@
 
 #include "spm_int.h"
 #include "vocab.h"
+#include "base/i18n.h"
 #include "base/utf8.h"
 
 static const char UNK_SURFACE[] = " \xe2\x81\x87 ";   /* " ⁇ " */
@@ -311,7 +312,7 @@ static int special_id(const struct spm *s, int id, const char *role, const char 
 		      struct err *e)
 {
 	if (id >= s->n || id < -1)
-		return err_set(e, "%s: %s id %d is out of range (%d pieces)", what, role, id, s->n);
+		return err_set(e, "%s: %s %d is out of range (%d pieces)", what, role, id, s->n);
 	return 0;
 }
 
@@ -345,16 +346,16 @@ struct spm *spm_new(const struct spm_spec *sp, const char *what, struct err *e)
 	s->escape_whitespaces = !!sp->escape_whitespaces;
 	s->treat_whitespace_as_suffix = !!sp->treat_whitespace_as_suffix;
 	if (take_pieces(s, sp, what, e) || table_build(s, what, e) ||
-	    special_id(s, sp->bos_id, "bos", what, e) ||
-	    special_id(s, sp->eos_id, "eos", what, e) ||
-	    special_id(s, sp->pad_id, "pad", what, e))
+	    special_id(s, sp->bos_id, "bos_id", what, e) ||
+	    special_id(s, sp->eos_id, "eos_id", what, e) ||
+	    special_id(s, sp->pad_id, "pad_id", what, e))
 		goto fail;
 	s->bos_id = sp->bos_id;
 	s->eos_id = sp->eos_id;
 	s->pad_id = sp->pad_id;
 	if (sp->charsmap && sp->charsmap_len && spm_charsmap_init(s, sp->charsmap,
 								   sp->charsmap_len, &why)) {
-		err_set(e, "%s: precompiled_charsmap: %s", what, why);
+		err_set(e, "%s: precompiled_charsmap: %s", what, _(why));
 		goto fail;
 	}
 	return s;

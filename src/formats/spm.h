@@ -27,10 +27,15 @@
  *      user-defined piece one frozen symbol, an UNUSED piece split back
  *      into what made it; WORD by "▁"-words, CHAR by characters;
  *   3. with byte_fallback, an unknown piece becomes the byte pieces
- *      <0x00> … <0xFF> of its UTF-8 bytes.
+ *      <0x00> … <0xFF> of its UTF-8 bytes; without, a run of unknown
+ *      pieces becomes one.
+ * Unigram ties go as the library's arithmetic makes them: a path's score
+ * is a float, a piece's score is added to it in double.
  * Decoding (spm_decode): CONTROL pieces give nothing, the unknown piece
  * the unk_surface (" ⁇ "), runs of byte pieces their bytes (invalid UTF-8
- * as U+FFFD), "▁" a space, and the first piece's leading "▁" is dropped.
+ * as U+FFFD), "▁" a space; the leading "▁" of the first piece (past
+ * controls) is dropped, and with remove_extra_whitespaces that of every
+ * piece until some text has come.
  *
  * Ownership: a struct spm owns copies of everything it was given or read;
  * spm_free frees it.  Encoding and decoding only read it (any number of
@@ -68,7 +73,9 @@ enum spm_type {
  * .bos_token_id, .eos_token_id, .padding_token_id (-1 when absent).  The
  * ids are then SentencePiece's own for that model (what llama.cpp's SPM
  * tokenizer is meant to give; not compared with llama.cpp here); whether
- * to put BOS in front (tokenizer.ggml.add_bos_token) is the caller's. */
+ * to put BOS in front (tokenizer.ggml.add_bos_token) is the caller's.
+ * engine/model_tok.h's model_tok_spm_adopt makes the result a model's
+ * tokenizer. */
 struct spm_spec {
 	int n;                        /* pieces, 1 … SPM_MAX_PIECES */
 	const char *const *pieces;    /* [n] non-empty UTF-8 strings */

@@ -16,6 +16,7 @@
 
 #include "spm_int.h"
 #include "protobuf.h"
+#include "base/i18n.h"
 #include "base/safefile.h"
 
 #define FILE_MAX_BYTES (256u << 20)
@@ -47,7 +48,7 @@ static char *span_str(const uint8_t *p, size_t len)
 static int bad(struct err *e, const char *what, const struct proto *pr, const uint8_t *where,
 	       const char *why)
 {
-	return err_set(e, "%s: not a SentencePiece model: %s (at byte %zu)", what, why,
+	return err_set(e, "%s: not a SentencePiece model: %s (at byte %zu)", what, _(why),
 		       (size_t)(where - pr->base));
 }
 
@@ -91,12 +92,13 @@ static int read_piece(struct proto *pr, const struct pb_field *pf, const char *w
 	pb_init(&r, pf->data, pf->len);
 	while ((k = pb_next(&r, pr->base, &f, &why)) == 1) {
 		f.at += (size_t)(pf->data - pr->base);
-		if (f.num == 1 && !want(&f, PB_LEN, "a piece's", pr, what, e)) {
+		static const char msg[] = "ModelProto.SentencePiece";
+		if (f.num == 1 && !want(&f, PB_LEN, msg, pr, what, e)) {
 			text = f.data;
 			tlen = f.len;
-		} else if (f.num == 2 && !want(&f, PB_FIXED32, "a piece's", pr, what, e)) {
+		} else if (f.num == 2 && !want(&f, PB_FIXED32, msg, pr, what, e)) {
 			pr->scores[i] = pb_float(&f);
-		} else if (f.num == 3 && !want(&f, PB_VARINT, "a piece's", pr, what, e)) {
+		} else if (f.num == 3 && !want(&f, PB_VARINT, msg, pr, what, e)) {
 			pr->types[i] = f.v >= 1 && f.v <= 6 ? (int32_t)f.v : 0;
 		} else if (f.num >= 1 && f.num <= 3) {
 			return -1;

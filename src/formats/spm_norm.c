@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "spm_int.h"
+#include "base/i18n.h"
 #include "base/utf8.h"
 
 /* The blob: a little-endian uint32 trie size in bytes, the trie's units
@@ -15,20 +16,20 @@ int spm_charsmap_init(struct spm *s, const void *blob, size_t len, const char **
 	const unsigned char *b = blob;
 	struct spm_priv *v = s->priv;
 	if (len <= 4) {
-		*why = "shorter than its header";
+		*why = N_("shorter than its header");
 		return -1;
 	}
 	uint32_t tsize = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
 			 (uint32_t)b[3] << 24;
 	if (tsize >= len - 4 || tsize % 4 || tsize == 0) {
-		*why = "the trie's size does not fit the blob";
+		*why = N_("the trie's size does not fit the blob");
 		return -1;
 	}
 	v->nunits = tsize / 4;
 	v->nrepl = len - 4 - tsize;
 	if (!(v->units = malloc(v->nunits * sizeof *v->units)) ||
 	    !(v->repl = malloc(v->nrepl + 1))) {
-		*why = "out of memory";
+		*why = N_("out of memory");
 		return -1;
 	}
 	for (size_t i = 0; i < v->nunits; i++) {

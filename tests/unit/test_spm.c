@@ -3,13 +3,17 @@
  * arrays as the GGUF reader builds them, with results derived by hand from
  * the algorithm (spm.h); empty text, invalid UTF-8, model files cut at
  * every byte, huge lengths and numbers, contradicting pieces, a broken
- * charsmap; labels and joined text. */
+ * charsmap; labels and joined text; a tokenizer built from arrays adopted
+ * by a model (GGUF's way) and a sentence through input_build. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../tap.h"   /* tests/tap.h, without an -I for tests/ */
+#include "engine/input.h"
+#include "engine/model.h"
+#include "engine/model_tok.h"
 #include "formats/spm.h"
 
 #define SP "\xe2\x96\x81"          /* ▁ */
@@ -315,11 +319,49 @@ static void labels(void)
 	tap_ok(!strcmp(buf, "ol"), "spm_text cut before a character (%s)", buf);
 }
 
+/* GGUF's way: spm_new, then the model adopts it. */
+static void adopt(void)
+{
+	struct err e;
+	struct model *m = model_load(ATTNSCOPE_SRCDIR "/tests/data/tiny.yaml", &e);
+	struct spm *s = m ? build(SPM_BPE, 1, 0, &e) : NULL;
+	if (!tap_ok(m && s, "tiny.yaml and a BPE tokenizer from arrays (%s)", m && s ? "" : e.msg)) {
+		spm_free(s);
+		model_free(m);
+		return;
+	}
+	int rc = model_tok_spm_adopt(m, s, "arrays", &e);
+	if (!tap_ok(!rc, "the model adopts it%s%s", rc ? ": " : "", rc ? e.msg : "")) {
+		model_free(m);
+		return;
+	}
+	tap_ok(m->cfg.tok.type == TOKENIZE_SPM && m->shared_vocab && m->src_vocab.n == NPIECES &&
+	       m->src_sp[TOK_SOS] == 1 && m->src_sp[TOK_EOS] == 2 && m->src_sp[TOK_UNK] == 0 &&
+	       m->src_sp[TOK_PAD] == -1, "type, shared vocabulary, specials <s> </s> <unk>, no pad");
+	struct pass_opts o = { .causal = 1, .ablate_head = -1 };
+	struct pass_input in;
+	rc = input_build(m, "ab c", NULL, &o, &in, &e);
+	if (!tap_ok(!rc, "input_build%s%s", rc ? ": " : "", rc ? e.msg : "")) {
+		model_free(m);
+		return;
+	}
+	int ok = in.S == 4 && in.src_ids[0] == 1 && in.src_ids[1] == id_of(SP "ab") &&
+		 in.src_ids[2] == id_of(SP "c") && in.src_ids[3] == 2 &&
+		 !strcmp(in.src_tok[1], SP "ab");
+	tap_ok(ok, "the source is <s> \u2581ab \u2581c </s> (%d tokens)", in.S);
+	char lb[32];
+	tokens_label(&m->cfg.tok, in.src_tok[1], lb, sizeof lb);
+	tap_ok(!strcmp(lb, "\xe2\x90\xa3" "ab"), "its label \u2423ab (%s)", lb);
+	input_free(&in);
+	model_free(m);
+}
+
 int main(void)
 {
 	from_arrays();
 	bad_arrays();
 	files();
 	labels();
+	adopt();
 	return tap_done();
 }
