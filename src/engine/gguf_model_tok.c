@@ -241,7 +241,7 @@ int gguf_model_tok(struct model *m, const struct gguf_file *f, struct err *e)
 		goto out;
 	if (tk.model == GGUF_TOK_LLAMA) {
 		struct spm *s = spm_from(&tk, f->path, e);
-		if (!s || model_tok_spm_use(m, s, f->path, e))
+		if (!s || model_tok_spm_adopt(m, s, f->path, e))
 			goto out;
 	} else if (tk.model == GGUF_TOK_GPT2) {
 		struct tokjson *t = bpe_from(&tk, f->path, &llama3, e);

@@ -141,7 +141,8 @@ static int tok_yaml_hf(struct model *m, const struct ydoc *d, const struct ynode
 {
 	const struct ynode *f = ynode_get(tk, "file"), *c = ynode_get(tk, "config");
 	static const char *const other[] = { "source_vocab", "target_vocab", "merges",
-					     "source_merges", "target_merges", NULL };
+					     "source_merges", "target_merges", "model",
+					     "source_model", "target_model", NULL };
 	for (int i = 0; other[i]; i++)
 		if (ynode_get(tk, other[i]))
 			return err_set(e, "%s:%d: tokenizer: type hf does not take %s (the vocabulary "
@@ -171,17 +172,21 @@ static int tok_yaml_hf(struct model *m, const struct ydoc *d, const struct ynode
 int model_tok_yaml(struct model *m, const struct ydoc *d, const struct ynode *tk,
 		   struct err *e)
 {
-	if (m->cfg.tok.type == TOKENIZE_SPM)
-		return model_tok_spm_yaml(m, d, tk, e);
 	if (m->cfg.tok.type == TOKENIZE_HF)
 		return tok_yaml_hf(m, d, tk, e);
+	const char *hfkey = ynode_get(tk, "file") ? "file" : ynode_get(tk, "config") ? "config" :
+			    NULL;
+	if (hfkey)
+		return err_set(e, "%s:%d: tokenizer: type %s does not take %s (type hf does)", d->file,
+			       tk->line, tok_name(m->cfg.tok.type), hfkey);
+	if (m->cfg.tok.type == TOKENIZE_SPM)
+		return model_tok_spm_yaml(m, d, tk, e);
 	const struct ynode *sv = ynode_get(tk, "source_vocab");
 	const struct ynode *tv = ynode_get(tk, "target_vocab");
 	int gpt2 = m->cfg.tok.type == TOKENIZE_GPT2;
 	const struct ynode *mg = ynode_get(tk, "merges");
 	const char *bad = tv ? "target_vocab" : ynode_get(tk, "source_merges") ? "source_merges" :
-			  ynode_get(tk, "target_merges") ? "target_merges" : !gpt2 && mg ? "merges" :
-			  ynode_get(tk, "file") ? "file" : ynode_get(tk, "config") ? "config" : NULL;
+			  ynode_get(tk, "target_merges") ? "target_merges" : !gpt2 && mg ? "merges" : NULL;
 	if (bad)
 		return err_set(e, "%s:%d: tokenizer: type %s does not take %s", d->file, tk->line,
 			       gpt2 ? "gpt2" : "wordpiece", bad);

@@ -1,12 +1,11 @@
 /* model_tok.h - a Hugging Face tokenizer as a model's tokenizer: GPT-2's
  * byte-level BPE (formats/gpt2bpe.h), BERT's WordPiece
- * (formats/wordpiece.h), a tokenizer.json (formats/tokjson.h) or a
- * SentencePiece model (formats/spm.h, below), for a model YAML's
- * `tokenizer: {type: gpt2, source_vocab: vocab.json, merges: merges.txt}`,
- * `{type: wordpiece, source_vocab: vocab.txt, lowercase: true}`, `{type:
- * hf, file: tokenizer.json, config: tokenizer_config.json}` (config
- * optional) or `{type: sentencepiece, model: x.model}` and for a Hugging
- * Face folder's loader.
+ * (formats/wordpiece.h), a SentencePiece model (formats/spm.h, below) or a
+ * tokenizer.json (formats/tokjson.h), for a model YAML's `tokenizer: {type:
+ * gpt2, source_vocab: vocab.json, merges: merges.txt}`, `{type: wordpiece,
+ * source_vocab: vocab.txt, lowercase: true}` or `{type: hf, file:
+ * tokenizer.json, config: tokenizer_config.json}` (config optional) and
+ * for a Hugging Face folder's loader.
  *
  * Each sets m->cfg.tok.type, loads the tokenizer into m->gpt2,
  * m->wordpiece or m->tokjson (owned by the model; model_free frees them;
@@ -64,21 +63,20 @@ int model_tok_spm_vocab(struct model *m, const char *vocab_json, struct err *e);
 struct spm;
 int model_tok_spm_adopt(struct model *m, struct spm *s, const char *what, struct err *e);
 void model_tok_spm_free(struct model *m);
-/* A tokenizer built elsewhere (a GGUF file's, gguf_model_tok.c) as the
- * model's, as model_tok_spm and model_tok_tokjson make theirs: the model
- * takes s / t (also on failure); what names its source in messages. */
-struct spm;
+/* A tokenizer.json built elsewhere (a GGUF file's tokenizer.ggml.*
+ * written back as one, gguf_model_tok.c) as the model's, as
+ * model_tok_tokjson sets it up; what names it in errors.  m owns t from the
+ * call on, failed or not. */
 struct tokjson;
-int model_tok_spm_use(struct model *m, struct spm *s, const char *what, struct err *e);
 int model_tok_tokjson_use(struct model *m, struct tokjson *t, const char *what,
 			  struct err *e);
 
-/* The YAML's tokenizer: mapping tk (type gpt2, wordpiece, hf or
- * sentencepiece, already read with lowercase and specials into m->cfg.tok):
- * source_vocab, and merges for gpt2; file and config for hf; model (or
- * source_model and target_model), and source_vocab (a vocab.json, for
- * Marian) when given, for sentencepiece: files beside the YAML; errors
- * name the YAML's line. */
+/* The YAML's tokenizer: mapping tk (type gpt2, wordpiece, sentencepiece or
+ * hf, already read with lowercase and specials into m->cfg.tok):
+ * source_vocab, and merges for gpt2, as files beside the YAML; type
+ * sentencepiece: model (or source_model and target_model), and
+ * source_vocab (a vocab.json, for Marian) when given; type hf: file and
+ * config; errors name the YAML's line. */
 struct ydoc;
 struct ynode;
 int model_tok_yaml(struct model *m, const struct ydoc *d, const struct ynode *tk,

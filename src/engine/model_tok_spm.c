@@ -94,18 +94,6 @@ int model_tok_spm(struct model *m, const char *src_model, const char *tgt_model,
 	return load_models(m, src_model, tgt_model, e) || find_specials(m, src_model, e) ? -1 : 0;
 }
 
-int model_tok_spm_use(struct model *m, struct spm *s, const char *what, struct err *e)
-{
-	model_tok_free(m);
-	m->src_spm = m->tgt_spm = s;
-	m->cfg.tok.type = TOKENIZE_SPM;
-	m->cfg.tok.lowercase = 0;
-	if (spm_vocab(&m->src_vocab, s, what, e) || spm_vocab(&m->tgt_vocab, s, what, e))
-		return -1;
-	m->shared_vocab = 1;
-	return default_specials(m, e) || find_specials(m, what, e) ? -1 : 0;
-}
-
 int model_tok_spm_vocab(struct model *m, const char *vocab_json, struct err *e)
 {
 	struct vocab v;

@@ -2,7 +2,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "gpt2bpe.h"
 #include "base/i18n.h"
@@ -16,51 +15,6 @@
  * hostile file's cost bounded. */
 #define FILE_MAX_BYTES (256u << 20)
 #define PIECE_MAX_BYTES 1024
-
-/* Reads a whole regular file into a malloc'd, NUL-terminated buffer. */
-static char *slurp(const char *path, size_t *len, struct err *e)
-{
-	int fd = safefile_open_read(path, e);
-	if (fd < 0)
-		return NULL;
-	size_t cap = 1 << 16, n = 0;
-	char *buf = malloc(cap);
-	for (;;) {
-		if (!buf) {
-			close(fd);
-			err_set(e, "%s: out of memory", path);
-			return NULL;
-		}
-		if (n + 1 == cap) {
-			if (cap >= FILE_MAX_BYTES) {
-				free(buf);
-				close(fd);
-				err_set(e, "%s: larger than %u MB", path, FILE_MAX_BYTES >> 20);
-				return NULL;
-			}
-			char *nb = realloc(buf, cap * 2);
-			if (!nb)
-				free(buf);
-			buf = nb;
-			cap *= 2;
-			continue;
-		}
-		ssize_t r = read(fd, buf + n, cap - 1 - n);
-		if (r < 0) {
-			free(buf);
-			close(fd);
-			err_set(e, "%s: cannot read", path);
-			return NULL;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	buf[n] = 0;
-	*len = n;
-	return buf;
-}
 
 /* ---- vocab.json: one JSON object of strings to integers ---- */
 
@@ -160,7 +114,7 @@ static int jp_string(struct jp *p, char *out, size_t cap)
 static int load_vocab_json(struct gpt2bpe *g, const char *path, struct err *e)
 {
 	size_t len;
-	char *buf = slurp(path, &len, e);
+	char *buf = safefile_read_all(path, FILE_MAX_BYTES, &len, e);
 	if (!buf)
 		return -1;
 	struct jp p = { buf, buf + len, path, 1, e };
@@ -271,7 +225,7 @@ out:
 static int load_merges(struct gpt2bpe *g, const char *path, struct err *e)
 {
 	size_t len;
-	char *buf = slurp(path, &len, e);
+	char *buf = safefile_read_all(path, FILE_MAX_BYTES, &len, e);
 	if (!buf)
 		return -1;
 	size_t lines = 1;

@@ -10,14 +10,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "tokjson.h"
 #include "tokjson_int.h"
 #include "json.h"
 #include "pretok.h"
 #include "ydoc.h"
+#include "base/i18n.h"
 #include "base/safefile.h"
+#include "base/safetext.h"
 #include "base/utf8.h"
 
 /* tokenizer.json of Gemma 3 is 33 MB; the limit keeps a hostile file's
@@ -33,9 +34,12 @@ int tokjson_fail(struct rd *r, const struct ynode *n, const char *fmt, ...)
 	char msg[512];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	vsnprintf(msg, sizeof msg, _(fmt), ap);
 	va_end(ap);
-	return err_set(r->e, "%s:%d: %s", r->d->file, n ? n->line : 1, msg);
+	/* the file's text quoted in it (a type, a piece) may hold anything */
+	char safe[600];
+	safetext_copy(safe, sizeof safe, msg, 0);
+	return err_set(r->e, "%s:%d: %s", r->d->file, n ? n->line : 1, safe);
 }
 
 int tokjson_null(const struct ynode *n)
@@ -51,11 +55,8 @@ int tokjson_str(struct rd *r, const struct ynode *map, const char *key, const ch
 	*out = NULL;
 	if (tokjson_null(n))
 		return 0;
-	if (n->kind != Y_SCALAR || !n->quoted) {
-		char what[96];
-		snprintf(what, sizeof what, "%s: expected a string", key);
-		return tokjson_fail(r, n, "%s", what);
-	}
+	if (n->kind != Y_SCALAR || !n->quoted)
+		return tokjson_fail(r, n, "%s: expected a string", key);
 	*out = n->str;
 	return 0;
 }
@@ -67,12 +68,9 @@ int tokjson_bool(struct rd *r, const struct ynode *map, const char *key, int def
 	*out = def;
 	if (tokjson_null(n))
 		return 0;
-	if (n->kind != Y_SCALAR || n->quoted || (strcmp(n->str, "true") && strcmp(n->str, "false"))) {
-		char what[96];
-		snprintf(what, sizeof what, "%s: expected true or false", key);
-		return tokjson_fail(r, n, "%s", what);
-	}
-	*out = !strcmp(n->str, "true");
+	/* JSON (json_check) leaves true and false the only words unquoted */
+	if (n->kind != Y_SCALAR || n->quoted || ynode_bool(r->d, n, out, r->e))
+		return tokjson_fail(r, n, "%s: expected true or false", key);
 	return 0;
 }
 
@@ -123,10 +121,8 @@ static int put_piece(struct rd *r, const struct ynode *where, char ***toks, size
 		/* an added token may name a piece of the model at its id */
 		if (added && !strcmp((*toks)[id], piece))
 			return 0;
-		char msg[200];
-		snprintf(msg, sizeof msg, "id %lld given twice (\"%.40s\" and \"%.40s\")", id,
-			 (*toks)[id], piece);
-		return tokjson_fail(r, where, "%s", msg);
+		return tokjson_fail(r, where, "id %lld given twice (\"%.40s\" and \"%.40s\")", id,
+				    (*toks)[id], piece);
 	}
 	if (!*piece)
 		return tokjson_fail(r, where, "an empty piece");
@@ -202,7 +198,7 @@ static int read_added(struct rd *r, const struct ynode *root, char ***toks, size
 		if (x->kind != Y_MAP)
 			return tokjson_fail(r, x, "added_tokens: expected an object");
 		if (tokjson_str(r, x, "content", &content) ||
-		    tokjson_int(r, ynode_get(x, "id"), 0, MAX_IDS - 1, "added_tokens: id", &id) ||
+		    tokjson_int(r, ynode_get(x, "id"), 0, MAX_IDS - 1, "added_tokens.id", &id) ||
 		    tokjson_bool(r, x, "special", 0, &f[0]) || tokjson_bool(r, x, "lstrip", 0, &f[1]) ||
 		    tokjson_bool(r, x, "rstrip", 0, &f[2]) || tokjson_bool(r, x, "single_word", 0, &f[3]) ||
 		    tokjson_bool(r, x, "normalized", 0, &f[4]))
@@ -239,12 +235,9 @@ static int merge_ids(struct rd *r, const struct ynode *where, const char *a, con
 		memcpy(joined + la, b, lb + 1);
 		*iab = vocab_id(&r->t->vocab, joined);
 	}
-	if (*ia < 0 || *ib < 0 || *iab < 0) {
-		char msg[200];
-		snprintf(msg, sizeof msg, "model.merges: the merge \"%.40s %.40s\" makes or uses a "
-			 "piece that model.vocab lacks", a, b);
-		return tokjson_fail(r, where, "%s", msg);
-	}
+	if (*ia < 0 || *ib < 0 || *iab < 0)
+		return tokjson_fail(r, where, "model.merges: the merge \"%.40s %.40s\" makes or "
+				    "uses a piece that model.vocab lacks", a, b);
 	return 0;
 }
 
@@ -341,10 +334,8 @@ static int read_model(struct rd *r, const struct ynode *root)
 		goto out;
 	for (size_t i = 0; i < n; i++)
 		if (!toks[i]) {
-			char msg[120];
-			snprintf(msg, sizeof msg, "no piece has id %zu (the ids must be 0 … %zu, "
-				 "each once)", i, n - 1);
-			tokjson_fail(r, m, "%s", msg);
+			tokjson_fail(r, m, "no piece has id %zu (the ids must be 0 … %zu, each once)", i,
+				     n - 1);
 			goto out;
 		}
 	if (!n) {
@@ -396,9 +387,7 @@ static int config_token(struct rd *r, const struct ynode *root, const char *key,
 		return tokjson_fail(r, n, "%s: expected a string or {\"content\": …}", key);
 	}
 	if (s && (*id = vocab_id(&r->t->vocab, s)) < 0) {
-		char msg[160];
-		snprintf(msg, sizeof msg, "%s \"%.40s\" is not in %.60s", key, s, r->t->file);
-		return tokjson_fail(r, n, "%s", msg);
+		return tokjson_fail(r, n, "%s \"%.40s\" is not in %.60s", key, s, r->t->file);
 	}
 	return 0;
 }
@@ -559,59 +548,16 @@ fail:
 	return -1;
 }
 
-/* Reads a whole regular file into a malloc'd buffer. */
-static char *slurp(const char *path, size_t *len, struct err *e)
-{
-	int fd = safefile_open_read(path, e);
-	if (fd < 0)
-		return NULL;
-	size_t cap = 1 << 16, n = 0;
-	char *buf = malloc(cap);
-	for (;;) {
-		if (!buf) {
-			close(fd);
-			err_set(e, "%s: out of memory", path);
-			return NULL;
-		}
-		if (n == cap) {
-			if (cap >= FILE_MAX_BYTES) {
-				free(buf);
-				close(fd);
-				err_set(e, "%s: larger than %u MB", path, FILE_MAX_BYTES >> 20);
-				return NULL;
-			}
-			char *nb = realloc(buf, cap * 2);
-			if (!nb)
-				free(buf);
-			buf = nb;
-			cap *= 2;
-			continue;
-		}
-		ssize_t got = read(fd, buf + n, cap - n);
-		if (got < 0) {
-			free(buf);
-			close(fd);
-			err_set(e, "%s: cannot read", path);
-			return NULL;
-		}
-		if (got == 0)
-			break;
-		n += (size_t)got;
-	}
-	close(fd);
-	*len = n;
-	return buf;
-}
-
 int tokjson_load(struct tokjson *t, const char *tokenizer_json,
 		 const char *tokenizer_config_json, struct err *e)
 {
 	size_t len = 0, clen = 0;
-	char *cfg = NULL, *buf = slurp(tokenizer_json, &len, e);
+	char *cfg = NULL, *buf = safefile_read_all(tokenizer_json, FILE_MAX_BYTES, &len, e);
 	memset(t, 0, sizeof *t);
 	if (!buf)
 		return -1;
-	if (tokenizer_config_json && !(cfg = slurp(tokenizer_config_json, &clen, e))) {
+	if (tokenizer_config_json &&
+	    !(cfg = safefile_read_all(tokenizer_config_json, FILE_MAX_BYTES, &clen, e))) {
 		free(buf);
 		return -1;
 	}

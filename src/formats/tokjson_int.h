@@ -11,6 +11,20 @@
 #include "ydoc.h"
 #include "base/ids.h"
 
+/* the kinds of steps of struct tokjson_step */
+enum tokjson_kind {
+	/* normalizers */
+	TJ_NFC, TJ_NFD, TJ_LOWER, TJ_PREPEND, TJ_REPLACE, TJ_STRIP, TJ_PRECOMPILED,
+	/* pre-tokenizers (y: a split's behavior) */
+	TJ_SPLIT_RE, TJ_SPLIT_STR, TJ_BYTELEVEL, TJ_METASPACE, TJ_DIGITS, TJ_WSSPLIT,
+	/* decoders */
+	TJ_DEC_BYTELEVEL, TJ_DEC_METASPACE, TJ_DEC_REPLACE, TJ_DEC_BYTEFALLBACK, TJ_DEC_FUSE,
+	TJ_DEC_STRIP
+};
+/* a split's behavior, and Metaspace's prepend_scheme */
+enum { TJ_REMOVED, TJ_ISOLATED, TJ_MERGED_PREV, TJ_MERGED_NEXT, TJ_CONTIGUOUS };
+enum { TJ_PREPEND_ALWAYS, TJ_PREPEND_FIRST, TJ_PREPEND_NEVER };
+
 /* ---- reading (tokjson.c) ---- */
 
 /* The reader's state: the tokenizer being filled, the document read, where

@@ -240,10 +240,10 @@ static int read_decoder(struct rd *r, const struct ynode *x, int depth)
 		if (!a || utf8_decode((const unsigned char *)a, 4, (uint32_t[]){ 0 }) != (int)strlen(a))
 			return tokjson_fail(r, x, "decoder Strip: content must be one character");
 		if (set_strs(r, s, a, NULL) ||
-		    tokjson_int(r, ynode_get(x, "start"), 0, 1 << 20, "decoder Strip: start", &v))
+		    tokjson_int(r, ynode_get(x, "start"), 0, 1 << 20, "Strip.start", &v))
 			return -1;
 		s->x = (int)v;
-		if (tokjson_int(r, ynode_get(x, "stop"), 0, 1 << 20, "decoder Strip: stop", &v))
+		if (tokjson_int(r, ynode_get(x, "stop"), 0, 1 << 20, "Strip.stop", &v))
 			return -1;
 		s->y = (int)v;
 		return 0;
@@ -278,7 +278,7 @@ static int template_special(struct rd *r, const struct ynode *x, const char *nam
 			    "special_tokens", name);
 	for (size_t i = 0; i < ids->n; i++) {
 		long long id;
-		if (tokjson_int(r, ids->items[i], 0, t->vocab.n - 1, "post_processor: ids", &id) ||
+		if (tokjson_int(r, ids->items[i], 0, t->vocab.n - 1, "post_processor.ids", &id) ||
 		    (after ? tokjson_push_id(r, &t->post_ids, &t->npost_ids, (int32_t)id) :
 			     tokjson_push_id(r, &t->pre_ids, &t->npre_ids, (int32_t)id)))
 			return -1;
@@ -329,7 +329,7 @@ static int read_cls_sep(struct rd *r, const struct ynode *x)
 		if (!p || p->kind != Y_SEQ || p->n != 2)
 			return tokjson_fail(r, p ? p : x, "post_processor: expected %s: [token, id]",
 				    k ? "sep" : "cls");
-		if (tokjson_int(r, p->items[1], 0, t->vocab.n - 1, "post_processor", &id) ||
+		if (tokjson_int(r, p->items[1], 0, t->vocab.n - 1, "post_processor.ids", &id) ||
 		    (k ? tokjson_push_id(r, &t->post_ids, &t->npost_ids, (int32_t)id) :
 			 tokjson_push_id(r, &t->pre_ids, &t->npre_ids, (int32_t)id)))
 			return -1;

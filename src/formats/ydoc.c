@@ -153,8 +153,8 @@ int ydoc_parse_max(struct ydoc *doc, const char *file, const void *buf, size_t l
 		case YAML_SEQUENCE_START_EVENT:
 		case YAML_MAPPING_START_EVENT:
 			if (++pool->nodes > max_nodes) {
-				err_set(e, "%s:%d: too many YAML nodes (limit %zu)",
-					file, line, max_nodes);
+				err_set(e, "%s:%d: too many YAML nodes (limit %u)",
+					file, line, (unsigned)max_nodes);
 				yaml_event_delete(&ev);
 				goto out;
 			}

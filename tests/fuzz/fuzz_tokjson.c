@@ -7,7 +7,8 @@
  * every piece is labelled.  Besides "no crash": every id is inside the
  * vocabulary, the ids with the post-processor are the ids without it with
  * pre_ids in front and post_ids behind, and the decoded text and the
- * labels are valid UTF-8. */
+ * labels are valid UTF-8.  (An error may quote the file's text, a newline
+ * too: messages are made safe where they are printed, base/safetext.h.) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,9 +31,10 @@ static void check_text(const struct tokjson *t, const char *text)
 		return;   /* out of memory */
 	}
 	if (nb != na + t->npre_ids + t->npost_ids ||
-	    memcmp(b + t->npre_ids, a, (size_t)na * sizeof *a) ||
-	    memcmp(b, t->pre_ids, (size_t)t->npre_ids * sizeof *a) ||
-	    memcmp(b + t->npre_ids + na, t->post_ids, (size_t)t->npost_ids * sizeof *a)) {
+	    (na && memcmp(b + t->npre_ids, a, (size_t)na * sizeof *a)) ||
+	    (t->npre_ids && memcmp(b, t->pre_ids, (size_t)t->npre_ids * sizeof *a)) ||
+	    (t->npost_ids &&
+	     memcmp(b + t->npre_ids + na, t->post_ids, (size_t)t->npost_ids * sizeof *a))) {
 		fprintf(stderr, "the post-processor's ids are not around the text's\n");
 		abort();
 	}
@@ -69,13 +71,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t jl = nul ? (size_t)(nul - (const char *)data) : size;
 	struct tokjson t;
 	struct err e;
-	if (tokjson_parse(&t, "fuzz.json", (const char *)data, jl, NULL, NULL, 0, &e)) {
-		if (strchr(e.msg, '\n') && !e.lines) {
-			fprintf(stderr, "an error of more than one line: %s\n", e.msg);
-			abort();
-		}
+	if (tokjson_parse(&t, "fuzz.json", (const char *)data, jl, NULL, NULL, 0, &e))
 		return 0;
-	}
 	char *text = NULL;
 	if (nul) {
 		size_t tl = size - jl - 1;

@@ -408,6 +408,7 @@ try:
         put("gguf", name + ".gguf", data)
 except ImportError as exc:
     print("no gguf seeds (tests/gguf needs numpy): %s" % exc, file=sys.stderr)
+
 # ---- tokenizer.json (fuzz_tokjson: the file, then NUL and a text) ------
 shutil.rmtree(os.path.join(out, "tokjson"), ignore_errors=True)
 

@@ -170,7 +170,8 @@ int main(int argc, char **argv)
 	}
 	if (!gpt2 && !wp) {
 		fprintf(stderr, "usage: hftok gpt2 VOCAB.json MERGES.txt | wordpiece VOCAB.txt "
-			"lower|cased  < hex lines\n");
+			"lower|cased | tokjson TOKENIZER.json CONFIG.json|- ids|decode|time  "
+			"< hex lines\n");
 		return 2;
 	}
 	if (gpt2 ? gpt2bpe_load(&g, argv[2], argv[3], &e) :
