@@ -16,7 +16,10 @@ For each file:
     `attnscope translate --json`'s continuation for as long as llama.cpp's
     top two are apart by more than the tolerance (F32 2e-3: llama.cpp
     keeps K and V as F16; Q8_0 2e-2 and Q4_K_M 0.1: it quantizes the
-    activations too), on models of larger weights whose choices are clear.
+    activations too), on models of larger weights whose choices are clear;
+  - the weights' file types where the stages use them (info, render, dump's
+    metadata, a lecture over the F16 and the Q4_K_M file);
+  - broken files: one-line errors naming the file.
 """
 import json
 import os
@@ -221,6 +224,53 @@ def llamacpp(tool, work, arch, what, vocab, rope_freqs=False):
        'llama.cpp margins %s' % [round(r[1] - r[2], 4) for r in ref])
 
 
+def meta(path):
+    import struct
+    with open(path, 'rb') as f:
+        n = struct.unpack('<Q', f.read(8))[0]
+        return json.loads(f.read(n))['__metadata__']
+
+
+def dtypes_shown(tool, work):
+    """Each weight's file type on the stage that uses it: info, render,
+    dump's metadata, and a lecture stepping from the F16 file to Q4_K_M."""
+    q4 = os.path.join(work, 'llama-Q4_K_M-llama.gguf')
+    f16 = os.path.join(work, 'llama-F16-llama.gguf')
+    rc, so, err = run(tool, 'info', q4)
+    ok(rc == 0 and any(l.split()[:3] == ['attn_v.weight', 'Q6_K', '×2'] and
+                       l.endswith('decoder.N.self_attn.v') for l in so.splitlines()),
+       'info FILE.gguf: the weights by role (attn_v.weight Q6_K ×2 -> decoder.N.self_attn.v)',
+       so[-800:], err)
+    heads = {}
+    for st in ('q', 'v'):
+        rc, so, err = run(tool, 'render', '--model', q4, '--stage', 'decoder.1.self_attn.' + st,
+                          '--format', 'text', '--head', 0, TEXT)
+        heads[st] = so.splitlines()[0] if rc == 0 and so else err
+    ok(heads['q'].endswith('weights Q4_K') and heads['v'].endswith('weights Q6_K'),
+       'render --format text names the weight\'s type: %s | %s' % (heads['q'], heads['v']))
+    got = {}
+    for what, path in (('Q4_K_M', q4), ('F16', f16)):
+        out = os.path.join(work, 'side-%s.st' % what)
+        rc, _, err = run(tool, 'dump', '--model', path, '--out', out, TEXT)
+        got[what] = json.loads(meta(out)['weights.dtypes.json']) if rc == 0 else {}
+    want_q4 = {'decoder.0.self_attn.q': 'Q4_K', 'decoder.0.self_attn.v': 'Q6_K',
+               'decoder.1.ffn.gate': 'Q4_K', 'decoder.1.ffn.out': 'Q6_K',
+               'decoder.0.norm1': 'F32', 'logits': 'Q6_K', 'tgt.embed': 'Q4_K'}
+    ok(all(got['Q4_K_M'].get(k) == v for k, v in want_q4.items()) and
+       all(v in ('F16', 'F16+F16', 'F32') for v in got['F16'].values()) and
+       got['F16'].get('decoder.0.self_attn.v') == 'F16',
+       'dump of the same model as F16 and as Q4_K_M: weights.dtypes.json says each stage\'s '
+       'weight type (%d stages)' % len(got['Q4_K_M']), got)
+    lec = os.path.join(work, 'quant.yaml')
+    open(lec, 'w').write('title: What quantisation does\nmodel: %s\nsteps:\n'
+                         '  - sentence: "%s"\n    stage: decoder.1.self_attn.v\n'
+                         '    caption: V from F16 weights.\n'
+                         '  - model: %s\n    stage: decoder.1.self_attn.v\n'
+                         '    caption: The same from Q6_K.\n' % (f16, TEXT, q4))
+    rc, so, err = run(tool, '--lecture', lec, '--check')
+    ok(rc == 0, 'a lecture whose steps use the F16 and the Q4_K_M file: --check', so, err)
+
+
 def bad(tool, work):
     """Files the loader refuses: one line on stderr naming the file."""
     S, U = g.STRING, g.U32
@@ -299,6 +349,7 @@ def main():
     stages(tool, work, 'llama', 'Q8_0', 'llama', rope_freqs=True)
     if with_llamacpp:
         llamacpp(tool, work, 'llama', 'Q8_0', 'llama', rope_freqs=True)
+    dtypes_shown(tool, work)
     bad(tool, work)
     print('1..%d' % check.N[0])
     sys.exit(1 if check.FAILED[0] else 0)
