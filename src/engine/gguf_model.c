@@ -25,8 +25,12 @@ int gguf_model_is(const char *path)
 }
 
 /* What the pass does not compute, when the file asks for it. */
-static int refuse(const struct gguf_config *g, const char *path, struct err *e)
+static int refuse(const struct gguf_config *g, const struct gguf_file *f, struct err *e)
 {
+	const char *path = f->path;
+	if (gguf_tensor(f, "rope_factors_long.weight") || gguf_tensor(f, "rope_factors_short.weight"))
+		return err_set(e, _("%s: Phi-3's LongRoPE scaling (rope_factors_long and _short) is "
+				    "not implemented"), path);
 	if (g->rope_scaling == GGUF_ROPE_YARN || g->rope_scaling == GGUF_ROPE_OTHER)
 		return err_set(e, _("%s: rope scaling \"%s\" is not implemented (linear and "
 				    "llama3's rope_freqs are)"), path, g->rope_scaling_name);
@@ -54,7 +58,7 @@ static int config_from(struct config *c, const struct gguf_config *g, const stru
 		       struct err *e)
 {
 	const int gemma = g->arch == GGUF_ARCH_GEMMA;
-	if (refuse(g, f->path, e))
+	if (refuse(g, f, e))
 		return -1;
 	c->layout = g->arch == GGUF_ARCH_PHI3 ? LAYOUT_PHI3 : LAYOUT_LLAMA;
 	layout_imply(c->layout, c, 0);

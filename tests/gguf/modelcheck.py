@@ -248,6 +248,10 @@ def dtypes_shown(tool, work):
         heads[st] = so.splitlines()[0] if rc == 0 and so else err
     ok(heads['q'].endswith('weights Q4_K') and heads['v'].endswith('weights Q6_K'),
        'render --format text names the weight\'s type: %s | %s' % (heads['q'], heads['v']))
+    rc, so, err = run(tool, 'render', '--model', q4, '--stage', 'decoder.1.self_attn.v',
+                      '--format', 'svg', TEXT)
+    ok(rc == 0 and '· W Q6_K' in so, 'the figure (render --format svg) says · W Q6_K after '
+       'the shape, as the status line does', err)
     got = {}
     for what, path in (('Q4_K_M', q4), ('F16', f16)):
         out = os.path.join(work, 'side-%s.st' % what)
@@ -285,11 +289,14 @@ def bad(tool, work):
         ('tok-model', 'gemma', 'llama', [],
          [('tokenizer.ggml.model', S, 'bert')], 'tokenizer.ggml.model'),
         ('vocab-size', 'phi3', 'llama', [], [('phi3.vocab_size', U, 5)], 'vocab'),
+        ('longrope', 'phi3', 'llama', [], [], 'LongRoPE'),
     ]
     for name, arch, vocab, drop, extra, want in cases:
         path = os.path.join(work, 'bad-%s.gguf' % name)
+        xt = [(n, 'F32', np.ones(32, F32)) for n in ('rope_factors_long.weight',
+                                                     'rope_factors_short.weight')]
         models.make(arch, path, seed=3, types=TYPES['Q8_0'], vocab=vocab, drop=drop,
-                    extra=extra)
+                    extra=extra, extra_tensors=xt if name == 'longrope' else None)
         rc, _, err = run(tool, 'dump', '--model', path, '--out', path + '.st', 'hi')
         ok(rc == 1 and len(err.splitlines()) == 1 and path in err and want in err,
            '%s: a one-line error naming the file (%s)' % (name, err[len(path):][:90]),
