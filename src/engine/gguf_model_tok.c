@@ -205,9 +205,15 @@ static struct tokjson *bpe_from(const struct gguf_tokenizer *tk, const char *pat
 		return NULL;
 	}
 	if (tokjson_parse(t, path, b.s, b.n, NULL, NULL, 0, e)) {
+		/* "PATH:1: what" of the written-back JSON as PATH: tokenizer.ggml.*: what */
+		char what[sizeof e->msg];
+		size_t l = strlen(path);
+		const char *m = !strncmp(e->msg, path, l) && !strncmp(e->msg + l, ":1: ", 4) ?
+				e->msg + l + 4 : e->msg;
+		snprintf(what, sizeof what, "%s", m);
+		err_set(e, _("%s: tokenizer.ggml.* (read as a tokenizer.json): %s"), path, what);
 		free(t);
 		t = NULL;
-		err_prefix(e, _("the tokenizer.ggml.* keys as a tokenizer.json"));
 	}
 	free(b.s);
 	return t;
