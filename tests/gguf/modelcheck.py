@@ -290,6 +290,12 @@ def bad(tool, work):
          [('tokenizer.ggml.model', S, 'bert')], 'tokenizer.ggml.model'),
         ('vocab-size', 'phi3', 'llama', [], [('phi3.vocab_size', U, 5)], 'vocab'),
         ('longrope', 'phi3', 'llama', [], [], 'LongRoPE'),
+        ('merge-unknown', 'qwen2', 'gpt2', [],
+         [('tokenizer.ggml.merges', g.ARRAY, (S, models.gpt2_vocab()[1] + ['zz qq']))],
+         'tokenizer.ggml.* (read as a tokenizer.json): model.merges'),
+        ('spm-piece-twice', 'llama', 'llama', [],
+         [('tokenizer.ggml.tokens', g.ARRAY, (S, models.spm_vocab()[0][:-1] + ['\u2581the']))],
+         'appears twice'),
     ]
     for name, arch, vocab, drop, extra, want in cases:
         path = os.path.join(work, 'bad-%s.gguf' % name)
