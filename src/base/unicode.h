@@ -19,10 +19,11 @@ enum {
 	UNI_WS = 32,    /* White_Space */
 	/* P, C and Mn as Unicode 8.0 had them (unassigned then: none of
 	 * them), the tables Hugging Face's BERT tokenizer reads */
-	UNI_P8 = 64, UNI_C8 = 128, UNI_MN8 = 256
+	UNI_P8 = 64, UNI_C8 = 128, UNI_MN8 = 256,
+	UNI_MC = 512    /* spacing mark (Mc) */
 };
 
-/* The UNI_* flags of cp (0 for a symbol, a spacing mark, a separator that
+/* The UNI_* flags of cp (0 for a symbol, a separator that
  * is not white space...). */
 unsigned uni_flags(uint32_t cp);
 /* Canonical combining class (0 for most). */

@@ -9,6 +9,8 @@ src/formats/wordpiece.c):
 
   * per code point: letter (L*: Lu Ll Lt Lm Lo, the regex class \\p{L}),
     number (N*: Nd Nl No, \\p{N}), punctuation (P*: Pc Pd Ps Pe Pi Pf Po),
+    spacing mark (Mc: where a grapheme goes on, for tokenizer.json's
+    Precompiled normalizer),
     other (Cc Cf Cs Co: what Hugging Face's BertNormalizer removes as
     control characters; unassigned code points, Cn, it keeps), non-spacing mark (Mn)
     and white space (the White_Space property, which Rust's
@@ -52,6 +54,7 @@ import unicodedata
 
 F_L, F_N, F_P, F_C, F_MN, F_WS = 1, 2, 4, 8, 16, 32
 F_P8, F_C8, F_MN8 = 64, 128, 256
+F_MC = 512
 MAX = 0x110000
 
 # Code points assigned in 8.0 whose category changed later, with their 8.0
@@ -88,6 +91,8 @@ def flags(cp):
         f |= F_C
     if cat == 'Mn':
         f |= F_MN
+    if cat == 'Mc':
+        f |= F_MC
     if ch.isspace() and not 0x1C <= cp <= 0x1F:
         f |= F_WS
     if cp in CHANGED_SINCE_8:

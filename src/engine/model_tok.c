@@ -99,11 +99,6 @@ int model_tok_tokjson_use(struct model *m, struct tokjson *t, const char *tokeni
 	const int32_t role[TOK_NSPECIAL] = { t->pad, t->bos, t->eos, t->unk };
 	for (int i = 0; i < TOK_NSPECIAL; i++)
 		def[i] = role[i] >= 0 ? vocab_str(&t->vocab, role[i]) : NULL;
-	if (t->precompiled)
-		warn_msg("%s: the Precompiled normalizer's charsmap is not applied: the text is "
-			 "taken as it is (ids differ from the model's own for compatibility "
-			 "characters such as ﬁ or full-width forms)",
-			 tokenizer_json);
 	m->cfg.tok.type = TOKENIZE_HF;
 	m->cfg.tok.lowercase = 0;           /* the file's normalizer decides */
 	m->cfg.tok.hf = t;

@@ -6,6 +6,7 @@
  * The file is checked as JSON (json.h) and read as a tree (ydoc.h), as
  * safetensors.c reads its header; a big vocabulary (Gemma 3: 262,144
  * pieces, 514,906 merges) is about 2 M values, hence JSON_BIG. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,6 +171,9 @@ static int read_vocab(struct rd *r, const struct ynode *m, char ***toks, size_t 
 		if (ynode_float(r->d, p->items[1], &t->score[i], r->e) ||
 		    put_piece(r, p, toks, cap, n, (long long)i, p->items[0]->str, 0))
 			return -1;
+		if (!isfinite(t->score[i]) || fabs(t->score[i]) > 1e30)
+			return tokjson_fail(r, p, "model.vocab: the score of \"%.40s\" is not a "
+					    "number of a sensible size", p->items[0]->str);
 		if (t->score[i] < t->min_score)
 			t->min_score = t->score[i];
 		if ((int)p->items[0]->len > t->maxlen)
@@ -580,6 +584,7 @@ void tokjson_free(struct tokjson *t)
 		free(t->added[i].content);
 	free(t->added);
 	bytetrie_free(&t->added_trie);
+	charsmap_free(&t->charsmap);
 	bytetrie_free(&t->piece_trie);
 	vocab_free(&t->vocab);
 	bpemerge_free(&t->merges);

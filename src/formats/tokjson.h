@@ -10,12 +10,15 @@
  *               (T5: [piece, score] pairs, Viterbi, unk_id, byte_fallback)
  *   normalizer  NFC, NFD, Lowercase, Prepend, Replace (a String pattern,
  *               or the regex " {2,}" of T5's files), Strip, Sequence of
- *               these; null; and Precompiled (T5's
- *               SentencePiece charsmap, NFKC with SentencePiece's own
- *               rules), which is read but not applied: the text goes on as
- *               it is, which is what the charsmap gives for text without
- *               compatibility characters (ﬁ, full-width forms, ①...);
- *               t->precompiled says so
+ *               these; null; and Precompiled (T5's SentencePiece charsmap,
+ *               charsmap.h), applied as Hugging Face applies it: a
+ *               grapheme of under 6 bytes is replaced whole by the
+ *               shortest rule that starts it, else each character by its
+ *               rule; graphemes by Unicode's rules for those of under 6
+ *               bytes (CR LF, controls alone, prepended marks, marks,
+ *               joiners, variation selectors; no tables for Hangul jamo
+ *               and flags, whose graphemes are longer; Extended_Pictographic
+ *               roughly)
  *   pre_tokenizer  Split (a String pattern, or one of the regexes pretok.h
  *               knows; every behavior, invert false), ByteLevel
  *               (add_prefix_space, use_regex: GPT-2's regex), Metaspace
@@ -48,6 +51,7 @@
 #include "base/err.h"
 #include "bpemerge.h"
 #include "bytetrie.h"
+#include "charsmap.h"
 #include "vocab.h"
 
 #define TOKJSON_MAX_STEPS 8        /* normalizers, pre-tokenizers, decoders */
@@ -79,9 +83,8 @@ struct tokjson {
 	int nnorm, npre, ndec;
 	int byte_level;             /* a ByteLevel pre-tokenizer: pieces are
 	                               GPT-2's byte characters */
-	int precompiled;            /* a Precompiled normalizer (T5), whose
-	                               charsmap is not applied: the text is
-	                               taken as it is (tokjson_enc.c) */
+	struct charsmap charsmap;   /* a Precompiled normalizer's rules (owned;
+	                               no units when there is none) */
 	/* BPE */
 	struct bpemerge merges;     /* owned */
 	int ignore_merges, byte_fallback, fuse_unk;

@@ -204,9 +204,104 @@ void tokjson_replace_all(struct sbuf *o, const char *s, size_t len, const char *
 	}
 }
 
+/* Whether cp stays in the grapheme of the character before it (Unicode's
+ * Extend and SpacingMark): a mark, a variation selector, an emoji skin
+ * tone, a zero-width (non-)joiner, Thai's and Lao's sara am. */
+static int extends(uint32_t cp)
+{
+	return (uni_flags(cp) & (UNI_MN | UNI_MC)) || cp == 0x0E33 || cp == 0x0EB3 ||
+	       (cp >= 0x20DD && cp <= 0x20E4) ||
+	       cp == 0x0488 || cp == 0x0489 || (cp >= 0xA670 && cp <= 0xA672) ||
+	       (cp >= 0xFE00 && cp <= 0xFE0F) || (cp >= 0xE0100 && cp <= 0xE01EF) ||
+	       (cp >= 0x1F3FB && cp <= 0x1F3FF) || cp == 0x200C || cp == 0x200D;
+}
+
+/* Unicode's Prepend: the character after it is in its grapheme. */
+static int prepend(uint32_t cp)
+{
+	return (cp >= 0x0600 && cp <= 0x0605) || cp == 0x06DD || cp == 0x070F || cp == 0x0890 ||
+	       cp == 0x0891 || cp == 0x08E2 || cp == 0x110BD || cp == 0x110CD;
+}
+
+/* A grapheme of its own (Unicode's Control: controls, format characters,
+ * the line and paragraph separators). */
+static int control(uint32_t cp)
+{
+	return cp != 0x200C && cp != 0x200D && !prepend(cp) && !(cp >= 0xE000 && cp <= 0xF8FF) &&
+	       cp < 0xF0000 && ((uni_flags(cp) & UNI_C) || cp == 0x2028 || cp == 0x2029);
+}
+
+/* Roughly Extended_Pictographic: what a joiner joins into one emoji. */
+static int pictographic(uint32_t cp)
+{
+	return (cp >= 0x1F000 && cp <= 0x1FAFF) || (cp >= 0x2190 && cp <= 0x2BFF) ||
+	       cp == 0xA9 || cp == 0xAE || cp == 0x203C || cp == 0x2049 || cp == 0x2122 ||
+	       cp == 0x2139 || cp == 0x3030 || cp == 0x303D || cp == 0x3297 || cp == 0x3299;
+}
+
+/* The length in bytes of the grapheme at s[i] (of s[0..len)), as
+ * tokjson.h says it is approximated (Unicode's rules GB3-GB5, GB9-GB9b,
+ * GB11; not Hangul jamo and flags, whose graphemes are 6 bytes or more,
+ * which Precompiled takes character by character anyway). */
+static size_t grapheme(const char *s, size_t len, size_t i)
+{
+	int l;
+	uint32_t cp = tokjson_cp_at(s, len, i, &l);
+	size_t j = i + (size_t)l;
+	if (cp == '\r' && j < len && s[j] == '\n')
+		return 2;
+	if (control(cp))
+		return (size_t)l;
+	while (prepend(cp) && j < len) {
+		cp = tokjson_cp_at(s, len, j, &l);
+		if (control(cp) || cp == '\r' || cp == '\n')
+			return j - i;
+		j += (size_t)l;
+	}
+	int emoji = pictographic(cp);
+	while (j < len) {
+		uint32_t nx = tokjson_cp_at(s, len, j, &l);
+		if (!extends(nx))
+			break;
+		j += (size_t)l;
+		if (nx == 0x200D && emoji && j < len &&
+		    pictographic(tokjson_cp_at(s, len, j, &l)))
+			j += (size_t)l;
+	}
+	return j - i;
+}
+
+/* Hugging Face's Precompiled normalizer: a grapheme of under 6 bytes
+ * replaced whole by the shortest rule that starts it, else each character
+ * by the rule of exactly it... or as it is. */
+static void precompiled(const struct charsmap *cm, const char *s, size_t len,
+			struct sbuf *o)
+{
+	const char *rep;
+	size_t rl;
+	for (size_t i = 0; i < len;) {
+		size_t g = grapheme(s, len, i);
+		if (g < 6 && charsmap_match(cm, s + i, g, 1, &rep, &rl)) {
+			tokjson_sb_add(o, rep, rl);
+			i += g;
+			continue;
+		}
+		for (size_t k = i; k < i + g;) {
+			int l;
+			tokjson_cp_at(s, len, k, &l);
+			if (charsmap_match(cm, s + k, (size_t)l, 1, &rep, &rl))
+				tokjson_sb_add(o, rep, rl);
+			else
+				tokjson_sb_add(o, s + k, (size_t)l);
+			k += (size_t)l;
+		}
+		i += g;
+	}
+}
+
 /* One normalizer step on s[0..len) into o. */
-static void norm_step(const struct tokjson_step *st, const char *s, size_t len,
-		      struct sbuf *o)
+static void norm_step(const struct tokjson_step *st, const struct charsmap *cm,
+		      const char *s, size_t len, struct sbuf *o)
 {
 	int l;
 	switch (st->kind) {
@@ -260,11 +355,7 @@ static void norm_step(const struct tokjson_step *st, const char *s, size_t len,
 		return;
 	}
 	default:
-		/* TJ_PRECOMPILED (T5): SentencePiece's charsmap is not applied;
-		 * the text stays as it is, which is what the charsmap (NFKC
-		 * with SentencePiece's rules) gives for text without
-		 * compatibility characters (tokjson.h) */
-		tokjson_sb_add(o, s, len);
+		precompiled(cm, s, len, o);
 		return;
 	}
 }
@@ -275,7 +366,7 @@ static int normalize(const struct tokjson *t, struct piece *p)
 	for (int k = 0; k < t->nnorm; k++) {
 		struct sbuf o = { 0 };
 		tokjson_sb_add(&o, "", 0);
-		norm_step(&t->norm[k], p->s, p->len, &o);
+		norm_step(&t->norm[k], &t->charsmap, p->s, p->len, &o);
 		if (o.oom) {
 			free(o.s);
 			return -1;

@@ -66,45 +66,71 @@ int tokjson_bpe_word(const struct tokjson *t, const struct piece *p, struct ids 
  * bytes' <0xXX> pieces instead), as Hugging Face's Unigram::encode. */
 /* ---- Unigram ---- */
 
-int tokjson_unigram_word(const struct tokjson *t, const struct piece *p, struct ids *o)
+/* The lattice's best path so far to each byte position: its score, its
+ * last piece (-1: the unknown piece) and where that starts (NONE: not
+ * reached yet, so the first candidate is taken, as Hugging Face does). */
+#define NONE SIZE_MAX
+struct lattice {
+	double *best;
+	int32_t *bid;
+	size_t *from;
+};
+
+static void relax(struct lattice *lt, size_t i, size_t e, int32_t id, double score)
+{
+	double c = lt->best[i] + score;
+	if (lt->from[e] == NONE || c > lt->best[e]) {
+		lt->best[e] = c;
+		lt->bid[e] = id;
+		lt->from[e] = i;
+	}
+}
+
+/* Viterbi over p's bytes: every piece that starts at a character, and the
+ * unknown piece for a character no piece is exactly. */
+static void viterbi(const struct tokjson *t, const struct piece *p, struct lattice *lt)
 {
 	size_t n = p->len;
-	double *best = malloc((n + 1) * sizeof *best);
-	int32_t *bid = malloc((n + 1) * sizeof *bid);
-	size_t *from = malloc((n + 1) * sizeof *from);
-	struct ids rev = { 0 };
-	int rc = -1;
-	if (!best || !bid || !from)
-		goto out;
-	best[0] = 0;
-	for (size_t i = 1; i <= n; i++)
-		best[i] = -1e300;
+	for (size_t i = 0; i <= n; i++)
+		lt->from[i] = NONE;
+	lt->best[0] = 0;
 	for (size_t i = 0; i < n; i++) {
 		int l;
-		if (((unsigned char)p->s[i] & 0xC0) == 0x80)
+		if (((unsigned char)p->s[i] & 0xC0) == 0x80 || (i > 0 && lt->from[i] == NONE))
 			continue;
 		tokjson_cp_at(p->s, n, i, &l);
 		int found_char = 0;
 		int32_t node = 0;
 		/* the pieces that start at i, shortest first, along the trie */
-		for (size_t e = i; e < n && (node = bytetrie_next(&t->piece_trie, node, (unsigned char)p->s[e])) >= 0;) {
+		for (size_t e = i; e < n &&
+		     (node = bytetrie_next(&t->piece_trie, node, (unsigned char)p->s[e])) >= 0;) {
 			int32_t id = bytetrie_val(&t->piece_trie, node);
 			e++;
 			if (id < 0)
 				continue;
 			found_char |= e - i == (size_t)l;
-			if (best[i] + t->score[id] > best[e]) {
-				best[e] = best[i] + t->score[id];
-				bid[e] = id;
-				from[e] = i;
-			}
+			relax(lt, i, e, id, t->score[id]);
 		}
-		if (!found_char && best[i] + t->min_score - 10 > best[i + (size_t)l]) {
-			best[i + (size_t)l] = best[i] + t->min_score - 10;
-			bid[i + (size_t)l] = -1;    /* unknown */
-			from[i + (size_t)l] = i;
-		}
+		if (!found_char)
+			relax(lt, i, i + (size_t)l, -1, t->min_score - 10);
 	}
+}
+
+int tokjson_unigram_word(const struct tokjson *t, const struct piece *p, struct ids *o)
+{
+	size_t n = p->len;
+	struct lattice lt = { malloc((n + 1) * sizeof *lt.best), malloc((n + 1) * sizeof *lt.bid),
+			      malloc((n + 1) * sizeof *lt.from) };
+	double *best = lt.best;
+	int32_t *bid = lt.bid;
+	size_t *from = lt.from;
+	struct ids rev = { 0 };
+	int rc = -1;
+	if (!best || !bid || !from)
+		goto out;
+	viterbi(t, p, &lt);
+	if (n && from[n] == NONE)
+		goto out_ok;     /* cannot happen: every character has a way */
 	/* back from the end, then out in order */
 	for (size_t e = n; e > 0; e = from[e])
 		if (ids_push(&rev, (int32_t)e))
@@ -128,6 +154,7 @@ int tokjson_unigram_word(const struct tokjson *t, const struct piece *p, struct 
 			goto out_rev;
 		last_unk = !bytes;
 	}
+out_ok:
 	rc = 0;
 out_rev:
 	free(rev.v);

@@ -8,6 +8,7 @@
 #include "tokjson_int.h"
 #include "pretok.h"
 #include "ydoc.h"
+#include "base/i18n.h"
 #include "base/utf8.h"
 
 /* A Split's or a Replace's pattern: {"String": s} or {"Regex": s}. */
@@ -43,6 +44,57 @@ static int set_strs(struct rd *r, struct tokjson_step *s, const char *a, const c
 	if ((a && !(s->a = tokjson_dup(r, a))) || (b && !(s->b = tokjson_dup(r, b))))
 		return -1;
 	return 0;
+}
+
+/* The value of one base64 character, or -1. */
+static int b64(unsigned char c)
+{
+	return c >= 'A' && c <= 'Z' ? c - 'A' : c >= 'a' && c <= 'z' ? c - 'a' + 26 :
+	       c >= '0' && c <= '9' ? c - '0' + 52 : c == '+' ? 62 : c == '/' ? 63 : -1;
+}
+
+/* Precompiled's precompiled_charsmap: base64 of SentencePiece's blob
+ * (null: no rules, the text as it is). */
+static int read_charsmap(struct rd *r, const struct ynode *x)
+{
+	struct tokjson *t = r->t;
+	const char *s, *why = NULL;
+	if (tokjson_str(r, x, "precompiled_charsmap", &s))
+		return -1;
+	if (!s || !*s)
+		return 0;
+	if (t->charsmap.units)
+		return tokjson_fail(r, x, "normalizer: more than one Precompiled");
+	size_t n = strlen(s), o = 0;
+	unsigned char *blob = malloc(n / 4 * 3 + 3);
+	if (!blob)
+		return err_set(r->e, "out of memory");
+	uint32_t acc = 0;
+	int bits = 0, bad = n % 4 != 0;
+	for (size_t i = 0; i < n && !bad; i++) {
+		int v = b64((unsigned char)s[i]);
+		if (v < 0) {
+			/* '=' only as the last one or two */
+			bad = s[i] != '=' || i + 2 < n || (i + 1 < n && s[i + 1] != '=');
+			break;
+		}
+		acc = acc << 6 | (uint32_t)v;
+		if ((bits += 6) >= 8) {
+			bits -= 8;
+			blob[o++] = (unsigned char)(acc >> bits);
+		}
+	}
+	int rc = bad ? tokjson_fail(r, x, "Precompiled: precompiled_charsmap is not base64") :
+		 charsmap_init(&t->charsmap, blob, o, &why) ?
+		 tokjson_fail(r, x, "Precompiled: precompiled_charsmap: %s", _(why)) : 0;
+	free(blob);
+	/* the replacements are text (Hugging Face refuses a charsmap whose
+	 * strings are not UTF-8) */
+	for (size_t k = 0; !rc && k < t->charsmap.nrepl; k += strlen(t->charsmap.repl + k) + 1)
+		if (!utf8_valid(t->charsmap.repl + k))
+			rc = tokjson_fail(r, x, "Precompiled: a replacement in precompiled_charsmap "
+					  "is not UTF-8");
+	return rc;
 }
 
 static int read_normalizer(struct rd *r, const struct ynode *x, int depth)
@@ -92,8 +144,7 @@ static int read_normalizer(struct rd *r, const struct ynode *x, int depth)
 		return tokjson_bool(r, x, "strip_left", 1, &s->x) ||
 		       tokjson_bool(r, x, "strip_right", 1, &s->y);
 	case TJ_PRECOMPILED:
-		t->precompiled = 1;
-		return 0;
+		return read_charsmap(r, x);
 	default:
 		return 0;
 	}

