@@ -76,8 +76,10 @@ def spm_of(tj):
     return toks, scores, types
 
 
-def write(path, arch, pre, toks, types, merges, bos, add_bos, eos, scores=None):
-    d, h, ff, V = 64, 4, 128, len(toks)
+def write(path, arch, pre, toks, types, merges, bos, add_bos, eos, scores=None, d=64):
+    """A one-layer model of width d (F16 matrices) with these tokenizer.ggml.*
+    (also the fuzz target's seeds: tests/fuzz/make-corpus.py)."""
+    h, ff, V = 4, 2 * d, len(toks)
     rng = np.random.default_rng(1)
     w = g.GGUFWriter()
     w.add('general.architecture', g.STRING, arch)
