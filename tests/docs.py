@@ -164,6 +164,8 @@ def clean(argv):
                     takes_value(sub, name):
                 val = toks[i + 1]
                 i += 1
+            if not eq and not val and i + 1 == len(toks) and takes_value(sub, name):
+                val, synopsis = "VALUE", True   # prose names the option alone
             opts.append((name, val if (eq or val) else None))
         else:
             words.append(t)

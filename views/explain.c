@@ -618,8 +618,17 @@ static void panel(struct canvas *c, struct rect r, const struct stage *s,
 {
 	if (r.w < 1 || r.h < 1 || !s)
 		return;
-	panel_text(c, r, s->formula && *s->formula ? _(s->formula) : s->name, view_text,
-		   explain_text(s));
+	const char *f = s->formula && *s->formula ? _(s->formula) : s->name;
+	char fw[256];
+	if (s->wdtype[0]) {
+		/* TRANSLATORS: the formula line of a stage whose weight was stored
+		   quantised or in half precision: the formula, then the file's
+		   type(s) of that weight ("Q4_K", "Q4_K+Q6_K") */
+		snprintf(fw, sizeof fw, _("%s   (weights %s in the file, computed in F32)"), f,
+			 s->wdtype);
+		f = fw;
+	}
+	panel_text(c, r, f, view_text, explain_text(s));
 }
 
 /* The framed panel: the formula, the view's text (or NULL), the text. */

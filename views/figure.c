@@ -90,6 +90,9 @@ struct canvas *figure_new(struct view_state *v, int width, enum depth d)
 	clip_text(c, all, 0, 0, width, buf, &ti);
 	if (!(v->dec && ((v->mode == VM_DECODE || v->mode == VM_COMPARE)))) {
 		view_shape_text(s, shape, sizeof shape);
+		if (s->wdtype[0])   /* a GGUF model's weight: its type in the file */
+			snprintf(shape + strlen(shape), sizeof shape - strlen(shape), " · W %s",
+				 s->wdtype);
 		snprintf(buf, sizeof buf, "%s%s%s", s->formula && *s->formula ? _(s->formula) : "",
 			 s->formula && *s->formula ? "   " : "", shape);
 		clip_text(c, all, 0, 1, width, buf, &mu);

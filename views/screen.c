@@ -192,6 +192,9 @@ void screen_status_line(const struct view_state *v, int width, char *out,
 		shape[0] = 0;
 	} else {
 		view_shape_text(st, shape, sizeof shape);
+		if (st->wdtype[0])   /* a GGUF model's weight: its type in the file */
+			snprintf(shape + strlen(shape), sizeof shape - strlen(shape), " · W %s",
+				 st->wdtype);
 		view_cursor_text(v, where, sizeof where, val, sizeof val);
 	}
 	char asc[SP_N + 1][256];

@@ -290,7 +290,9 @@ static int bench_decode(const struct cli *c, const struct model *m,
 
 int cmd_bench(struct cli *c)
 {
+	const double load0 = clock_ms();
 	struct model *m = cli_load_model(c);
+	const double load_ms = clock_ms() - load0;
 	if (!m)
 		return 1;
 	if (c->save_weights) {   /* e.g. for tests/bench/torch_base.py */
@@ -370,6 +372,10 @@ int cmd_bench(struct cli *c)
 		char name[256];
 		printf("model=%s S=%d T=%d iters=%d\n",
 		       safetext_copy(name, sizeof name, g->name, 0), S, T, c->iters);
+		/* the load (a GGUF file's dequantisation included) and the F32
+		   weights it leaves in memory */
+		printf("load_ms=%.0f weights_mb=%.1f params=%zu\n", load_ms,
+		       (double)model_params(m, "") * 4 / 1048576.0, model_params(m, ""));
 		/* chosen_by: the kernels are OpenBLAS's own choice, the
 		   user's OPENBLAS_CORETYPE, or attnscope's correction */
 		printf("blas=OpenBLAS version=%s core=%s chosen_by=%s", b.version, b.core,

@@ -125,6 +125,71 @@ static void type_lines(const struct gguf_file *f, double *f32_bytes)
 	*f32_bytes = total * 4;
 }
 
+/* The trace stages that use a tensor of role r (its name without
+ * "blk.N."), for the table of what quantisation touches. */
+static const char *role_stage(const char *r)
+{
+	static const char *const MAP[][2] = {
+		{ "token_embd.weight", "tgt.embed" },
+		{ "output_norm.weight", "decoder.norm" },
+		{ "output.weight", "logits" },
+		{ "rope_freqs.weight", "q_rot, k_rot" },
+		{ "attn_norm.weight", "decoder.N.norm1" },
+		{ "ffn_norm.weight", "decoder.N.norm2" },
+		{ "attn_q.weight", "decoder.N.self_attn.q" },
+		{ "attn_k.weight", "decoder.N.self_attn.k" },
+		{ "attn_v.weight", "decoder.N.self_attn.v" },
+		{ "attn_qkv.weight", "decoder.N.self_attn.q, k, v" },
+		{ "attn_output.weight", "decoder.N.self_attn.out" },
+		{ "attn_q_norm.weight", "decoder.N.self_attn.q_norm" },
+		{ "attn_k_norm.weight", "decoder.N.self_attn.k_norm" },
+		{ "ffn_gate.weight", "decoder.N.ffn.gate" },
+		{ "ffn_up.weight", "decoder.N.ffn.up" },
+		{ "ffn_down.weight", "decoder.N.ffn.out" },
+	};
+	for (size_t i = 0; i < sizeof MAP / sizeof *MAP; i++)
+		if (!strcmp(r, MAP[i][0]))
+			return MAP[i][1];
+	return "";
+}
+
+/* Each tensor role with its types (a Q4_K_M file gives some layers' attn_v
+ * Q6_K and the others Q4_K) and the stages it feeds. */
+static void role_lines(const struct gguf_file *f)
+{
+	enum { MAXR = 48 };
+	char role[MAXR][48];
+	uint32_t count[MAXR][QUANT_NTYPES];
+	int nr = 0;
+	memset(count, 0, sizeof count);
+	for (size_t i = 0; i < f->nt; i++) {
+		const char *n = f->t[i].name, *r = n;
+		unsigned layer;
+		int k = 0;
+		if (sscanf(n, "blk.%u.%n", &layer, &k) == 1 && k > 0)
+			r = n + k;
+		int j = 0;
+		while (j < nr && strcmp(role[j], r))
+			j++;
+		if (j == nr && nr < MAXR && strlen(r) < sizeof role[0])
+			snprintf(role[nr++], sizeof role[0], "%s", r);
+		if (j < nr)
+			count[j][f->t[i].type]++;
+	}
+	/* TRANSLATORS: `info FILE.gguf`: a heading, then a line per kind of
+	   tensor (its GGUF name without blk.N.), its types and the stages
+	   that multiply by it */
+	fputs(_("\nweights by role (the type each stage's weight has in the file)\n"), stdout);
+	for (int j = 0; j < nr; j++) {
+		char types[160] = "";
+		for (uint32_t t = 0; t < QUANT_NTYPES; t++)
+			if (count[j][t])
+				snprintf(types + strlen(types), sizeof types - strlen(types), "%s%s ×%" PRIu32,
+					 *types ? ", " : "", quant_name(t), count[j][t]);
+		printf("  %-20s %-22s %s\n", role[j], types, role_stage(role[j]));
+	}
+}
+
 int cmd_info_gguf(const char *path)
 {
 	struct gguf_file f;
@@ -141,6 +206,7 @@ int cmd_info_gguf(const char *path)
 	config_lines(&f, &g, &tk);
 	double need, avail = mem_available();
 	type_lines(&f, &need);
+	role_lines(&f);
 	char a[64], b[64], l[256];
 	snprintf(l, sizeof l, _("%s as F32 (the file: %s)"), bytes_str(a, sizeof a, need),
 		 bytes_str(b, sizeof b, (double)f.maplen));

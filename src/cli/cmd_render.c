@@ -489,6 +489,8 @@ int cmd_render(struct cli *c)
 		printf("%s  %s", s->name, s->formula);
 		if (view_heads(s) > 1)
 			printf("  head %d of %d", h, view_heads(s));
+		if (s->wdtype[0])   /* a GGUF model's weight, as the file stores it */
+			printf("  weights %s", s->wdtype);
 		char rtb[64], ctb[64];
 		printf("\nrows: %s%s%s\n", view_row_title(s, rtb, sizeof rtb),
 		       s->ndim > 1 ? " · columns: " : "", view_col_title(s, ctb, sizeof ctb));

@@ -5,6 +5,7 @@
 
 #include "config.h"
 #include "dump.h"
+#include "stage_weight.h"
 #include "formats/safetensors.h"
 
 /* Space-separated tokens (malloc'd): as they are, except that a space
@@ -65,6 +66,26 @@ static char *json_list(char *const *toks, int n)
 	return s;
 }
 
+/* {"stage": "dtype", ...}: the file dtype of the weight each stage uses
+ * (stage_weight.h), for the stages that use one; malloc'd. */
+static char *dtypes_json(const struct trace *t, const struct model *m)
+{
+	size_t cap = 3, l = 1;
+	char dt[24];
+	for (int i = 0; i < t->n; i++)
+		cap += strlen(t->stages[i].name) + sizeof dt + 8;
+	char *s = malloc(cap);
+	if (!s)
+		return NULL;
+	s[0] = '{';
+	for (int i = 0; i < t->n; i++)
+		if (*stage_weight_dtype(m, t->stages[i].name, dt, sizeof dt))
+			l += (size_t)snprintf(s + l, cap - l, "%s\"%s\": \"%s\"", l > 1 ? ", " : "",
+					      t->stages[i].name, dt);
+	snprintf(s + l, cap - l, "}");
+	return s;
+}
+
 int dump_write(const struct trace *t, const struct model *m, const char *path,
 	       struct err *e)
 {
@@ -72,9 +93,10 @@ int dump_write(const struct trace *t, const struct model *m, const char *path,
 	char *src = join(t->src_tokens, t->S), *tgt = join(t->tgt_tokens, t->T);
 	char *lab = t->label_tokens ? join(t->label_tokens, t->T) : NULL;
 	char *srcj = json_list(t->src_tokens, t->S), *tgtj = json_list(t->tgt_tokens, t->T);
+	char *dts = dtypes_json(t, m);
 	char num[32];
 	int rc = -1;
-	if (!w || !src || !tgt || (t->label_tokens && !lab) || !srcj || !tgtj) {
+	if (!w || !src || !tgt || (t->label_tokens && !lab) || !srcj || !tgtj || !dts) {
 		err_set(e, "out of memory");
 		goto out;
 	}
@@ -106,6 +128,10 @@ int dump_write(const struct trace *t, const struct model *m, const char *path,
 	bad |= st_writer_meta(w, "pad_to", num);
 	snprintf(num, sizeof num, "%d", o->pad_target);
 	bad |= st_writer_meta(w, "pad_target", num);
+	/* what quantisation did: the weights' dtypes in the file, each stage's */
+	if (m->cfg.wdtype[0])
+		bad |= st_writer_meta(w, "weights.dtype", m->cfg.wdtype);
+	bad |= st_writer_meta(w, "weights.dtypes.json", dts);
 	if (bad) {
 		err_set(e, "out of memory");
 		goto out;
@@ -118,5 +144,6 @@ out:
 	free(lab);
 	free(srcj);
 	free(tgtj);
+	free(dts);
 	return rc;
 }

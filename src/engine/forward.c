@@ -17,6 +17,7 @@
 #include "ops.h"
 #include "pool.h"
 #include "rope.h"
+#include "stage_weight.h"
 #include "base/i18n.h"
 #include "forward_int.h"
 
@@ -716,6 +717,8 @@ struct trace *forward_run(const struct model *m, const struct pass_input *in,
 		goto oom;
 	free(c.scratch);
 	free(c.inv);
+	if (cfg->gguf)   /* what quantisation did, on every stage's screen */
+		stage_weight_fill(c.t, m);
 	return c.t;
 oom:
 	free(c.scratch);

@@ -256,8 +256,8 @@ static uint32_t permuted_heads(const struct gguf_config *c, const char *hfname)
 	return 0;
 }
 
-static int unpermute(const struct gguf_file *f, const struct gguf_tensor *t,
-		     struct gguf_hf_tensor *o, uint32_t heads, struct err *e)
+static int unpermute(const struct gguf_file *f, const struct gguf_tensor *t, float *data,
+		     uint32_t heads, struct err *e)
 {
 	/* a weight [out, in] permutes its rows; a bias [out] its values */
 	uint64_t rows = t->ndim >= 2 ? t->ne[1] : t->ne[0];
@@ -265,11 +265,29 @@ static int unpermute(const struct gguf_file *f, const struct gguf_tensor *t,
 	if (t->ndim > 2 || rows % ((uint64_t)heads * 2))
 		return err_set(e, _("%s: tensor \"%s\": %" PRIu64 " rows are not %" PRIu32
 				    " heads of an even size"), f->path, t->name, rows, heads);
-	float *tmp = malloc((size_t)o->numel * sizeof *tmp + 1);
+	float *tmp = malloc((size_t)t->numel * sizeof *tmp + 1);
 	if (!tmp)
 		return err_set(e, _("%s: tensor \"%s\": out of memory"), f->path, t->name);
-	gguf_unpermute_rows(o->data, tmp, rows, cols, heads);
+	gguf_unpermute_rows(data, tmp, rows, cols, heads);
 	free(tmp);
+	return 0;
+}
+
+int gguf_map_tensor_into(const struct gguf_file *f, const struct gguf_config *c,
+			 const struct gguf_tensor *t, float *out, struct err *e)
+{
+	char hf[96];
+	if (gguf_map_name(c, t->name, hf, sizeof hf, e) < 0)
+		return err_prefix(e, "%s", f->path);
+	if (quant_dequant(t->type, t->data, out, t->numel, e))
+		return err_prefix(e, "%s: tensor \"%s\"", f->path, t->name);
+	uint32_t heads = permuted_heads(c, hf);
+	if (heads && unpermute(f, t, out, heads, e))
+		return -1;
+	size_t l = strlen(t->name);
+	if (c->arch == GGUF_ARCH_GEMMA && l >= 11 && !strcmp(t->name + l - 11, "norm.weight"))
+		for (uint64_t i = 0; i < t->numel; i++)
+			out[i] -= 1.0f;
 	return 0;
 }
 
@@ -289,19 +307,10 @@ int gguf_map_tensor(const struct gguf_file *f, const struct gguf_config *c,
 	if (!(o->data = malloc((size_t)t->numel * sizeof(float) + 1)))
 		return err_set(e, _("%s: tensor \"%s\": out of memory (%" PRIu64 " MB as F32)"),
 			       f->path, t->name, t->numel * 4 >> 20);
-	if (quant_dequant(t->type, t->data, o->data, t->numel, e)) {
-		gguf_hf_tensor_free(o);
-		return err_prefix(e, "%s: tensor \"%s\"", f->path, t->name);
-	}
-	uint32_t heads = permuted_heads(c, o->name);
-	if (heads && unpermute(f, t, o, heads, e)) {
+	if (gguf_map_tensor_into(f, c, t, o->data, e)) {
 		gguf_hf_tensor_free(o);
 		return -1;
 	}
-	size_t l = strlen(t->name);
-	if (c->arch == GGUF_ARCH_GEMMA && l >= 11 && !strcmp(t->name + l - 11, "norm.weight"))
-		for (uint64_t i = 0; i < o->numel; i++)
-			o->data[i] -= 1.0f;
 	return 0;
 }
 

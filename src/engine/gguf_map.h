@@ -92,6 +92,9 @@ struct gguf_hf_tensor {
 int gguf_map_tensor(const struct gguf_file *f, const struct gguf_config *c,
 		    const struct gguf_tensor *t, struct gguf_hf_tensor *out, struct err *e);
 void gguf_hf_tensor_free(struct gguf_hf_tensor *t);
+/* The same values into out[t->numel] (the caller's). */
+int gguf_map_tensor_into(const struct gguf_file *f, const struct gguf_config *c,
+			 const struct gguf_tensor *t, float *out, struct err *e);
 
 /* Inverse of llama.cpp's LlamaModel.permute on rows [rows, cols] of
  * n_head heads, in place through tmp[rows * cols] (rows % (2 n_head) == 0).

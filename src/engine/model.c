@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "gguf_model.h"
 #include "hf.h"
 #include "base/recase.h"
 #include "layout.h"
@@ -655,6 +656,8 @@ struct model *model_load(const char *path, struct err *e)
 {
 	if (hf_is_folder(path))
 		return hf_load(path, e);
+	if (gguf_model_is(path))
+		return gguf_model_load(path, e);
 	return load(path, NULL, 0, -1, e);
 }
 
@@ -666,6 +669,13 @@ struct model *model_load_snapshot(const char *path, long step, struct err *e)
 			return NULL;
 		}
 		return hf_load(path, e);
+	}
+	if (gguf_model_is(path)) {
+		if (step >= 0) {
+			err_set(e, "%s: a GGUF file has no training snapshots", path);
+			return NULL;
+		}
+		return gguf_model_load(path, e);
 	}
 	return load(path, NULL, 0, step, e);
 }
@@ -710,6 +720,7 @@ void model_free(struct model *m)
 	free(c->head.bias);
 	free(c->weights_key);
 	free(c->hf_type);
+	free(c->rope.freq_factors);
 	vocab_free(&m->src_vocab);
 	vocab_free(&m->tgt_vocab);
 	if (m->tgt_bpe && m->tgt_bpe != m->src_bpe) {

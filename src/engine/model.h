@@ -56,6 +56,12 @@ struct rope_cfg {
 	double factor;               /* linear and llama3 */
 	double low_freq, high_freq;  /* llama3's low_freq_factor, high_freq_factor */
 	int orig_max;                /* llama3's original_max_position_embeddings */
+	float *freq_factors;         /* [nfreq_factors] or NULL (owned): θ_j is
+	                                divided by freq_factors[j] after the
+	                                scaling above, as llama.cpp applies a
+	                                GGUF file's rope_freqs.weight (Llama
+	                                3.1's llama3 scaling, stored so) */
+	int nfreq_factors;
 };
 enum weights_src { W_FILE, W_INLINE, W_RANDOM };
 
@@ -103,6 +109,9 @@ struct config {
 	struct rope_cfg rope;        /* PE_ROPE */
 	char wdtype[32];             /* the weights file's dtypes ("BF16",
 	                                "F32+F16"), "" without a file */
+	int gguf;                    /* read from a GGUF file (gguf_model.h):
+	                                the pass marks each stage with its
+	                                weight's dtype for the views */
 	int tie_gen;                 /* logits through the embedding: 1 always
 	                                (an lm_head in the file is not used),
 	                                0 never (the file must have one), -1
@@ -161,6 +170,11 @@ struct wtensor {
 	int shape[2];
 	float *data;
 	int mapped;      /* data points into an mmap'd file (not freed) */
+	char dtype[24];  /* the type it had in its file before conversion to
+	                    F32 ("F16", "Q4_K"; a tensor joined from parts,
+	                    each part's in order: Q, K, V "Q4_K+Q4_K+Q6_K",
+	                    gate, up "Q4_K+Q4_K"); "F32" for inline and
+	                    random weights (stage_weight.h reads it) */
 };
 
 struct model {

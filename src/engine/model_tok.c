@@ -80,16 +80,22 @@ int model_tok_wordpiece(struct model *m, const char *vocab_txt, int lowercase,
 int model_tok_tokjson(struct model *m, const char *tokenizer_json,
 		      const char *tokenizer_config_json, struct err *e)
 {
-	const char *def[TOK_NSPECIAL] = { NULL, NULL, NULL, NULL };
-	model_tok_free(m);
-	if (!(m->tokjson = malloc(sizeof *m->tokjson)))
+	struct tokjson *t = malloc(sizeof *t);
+	if (!t)
 		return err_set(e, "out of memory");
-	if (tokjson_load(m->tokjson, tokenizer_json, tokenizer_config_json, e)) {
-		free(m->tokjson);
-		m->tokjson = NULL;
+	if (tokjson_load(t, tokenizer_json, tokenizer_config_json, e)) {
+		free(t);
 		return -1;
 	}
-	const struct tokjson *t = m->tokjson;
+	return model_tok_tokjson_use(m, t, tokenizer_json, e);
+}
+
+int model_tok_tokjson_use(struct model *m, struct tokjson *t, const char *tokenizer_json,
+			  struct err *e)
+{
+	const char *def[TOK_NSPECIAL] = { NULL, NULL, NULL, NULL };
+	model_tok_free(m);
+	m->tokjson = t;
 	const int32_t role[TOK_NSPECIAL] = { t->pad, t->bos, t->eos, t->unk };
 	for (int i = 0; i < TOK_NSPECIAL; i++)
 		def[i] = role[i] >= 0 ? vocab_str(&t->vocab, role[i]) : NULL;

@@ -63,6 +63,13 @@ int model_tok_spm_vocab(struct model *m, const char *vocab_json, struct err *e);
 struct spm;
 int model_tok_spm_adopt(struct model *m, struct spm *s, const char *what, struct err *e);
 void model_tok_spm_free(struct model *m);
+/* A tokenizer.json built elsewhere (a GGUF file's tokenizer.ggml.*
+ * written back as one, gguf_model_tok.c) as the model's, as
+ * model_tok_tokjson sets it up; what names it in errors.  m owns t from the
+ * call on, failed or not. */
+struct tokjson;
+int model_tok_tokjson_use(struct model *m, struct tokjson *t, const char *what,
+			  struct err *e);
 
 /* The YAML's tokenizer: mapping tk (type gpt2, wordpiece, sentencepiece or
  * hf, already read with lowercase and specials into m->cfg.tok):

@@ -27,6 +27,8 @@ void rope_inv_freq(const struct config *c, int dk, float *inv)
 				f = (1 - s) * f / (float)r->factor + s * f;
 			}
 		}
+		if (r->freq_factors && j < r->nfreq_factors)
+			f = f / r->freq_factors[j];
 		inv[j] = f;
 	}
 }

@@ -6,7 +6,8 @@
  *   q_rot[j + dk/2] = q[j + dk/2]·cos(p·θ_j) + q[j]·sin(p·θ_j)
  * for j < dk/2, θ_j = theta^(−2j/dk) (then rope_scaling: linear divides
  * every θ_j by factor; llama3 divides the low frequencies, keeps the high
- * ones and blends between).  Dimension pairs (j, j + dk/2) turn by the
+ * ones and blends between; a GGUF file's rope_freqs.weight divides θ_j by
+ * its factor j, as llama.cpp does).  Dimension pairs (j, j + dk/2) turn by the
  * angle p·θ_j, so q·k depends on the two positions only through their
  * difference.  The frequencies and angles are computed in float as the
  * reference code does (its inv_freq, pos·inv_freq and cos/sin are F32). */

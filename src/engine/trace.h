@@ -61,6 +61,10 @@ struct stage {
 	int shape[TRACE_MAXDIM];
 	enum axis axes[TRACE_MAXDIM]; /* what labels each dimension */
 	void *data;                   /* float* or int32_t*, owned by the trace */
+	char wdtype[24];              /* the file dtype of the weight the stage
+					 multiplies by ("Q4_K", "F16"; stage_weight.h)
+					 for a model read from a GGUF file; "" when
+					 it uses none, or for other models */
 };
 
 /* Options a pass was run with; recorded in dumps' __metadata__. */

@@ -264,12 +264,14 @@ static void shape_str(char *buf, size_t n, int ndim, const int *shape)
 		snprintf(buf, n, "[%d, %d]", shape[0], shape[1]);
 }
 
-/* Appends a tensor to the model; takes data. */
-static int add_tensor(struct model *m, struct want *w, float *data, int mapped)
+/* Appends a tensor to the model; takes data.  dtype: its file's type. */
+static int add_tensor(struct model *m, struct want *w, float *data, int mapped,
+		      const char *dtype)
 {
 	struct wtensor *t = &m->tensors[m->ntensors];
 	if (!(t->name = strdup(w->name)))
 		return -1;
+	snprintf(t->dtype, sizeof t->dtype, "%s", dtype);
 	t->ndim = w->ndim;
 	t->shape[0] = w->shape[0];
 	t->shape[1] = w->ndim > 1 ? w->shape[1] : 1;
@@ -336,7 +338,7 @@ static int bind_random(struct model *m, struct wants *ws, struct err *e)
 			for (size_t j = 0; j < n; j++)
 				p[j] = v;
 		}
-		if (add_tensor(m, w, p, 0)) {
+		if (add_tensor(m, w, p, 0, "F32")) {
 			free(p);
 			return err_set(e, "out of memory");
 		}
@@ -395,7 +397,7 @@ static int parse_inline(struct model *m, const struct ydoc *d,
 				p[r * cols + c] = (float)x;
 			}
 		}
-		if (add_tensor(m, w, p, 0)) {
+		if (add_tensor(m, w, p, 0, "F32")) {
 			free(p);
 			return err_set(e, "out of memory");
 		}
@@ -723,6 +725,17 @@ static int mismatch(const struct model *m, const struct wants *ws,
 	return -1;
 }
 
+/* Adds the dtype s to the list dt[cap] ("BF16", "F32+F16") unless it is
+ * there already. */
+static void dtype_add(char *dt, size_t cap, const char *s)
+{
+	const char *f = strstr(dt, s);
+	size_t l = strlen(s);
+	if (!(f && (f == dt || f[-1] == '+') && (!f[l] || f[l] == '+')) &&
+	    strlen(dt) + l + 2 < cap)
+		snprintf(dt + strlen(dt), cap - strlen(dt), "%s%s", *dt ? "+" : "", s);
+}
+
 /* want w's data from its parts (joined along the first dimension). */
 static int load_want(struct model *m, struct want *w, const struct wmatch *x,
 		     const struct fnames *F, struct err *e)
@@ -777,16 +790,13 @@ static int load_want(struct model *m, struct want *w, const struct wmatch *x,
 			off += part;
 		}
 	}
-	char *dt = m->cfg.wdtype;   /* the dtypes met, in order */
+	char own[24] = "";   /* this tensor's parts' dtypes, in part order */
 	for (int k = 0; k < x->nparts; k++) {
-		const char *s = F->t[x->part[k]].dtype_str, *f = strstr(dt, s);
-		size_t l = strlen(s);
-		if (!(f && (f == dt || f[-1] == '+') && (!f[l] || f[l] == '+')) &&
-		    strlen(dt) + l + 2 < sizeof m->cfg.wdtype)
-			snprintf(dt + strlen(dt), sizeof m->cfg.wdtype - strlen(dt), "%s%s",
-				 *dt ? "+" : "", s);
+		const char *s = F->t[x->part[k]].dtype_str;
+		dtype_add(m->cfg.wdtype, sizeof m->cfg.wdtype, s);
+		snprintf(own + strlen(own), sizeof own - strlen(own), "%s%s", k ? "+" : "", s);
 	}
-	if (add_tensor(m, w, p, mapped)) {
+	if (add_tensor(m, w, p, mapped, own)) {
 		if (!mapped)
 			free(p);
 		return err_set(e, "out of memory");
@@ -859,20 +869,23 @@ static void squeeze_positions(const struct wants *ws, const struct wmatch *mt,
 	}
 }
 
-static int bind_file(struct model *m, struct wants *ws, struct err *e)
+/* The weights file's tensors, or given's (opened by the caller, who
+ * closes it). */
+static int bind_file(struct model *m, struct wants *ws, struct st_file *given,
+		     struct err *e)
 {
-	struct st_file f;
+	struct st_file opened, *fp = given ? given : &opened;
 	struct fnames F = { 0 };
 	struct wmatch *mt = NULL;
 	int *claimed = NULL, rc = -1, nobias;
 	struct st_tensor *sel = NULL;   /* the tensors of the step asked for */
 	char *cbuf = NULL;   /* rewritten names (layout_canon) */
-	if (tensorfile_open(&f, m->cfg.weights_path, m->cfg.weights_key, e))
+	if (!given && tensorfile_open(fp, m->cfg.weights_path, m->cfg.weights_key, e))
 		return -1;
-	if (snapshot_select(f.t, f.n, m->cfg.snapshot, m->cfg.weights_path, &sel, &F.n, e))
+	if (snapshot_select(fp->t, fp->n, m->cfg.snapshot, m->cfg.weights_path, &sel, &F.n, e))
 		goto out;
 	F.t = sel;
-	F.copy = f.nxmaps > 0;
+	F.copy = fp->nxmaps > 0;
 	F.canon = calloc((size_t)F.n + 1, sizeof *F.canon);
 	claimed = calloc((size_t)F.n + 1, sizeof *claimed);
 	mt = calloc((size_t)ws->n + 1, sizeof *mt);
@@ -917,11 +930,11 @@ static int bind_file(struct model *m, struct wants *ws, struct err *e)
 			goto out;
 	}
 	share_tied(m, ws, mt);
-	read_average(&m->cfg, st_meta(&f, "attnscope.average"));
+	read_average(&m->cfg, st_meta(fp, "attnscope.average"));
 	/* the mapping now belongs to the model */
-	m->map = f.map;
-	m->maplen = f.maplen;
-	f.map = NULL;
+	m->map = fp->map;
+	m->maplen = fp->maplen;
+	fp->map = NULL;
 	rc = 0;
 out:
 	free(F.canon);
@@ -929,12 +942,13 @@ out:
 	free(claimed);
 	free(mt);
 	free(sel);
-	st_close(&f);
+	if (!given)
+		st_close(fp);
 	return rc;
 }
 
-int weights_bind(struct model *m, const struct ydoc *doc,
-		 const struct ynode *tensors, struct err *e)
+static int bind(struct model *m, const struct ydoc *doc, const struct ynode *tensors,
+		struct st_file *given, struct err *e)
 {
 	const struct config *c = &m->cfg;
 	struct wants ws = { 0 };
@@ -961,7 +975,7 @@ int weights_bind(struct model *m, const struct ydoc *doc,
 	else if (c->wsrc == W_INLINE)
 		rc = parse_inline(m, doc, tensors, &ws, e);
 	else
-		rc = bind_file(m, &ws, e);
+		rc = bind_file(m, &ws, given, e);
 	if (rc)
 		goto out;
 	rc = -1;
@@ -1025,4 +1039,16 @@ int weights_bind(struct model *m, const struct ydoc *doc,
 out:
 	free(ws.w);
 	return rc;
+}
+
+int weights_bind(struct model *m, const struct ydoc *doc,
+		 const struct ynode *tensors, struct err *e)
+{
+	return bind(m, doc, tensors, NULL, e);
+}
+
+int weights_bind_st(struct model *m, struct st_file *f, struct err *e)
+{
+	m->cfg.wsrc = W_FILE;
+	return bind(m, NULL, NULL, f, e);
 }

@@ -15,4 +15,11 @@
 int weights_bind(struct model *m, const struct ydoc *doc,
 		 const struct ynode *tensors, struct err *e);
 
+/* The same from a file the caller opened as f (a GGUF file's tensors,
+ * gguf_model.c): its names mapped by m's layout; the caller closes f
+ * afterwards (a mapping f holds is taken by m, as for a file opened
+ * here).  m->cfg.weights_path names it in messages. */
+struct st_file;
+int weights_bind_st(struct model *m, struct st_file *f, struct err *e);
+
 #endif

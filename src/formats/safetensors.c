@@ -611,6 +611,8 @@ int st_to_f32(const struct st_tensor *t, float *out, struct err *e)
 	uint64_t need;
 	const char *nm = st_show(t->name ? t->name : "?", nb, sizeof nb);
 
+	if (t->convert)
+		return t->convert(t, out, e);
 	if (t->dtype == ST_I8 && !t->scale)
 		return err_set(e, "tensor \"%s\" is I8 without its scales (a float tensor "
 			       "\"%s_scale\")", nm, nm);

@@ -40,6 +40,12 @@ struct st_tensor {
 	const unsigned char *scale;
 	enum st_dtype scale_dtype;
 	uint64_t nscale;
+	/* A tensor whose F32 values a reader above this one computes (a GGUF
+	   file's dequantised tensors, engine/gguf_model.c): st_to_f32 calls
+	   convert(t, out) instead of reading bytes; dtype is then ST_OTHER and
+	   dtype_str the file's type ("Q4_K").  NULL for every other tensor. */
+	int (*convert)(const struct st_tensor *t, float *out, struct err *e);
+	const void *convert_arg;
 };
 
 /* st_open fills an st_file; st_close unmaps it and frees every name and

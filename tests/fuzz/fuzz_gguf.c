@@ -6,7 +6,10 @@
  * accepted file must keep its promises: every key and tensor is found by
  * its name, every tensor's data lies inside the file, every convertible
  * tensor dequantises, and the typed getters, the config, the tokenizer and
- * the Hugging Face view (gguf_map) either succeed or fail cleanly. */
+ * the Hugging Face view (gguf_map) either succeed or fail cleanly, and so
+ * does the whole file as a model (gguf_model_load: config, tokenizer,
+ * dequantised and bound tensors), whose vocabulary then covers its
+ * embedding. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +18,7 @@
 #include <unistd.h>
 
 #include "engine/gguf_map.h"
+#include "engine/gguf_model.h"
 #include "formats/gguf.h"
 #include "formats/quant.h"
 
@@ -131,6 +135,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		getters(&g);
 		tensors(&g, data, size);
 		mapped(&g);
+		struct model *m = gguf_model_load(path, &e);
+		if (m && (m->src_vocab.n < 1 || !m->src_embed || !m->gen_w))
+			abort();   /* a model that loads can run */
+		model_free(m);
 		gguf_close(&g);
 		gguf_close(&f);
 	}

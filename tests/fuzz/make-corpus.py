@@ -404,6 +404,17 @@ try:
     import hostile  # noqa: E402  (numpy)
     put("gguf", "typed-v3.gguf", hostile.typed())
     put("gguf", "small-llama.gguf", hostile.small().raw())
+    # whole models that load (gguf_model_load): SentencePiece and byte-level
+    import models   # noqa: E402
+    import realtok  # noqa: E402
+    for name, args in (("model-llama-spm.gguf", ("llama", None) + models.spm_vocab()),
+                       ("model-qwen2-bpe.gguf", ("qwen2", "qwen2") + models.gpt2_vocab())):
+        p = os.path.join(out, "gguf", name)
+        arch, pre, toks, b, ty = args
+        if pre is None:   # b: the scores
+            realtok.write(p, arch, pre, toks, ty, [], 1, True, 2, b, d=16)
+        else:             # b: the merges
+            realtok.write(p, arch, pre, toks, ty, b, None, False, len(toks) - 1, d=16)
     for name, data, _ in hostile.catalogue():
         put("gguf", name + ".gguf", data)
 except ImportError as exc:

@@ -71,10 +71,10 @@ def config(arch):
     return c
 
 
-def hf_tensors(arch, c, vocab, rng):
+def hf_tensors(arch, c, vocab, rng, std=0.08):
     """Random Hugging Face tensors (PyTorch shapes) of the tiny model."""
     d, dk, h, kv, ff = c['d'], c['dk'], c['heads'], c['kv'], c['ff']
-    r = lambda *s: (rng.standard_normal(s) * 0.08).astype(F32)
+    r = lambda *s: (rng.standard_normal(s) * std).astype(F32)
     norm = lambda n: (1 + rng.integers(-64, 64, n) / 256).astype(F32)
     if arch == 'gemma':   # Gemma multiplies by 1 + w: small w, exact in F32
         norm = lambda n: (rng.integers(-64, 64, n) / 256).astype(F32)
@@ -138,14 +138,15 @@ def q4_k_m(name, shape):
     return t if shape[-1] % 256 == 0 else 'Q8_0'
 
 
-def make(arch, path, seed=0, types=q4_k_m, vocab='llama', version=3, extra=None):
+def make(arch, path, seed=0, types=q4_k_m, vocab='llama', version=3, extra=None,
+         extra_tensors=None, std=0.08, drop=()):
     rng = np.random.default_rng(seed)
     c = config(arch)
     if vocab == 'llama':
         toks, scores, ttypes = spm_vocab()
     else:
         toks, merges, ttypes = gpt2_vocab()
-    hf = hf_tensors(arch, c, len(toks), rng)
+    hf = hf_tensors(arch, c, len(toks), rng, std)
     w = g.GGUFWriter(version=version)
     a = arch
     w.add('general.architecture', g.STRING, a).add('general.name', g.STRING, 'tiny-' + a)
@@ -178,7 +179,8 @@ def make(arch, path, seed=0, types=q4_k_m, vocab='llama', version=3, extra=None)
         eot = len(toks) - 1
         w.add('tokenizer.ggml.bos_token_id', g.U32, eot).add('tokenizer.ggml.eos_token_id', g.U32, eot)
         w.add('tokenizer.ggml.add_bos_token', g.BOOL, False)
-    for k, vt, v in (extra or []):
+    for k, vt, v in (extra or []):   # a key given again replaces the first
+        w.kv = [x for x in w.kv if x[0] != k]
         w.add(k, vt, v)
     stored = {}
     for name, x in hf.items():
@@ -194,5 +196,12 @@ def make(arch, path, seed=0, types=q4_k_m, vocab='llama', version=3, extra=None)
         data = g.quantize(t, y)
         w.add_tensor(gn, t, list(reversed(y.shape)), data)
         stored[gn] = (t, y.shape, data)
+    for gn, t, y in (extra_tensors or []):   # (GGUF name, type, values): rope_freqs
+        data = g.quantize(t, y)
+        w.add_tensor(gn, t, list(reversed(y.shape)), data)
+        stored[gn] = (t, y.shape, data)
+    # drop: metadata keys and tensors left out (broken files for the tests)
+    w.kv = [x for x in w.kv if x[0] not in drop]
+    w.tensors = [x for x in w.tensors if x[0] not in drop]
     w.write(path)
     return hf, stored, c
