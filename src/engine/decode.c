@@ -236,36 +236,53 @@ static void embed_row(struct dec *D, int B, int t, const int32_t *tok)
 /* Self-attention of layer l at position t over the cache: each row's
  * q|k|v, Qwen3's q/k norms and the rotation in place, k and v appended to
  * the cache; the heads into cat [B, qd]. */
-static void self_attn(struct dec *D, int l, int B, int t, const float *u)
+/* One row r [qd + 2kvd] of layer l's Q|K|V at position t: Qwen3's q/k
+ * norms and the rotation in place, k and v into hypothesis bc's cache at
+ * t, and the heads over its positions 0…t into out [qd]. */
+static void attn_row(struct dec *D, int l, float *r, int bc, int t, float *out)
 {
 	const struct config *c = &D->m->cfg;
 	const struct attn_w *w = &D->m->dec[l].self;
-	const int dk = D->dk, qd = D->qd, kvd = D->kvd, ld = qd + 2 * kvd;
-	const int group = D->h / D->hkv;
+	const int dk = D->dk, qd = D->qd, kvd = D->kvd, group = D->h / D->hkv;
 	const int win = l >= c->window_from ? c->sliding_window : 0;
 	const int lo = win > 0 && t - win + 1 > 0 ? t - win + 1 : 0;
-	op_linear(u, B, D->d, w->in_w, w->in_b, ld, D->qkv);
-	for (int b = 0; b < B; b++) {
-		float *r = D->qkv + (size_t)b * ld;   /* q [qd] | k [kvd] | v [kvd] */
-		if (w->q_norm) {
-			op_rmsnorm(r, D->h, dk, w->q_norm, 0.0f, (float)c->norm_eps, r);
-			op_rmsnorm(r + qd, D->hkv, dk, w->k_norm, 0.0f, (float)c->norm_eps, r + qd);
-		}
-		for (int hh = 0; D->inv && hh < D->h + D->hkv; hh++)   /* q's heads, k's */
-			rope_apply(r + hh * dk, dk, 1, dk, t, D->inv, r + hh * dk, dk);
-		memcpy(cache_row(D->kc, D, l, b, t), r + qd, (size_t)kvd * sizeof(float));
-		memcpy(cache_row(D->vc, D, l, b, t), r + qd + kvd, (size_t)kvd * sizeof(float));
-		for (int hh = 0; hh < D->h; hh++)
-			attend(D, r + hh * dk, cache_row(D->kc, D, l, b, 0) + hh / group * dk,
-			       cache_row(D->vc, D, l, b, 0) + hh / group * dk, t + 1, lo, t + 1,
-			       D->relb ? D->relb + (size_t)hh * D->tcap : NULL,
-			       D->cat + (size_t)b * qd + hh * dk);
+	if (w->q_norm) {
+		op_rmsnorm(r, D->h, dk, w->q_norm, 0.0f, (float)c->norm_eps, r);
+		op_rmsnorm(r + qd, D->hkv, dk, w->k_norm, 0.0f, (float)c->norm_eps, r + qd);
 	}
-	int z = ablated_head(D, l, 0);
-	for (int b = 0; z >= 0 && b < B; b++)   /* its output is zero */
-		memset(D->cat + (size_t)b * qd + z * dk, 0, (size_t)dk * sizeof(float));
+	for (int hh = 0; D->inv && hh < D->h + D->hkv; hh++)   /* q's heads, k's */
+		rope_apply(r + hh * dk, dk, 1, dk, t, D->inv, r + hh * dk, dk);
+	memcpy(cache_row(D->kc, D, l, bc, t), r + qd, (size_t)kvd * sizeof(float));
+	memcpy(cache_row(D->vc, D, l, bc, t), r + qd + kvd, (size_t)kvd * sizeof(float));
+	for (int hh = 0; hh < D->h; hh++)
+		attend(D, r + hh * dk, cache_row(D->kc, D, l, bc, 0) + hh / group * dk,
+		       cache_row(D->vc, D, l, bc, 0) + hh / group * dk, t + 1, lo, t + 1,
+		       D->relb ? D->relb + (size_t)hh * D->tcap : NULL, out + hh * dk);
 }
-/* Cross-attention of layer l over the memory: the heads into cat. */
+
+/* Self-attention of layer l over the cache for n rows of u: B hypotheses
+ * at position t (each its own cache), or, with prefill, positions t, t + 1,
+ * … of hypothesis 0 (the prompt, one product for all of it); the heads
+ * into cat [n, qd]. */
+static void self_attn_rows(struct dec *D, int l, int n, int t, int prefill,
+			   const float *u)
+{
+	const struct attn_w *w = &D->m->dec[l].self;
+	const int qd = D->qd, ld = qd + 2 * D->kvd;
+	op_linear(u, n, D->d, w->in_w, w->in_b, ld, D->qkv);
+	for (int b = 0; b < n; b++)
+		attn_row(D, l, D->qkv + (size_t)b * ld, prefill ? 0 : b, prefill ? t + b : t,
+			 D->cat + (size_t)b * qd);
+	int z = ablated_head(D, l, 0);
+	for (int b = 0; z >= 0 && b < n; b++)   /* its output is zero */
+		memset(D->cat + (size_t)b * qd + z * D->dk, 0, (size_t)D->dk * sizeof(float));
+}
+
+static void self_attn(struct dec *D, int l, int B, int t, const float *u)
+{
+	self_attn_rows(D, l, B, t, 0, u);
+}
+
 static void cross_attn(struct dec *D, int l, int B, const float *u)
 {
 	const struct attn_w *w = &D->m->dec[l].cross;
@@ -348,6 +365,45 @@ static void dec_step(struct dec *D, int B, int t, const int32_t *tok, float *out
 		for (int j = 0; j < D->V; j++)
 			r[j] -= lse;
 	}
+}
+
+/* The first n prompt tokens of a decoder-only model, positions 0…n−1 of
+ * hypothesis 0, through every layer with one product per weight for all of
+ * them (dec_step feeds one position a call: a matrix-vector product each,
+ * and the vocabulary's logits, which a prompt token before the last never
+ * needs).  The cache holds what n dec_steps would write.  Returns 0, or -1
+ * when out of memory (the caller then feeds them one at a time). */
+static int prefill(struct dec *D, const int32_t *ids, int n)
+{
+	const struct model *m = D->m;
+	const size_t d = (size_t)D->d, F = (size_t)D->F, ld = (size_t)D->qd + 2 * D->kvd;
+	struct dec P = *D;   /* the same model and caches, buffers of n rows */
+	float *buf = malloc((size_t)n * (3 * d + ld + D->qd + 2 * F) * sizeof *buf);
+	if (!buf)
+		return -1;
+	P.x = buf;
+	P.u = P.x + n * d;
+	P.y = P.u + n * d;
+	P.qkv = P.y + n * d;
+	P.cat = P.qkv + n * ld;
+	P.hid = P.cat + (size_t)n * D->qd;
+	P.up = P.hid + n * F;
+	for (int i = 0; i < n; i++) {   /* row i at position i */
+		struct dec E = P;
+		E.x = P.x + i * d;
+		E.u = P.u + i * d;
+		embed_row(&E, 1, i, ids + i);
+	}
+	for (int l = 0; l < D->Ld; l++) {
+		const struct layer_w *L = &m->dec[l];
+		self_attn_rows(&P, l, n, 0, 1, sub_in(&P, n, L->n1_w, L->n1_b));
+		op_linear(P.cat, n, D->qd, L->self.out_w, L->self.out_b, D->d, P.y);
+		residual(&P, n, L->n1_w, L->n1_b);
+		feed_forward(&P, L, n, sub_in(&P, n, L->n2_w, L->n2_b));
+		residual(&P, n, L->n2_w, L->n2_b);
+	}
+	free(buf);
+	return 0;
 }
 
 /* Makes hypothesis b's cache a copy of parent's (positions 0…t). */
@@ -568,11 +624,13 @@ static int search(const struct model *m, const struct pass_input *src,
 		err_set(e, "out of memory while decoding");
 		goto out;
 	}
-	/* prefill: <s> and a decoder-only prompt */
-	for (int t = 0; t < prompt; t++) {
-		tok[0] = src->tgt_ids[t];
-		dec_step(&D, 1, t, tok, lp);
-	}
+	/* prefill: <s> and a decoder-only prompt, all at once when the model
+	   has no cross-attention (else, or out of memory, one at a time) */
+	if (prompt > 0 && (D.cross || D.relb || o->no_cache || prefill(&D, src->tgt_ids, prompt)))
+		for (int t = 0; t < prompt; t++) {
+			tok[0] = src->tgt_ids[t];
+			dec_step(&D, 1, t, tok, lp);
+		}
 	for (int step = 0; step < maxlen && nlive > 0; step++) {
 		const int t = prompt + step;   /* position of the fed token */
 		for (int b = 0; b < nlive; b++)
