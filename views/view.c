@@ -28,7 +28,8 @@ const float *view_slice(const struct stage *s, int head)
 	view_dims(s, &rows, &cols);
 	if (head < 0) head = 0;
 	if (head >= h) head = h - 1;
-	return (const float *)s->data + (size_t)head * rows * cols;
+	const float *d = stage_f32(s);
+	return d ? d + (size_t)head * rows * cols : NULL;
 }
 
 void view_clamp(struct view_state *v)

@@ -29,6 +29,19 @@ struct ctx {
 	float *inv;        /* [dk/2] rotary frequencies (PE_ROPE), else NULL */
 	float *scratch;   /* [max(S, T), 2qd + 2kvd]: Q|K|V projections, Kᵀ per head */
 	int failed;
+	int S, T, src_len, tgt_len;
+	struct lazy_pass *lazy;   /* recording a lazy trace's first pass, else NULL */
+};
+
+/* What a lazy trace needs to compute a layer again (the trace owns it):
+ * the model, the options, the lengths, and for each group (layer) the
+ * stages holding its input and the encoder's memory. */
+struct lazy_pass {
+	const struct model *m;
+	struct pass_opts o;
+	int S, T, src_len, tgt_len;
+	struct lazy_layer { enum block blk; int layer, in, mem; } *g;
+	int ng, cap;
 };
 
 /* The formulas shown with each stage.  Those with words are marked N_():
@@ -594,28 +607,127 @@ static const float *final_norm(struct ctx *c, enum block blk, const char *name,
 	return y;
 }
 
+/* Encoder layer i on x [S, d] (src_len real tokens): its stages; returns
+ * its output [S, d]. */
+static const float *enc_layer(struct ctx *c, int i, const float *x, int S, int src_len)
+{
+	const struct layer_w *L = &c->m->enc[i];
+	char p[STAGE_NAME_MAX], pa[STAGE_NAME_MAX];
+	snprintf(p, sizeof p, "encoder.%d", i);
+	snprintf(pa, sizeof pa, "encoder.%d.self_attn", i);
+	const float *u = sublayer_in(c, BLK_ENCODER, i, p, 1, x, S, AX_SRC, L->n1_w, L->n1_b);
+	const float *y = u ? attention(c, BLK_ENCODER, i, pa, 0, &L->self, u, S, AX_SRC,
+				       u, S, AX_SRC, src_len, c->o->encoder_causal, 0,
+				       ablated(c, BLK_ENCODER, i, 0)) : NULL;
+	x = sublayer_out(c, BLK_ENCODER, i, p, 1, x, y, S, AX_SRC, L->n1_w, L->n1_b);
+	if (!x)
+		return NULL;
+	u = sublayer_in(c, BLK_ENCODER, i, p, 2, x, S, AX_SRC, L->n2_w, L->n2_b);
+	y = u ? ffn(c, BLK_ENCODER, i, p, L, u, S, AX_SRC) : NULL;
+	return sublayer_out(c, BLK_ENCODER, i, p, 2, x, y, S, AX_SRC, L->n2_w, L->n2_b);
+}
+
+/* Decoder layer i on x [T, d] (tgt_len real tokens), reading memory
+ * [S, d] (src_len real) or none (decoder-only): its stages; returns its
+ * output [T, d]. */
+static const float *dec_layer(struct ctx *c, int i, const float *x, int T, int tgt_len,
+			      const float *memory, int S, int src_len)
+{
+	const struct model *m = c->m;
+	const struct layer_w *L = &m->dec[i];
+	int k = 1;
+	char p[STAGE_NAME_MAX], pa[STAGE_NAME_MAX];
+	snprintf(p, sizeof p, "decoder.%d", i);
+	snprintf(pa, sizeof pa, "decoder.%d.self_attn", i);
+	const float *u = sublayer_in(c, BLK_DECODER, i, p, k, x, T, AX_TGT, L->n1_w, L->n1_b);
+	const float *y = u ? attention(c, BLK_DECODER, i, pa, 0, &L->self, u, T, AX_TGT,
+				       u, T, AX_TGT, tgt_len, c->o->causal,
+				       i >= m->cfg.window_from ? m->cfg.sliding_window : 0,
+				       ablated(c, BLK_DECODER, i, 0)) : NULL;
+	x = sublayer_out(c, BLK_DECODER, i, p, k, x, y, T, AX_TGT, L->n1_w, L->n1_b);
+	if (memory && x) {
+		k = 2;
+		snprintf(pa, sizeof pa, "decoder.%d.cross_attn", i);
+		u = sublayer_in(c, BLK_DECODER, i, p, k, x, T, AX_TGT, L->n2_w, L->n2_b);
+		y = u ? attention(c, BLK_DECODER, i, pa, 1, &L->cross, u, T, AX_TGT,
+				  memory, S, AX_SRC, src_len, 0, 0,
+				  ablated(c, BLK_DECODER, i, 1)) : NULL;
+		x = sublayer_out(c, BLK_DECODER, i, p, k, x, y, T, AX_TGT, L->n2_w, L->n2_b);
+	}
+	if (!x)
+		return NULL;
+	const float *g = memory ? L->n3_w : L->n2_w;
+	const float *b = memory ? L->n3_b : L->n2_b;
+	k++;
+	u = sublayer_in(c, BLK_DECODER, i, p, k, x, T, AX_TGT, g, b);
+	y = u ? ffn(c, BLK_DECODER, i, p, L, u, T, AX_TGT) : NULL;
+	return sublayer_out(c, BLK_DECODER, i, p, k, x, y, T, AX_TGT, g, b);
+}
+
+/* The index of the stage holding data, or -1. */
+static int stage_of(const struct trace *t, const float *data)
+{
+	for (int i = t->n - 1; data && i >= 0; i--)
+		if (t->stages[i].data == data)
+			return i;
+	return -1;
+}
+
+/* Notes which stages layer i of blk reads (x and memory must be held). */
+static int lazy_note(struct ctx *c, enum block blk, int i, const float *x,
+		     const float *memory)
+{
+	struct lazy_pass *lp = c->lazy;
+	if (lp->ng == lp->cap) {
+		int cap = lp->cap ? 2 * lp->cap : 16;
+		struct lazy_layer *g = realloc(lp->g, (size_t)cap * sizeof *g);
+		if (!g) {
+			c->failed = 1;
+			return -1;
+		}
+		lp->g = g;
+		lp->cap = cap;
+	}
+	struct lazy_layer *g = &lp->g[lp->ng++];
+	g->blk = blk;
+	g->layer = i;
+	g->in = stage_of(c->t, x);
+	g->mem = memory ? stage_of(c->t, memory) : -1;
+	if (g->in < 0 || c->t->stages[g->in].group >= 0 || (memory && g->mem < 0)) {
+		c->failed = 1;   /* not held: the pass would not be lazy */
+		return -1;
+	}
+	return 0;
+}
+
+/* One layer of either stack, as forward_layer computes it again; in a
+ * lazy trace its stages are a group, its output held. */
+static const float *layer(struct ctx *c, enum block blk, int i, const float *x,
+			  const float *memory)
+{
+	const struct lazy_pass *lp = c->lazy;
+	if (lp && lazy_note(c, blk, i, x, memory))
+		return NULL;
+	if (lp && trace_group_open(c->t) < 0) {
+		c->failed = 1;
+		return NULL;
+	}
+	const float *y = blk == BLK_ENCODER ? enc_layer(c, i, x, c->S, c->src_len) :
+			 dec_layer(c, i, x, c->T, c->tgt_len, memory, c->S, c->src_len);
+	if (lp) {
+		trace_hold(c->t, y);
+		trace_group_close(c->t);
+	}
+	return y;
+}
+
 static const float *encoder(struct ctx *c, const struct pass_input *in)
 {
 	const struct model *m = c->m;
-	const int S = in->S;
-	const float *x = embed(c, BLK_SRC, "src", in->src_ids, S, AX_SRC, m->src_embed);
-	char p[STAGE_NAME_MAX], pa[STAGE_NAME_MAX];
-	for (int i = 0; i < m->cfg.enc_layers && x; i++) {
-		const struct layer_w *L = &m->enc[i];
-		snprintf(p, sizeof p, "encoder.%d", i);
-		snprintf(pa, sizeof pa, "encoder.%d.self_attn", i);
-		const float *u = sublayer_in(c, BLK_ENCODER, i, p, 1, x, S, AX_SRC, L->n1_w, L->n1_b);
-		const float *y = u ? attention(c, BLK_ENCODER, i, pa, 0, &L->self, u, S, AX_SRC,
-					       u, S, AX_SRC, in->src_len, c->o->encoder_causal, 0,
-					       ablated(c, BLK_ENCODER, i, 0)) : NULL;
-		x = sublayer_out(c, BLK_ENCODER, i, p, 1, x, y, S, AX_SRC, L->n1_w, L->n1_b);
-		if (!x)
-			break;
-		u = sublayer_in(c, BLK_ENCODER, i, p, 2, x, S, AX_SRC, L->n2_w, L->n2_b);
-		y = u ? ffn(c, BLK_ENCODER, i, p, L, u, S, AX_SRC) : NULL;
-		x = sublayer_out(c, BLK_ENCODER, i, p, 2, x, y, S, AX_SRC, L->n2_w, L->n2_b);
-	}
-	return final_norm(c, BLK_ENCODER, "encoder.norm", x, S, AX_SRC,
+	const float *x = embed(c, BLK_SRC, "src", in->src_ids, in->S, AX_SRC, m->src_embed);
+	for (int i = 0; i < m->cfg.enc_layers && x; i++)
+		x = layer(c, BLK_ENCODER, i, x, NULL);
+	return final_norm(c, BLK_ENCODER, "encoder.norm", x, in->S, AX_SRC,
 			  m->enc_norm_w, m->enc_norm_b);
 }
 
@@ -624,39 +736,10 @@ static const float *decoder(struct ctx *c, const struct pass_input *in,
 			    const float *memory)
 {
 	const struct model *m = c->m;
-	const int T = in->T, S = in->S;
-	const float *x = embed(c, BLK_TGT, "tgt", in->tgt_ids, T, AX_TGT, m->tgt_embed);
-	char p[STAGE_NAME_MAX], pa[STAGE_NAME_MAX];
-	for (int i = 0; i < m->cfg.dec_layers && x; i++) {
-		const struct layer_w *L = &m->dec[i];
-		int k = 1;
-		snprintf(p, sizeof p, "decoder.%d", i);
-		snprintf(pa, sizeof pa, "decoder.%d.self_attn", i);
-		const float *u = sublayer_in(c, BLK_DECODER, i, p, k, x, T, AX_TGT, L->n1_w, L->n1_b);
-		const float *y = u ? attention(c, BLK_DECODER, i, pa, 0, &L->self, u, T, AX_TGT,
-					       u, T, AX_TGT, in->tgt_len, c->o->causal,
-					       i >= m->cfg.window_from ? m->cfg.sliding_window : 0,
-					       ablated(c, BLK_DECODER, i, 0)) : NULL;
-		x = sublayer_out(c, BLK_DECODER, i, p, k, x, y, T, AX_TGT, L->n1_w, L->n1_b);
-		if (memory && x) {
-			k = 2;
-			snprintf(pa, sizeof pa, "decoder.%d.cross_attn", i);
-			u = sublayer_in(c, BLK_DECODER, i, p, k, x, T, AX_TGT, L->n2_w, L->n2_b);
-			y = u ? attention(c, BLK_DECODER, i, pa, 1, &L->cross, u, T, AX_TGT,
-					  memory, S, AX_SRC, in->src_len, 0, 0,
-					  ablated(c, BLK_DECODER, i, 1)) : NULL;
-			x = sublayer_out(c, BLK_DECODER, i, p, k, x, y, T, AX_TGT, L->n2_w, L->n2_b);
-		}
-		if (!x)
-			break;
-		const float *g = memory ? L->n3_w : L->n2_w;
-		const float *b = memory ? L->n3_b : L->n2_b;
-		k++;
-		u = sublayer_in(c, BLK_DECODER, i, p, k, x, T, AX_TGT, g, b);
-		y = u ? ffn(c, BLK_DECODER, i, p, L, u, T, AX_TGT) : NULL;
-		x = sublayer_out(c, BLK_DECODER, i, p, k, x, y, T, AX_TGT, g, b);
-	}
-	return final_norm(c, BLK_DECODER, "decoder.norm", x, T, AX_TGT,
+	const float *x = embed(c, BLK_TGT, "tgt", in->tgt_ids, in->T, AX_TGT, m->tgt_embed);
+	for (int i = 0; i < m->cfg.dec_layers && x; i++)
+		x = layer(c, BLK_DECODER, i, x, memory);
+	return final_norm(c, BLK_DECODER, "decoder.norm", x, in->T, AX_TGT,
 			  m->dec_norm_w, m->dec_norm_b);
 }
 
@@ -782,99 +865,198 @@ static char **dup_tokens(char **src, int n)
 	return out;
 }
 
+/* Sets c up for a pass of m into t at these lengths: the dimensions, the
+ * scratch, RoPE's frequencies.  Returns -1 when out of memory. */
+static int ctx_setup(struct ctx *c, const struct model *m, const struct pass_opts *o,
+		     struct trace *t, int S, int T, int src_len, int tgt_len)
+{
+	const struct config *cfg = &m->cfg;
+	*c = (struct ctx){
+		.m = m, .o = o, .t = t, .d = cfg->d_model, .h = cfg->heads,
+		.dk = cfg_dk(cfg), .F = cfg->d_ff, .hkv = cfg_kv_heads(cfg),
+		.S = S, .T = T, .src_len = src_len, .tgt_len = tgt_len,
+	};
+	c->qd = c->h * c->dk;
+	c->kvd = c->hkv * c->dk;
+	int nmax = S > T ? S : T;
+	c->scratch = malloc((size_t)(nmax ? nmax : 1) * (c->qd + 2 * c->kvd) * sizeof *c->scratch);
+	if (cfg->pe == PE_ROPE && (c->inv = malloc((size_t)(c->dk / 2 + 1) * sizeof *c->inv)))
+		rope_inv_freq(cfg, c->dk, c->inv);
+	return !c->scratch || (cfg->pe == PE_ROPE && !c->inv) ? -1 : 0;
+}
+
+static void ctx_release(struct ctx *c)
+{
+	free(c->scratch);
+	free(c->inv);
+	c->scratch = c->inv = NULL;
+}
+
+static void lazy_free(void *p)
+{
+	struct lazy_pass *lp = p;
+	if (lp)
+		free(lp->g);
+	free(lp);
+}
+
+/* trace_fill_fn: group g (a layer) of a lazy trace computed again from its
+ * held input, with the first pass's functions, lengths and options. */
+static int lazy_fill(void *p, struct trace *t, int g)
+{
+	const struct lazy_pass *lp = p;
+	const struct lazy_layer *G = &lp->g[g];
+	struct ctx c;
+	if (ctx_setup(&c, lp->m, &lp->o, t, lp->S, lp->T, lp->src_len, lp->tgt_len)) {
+		ctx_release(&c);
+		return -1;
+	}
+	const float *x = t->stages[G->in].data;
+	const float *mem = G->mem >= 0 ? t->stages[G->mem].data : NULL;
+	pool_hot(1);
+	const float *y = G->blk == BLK_ENCODER ? enc_layer(&c, G->layer, x, c.S, c.src_len) :
+			 dec_layer(&c, G->layer, x, c.T, c.tgt_len, mem, c.S, c.src_len);
+	pool_hot(0);
+	ctx_release(&c);
+	return y && !c.failed ? 0 : -1;
+}
+
+/* Bytes of the layers' attention matrices (scores, masked, weights). */
+static double attn_bytes(const struct model *m, int S, int T)
+{
+	const struct config *c = &m->cfg;
+	const double h = c->heads;
+	switch (c->arch) {
+	case ARCH_ENC_DEC:
+		return 12 * h * (c->enc_layers * (double)S * S +
+				 c->dec_layers * ((double)T * T + (double)T * S));
+	case ARCH_DEC_ONLY:
+		return 12 * h * c->dec_layers * (double)T * T;
+	case ARCH_ENC_ONLY:
+		return 12 * h * c->enc_layers * (double)S * S;
+	}
+	return 0;
+}
+
+int forward_trace_lazy(const struct model *m, int S, int T, const struct pass_opts *o)
+{
+	if (o->trace_mode != TRACE_AUTO)
+		return o->trace_mode == TRACE_LAZY;
+	return attn_bytes(m, S, T) > (double)TRACE_LAZY_BYTES;
+}
+
+/* The trace's labels: tokens, typed words, vocabulary, specials. */
+static int trace_labels(struct trace *t, const struct model *m, const struct pass_input *in,
+			const struct pass_opts *o)
+{
+	t->opts = *o;
+	t->vocab = &m->tgt_vocab;
+	t->tok = &m->cfg.tok;
+	t->pad_id = m->tgt_sp[TOK_PAD];
+	t->sos_id = m->tgt_sp[TOK_SOS];
+	t->classes = (const char *const *)m->cfg.head.labels;
+	t->nclasses = m->cfg.head.nlabels;
+	t->S = in->S;
+	t->T = in->T;
+	if (!(t->src_tokens = dup_tokens(in->src_tok, in->S)) ||
+	    !(t->tgt_tokens = dup_tokens(in->tgt_tok, in->T)))
+		return -1;
+	if (in->label_tok && (!(t->label_tokens = dup_tokens(in->label_tok, in->T)) ||
+			      !(t->next_tokens = dup_tokens(in->label_tok, in->T))))
+		return -1;
+	if (in->src_typed && !(t->src_typed = dup_tokens(in->src_typed, in->S)))
+		return -1;
+	if (in->ndropped && !(t->dropped = dup_tokens(in->dropped, in->ndropped)))
+		return -1;
+	t->ndropped = in->ndropped;
+	if (in->tgt_typed) {
+		/* the first ntgt_typed positions (decoding replaces the rest) */
+		if (!(t->tgt_typed = calloc((size_t)(in->T ? in->T : 1), sizeof *t->tgt_typed)))
+			return -1;
+		for (int i = 0; i < in->T && i < in->ntgt_typed; i++)
+			if (in->tgt_typed[i] && !(t->tgt_typed[i] = strdup(in->tgt_typed[i])))
+				return -1;
+	}
+	return 0;
+}
+
+/* A lazy trace: t owns the context that computes its layers again. */
+static int lazy_start(struct ctx *c, const struct pass_input *in, const struct pass_opts *o)
+{
+	struct lazy_pass *lp = calloc(1, sizeof *lp);
+	if (!lp || trace_lazy_begin(c->t, lazy_fill, lazy_free, lp)) {
+		free(lp);
+		return -1;
+	}
+	*lp = (struct lazy_pass){ .m = c->m, .o = *o, .S = in->S, .T = in->T,
+				  .src_len = in->src_len, .tgt_len = in->tgt_len };
+	c->lazy = lp;
+	return 0;
+}
+
+/* The pass itself, by architecture. */
+static void run_arch(struct ctx *c, const struct pass_input *in)
+{
+	const struct model *m = c->m;
+	switch (m->cfg.arch) {
+	case ARCH_ENC_DEC: {
+		const float *mem = encoder(c, in);
+		float *mc = mem ? mat(c, SK_VECTORS, BLK_ENCODER, -1, F_MEMORY,
+				      in->S, AX_SRC, c->d, AX_NONE, "memory") : NULL;
+		if (!mc) {
+			c->failed = 1;
+			return;
+		}
+		memcpy(mc, mem, (size_t)in->S * c->d * sizeof *mc);
+		const float *y = decoder(c, in, mc);
+		if (y)
+			output(c, y, in->T, AX_TGT, in->labels, in->nlabels, in->label_len);
+		break;
+	}
+	case ARCH_DEC_ONLY: {
+		const float *y = decoder(c, in, NULL);
+		if (y)
+			output(c, y, in->T, AX_TGT, in->labels, in->nlabels, in->label_len);
+		break;
+	}
+	case ARCH_ENC_ONLY: {
+		const float *y = encoder(c, in);
+		if (y && m->head_w)
+			classify(c, y, in);
+		else if (y && m->cfg.layout == LAYOUT_BERT)
+			bert_output(c, y, in->S);
+		else if (y)
+			output(c, y, in->S, AX_SRC, NULL, 0, 0);
+		break;
+	}
+	}
+}
+
 struct trace *forward_run(const struct model *m, const struct pass_input *in,
 			  const struct pass_opts *o, struct trace *reuse,
 			  struct err *e)
 {
-	const struct config *cfg = &m->cfg;
-	struct ctx c = {
-		.m = m, .o = o, .e = e, .d = cfg->d_model, .h = cfg->heads,
-		.dk = cfg_dk(cfg), .F = cfg->d_ff, .hkv = cfg_kv_heads(cfg),
-	};
-	c.qd = c.h * c.dk;
-	c.kvd = c.hkv * c.dk;
-	int nmax = in->S > in->T ? in->S : in->T;
+	struct ctx c;
 	if (reuse)
 		trace_reset(reuse);
-	c.t = reuse ? reuse : trace_new();
-	c.scratch = malloc((size_t)(nmax ? nmax : 1) * (c.qd + 2 * c.kvd) * sizeof *c.scratch);
-	if (cfg->pe == PE_ROPE && (c.inv = malloc((size_t)(c.dk / 2 + 1) * sizeof *c.inv)))
-		rope_inv_freq(cfg, c.dk, c.inv);
-	if (!c.t || !c.scratch || (cfg->pe == PE_ROPE && !c.inv))
+	struct trace *t = reuse ? reuse : trace_new();
+	if (ctx_setup(&c, m, o, t, in->S, in->T, in->src_len, in->tgt_len) || !t ||
+	    trace_labels(t, m, in, o) ||
+	    (forward_trace_lazy(m, in->S, in->T, o) && lazy_start(&c, in, o)))
 		goto oom;
-	c.t->opts = *o;
-	c.t->vocab = &m->tgt_vocab;
-	c.t->tok = &m->cfg.tok;
-	c.t->pad_id = m->tgt_sp[TOK_PAD];
-	c.t->sos_id = m->tgt_sp[TOK_SOS];
-	c.t->classes = (const char *const *)m->cfg.head.labels;
-	c.t->nclasses = m->cfg.head.nlabels;
-	c.t->S = in->S;
-	c.t->T = in->T;
-	if (!(c.t->src_tokens = dup_tokens(in->src_tok, in->S)) ||
-	    !(c.t->tgt_tokens = dup_tokens(in->tgt_tok, in->T)))
-		goto oom;
-	if (in->label_tok && (!(c.t->label_tokens = dup_tokens(in->label_tok, in->T)) ||
-			      !(c.t->next_tokens = dup_tokens(in->label_tok, in->T))))
-		goto oom;
-	if (in->src_typed && !(c.t->src_typed = dup_tokens(in->src_typed, in->S)))
-		goto oom;
-	if (in->ndropped && !(c.t->dropped = dup_tokens(in->dropped, in->ndropped)))
-		goto oom;
-	c.t->ndropped = in->ndropped;
-	if (in->tgt_typed) {
-		/* the first ntgt_typed positions (decoding replaces the rest) */
-		if (!(c.t->tgt_typed = calloc((size_t)(in->T ? in->T : 1), sizeof *c.t->tgt_typed)))
-			goto oom;
-		for (int i = 0; i < in->T && i < in->ntgt_typed; i++)
-			if (in->tgt_typed[i] && !(c.t->tgt_typed[i] = strdup(in->tgt_typed[i])))
-				goto oom;
-	}
-
 	pool_hot(1);
-	switch (cfg->arch) {
-	case ARCH_ENC_DEC: {
-		const float *mem = encoder(&c, in);
-		float *mc = mem ? mat(&c, SK_VECTORS, BLK_ENCODER, -1, F_MEMORY,
-				      in->S, AX_SRC, c.d, AX_NONE, "memory") : NULL;
-		if (!mc)
-			goto oom;
-		memcpy(mc, mem, (size_t)in->S * c.d * sizeof *mc);
-		const float *y = decoder(&c, in, mc);
-		if (y)
-			output(&c, y, in->T, AX_TGT, in->labels, in->nlabels, in->label_len);
-		break;
-	}
-	case ARCH_DEC_ONLY: {
-		const float *y = decoder(&c, in, NULL);
-		if (y)
-			output(&c, y, in->T, AX_TGT, in->labels, in->nlabels, in->label_len);
-		break;
-	}
-	case ARCH_ENC_ONLY: {
-		const float *y = encoder(&c, in);
-		if (y && m->head_w)
-			classify(&c, y, in);
-		else if (y && m->cfg.layout == LAYOUT_BERT)
-			bert_output(&c, y, in->S);
-		else if (y)
-			output(&c, y, in->S, AX_SRC, NULL, 0, 0);
-		break;
-	}
-	}
+	run_arch(&c, in);
 	pool_hot(0);
 	if (c.failed)
 		goto oom;
-	free(c.scratch);
-	free(c.inv);
-	return c.t;
+	ctx_release(&c);
+	return t;
 oom:
-	free(c.scratch);
-	free(c.inv);
+	ctx_release(&c);
 	if (reuse)
 		trace_reset(reuse);
 	else
-		trace_free(c.t);
+		trace_free(t);
 	err_set(e, "out of memory in the forward pass");
 	return NULL;
 }

@@ -60,7 +60,16 @@ struct stage {
 	int ndim;
 	int shape[TRACE_MAXDIM];
 	enum axis axes[TRACE_MAXDIM]; /* what labels each dimension */
-	void *data;                   /* float* or int32_t*, owned by the trace */
+	void *data;                   /* float* or int32_t*, owned by the trace;
+	                                 NULL while a lazy stage is not
+	                                 materialised: read it through
+	                                 stage_f32 / stage_data */
+	int group;                    /* lazy group (a layer), -1: always held */
+	int own;                      /* data malloc'd (lazy traces), else in
+	                                 the arena */
+	struct trace *owner;          /* the trace it belongs to (NULL: a
+	                                 stage made by hand, data as it is) */
+	int index;                    /* its index in owner->stages */
 };
 
 /* Options a pass was run with; recorded in dumps' __metadata__. */
@@ -73,7 +82,19 @@ struct pass_opts {
 	int ablate_layer;     /*   its layer, */
 	int ablate_attn;      /*   0 self-attention, 1 cross-attention, */
 	int ablate_head;      /*   and the head (-1: no ablation) */
+	int trace_mode;       /* TRACE_AUTO, TRACE_FULL or TRACE_LAZY */
 };
+
+/* How much of a pass the trace holds.  Full: every stage.  Lazy: the
+ * stages outside layers and each layer's output (the residual stream, T·d
+ * a layer); a layer's other stages are computed again from its saved input
+ * when they are read (stage_data), bit for bit as the full pass computed
+ * them, and at most TRACE_LAZY_KEEP layers are held at once.  Auto: lazy
+ * when the layers' attention matrices would take more than
+ * TRACE_LAZY_BYTES (forward_trace_lazy). */
+enum trace_mode { TRACE_AUTO, TRACE_FULL, TRACE_LAZY };
+#define TRACE_LAZY_BYTES ((size_t)256 << 20)
+#define TRACE_LAZY_KEEP 2
 void pass_opts_default(struct pass_opts *o);
 
 struct trace {
@@ -104,8 +125,9 @@ struct trace {
 	                                    (not owned), and their count */
 	int nclasses;
 	struct pass_opts opts;
-	/* private: arena of stage data */
+	/* private: arena of stage data, the lazy groups (trace.c) */
 	void *arena;
+	void *lazy;
 };
 
 struct trace *trace_new(void);
@@ -127,10 +149,37 @@ const struct stage *trace_find(const struct trace *t, const char *name);
 int trace_index(const struct trace *t, const char *name);
 
 size_t stage_numel(const struct stage *s);
+/* The stage's data, materialising its layer first in a lazy trace (which
+ * may free another layer's data: a pointer from an earlier stage_data of
+ * another layer is valid until the next call that materialises, unless
+ * that layer is pinned).  NULL when it cannot be computed (out of memory). */
+const void *stage_data(const struct stage *s);
 static inline const float *stage_f32(const struct stage *s)
 {
-	return (const float *)s->data;
+	return (const float *)stage_data(s);
 }
+
+/* ---- lazy traces (forward.c and lazy.c fill them) ----
+ * fill(ctx, t, g) computes group g again, appending its stages with
+ * trace_add in the order of the first pass (trace_add then hands out the
+ * group's existing records).  ctx is the trace's: ctx_free frees it at
+ * reset.  Returns 0, or -1 with the trace left unchanged. */
+typedef int (*trace_fill_fn)(void *ctx, struct trace *t, int group);
+int trace_lazy_begin(struct trace *t, trace_fill_fn fill, void (*ctx_free)(void *),
+		     void *ctx);
+int trace_is_lazy(const struct trace *t);
+/* Stages added from now on belong to a new group (its number, or -1 when
+ * out of memory), until trace_group_close. */
+int trace_group_open(struct trace *t);
+void trace_group_close(struct trace *t);
+/* The stage of the open group whose data is data stays held (a layer's
+ * output, the next layer's input). */
+void trace_hold(struct trace *t, const void *data);
+/* Keeps the layer of stage i (-1: none) when other layers are read. */
+void trace_pin(struct trace *t, int i);
+/* Layers held now (materialised), and how many were computed again. */
+int trace_groups_live(const struct trace *t);
+long trace_refills(const struct trace *t);
 
 /* Label of index i along axis a ("cat", "h2", "17"), written into buf; a
  * token that became <unk> shows the word typed: "reads→<unk>"; GPT-2's
@@ -150,7 +199,7 @@ int trace_set_next(struct trace *t, int i, const char *tok);
 /* Whether any token of the pass was typed as a word the vocabulary lacks. */
 int trace_has_unknown(const struct trace *t);
 
-/* Total bytes of stage data held. */
+/* Total bytes of stage data held now. */
 size_t trace_bytes(const struct trace *t);
 
 #endif
