@@ -31,6 +31,7 @@ struct ctx {
 	int failed;
 	int S, T, src_len, tgt_len;
 	struct lazy_pass *lazy;   /* recording a lazy trace's first pass, else NULL */
+	int declare;              /* output(): the stages only, not their values */
 };
 
 /* What a lazy trace needs to compute a layer again (the trace owns it):
@@ -42,6 +43,11 @@ struct lazy_pass {
 	int S, T, src_len, tgt_len;
 	struct lazy_layer { enum block blk; int layer, in, mem; } *g;
 	int ng, cap;
+	/* the output group (BLK_OUTPUT): its rows, their axis, the labels */
+	int out_n;
+	enum axis out_ax;
+	int32_t *labels;
+	int nlabels, label_len;
 };
 
 /* The formulas shown with each stage.  Those with words are marked N_():
@@ -708,7 +714,7 @@ static const float *layer(struct ctx *c, enum block blk, int i, const float *x,
 	const struct lazy_pass *lp = c->lazy;
 	if (lp && lazy_note(c, blk, i, x, memory))
 		return NULL;
-	if (lp && trace_group_open(c->t) < 0) {
+	if (lp && trace_group_open(c->t, 1) < 0) {
 		c->failed = 1;
 		return NULL;
 	}
@@ -716,7 +722,7 @@ static const float *layer(struct ctx *c, enum block blk, int i, const float *x,
 			 dec_layer(c, i, x, c->T, c->tgt_len, memory, c->S, c->src_len);
 	if (lp) {
 		trace_hold(c->t, y);
-		trace_group_close(c->t);
+		trace_group_close(c->t, 1);
 	}
 	return y;
 }
@@ -743,7 +749,8 @@ static const float *decoder(struct ctx *c, const struct pass_input *in,
 			  m->dec_norm_w, m->dec_norm_b);
 }
 
-/* logits, probs and (with labels) loss for x[n, d]. */
+/* logits, probs and (with labels) loss for x[n, d]; with c->declare only
+ * the stages, not their values. */
 static void output(struct ctx *c, const float *x, int n, enum axis ax,
 		   const int32_t *labels, int nlabels, int label_len)
 {
@@ -754,19 +761,21 @@ static void output(struct ctx *c, const float *x, int n, enum axis ax,
 	float *pr = mat(c, SK_PROBS, BLK_OUTPUT, -1, F_PROBS, n, ax, V, AX_VOCAB, "probs");
 	if (!lg || !pr)
 		return;
+	int shape[1] = { nlabels };
+	enum axis axes[1] = { ax };
+	struct stage *s = labels ? trace_add(c->t, SK_LOSS, BLK_OUTPUT, -1, F_LOSS, DT_F32,
+					     1, shape, axes, "loss") : NULL;
+	if (labels && !s) {
+		c->failed = 1;
+		return;
+	}
+	if (c->declare)
+		return;
 	op_linear(x, n, c->d, m->gen_w, m->gen_b, V, lg);
 	memcpy(pr, lg, (size_t)n * V * sizeof *pr);
 	op_softmax_rows(pr, n, V);
 	if (!labels)
 		return;
-	int shape[1] = { nlabels };
-	enum axis axes[1] = { ax };
-	struct stage *s = trace_add(c->t, SK_LOSS, BLK_OUTPUT, -1, F_LOSS, DT_F32,
-				    1, shape, axes, "loss");
-	if (!s) {
-		c->failed = 1;
-		return;
-	}
 	float *loss = s->data;
 	memset(loss, 0, (size_t)nlabels * sizeof *loss);   /* padding: loss 0 */
 	for (int i = 0; i < label_len; i++) {
@@ -780,6 +789,39 @@ static void output(struct ctx *c, const float *x, int n, enum axis ax,
 			sum += exp((double)r[j] - mx);
 		loss[i] = (float)(mx + log(sum) - r[labels[i]]);
 	}
+}
+
+/* output() as a lazy trace's last group: logits, probs and loss are
+ * [n, V] (823 MB at 2,048 tokens of a 50,257-token vocabulary) and cost a
+ * quarter of GPT-2's pass there, so the first pass only declares them; they
+ * are computed when looked at.  Otherwise output() itself. */
+static void output_group(struct ctx *c, const float *x, int n, enum axis ax,
+			 const int32_t *labels, int nlabels, int label_len)
+{
+	struct lazy_pass *lp = c->lazy;
+	if (!lp) {
+		output(c, x, n, ax, labels, nlabels, label_len);
+		return;
+	}
+	if (labels && !(lp->labels = malloc((size_t)(nlabels ? nlabels : 1) * sizeof *labels))) {
+		c->failed = 1;
+		return;
+	}
+	if (labels)
+		memcpy(lp->labels, labels, (size_t)nlabels * sizeof *labels);
+	lp->out_n = n;
+	lp->out_ax = ax;
+	lp->nlabels = nlabels;
+	lp->label_len = label_len;
+	if (lazy_note(c, BLK_OUTPUT, -1, x, NULL) || trace_group_open(c->t, 0) < 0) {
+		c->failed = 1;
+		return;
+	}
+	/* declared, not computed: the first look at them computes them */
+	c->declare = 1;
+	output(c, x, n, ax, labels, nlabels, label_len);
+	c->declare = 0;
+	trace_group_close(c->t, 0);
 }
 
 /* A 1-D float stage [n]. */
@@ -895,8 +937,10 @@ static void ctx_release(struct ctx *c)
 static void lazy_free(void *p)
 {
 	struct lazy_pass *lp = p;
-	if (lp)
+	if (lp) {
 		free(lp->g);
+		free(lp->labels);
+	}
 	free(lp);
 }
 
@@ -913,9 +957,13 @@ static int lazy_fill(void *p, struct trace *t, int g)
 	}
 	const float *x = t->stages[G->in].data;
 	const float *mem = G->mem >= 0 ? t->stages[G->mem].data : NULL;
+	const float *y = x;
 	pool_hot(1);
-	const float *y = G->blk == BLK_ENCODER ? enc_layer(&c, G->layer, x, c.S, c.src_len) :
-			 dec_layer(&c, G->layer, x, c.T, c.tgt_len, mem, c.S, c.src_len);
+	if (G->blk == BLK_OUTPUT)
+		output(&c, x, lp->out_n, lp->out_ax, lp->labels, lp->nlabels, lp->label_len);
+	else
+		y = G->blk == BLK_ENCODER ? enc_layer(&c, G->layer, x, c.S, c.src_len) :
+		    dec_layer(&c, G->layer, x, c.T, c.tgt_len, mem, c.S, c.src_len);
 	pool_hot(0);
 	ctx_release(&c);
 	return y && !c.failed ? 0 : -1;
@@ -1010,13 +1058,13 @@ static void run_arch(struct ctx *c, const struct pass_input *in)
 		memcpy(mc, mem, (size_t)in->S * c->d * sizeof *mc);
 		const float *y = decoder(c, in, mc);
 		if (y)
-			output(c, y, in->T, AX_TGT, in->labels, in->nlabels, in->label_len);
+			output_group(c, y, in->T, AX_TGT, in->labels, in->nlabels, in->label_len);
 		break;
 	}
 	case ARCH_DEC_ONLY: {
 		const float *y = decoder(c, in, NULL);
 		if (y)
-			output(c, y, in->T, AX_TGT, in->labels, in->nlabels, in->label_len);
+			output_group(c, y, in->T, AX_TGT, in->labels, in->nlabels, in->label_len);
 		break;
 	}
 	case ARCH_ENC_ONLY: {
@@ -1026,7 +1074,7 @@ static void run_arch(struct ctx *c, const struct pass_input *in)
 		else if (y && m->cfg.layout == LAYOUT_BERT)
 			bert_output(c, y, in->S);
 		else if (y)
-			output(c, y, in->S, AX_SRC, NULL, 0, 0);
+			output_group(c, y, in->S, AX_SRC, NULL, 0, 0);
 		break;
 	}
 	}

@@ -155,7 +155,7 @@ int trace_is_lazy(const struct trace *t)
 	return t->lazy != NULL;
 }
 
-int trace_group_open(struct trace *t)
+int trace_group_open(struct trace *t, int alone)
 {
 	struct lazy *z = t->lazy;
 	if (!z)
@@ -168,13 +168,14 @@ int trace_group_open(struct trace *t)
 		z->g = g;
 		z->gcap = cap;
 	}
-	groups_trim(t, z, 1, -1);   /* the pass moves on: one layer at a time */
+	if (alone)   /* the pass moves on: one layer at a time */
+		groups_trim(t, z, 1, -1);
 	z->g[z->ng] = (struct tgroup){ .first = t->n, .last = t->n };
 	z->open = z->ng++;
 	return z->open;
 }
 
-void trace_group_close(struct trace *t)
+void trace_group_close(struct trace *t, int held)
 {
 	struct lazy *z = t->lazy;
 	if (!z || z->open < 0)
@@ -183,6 +184,8 @@ void trace_group_close(struct trace *t)
 	G->last = t->n;
 	G->live = 1;
 	G->tick = ++z->tick;
+	if (!held)
+		group_drop(t, z, z->open);
 	z->open = -1;
 }
 

@@ -169,9 +169,11 @@ int trace_lazy_begin(struct trace *t, trace_fill_fn fill, void (*ctx_free)(void 
 		     void *ctx);
 int trace_is_lazy(const struct trace *t);
 /* Stages added from now on belong to a new group (its number, or -1 when
- * out of memory), until trace_group_close. */
-int trace_group_open(struct trace *t);
-void trace_group_close(struct trace *t);
+ * out of memory), until trace_group_close; alone: the other groups' data
+ * is dropped first.  Closing with held 0 drops the group's data at once
+ * (stages declared, computed when read). */
+int trace_group_open(struct trace *t, int alone);
+void trace_group_close(struct trace *t, int held);
 /* The stage of the open group whose data is data stays held (a layer's
  * output, the next layer's input). */
 void trace_hold(struct trace *t, const void *data);
