@@ -517,6 +517,11 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 			 attn_entropy(m, rows, cols), *pat ? " · " : "", pat);
 	}
 	int tl = view_title(c, r, head, axes, ent);
+	if (view_overview(v, c, rect_sub(r, r.x, r.y + tl + 1, r.w, r.h - tl - 1), rows, cols)) {
+		overview_draw(v, c, rect_sub(r, r.x, r.y + tl + 1, r.w, r.h - tl - 1), s, m,
+			      rows, cols, &sc);
+		return;
+	}
 	int has_inf = 0;
 	for (size_t i = 0; i < (size_t)rows * cols; i++)
 		has_inf |= isinf(m[i]) && m[i] < 0;

@@ -229,11 +229,14 @@ static int print_picture(const struct trace *t, const struct model *m,
 }
 
 /* The flag of a --view name, or 0 when there is none. */
+/* --view overview: the heatmap at zoom overview (not a flag of its own) */
+#define RENDER_OVERVIEW (1 << 30)
+
 static int view_flag(const char *name)
 {
 	static const struct { const char *name; int flag; } V[] = {
 		{ "lines", VF_LINES }, { "model", VF_MODEL }, { "map", VF_MAP },
-		{ "lens", VF_LENS },
+		{ "lens", VF_LENS }, { "heads", VF_ALL_HEADS }, { "overview", RENDER_OVERVIEW },
 	};
 	for (size_t i = 0; i < sizeof V / sizeof *V; i++)
 		if (!strcmp(V[i].name, name))
@@ -250,7 +253,8 @@ static int view_default_stage(const struct trace *t, int flag)
 	for (int i = 0; i < t->n; i++)
 		if (t->stages[i].kind == SK_WEIGHTS)
 			return i;
-	return flag == VF_LINES || flag == VF_MODEL ? -1 : 0;
+	return flag == VF_LINES || flag == VF_MODEL || flag == VF_ALL_HEADS ||
+	       flag == RENDER_OVERVIEW ? -1 : 0;
 }
 
 /* --view lens --format csv: one line per lens row and position. */
@@ -303,9 +307,11 @@ static int print_view(struct cli *c, const struct trace *t, const struct model *
 	v.m = m;
 	v.stage = idx;
 	v.head = c->head >= 0 ? c->head : 0;
-	v.flags = flag;
+	v.flags = flag == RENDER_OVERVIEW ? 0 : flag;
+	v.zoom = flag == RENDER_OVERVIEW ? ZOOM_OVERVIEW : ZOOM_AUTO;
 	const struct stage *w = view_attn_weights(t, &t->stages[idx]);
-	if ((flag == VF_LINES || flag == VF_MODEL) && !w)
+	if ((flag == VF_LINES || flag == VF_MODEL || flag == VF_ALL_HEADS ||
+	     flag == RENDER_OVERVIEW) && !w)
 		return cli_fail("--view %s draws an attention stage; %s is not one (try "
 				"--stage %s)", c->view, t->stages[idx].name,
 				t->stages[view_default_stage(t, flag) >= 0 ?
@@ -316,6 +322,8 @@ static int print_view(struct cli *c, const struct trace *t, const struct model *
 	if (!h) {
 		int n = w ? (w->shape[1] > w->shape[2] ? w->shape[1] : w->shape[2]) : 8;
 		h = 2 * n + 5;
+		if (flag == RENDER_OVERVIEW || flag == VF_ALL_HEADS)
+			h = h < 60 ? h : 60;   /* a screenful: the picture fits it */
 		if (flag == VF_MAP)
 			h = 36;   /* the figure with a line between boxes */
 		if (flag == VF_MODEL) {   /* every layer: a row of tiles each */
@@ -368,7 +376,8 @@ int cmd_render(struct cli *c)
 		return cli_fail("--format must be text, ansi, svg or csv, not \"%s\"", fmt);
 	int vflag = c->view ? view_flag(c->view) : 0;
 	if (c->view && !vflag)
-		return cli_fail("--view must be lines, model, map or lens, not \"%s\"", c->view);
+		return cli_fail("--view must be lines, model, map, lens, heads or overview, not \"%s\"",
+				c->view);
 	if (vflag && vflag != VF_LENS && !strcmp(fmt, "csv"))
 		return cli_fail("--view draws a picture: --format text, ansi or svg, not csv");
 	if (vflag == VF_LENS && (c->head >= 0 || c->stage))

@@ -70,6 +70,12 @@ struct stage {
 	struct trace *owner;          /* the trace it belongs to (NULL: a
 	                                 stage made by hand, data as it is) */
 	int index;                    /* its index in owner->stages */
+	float *thumb;                 /* lazy traces, attention weights: [2, h,
+	                                 tr, tc] the max and the mean pooled
+	                                 (stage_thumb), or NULL */
+	int thumb_r, thumb_c;
+	double *stats;                /* with thumb: [h, 4] each head's
+	                                 weights_entropy and weights_share 0-2 */
 };
 
 /* Options a pass was run with; recorded in dumps' __metadata__. */
@@ -200,6 +206,28 @@ const char *trace_row_label(const struct trace *t, enum axis a, int i,
 int trace_set_next(struct trace *t, int i, const char *tok);
 /* Whether any token of the pass was typed as a word the vocabulary lacks. */
 int trace_has_unknown(const struct trace *t);
+
+/* Pools m [rows, cols] into out [pr, pc]: block (i, j) covers rows
+ * i·rows/pr … (i+1)·rows/pr − 1 and the columns likewise; its max, or
+ * (mean) the mean of its finite entries; −∞ when all of them are −∞. */
+void stage_pool(const float *m, int rows, int cols, int pr, int pc, int mean, float *out);
+#define TRACE_THUMB 64
+/* The weights of an attention stage [h, n, m] pooled to at most
+ * TRACE_THUMB × TRACE_THUMB a head ([h, *pr, *pc], max or mean), kept by a
+ * lazy trace when it computed the layer, so that an overview of every
+ * layer (the model view) needs none of them again; NULL for other stages
+ * and in a full trace (whose data is always there to pool). */
+const float *stage_thumb(const struct stage *s, int mean, int *pr, int *pc);
+
+/* Attention weights w [nq, nk]: the mean row entropy in bits (rows that
+ * are all zero, fully masked, left out); the share of rows whose largest
+ * weight (at least 0.5) is on the query itself (kind 0), the token before
+ * it (1) or the first token (2). */
+double weights_entropy(const float *w, int nq, int nk);
+double weights_share(const float *w, int nq, int nk, int kind);
+/* Head h's entropy and shares, as kept with the thumbnail (stage_thumb):
+ * 0, or -1 when not kept (compute them from the data). */
+int stage_head_stats(const struct stage *s, int h, double *entropy, double share[3]);
 
 /* Total bytes of stage data held now. */
 size_t trace_bytes(const struct trace *t);

@@ -68,7 +68,7 @@ static const char *const ACTION_HELP[A_COUNT] = {
 	[A_SVG] = N_("save the view as SVG (the path is shown)"),
 	[A_PRESENTER] = N_("presenter mode for projectors: big cells, no stage list"),
 	/* TRANSLATORS: the zoom levels, as the "zoom: %s" message names them */
-	[A_ZOOM] = N_("zoom: auto / numbers / cells / fit / big"),
+	[A_ZOOM] = N_("zoom: auto / numbers / cells / fit / big / overview"),
 	[A_LINES] = N_("head view: queries and keys joined by lines, all heads overlaid"),
 	[A_HEAD_SHOW] = N_("head view: show/hide head 0–8 (0: show all)"),
 	[A_MODEL] = N_("model view: every layer × head of this attention (Enter opens one)"),
@@ -314,7 +314,7 @@ static void mouse_click(struct app *a)
 static const char *const ZOOM_NAMES[ZOOM_COUNT] = {
 	/* TRANSLATORS: zoom levels (z key), shown as "zoom: %s" and listed in
 	   the help line "zoom: auto / numbers / cells / fit / big" */
-	N_("auto"), N_("numbers"), N_("cells"), N_("fit"), N_("big")
+	N_("auto"), N_("numbers"), N_("cells"), N_("fit"), N_("big"), N_("overview")
 };
 
 /* In the model view ↑↓ choose the layer and h l the head.  Returns
