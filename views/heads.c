@@ -340,6 +340,12 @@ static void draw_grid(struct view_state *v, struct canvas *c, struct rect r)
 		x += clip_text(c, r, x, r.y, r.w, buf, &hd) + 2;
 		buf[0] = 0;
 		char part[200];
+		const int kv = v->tr->kv_heads;
+		if (kv > 0 && s->kind != SK_PERHEAD && H % kv == 0 && H > kv)
+			/* TRANSLATORS: grouped-query attention: each run of query
+			   heads reads one key/value head */
+			n0 += snprintf(buf + n0, sizeof buf - n0, _("%d key/value heads: h0–h%d read kv0, "
+				       "h%d–h%d kv1… · "), kv, H / kv - 1, H / kv, 2 * H / kv - 1);
 		if (g.vgr < g.gr) {
 			const struct shown hs = { SH_HEADS, gfirst * g.gc, g.vgr * g.gc, H };
 			n0 += snprintf(buf + n0, sizeof buf - n0, "%s · ",

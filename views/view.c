@@ -91,6 +91,8 @@ const struct view_class *view_for(const struct view_state *v)
 	case SK_IDS:
 		return &ids_view;
 	case SK_PERHEAD:
+		if ((v->flags & VF_PE_CURVES) && strstr(s->name, "_rot"))
+			return &rotary_view;
 		return (v->flags & VF_ALL_HEADS) ? &heads_view : &heatmap_view;
 	case SK_VECTORS:
 		if (strstr(s->name, ".pos") && (v->flags & VF_PE_CURVES))

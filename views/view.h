@@ -171,6 +171,7 @@ extern const struct view_class heatmap_view;
 extern const struct view_class heads_view;
 extern const struct view_class vectors_view;
 extern const struct view_class posenc_view;
+extern const struct view_class rotary_view;
 extern const struct view_class output_view;
 extern const struct view_class classes_view;
 extern const struct view_class inspect_view;

@@ -12,6 +12,7 @@
 #include "base/safetext.h"
 #include "base/utf8.h"
 #include "engine/blas.h"
+#include "formats/gguf.h"
 #include "formats/tensorfile.h"
 
 static void count_line(const char *what, size_t n)
@@ -178,9 +179,52 @@ static int info_weights(const char *path)
 	return 0;
 }
 
+/* The components of today's models, when the model has any: grouped-query
+ * attention, RMSNorm, the gated feed-forward, rotary positions, the window,
+ * the weights' dtype. */
+static void info_today(const struct config *g)
+{
+	const int hkv = cfg_kv_heads(g);
+	if (hkv != g->heads)
+		/* TRANSLATORS: `attnscope info`: grouped-query attention */
+		printf(_("attention: %d query heads share %d key/value heads (%d each)%s\n"),
+		       g->heads, hkv, g->heads / hkv, hkv == 1 ? _(", multi-query") : "");
+	if (g->norm_kind == NK_RMS || g->norm_kind == NK_RMS1 || g->ffn_gated || g->qk_norm)
+		printf("%s%s%s%s\n", g->norm_kind == NK_RMS ? "RMSNorm" :
+		       g->norm_kind == NK_RMS1 ? "RMSNorm ·(1 + g)" : norm_kind_name(g->norm_kind),
+		       g->ffn_gated ? (g->act == ACT_SILU ? ", SwiGLU" : ", GeGLU") : "",
+		       g->qk_norm ? ", q/k norms" : "", g->qkv_bias && !g->bias ? ", Q/K/V biases" : "");
+	if (g->pe == PE_ROPE) {
+		/* TRANSLATORS: `attnscope info`: rotary position embeddings,
+		   their base theta, then "" or the scaling */
+		printf(_("rotary positions: theta %g%s, context %d\n"), g->rope.theta > 0 ?
+		       g->rope.theta : 10000.0, g->rope.scaling == ROPE_LINEAR ? _(", linear scaling") :
+		       g->rope.scaling == ROPE_LLAMA3 ? _(", llama3 scaling") : "", g->max_len);
+	}
+	if (g->sliding_window)
+		/* TRANSLATORS: `attnscope info`: each query sees its N last keys */
+		printf(_("sliding window: %d keys (from layer %d)\n"), g->sliding_window,
+		       g->window_from);
+	if (g->wdtype[0])
+		/* TRANSLATORS: `attnscope info`: the dtypes of the weights file
+		   (F32, BF16, ...), converted to F32 on load */
+		printf(_("weights stored as %s (computed in F32)\n"), g->wdtype);
+}
+
+/* A GGUF file: named *.gguf, or starting with the magic "GGUF". */
+static int is_gguf(const char *path)
+{
+	size_t n = strlen(path);
+	return (n > 5 && !strcmp(path + n - 5, ".gguf")) || gguf_sniff(path);
+}
+
 int cmd_info(struct cli *c)
 {
-	/* info FILE: a weights file lists its tensors; a YAML is a model */
+	/* info FILE: a weights file lists its tensors, a GGUF file its
+	   metadata (cmd_info_gguf.c); a YAML is a model */
+	const char *gg = c->sentence ? c->sentence : c->model;
+	if (gg && is_gguf(gg))
+		return cmd_info_gguf(gg);
 	if (c->sentence) {
 		if (tensorfile_sniff(c->sentence))
 			return info_weights(c->sentence);
@@ -199,9 +243,14 @@ int cmd_info(struct cli *c)
 		field(lw, _("description"), g->description);
 	field(lw, _("file"), m->path);
 	field(lw, _("architecture"), arch_name(g->arch));
+	if (g->hf_type)
+		/* TRANSLATORS: `attnscope info` of a Hugging Face folder: its
+		   model_type (llama, qwen2, gpt2, ...) */
+		field(lw, _("family"), g->hf_type);
 	printf(_("d_model %d, heads %d (dk %d), d_ff %d, encoder layers %d, decoder layers %d\n"),
-	       g->d_model, g->heads, g->d_model / g->heads, g->d_ff, g->enc_layers,
+	       g->d_model, g->heads, cfg_dk(g), g->d_ff, g->enc_layers,
 	       g->dec_layers);
+	info_today(g);
 	/* TRANSLATORS: the values after norm, activation and positional
 	   encoding are the YAML values (post, pre, relu, sinusoidal, ...) and
 	   stay as they are; the last %s is empty or ", embeddings scaled by

@@ -6,6 +6,8 @@
 
 int cmd_dump(struct cli *c);
 int cmd_info(struct cli *c);
+/* info on a GGUF file (cmd_info_gguf.c): 0, or 1 after printing an error */
+int cmd_info_gguf(const char *path);
 int cmd_bench(struct cli *c);
 int cmd_render(struct cli *c);
 int cmd_translate(struct cli *c);

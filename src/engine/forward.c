@@ -1092,6 +1092,13 @@ struct trace *forward_run(const struct model *m, const struct pass_input *in,
 	    trace_labels(t, m, in, o) ||
 	    (forward_trace_lazy(m, in->S, in->T, o) && lazy_start(&c, in, o)))
 		goto oom;
+	if (c.inv) {   /* the frequencies, for the rotary picture */
+		if (!(t->rope_inv = malloc((size_t)(c.dk / 2 + 1) * sizeof *c.inv)))
+			goto oom;
+		memcpy(t->rope_inv, c.inv, (size_t)(c.dk / 2) * sizeof *c.inv);
+		t->rope_pairs = c.dk / 2;
+	}
+	t->kv_heads = c.hkv != c.h ? c.hkv : 0;
 	pool_hot(1);
 	run_arch(&c, in);
 	pool_hot(0);
@@ -1130,11 +1137,13 @@ double forward_flops(const struct model *m, int S, int T)
 {
 	const struct config *c = &m->cfg;
 	const double d = c->d_model, F = c->d_ff, V = m->tgt_vocab.n;
+	const double qd = (double)c->heads * cfg_dk(c), kvd = (double)cfg_kv_heads(c) * cfg_dk(c);
 	/* per attention: projections + QKᵀ + weights·V + W_O */
-	double self_s = 2 * S * d * 3 * d + 4.0 * S * S * d + 2 * S * d * d;
-	double self_t = 2 * T * d * 3 * d + 4.0 * T * T * d + 2 * T * d * d;
-	double cross = 2 * T * d * d + 2 * S * d * 2 * d + 4.0 * T * S * d + 2 * T * d * d;
-	double ffn_s = 4 * S * d * F, ffn_t = 4 * T * d * F;
+	double self_s = 2 * S * d * (qd + 2 * kvd) + 4.0 * S * S * qd + 2 * S * qd * d;
+	double self_t = 2 * T * d * (qd + 2 * kvd) + 4.0 * T * T * qd + 2 * T * qd * d;
+	double cross = 2 * T * d * qd + 2 * S * d * 2 * kvd + 4.0 * T * S * qd + 2 * T * qd * d;
+	const double ff = c->ffn_gated ? 6 : 4;   /* gate, up, down: three products */
+	double ffn_s = ff * S * d * F, ffn_t = ff * T * d * F;
 	switch (c->arch) {
 	case ARCH_ENC_DEC:
 		return c->enc_layers * (self_s + ffn_s) +

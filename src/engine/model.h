@@ -87,6 +87,8 @@ struct config {
 	int window_from;             /* the first layer that has the window */
 	double attn_scale;           /* scores = q·kᵀ·attn_scale (0: 1/√dk) */
 	struct rope_cfg rope;        /* PE_ROPE */
+	char wdtype[32];             /* the weights file's dtypes ("BF16",
+	                                "F32+F16"), "" without a file */
 	int tie_gen;                 /* logits through the embedding: 1 always
 	                                (an lm_head in the file is not used),
 	                                0 never (the file must have one), -1

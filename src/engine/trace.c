@@ -481,6 +481,9 @@ void trace_reset(struct trace *t)
 	tokens_free(t->next_tokens, t->T);
 	tokens_free(t->src_typed, t->S);
 	tokens_free(t->tgt_typed, t->T);
+	free(t->rope_inv);
+	t->rope_inv = NULL;
+	t->rope_pairs = t->kv_heads = 0;
 	t->src_tokens = t->tgt_tokens = t->label_tokens = t->next_tokens = NULL;
 	tokens_free(t->dropped, t->ndropped);
 	t->src_typed = t->tgt_typed = t->dropped = NULL;

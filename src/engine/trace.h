@@ -131,6 +131,14 @@ struct trace {
 	                                    (not owned), and their count */
 	int nclasses;
 	struct pass_opts opts;
+	float *rope_inv;                 /* rotary embeddings: θ_j of each
+	                                    dimension pair (j, j + dk/2), the
+	                                    frequencies the pass turned q and
+	                                    k by (owned), or NULL */
+	int rope_pairs;                  /* dk/2 */
+	int kv_heads;                    /* key/value heads (grouped-query
+	                                    attention: < the query heads; 0
+	                                    when they are the same) */
 	/* private: arena of stage data, the lazy groups (trace.c) */
 	void *arena;
 	void *lazy;

@@ -676,6 +676,15 @@ static int load_want(struct model *m, struct want *w, const struct wmatch *x,
 			off += part;
 		}
 	}
+	char *dt = m->cfg.wdtype;   /* the dtypes met, in order */
+	for (int k = 0; k < x->nparts; k++) {
+		const char *s = F->t[x->part[k]].dtype_str, *f = strstr(dt, s);
+		size_t l = strlen(s);
+		if (!(f && (f == dt || f[-1] == '+') && (!f[l] || f[l] == '+')) &&
+		    strlen(dt) + l + 2 < sizeof m->cfg.wdtype)
+			snprintf(dt + strlen(dt), sizeof m->cfg.wdtype - strlen(dt), "%s%s",
+				 *dt ? "+" : "", s);
+	}
 	if (add_tensor(m, w, p, mapped)) {
 		if (!mapped)
 			free(p);

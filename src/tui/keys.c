@@ -433,8 +433,11 @@ static void do_action(struct app *a, enum action act)
 			if ((v->flags & VF_PE_CURVES) && v->col == 0 && app_stage(a)->ndim == 2 &&
 			    app_stage(a)->shape[1] >= 8)
 				v->col = 4;
+		} else if (strstr(app_stage(a)->name, "_rot")) {   /* the rotary picture */
+			v->flags ^= VF_PE_CURVES;
 		} else
-			app_msg(a, 0, _("curves are for the positional encoding stages (src.pos, tgt.pos)"));
+			app_msg(a, 0, _("curves are for the positional encoding stages (src.pos, tgt.pos; "
+					"q_rot, k_rot with rotary embeddings)"));
 		break;
 	case A_MASK_DEC:
 		if (a->m->cfg.arch == ARCH_ENC_ONLY) {

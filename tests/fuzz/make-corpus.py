@@ -396,4 +396,15 @@ put("corpus", "spaces.tsv", "  a   b  \t c\t0-0\na\tb\t0-0\t9-9\n")
 put("corpus", "cr-inside-line",
     b"i love you very much\teu te amo mu\x10\x00\x00\x00`\xc0\x00'z\x80ito\t0-0 1-r 2-1 3-3 4-3\n"
     b"your c]t\ts" + b"{" * 51 + b")" * 5 + b"{" * 30 + b"eu ?gato\n\nthe ~cat\to gato\r\r\n")
+# ---- gguf: small valid files and the hostile catalogue of tests/gguf ----
+shutil.rmtree(os.path.join(out, "gguf"), ignore_errors=True)
+try:
+    sys.path.insert(0, os.path.join(top, "tests", "gguf"))
+    import hostile  # noqa: E402  (numpy)
+    put("gguf", "typed-v3.gguf", hostile.typed())
+    put("gguf", "small-llama.gguf", hostile.small().raw())
+    for name, data, _ in hostile.catalogue():
+        put("gguf", name + ".gguf", data)
+except ImportError as exc:
+    print("no gguf seeds (tests/gguf needs numpy): %s" % exc, file=sys.stderr)
 print("corpora written to", out)
