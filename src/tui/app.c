@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "app.h"
 #include "term.h"
@@ -31,6 +32,17 @@ void app_msg(struct app *a, int is_err, const char *fmt, ...)
 	a->scr.message_is_error = is_err;
 }
 
+void app_set_text(char **dst, const char *src)
+{
+	if (*dst == src)
+		return;
+	char *p = strdup(src ? src : "");
+	if (!p)
+		term_fatal("%s", _("out of memory"));
+	free(*dst);
+	*dst = p;
+}
+
 static int blank(const char *s)
 {
 	return s[strspn(s, " \t\r\n\v\f")] == 0;
@@ -48,7 +60,7 @@ static void own_translation(struct app *a, const char *sentence, const char *tar
 		a->own_ok = 0;
 		return;
 	}
-	if (a->own_ok && a->own_m == a->m && strcmp(a->own_for, sentence) == 0)
+	if (a->own_ok && a->own_m == a->m && a->own_for && strcmp(a->own_for, sentence) == 0)
 		return;
 	a->own_ok = 0;
 	struct pass_input in;
@@ -73,7 +85,7 @@ static void own_translation(struct app *a, const char *sentence, const char *tar
 		a->nown = r.nbest;
 		a->own_ok = 1;
 		a->own_m = a->m;
-		snprintf(a->own_for, sizeof a->own_for, "%s", sentence);
+		app_set_text(&a->own_for, sentence);
 		model_target_text(a->m, ids, r.nbest, sentence, a->own_text, sizeof a->own_text);
 	}
 	decode_result_free(&r);
@@ -122,10 +134,8 @@ int app_recompute(struct app *a, const char *sentence, const char *target)
 	if (a->decoding) {
 		if (app_decode_all(a, sentence))
 			return -1;
-		if (sentence != a->sentence)
-			snprintf(a->sentence, sizeof a->sentence, "%s", sentence);
-		if (target != a->target)
-			snprintf(a->target, sizeof a->target, "%s", target);
+		app_set_text(&a->sentence, sentence);
+		app_set_text(&a->target, target);
 		return app_step_pass(a);
 	}
 	char name[STAGE_NAME_MAX] = "";
@@ -134,10 +144,8 @@ int app_recompute(struct app *a, const char *sentence, const char *target)
 	own_translation(a, sentence, target);
 	if (run_into(a, sentence, target, &a->opts, &a->tr, 1))
 		return -1;
-	if (sentence != a->sentence)
-		snprintf(a->sentence, sizeof a->sentence, "%s", sentence);
-	if (target != a->target)
-		snprintf(a->target, sizeof a->target, "%s", target);
+	app_set_text(&a->sentence, sentence);
+	app_set_text(&a->target, target);
 	if (a->scr.v.flags & VF_MASK_DIFF) {
 		struct pass_opts o = a->opts;
 		o.causal = !o.causal;
@@ -208,6 +216,9 @@ void app_draw(struct app *a, struct canvas *c)
 	   space at each end */
 	static const char *const prompt[] = { "", N_(" sentence: "), N_(" target: ") };
 	struct screen *s = &a->scr;
+	/* a lazy trace keeps the layer on screen while the model view or the
+	 * lens reads the others */
+	trace_pin(a->tr, a->scr.v.stage);
 	s->model_name = a->m->cfg.name;
 	s->sentence = a->sentence;
 	s->target = *a->target ? a->target : a->own_ok && !a->decoding ? a->own_text : NULL;
@@ -251,6 +262,11 @@ void app_release(struct app *a)
 	a->own = NULL;
 	free(a->pe_tab);
 	a->pe_tab = NULL;
+	free(a->sentence);
+	free(a->target);
+	free(a->own_for);
+	a->sentence = a->target = a->own_for = NULL;
+	lineedit_free(&a->edit);
 }
 
 /* Writes the view on screen as a figure to attnscope-N.svg in the current
@@ -297,6 +313,8 @@ int tui_run(struct cli *c)
 {
 	struct app a;
 	memset(&a, 0, sizeof a);
+	app_set_text(&a.sentence, "");
+	app_set_text(&a.target, "");
 	if (c->scheme) {
 		int sch = palette_scheme_by_name(c->scheme);
 		if (sch < 0)
@@ -327,13 +345,18 @@ int tui_run(struct cli *c)
 		model_free(a.m);
 		return cli_fail("%s: no sentence given and the model has no examples", c->model);
 	}
-	if (strlen(sentence) >= EDIT_MAX || (c->target && strlen(c->target) >= EDIT_MAX)) {
+	/* --file -: the sentence came from standard input; the keys come
+	 * from the terminal */
+	if (c->file && !strcmp(c->file, "-") && !isatty(STDIN_FILENO) &&
+	    !freopen("/dev/tty", "r", stdin)) {
 		model_free(a.m);
-		return cli_fail("the sentence is limited to %d bytes", EDIT_MAX - 1);
+		return cli_fail("--file -: the stepper reads keys from the terminal, and "
+				"/dev/tty cannot be opened: %s", strerror(errno));
 	}
-	snprintf(a.sentence, sizeof a.sentence, "%s", sentence);
-	snprintf(a.target, sizeof a.target, "%s", c->target ? c->target : "");
+	app_set_text(&a.sentence, sentence);
+	app_set_text(&a.target, c->target ? c->target : "");
 	if (app_recompute(&a, a.sentence, a.target)) {
+		app_release(&a);
 		model_free(a.m);
 		return cli_fail("%s", a.msg + 1);
 	}

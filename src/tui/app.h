@@ -17,19 +17,21 @@
 #include "engine/lens.h"
 #include "views/screen.h"
 
-#define EDIT_MAX LINEEDIT_MAX
+#define OWN_TEXT_MAX 8192   /* the header's own translation (shown, cut) */
 
 struct app {
 	struct model *m;
 	int churn;                   /* big buffers freed since the last trim */
-	char sentence[EDIT_MAX], target[EDIT_MAX];
+	char *sentence, *target;     /* malloc'd, never NULL once open
+	                                (app_set_text): no cap in bytes, the
+	                                model's context is the limit */
 	/* no target given (encoder-decoder): the decoder is teacher-forced on
 	 * the model's own greedy translation, own[0..nown) (own_text for the
 	 * header); own_ok 0 when there is none (decoder-only, or it failed) */
 	int32_t *own;
 	int nown, own_ok;
-	char own_text[EDIT_MAX];
-	char own_for[EDIT_MAX];      /* the sentence it translates, */
+	char own_text[OWN_TEXT_MAX];
+	char *own_for;               /* the sentence it translates (malloc'd), */
 	const struct model *own_m;   /*   with this model */
 	struct pass_opts opts;
 	struct trace *tr;            /* the pass on screen */
@@ -89,6 +91,8 @@ enum action {
 struct cli;
 
 /* app.c: messages, recomputation, navigation, drawing, the key loop */
+/* *dst = a copy of src (the old one freed; src may be *dst itself). */
+void app_set_text(char **dst, const char *src);
 void app_msg(struct app *a, int is_err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Recomputes the pass for sentence/target (copied into the state),

@@ -240,7 +240,8 @@ static void edit_key(struct app *a, int key, const char *utf8)
 		break;
 	}
 	case LE_FULL:
-		app_msg(a, 1, _("the text is limited to %d bytes"), EDIT_MAX - 2);
+		app_msg(a, 1, _("the text cannot grow: out of memory, or past %zu MiB"),
+			(size_t)(LINEEDIT_MAX >> 20));
 		break;
 	case LE_NONE:
 		a->edit_dirty = 1;
