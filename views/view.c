@@ -3,9 +3,11 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "draw.h"
 #include "view.h"
+#include "formats/vocab.h"
 #include "base/i18n.h"
 
 int view_heads(const struct stage *s)
@@ -244,6 +246,40 @@ const char *attn_pattern(const float *w, int nq, int nk)
 	double sh[3] = { nq == nk ? weights_share(w, nq, nk, 0) : 0, weights_share(w, nq, nk, 1),
 			 weights_share(w, nq, nk, 2) };
 	return pattern_of(attn_entropy(w, nq, nk), sh, nq, nk);
+}
+
+int view_find_token(const struct view_state *v, const char *text, int after, int *count)
+{
+	const struct stage *s = view_stage(v);
+	const enum axis a = s->axes[s->ndim == 3 ? 1 : 0];
+	const int n = s->shape[s->ndim == 3 ? 1 : 0];
+	const char *const *tok = a == AX_TGT ? (const char *const *)v->tr->tgt_tokens :
+				 a == AX_SRC ? (const char *const *)v->tr->src_tokens : NULL;
+	int first = -1, next = -1;
+	char lab[256];
+	*count = 0;
+	if (!tok || !text || !*text)
+		return -1;
+	while (*text == ' ')
+		text++;
+	for (int i = 0; i < n; i++) {
+		/* the token as stored, or as shown (GPT-2's pieces: ␣ for a space) */
+		const char *shown = v->tr->tok ? tokens_label(v->tr->tok, tok[i], lab, sizeof lab) :
+				    tok[i];
+		const char *bare = shown;
+		if (!strncmp(bare, "␣", strlen("␣")))
+			bare += strlen("␣");
+		while (*bare == ' ')
+			bare++;
+		if (strcasecmp(tok[i], text) && strcasecmp(shown, text) && strcasecmp(bare, text))
+			continue;
+		++*count;
+		if (first < 0)
+			first = i;
+		if (next < 0 && i > after)
+			next = i;
+	}
+	return next >= 0 ? next : first;
 }
 
 double view_head_entropy(const struct stage *s, int h)

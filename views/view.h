@@ -155,6 +155,10 @@ void view_cursor_text(const struct view_state *v, char *where, size_t wn,
  * in bits and a pattern tag ("self", "previous", "first", "broad", or ""). */
 double attn_entropy(const float *w, int nq, int nk);
 const char *attn_pattern(const float *w, int nq, int nk);
+/* The next position after `after` (wrapping) whose token on the rows of
+ * the stage on screen is text (case aside; GPT-2's pieces also without
+ * their space mark), -1 when none; *count: how many positions have it. */
+int view_find_token(const struct view_state *v, const char *text, int after, int *count);
 /* The same for head h of an attention stage [h, nq, nk], from what a lazy
  * trace kept (no layer computed again) or from its data. */
 double view_head_entropy(const struct stage *s, int h);

@@ -214,7 +214,8 @@ void app_draw(struct app *a, struct canvas *c)
 {
 	/* TRANSLATORS: the prompts of the line editor (e and t keys); keep the
 	   space at each end */
-	static const char *const prompt[] = { "", N_(" sentence: "), N_(" target: ") };
+	static const char *const prompt[] = { "", N_(" sentence: "), N_(" target: "),
+					      N_(" jump to token: ") };
 	struct screen *s = &a->scr;
 	/* a lazy trace keeps the layer on screen while the model view or the
 	 * lens reads the others */
@@ -265,7 +266,8 @@ void app_release(struct app *a)
 	free(a->sentence);
 	free(a->target);
 	free(a->own_for);
-	a->sentence = a->target = a->own_for = NULL;
+	free(a->jump);
+	a->sentence = a->target = a->own_for = a->jump = NULL;
 	lineedit_free(&a->edit);
 }
 

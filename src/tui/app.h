@@ -22,6 +22,7 @@
 struct app {
 	struct model *m;
 	int churn;                   /* big buffers freed since the last trim */
+	char *jump;                  /* the last token J looked for (malloc'd) */
 	char *sentence, *target;     /* malloc'd, never NULL once open
 	                                (app_set_text): no cap in bytes, the
 	                                model's context is the limit */
@@ -38,7 +39,8 @@ struct app {
 	struct trace *alt;           /* causal mask flipped, for the mask diff */
 	struct screen scr;
 	char msg[768];
-	int editing;                 /* 0, or which text: 1 sentence, 2 target */
+	int editing;                 /* 0, or which text: 1 sentence, 2 target,
+	                                3 a token to jump to (J) */
 	struct lineedit edit;
 	int edit_dirty;              /* edited since the length was checked */
 	int edit_bad;                /* the check's message is on screen */
@@ -85,6 +87,7 @@ enum action {
 	A_SAMPLE, A_RESEED, A_TOPK, A_LENS, A_IMPORTANCE,
 	A_COMPARE, A_FORCE, A_UNFORCE, A_CROSS, A_EXPLAIN, A_SCHEME, A_SVG, A_PRESENTER,
 	A_ZOOM, A_LINES, A_HEAD_SHOW, A_MODEL, A_MAP, A_MAP_SIDE, A_SNAP_PREV, A_SNAP_NEXT, A_HELP,
+	A_JUMP, A_POOL,
 	A_ESCAPE, A_QUIT, A_COUNT
 };
 

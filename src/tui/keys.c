@@ -69,6 +69,8 @@ static const char *const ACTION_HELP[A_COUNT] = {
 	[A_PRESENTER] = N_("presenter mode for projectors: big cells, no stage list"),
 	/* TRANSLATORS: the zoom levels, as the "zoom: %s" message names them */
 	[A_ZOOM] = N_("zoom: auto / numbers / cells / fit / big / overview"),
+	[A_JUMP] = N_("jump to a token: type it, Enter (again: its next place)"),
+	[A_POOL] = N_("overviews of long matrices: the max or the mean of each block"),
 	[A_LINES] = N_("head view: queries and keys joined by lines, all heads overlaid"),
 	[A_HEAD_SHOW] = N_("head view: show/hide head 0–8 (0: show all)"),
 	[A_MODEL] = N_("model view: every layer × head of this attention (Enter opens one)"),
@@ -117,7 +119,7 @@ static const struct binding KEYS[] = {
 	{ 'y', "y", A_LENS }, { 'I', "I", A_IMPORTANCE },
 	{ 'w', "w", A_EXPLAIN }, { 'P', "P", A_PRESENTER }, { 'S', "S", A_SCHEME }, { 's', "s", A_SVG },
 	{ 'X', "X", A_CROSS }, { 'C', "C", A_COMPARE }, { 'f', "f", A_FORCE }, { 'F', "F", A_UNFORCE },
-	{ 'z', "z", A_ZOOM }, { 'v', "v", A_LINES }, { 'V', "V", A_MODEL },
+	{ 'z', "z", A_ZOOM }, { 'J', "J", A_JUMP }, { 'Z', "Z", A_POOL }, { 'v', "v", A_LINES }, { 'V', "V", A_MODEL },
 	{ 'o', "o", A_MAP }, { 'u', "u", A_MAP_SIDE },
 	{ '1', "1–9", A_HEAD_SHOW }, { '2', NULL, A_HEAD_SHOW }, { '3', NULL, A_HEAD_SHOW },
 	{ '4', NULL, A_HEAD_SHOW }, { '5', NULL, A_HEAD_SHOW }, { '6', NULL, A_HEAD_SHOW },
@@ -209,7 +211,27 @@ static void edit_open(struct app *a, int which)
 	a->editing = which;
 	a->edit_dirty = a->edit_bad = 0;
 	a->edit_hint[0] = 0;
-	lineedit_set(&a->edit, which == 1 ? a->sentence : a->target);
+	lineedit_set(&a->edit, which == 1 ? a->sentence : which == 2 ? a->target : a->jump);
+}
+
+/* J: the cursor to the next position (after the cursor's, wrapping) of
+ * the token typed, on the rows and, for a self-attention, the columns. */
+static void jump_to(struct app *a, const char *text)
+{
+	struct view_state *v = &a->scr.v;
+	const struct stage *s = app_stage(a);
+	app_set_text(&a->jump, text);
+	int n = 0, at = view_find_token(v, text, v->row, &n);
+	if (at < 0) {
+		app_msg(a, 1, _("no token “%s” on the rows of %s"), text, s->name);
+		return;
+	}
+	v->row = at;
+	if (s->ndim >= 2 && s->axes[s->ndim - 1] == s->axes[s->ndim == 3 ? 1 : 0])
+		v->col = at;
+	view_clamp(v);
+	app_msg(a, 0, P_("“%s” at position %d (%d place)", "“%s” at position %d (%d places)", n),
+		text, at, n);
 }
 
 static void edit_key(struct app *a, int key, const char *utf8)
@@ -231,6 +253,10 @@ static void edit_key(struct app *a, int key, const char *utf8)
 		int which = a->editing, rc;
 		a->editing = 0;
 		a->scr.message = NULL;
+		if (which == 3) {
+			jump_to(a, a->edit.text);
+			break;
+		}
 		if (which == 1)
 			rc = app_recompute(a, a->edit.text, a->target);
 		else
@@ -264,7 +290,7 @@ static void paste_key(struct app *a, int key, const char *utf8)
 
 void app_edit_check(struct app *a)
 {
-	if (!a->editing || !a->edit_dirty)
+	if (!a->editing || !a->edit_dirty || a->editing == 3)
 		return;
 	a->edit_dirty = 0;
 	struct pass_input in;
@@ -462,6 +488,12 @@ static void do_action(struct app *a, enum action act)
 		break;
 	case A_ABLATE: ablate(a); break;
 	case A_EDIT: edit_open(a, 1); break;
+	case A_JUMP: edit_open(a, 3); break;
+	case A_POOL:
+		v->flags ^= VF_POOL_MEAN;
+		app_msg(a, 0, (v->flags & VF_POOL_MEAN) ? _("overviews: the mean of each block") :
+			_("overviews: the max of each block"));
+		break;
 	case A_EDIT_TARGET: edit_open(a, 2); break;
 	case A_SNAP_PREV: app_snapshot_step(a, -1); break;
 	case A_SNAP_NEXT: app_snapshot_step(a, 1); break;
