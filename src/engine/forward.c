@@ -34,14 +34,15 @@ struct ctx {
 	int declare;              /* output(): the stages only, not their values */
 };
 
-/* What a lazy trace needs to compute a layer again (the trace owns it):
- * the model, the options, the lengths, and for each group (layer) the
- * stages holding its input and the encoder's memory. */
+/* What a lazy trace needs to compute a sublayer again (the trace owns
+ * it): the model, the options, the lengths, and for each group (a layer's
+ * sublayer: enum part) the stages holding its input and the encoder's
+ * memory. */
 struct lazy_pass {
 	const struct model *m;
 	struct pass_opts o;
 	int S, T, src_len, tgt_len;
-	struct lazy_layer { enum block blk; int layer, in, mem; } *g;
+	struct lazy_layer { enum block blk; int layer, part, in, mem; } *g;
 	int ng, cap;
 	/* the output group (BLK_OUTPUT): its rows, their axis, the labels */
 	int out_n;
@@ -613,61 +614,39 @@ static const float *final_norm(struct ctx *c, enum block blk, const char *name,
 	return y;
 }
 
-/* Encoder layer i on x [S, d] (src_len real tokens): its stages; returns
- * its output [S, d]. */
-static const float *enc_layer(struct ctx *c, int i, const float *x, int S, int src_len)
-{
-	const struct layer_w *L = &c->m->enc[i];
-	char p[STAGE_NAME_MAX], pa[STAGE_NAME_MAX];
-	snprintf(p, sizeof p, "encoder.%d", i);
-	snprintf(pa, sizeof pa, "encoder.%d.self_attn", i);
-	const float *u = sublayer_in(c, BLK_ENCODER, i, p, 1, x, S, AX_SRC, L->n1_w, L->n1_b);
-	const float *y = u ? attention(c, BLK_ENCODER, i, pa, 0, &L->self, u, S, AX_SRC,
-				       u, S, AX_SRC, src_len, c->o->encoder_causal, 0,
-				       ablated(c, BLK_ENCODER, i, 0)) : NULL;
-	x = sublayer_out(c, BLK_ENCODER, i, p, 1, x, y, S, AX_SRC, L->n1_w, L->n1_b);
-	if (!x)
-		return NULL;
-	u = sublayer_in(c, BLK_ENCODER, i, p, 2, x, S, AX_SRC, L->n2_w, L->n2_b);
-	y = u ? ffn(c, BLK_ENCODER, i, p, L, u, S, AX_SRC) : NULL;
-	return sublayer_out(c, BLK_ENCODER, i, p, 2, x, y, S, AX_SRC, L->n2_w, L->n2_b);
-}
+/* The sublayers of a layer, each a group of a lazy trace: computing again
+ * the attention of a layer does not compute its feed-forward. */
+enum part { P_SELF, P_CROSS, P_FFN };
 
-/* Decoder layer i on x [T, d] (tgt_len real tokens), reading memory
- * [S, d] (src_len real) or none (decoder-only): its stages; returns its
- * output [T, d]. */
-static const float *dec_layer(struct ctx *c, int i, const float *x, int T, int tgt_len,
-			      const float *memory, int S, int src_len)
+/* Sublayer part of layer i of blk on x [n, d] (n = S or T), cross-
+ * attention reading memory [S, d]: its stages; returns its output [n, d]
+ * (post-norm: the norm, else the residual sum). */
+static const float *sublayer(struct ctx *c, enum block blk, int i, enum part part,
+			     const float *x, const float *memory)
 {
 	const struct model *m = c->m;
-	const struct layer_w *L = &m->dec[i];
-	int k = 1;
-	char p[STAGE_NAME_MAX], pa[STAGE_NAME_MAX];
-	snprintf(p, sizeof p, "decoder.%d", i);
-	snprintf(pa, sizeof pa, "decoder.%d.self_attn", i);
-	const float *u = sublayer_in(c, BLK_DECODER, i, p, k, x, T, AX_TGT, L->n1_w, L->n1_b);
-	const float *y = u ? attention(c, BLK_DECODER, i, pa, 0, &L->self, u, T, AX_TGT,
-				       u, T, AX_TGT, tgt_len, c->o->causal,
-				       i >= m->cfg.window_from ? m->cfg.sliding_window : 0,
-				       ablated(c, BLK_DECODER, i, 0)) : NULL;
-	x = sublayer_out(c, BLK_DECODER, i, p, k, x, y, T, AX_TGT, L->n1_w, L->n1_b);
-	if (memory && x) {
-		k = 2;
-		snprintf(pa, sizeof pa, "decoder.%d.cross_attn", i);
-		u = sublayer_in(c, BLK_DECODER, i, p, k, x, T, AX_TGT, L->n2_w, L->n2_b);
-		y = u ? attention(c, BLK_DECODER, i, pa, 1, &L->cross, u, T, AX_TGT,
-				  memory, S, AX_SRC, src_len, 0, 0,
-				  ablated(c, BLK_DECODER, i, 1)) : NULL;
-		x = sublayer_out(c, BLK_DECODER, i, p, k, x, y, T, AX_TGT, L->n2_w, L->n2_b);
-	}
-	if (!x)
-		return NULL;
-	const float *g = memory ? L->n3_w : L->n2_w;
-	const float *b = memory ? L->n3_b : L->n2_b;
-	k++;
-	u = sublayer_in(c, BLK_DECODER, i, p, k, x, T, AX_TGT, g, b);
-	y = u ? ffn(c, BLK_DECODER, i, p, L, u, T, AX_TGT) : NULL;
-	return sublayer_out(c, BLK_DECODER, i, p, k, x, y, T, AX_TGT, g, b);
+	const int enc = blk == BLK_ENCODER, n = enc ? c->S : c->T;
+	const enum axis ax = enc ? AX_SRC : AX_TGT;
+	const struct layer_w *L = enc ? &m->enc[i] : &m->dec[i];
+	/* the norms' numbers: 1 self, 2 cross, then the feed-forward's */
+	const int k = part == P_SELF ? 1 : part == P_CROSS ? 2 : enc || !memory ? 2 : 3;
+	const float *g = k == 1 ? L->n1_w : k == 2 ? L->n2_w : L->n3_w;
+	const float *b = k == 1 ? L->n1_b : k == 2 ? L->n2_b : L->n3_b;
+	char p[24], pa[40];   /* "decoder.11", "decoder.11.cross_attn" */
+	snprintf(p, sizeof p, "%s.%d", enc ? "encoder" : "decoder", i);
+	snprintf(pa, sizeof pa, "%s.%s", p, part == P_CROSS ? "cross_attn" : "self_attn");
+	const float *u = sublayer_in(c, blk, i, p, k, x, n, ax, g, b), *y = NULL;
+	if (u && part == P_SELF)
+		y = attention(c, blk, i, pa, 0, &L->self, u, n, ax, u, n, ax,
+			      enc ? c->src_len : c->tgt_len, enc ? c->o->encoder_causal : c->o->causal,
+			      !enc && i >= m->cfg.window_from ? m->cfg.sliding_window : 0,
+			      ablated(c, blk, i, 0));
+	else if (u && part == P_CROSS)
+		y = attention(c, blk, i, pa, 1, &L->cross, u, n, ax, memory, c->S, AX_SRC,
+			      c->src_len, 0, 0, ablated(c, blk, i, 1));
+	else if (u)
+		y = ffn(c, blk, i, p, L, u, n, ax);
+	return sublayer_out(c, blk, i, p, k, x, y, n, ax, g, b);
 }
 
 /* The index of the stage holding data, or -1. */
@@ -679,8 +658,9 @@ static int stage_of(const struct trace *t, const float *data)
 	return -1;
 }
 
-/* Notes which stages layer i of blk reads (x and memory must be held). */
-static int lazy_note(struct ctx *c, enum block blk, int i, const float *x,
+/* Notes which stages sublayer part of layer i of blk reads (x and memory
+ * must be held). */
+static int lazy_note(struct ctx *c, enum block blk, int i, int part, const float *x,
 		     const float *memory)
 {
 	struct lazy_pass *lp = c->lazy;
@@ -697,6 +677,7 @@ static int lazy_note(struct ctx *c, enum block blk, int i, const float *x,
 	struct lazy_layer *g = &lp->g[lp->ng++];
 	g->blk = blk;
 	g->layer = i;
+	g->part = part;
 	g->in = stage_of(c->t, x);
 	g->mem = memory ? stage_of(c->t, memory) : -1;
 	if (g->in < 0 || c->t->stages[g->in].group >= 0 || (memory && g->mem < 0)) {
@@ -706,25 +687,26 @@ static int lazy_note(struct ctx *c, enum block blk, int i, const float *x,
 	return 0;
 }
 
-/* One layer of either stack, as forward_layer computes it again; in a
- * lazy trace its stages are a group, its output held. */
+/* One layer of either stack: its sublayers, as lazy_fill computes them
+ * again; in a lazy trace each is a group, its output held. */
 static const float *layer(struct ctx *c, enum block blk, int i, const float *x,
 			  const float *memory)
 {
-	const struct lazy_pass *lp = c->lazy;
-	if (lp && lazy_note(c, blk, i, x, memory))
-		return NULL;
-	if (lp && trace_group_open(c->t, 1) < 0) {
-		c->failed = 1;
-		return NULL;
+	for (int part = P_SELF; part <= P_FFN && x; part++) {
+		if (part == P_CROSS && (blk == BLK_ENCODER || !memory))
+			continue;
+		if (c->lazy && (lazy_note(c, blk, i, part, x, memory) ||
+				trace_group_open(c->t, 1) < 0)) {
+			c->failed = 1;
+			return NULL;
+		}
+		x = sublayer(c, blk, i, (enum part)part, x, memory);
+		if (c->lazy) {
+			trace_hold(c->t, x);
+			trace_group_close(c->t, 1);
+		}
 	}
-	const float *y = blk == BLK_ENCODER ? enc_layer(c, i, x, c->S, c->src_len) :
-			 dec_layer(c, i, x, c->T, c->tgt_len, memory, c->S, c->src_len);
-	if (lp) {
-		trace_hold(c->t, y);
-		trace_group_close(c->t, 1);
-	}
-	return y;
+	return x;
 }
 
 static const float *encoder(struct ctx *c, const struct pass_input *in)
@@ -813,7 +795,7 @@ static void output_group(struct ctx *c, const float *x, int n, enum axis ax,
 	lp->out_ax = ax;
 	lp->nlabels = nlabels;
 	lp->label_len = label_len;
-	if (lazy_note(c, BLK_OUTPUT, -1, x, NULL) || trace_group_open(c->t, 0) < 0) {
+	if (lazy_note(c, BLK_OUTPUT, -1, 0, x, NULL) || trace_group_open(c->t, 0) < 0) {
 		c->failed = 1;
 		return;
 	}
@@ -962,8 +944,7 @@ static int lazy_fill(void *p, struct trace *t, int g)
 	if (G->blk == BLK_OUTPUT)
 		output(&c, x, lp->out_n, lp->out_ax, lp->labels, lp->nlabels, lp->label_len);
 	else
-		y = G->blk == BLK_ENCODER ? enc_layer(&c, G->layer, x, c.S, c.src_len) :
-		    dec_layer(&c, G->layer, x, c.T, c.tgt_len, mem, c.S, c.src_len);
+		y = sublayer(&c, G->blk, G->layer, (enum part)G->part, x, mem);
 	pool_hot(0);
 	ctx_release(&c);
 	return y && !c.failed ? 0 : -1;
