@@ -206,6 +206,45 @@ static const struct explanation TEXTS[] = {
 	     "residual sum.") },
 
 	/* ---- encoder output and the output layer ---- */
+	/* ---- today's decoder-only models (Llama, Mistral, Qwen, Gemma, Phi) ---- */
+	{ "input.rope",
+	  N_("The input is the embedding alone: no position vector is added. This "
+	     "model gives positions inside attention instead, by turning each "
+	     "query and key (rotary embeddings, RoPE), so order still counts.") },
+	{ "norm.rms",
+	  N_("RMSNorm before the sublayer (pre-norm): each token's vector divided "
+	     "by the root of its mean square, times a learned gain. Unlike "
+	     "LayerNorm no mean is subtracted and there is no bias. Only the "
+	     "sublayer's input is normalised; the residual stream x keeps its scale, "
+	     "which keeps deep stacks stable in training.") },
+	{ "norm.final.rms",
+	  N_("A last RMSNorm over the residual stream before the output projection: "
+	     "with pre-norm nothing else normalises the stream at the end.") },
+	{ "qk_norm",
+	  N_("Each head's query (or key) row is RMS-normalised over its dk numbers "
+	     "before the rotation (Qwen3): it bounds the size of q·k, so no score "
+	     "can grow huge and make softmax pick one key outright.") },
+	{ "rope",
+	  N_("Rotary position embedding: the dimensions of each head come in pairs "
+	     "(j, j + dk/2), and the pair is turned by the angle p·θⱼ at position "
+	     "p, with θⱼ = base^(−2j/dk): the first pairs turn fast, the last "
+	     "hardly at all. When a turned query meets a turned key only the "
+	     "difference of their angles is left, so the score depends on how far "
+	     "apart the two tokens are. Keys and values may have fewer heads than "
+	     "queries (grouped-query attention): several query heads share one key "
+	     "head, and the cache of past keys and values shrinks as much. Press c "
+	     "for the angles as a picture.") },
+	{ "ffn.gate",
+	  N_("The gate of a gated feed-forward (SwiGLU, GeGLU): x·W_gateᵀ through a "
+	     "smooth activation (SiLU x·σ(x), or GELU). It decides, unit by unit, "
+	     "how much of the other projection passes.") },
+	{ "ffn.up",
+	  N_("The other projection of the same input, x·W_upᵀ, with no activation: "
+	     "what the gate lets through.") },
+	{ "ffn.hidden.gated",
+	  N_("gate ⊙ up, element by element. A third matrix (down) brings it back "
+	     "to d_model. Three matrices instead of the paper's two, and no biases: "
+	     "for the same size the gated form trains to a lower loss.") },
 	{ "memory",
 	  N_("The encoder's output: one vector per source token that carries its "
 	     "meaning, its position and its relations to the other words. Every "
@@ -338,11 +377,19 @@ const char *explain_family(const struct stage *s)
 	const char *last = dot ? dot + 1 : name;
 
 	if (has(name, ".ffn.")) {
+		if (strcmp(last, "gate") == 0 || strcmp(last, "up") == 0)
+			return strcmp(last, "gate") == 0 ? "ffn.gate" : "ffn.up";
+		if (strcmp(last, "hidden") == 0 && has(f, "⊙"))
+			return "ffn.hidden.gated";
 		if (strcmp(last, "hidden") == 0)
 			return f && strncmp(f, "GELU", 4) == 0 ? "ffn.hidden.gelu" : "ffn.hidden";
 		if (strcmp(last, "out") == 0)
 			return "ffn.out";
 	}
+	if (has(name, "_attn.") && (strcmp(last, "q_rot") == 0 || strcmp(last, "k_rot") == 0))
+		return "rope";
+	if (has(name, "_attn.") && (strcmp(last, "q_norm") == 0 || strcmp(last, "k_norm") == 0))
+		return "qk_norm";
 	if (has(name, "_attn.")) {
 		int cross = has(name, ".cross_attn.") != 0;
 		for (size_t i = 0; i < sizeof ATTN / sizeof *ATTN; i++) {
@@ -364,10 +411,14 @@ const char *explain_family(const struct stage *s)
 		       f && !has(f, "sin(") ? "pos.none" : "pos";
 	if (numbered(last, "add"))
 		return has(f, "LayerNorm") ? "add.pre" : "add";
+	if (numbered(last, "norm") && has(f, "mean(x²)"))
+		return "norm.rms";
 	if (numbered(last, "norm"))   /* post: LayerNorm(x + Sublayer(x)) */
 		return f && !has(f, "Sublayer") ? "norm.pre" : "norm";
 	if (strcmp(last, "norm") == 0)
-		return "norm.final";
+		return has(f, "RMSNorm") ? "norm.final.rms" : "norm.final";
+	if (strcmp(last, "input") == 0 && has(f, "RoPE"))
+		return "input.rope";
 	static const char *const PLAIN[] = { "input", "memory", "logits", "probs", "loss" };
 	for (size_t i = 0; i < sizeof PLAIN / sizeof *PLAIN; i++)
 		if (strcmp(last, PLAIN[i]) == 0)

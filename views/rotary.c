@@ -39,14 +39,12 @@ static uint32_t hue(double a)
 	}
 }
 
-/* The label of pair j: "j 3  θ 0.178  every 35.3" (positions a turn). */
+/* The label of pair j: its index, θ_j, and the positions of a whole turn
+ * (2π/θ_j), in the columns the header names. */
 static void pair_label(char *buf, size_t n, int j, float th)
 {
 	const double period = th > 0 ? 2 * M_PI / th : INFINITY;
-	if (period < 1e5)
-		snprintf(buf, n, "%3d  θ %.3g  %s %.4g", j, (double)th, _("turn"), period);
-	else
-		snprintf(buf, n, "%3d  θ %.3g  %s %.2e", j, (double)th, _("turn"), period);
+	snprintf(buf, n, "%3d %9.3g %9.3g", j, (double)th, period);
 }
 
 static void draw(struct view_state *v, struct canvas *c, struct rect r)
@@ -69,7 +67,10 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 				   "one row a pair, one column a position"), _("RoPE: angle p·θⱼ"));
 	clip_text(c, r, r.x, r.y + 1, r.w, _("the first pairs turn fast, the last hardly move: "
 					  "q·k depends on the distance between tokens"), &ro.mu);
-	const int lw = 26, top = r.y + 3, rows = r.h - 5;
+	const int lw = 24, top = r.y + 3, rows = r.h - 5;
+	/* TRANSLATORS: the rotary picture's column titles: the pair j, its
+	   frequency θⱼ, the positions of one whole turn; keep the widths */
+	clip_text(c, r, r.x, r.y + 2, lw - 1, _("  j        θⱼ      turn"), &ro.hd);
 	const int P = r.w - lw - 1;   /* positions: one column each */
 	if (P < 4 || rows < 1)
 		return;

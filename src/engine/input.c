@@ -5,6 +5,7 @@
 
 #include "input.h"
 #include "formats/gpt2bpe.h"
+#include "formats/spm.h"
 #include "formats/wordpiece.h"
 #include "base/i18n.h"
 
@@ -134,6 +135,34 @@ static int append_hf(const struct model *m, const struct vocab *v, const char *t
 	return n;
 }
 
+/* A SentencePiece model gives ids itself (model_tok.h): the side's
+ * tokenizer, its ids through the side's map when the vocabulary is not its
+ * own (Marian's vocab.json). */
+static int append_spm(const struct model *m, const struct vocab *v, const char *text,
+		      struct seq *s, struct pass_input *in, struct err *e)
+{
+	int src = v == &m->src_vocab;
+	const struct spm *sp = src ? m->src_spm : m->tgt_spm;
+	const int32_t *map = src ? m->src_spm_map : m->tgt_spm_map;
+	int32_t *ids;
+	int n, invalid = 0;
+	if (spm_encode(sp, text, strlen(text), &ids, &n, &invalid, e))
+		return -1;
+	in->invalid_utf8 += invalid;
+	for (int i = 0; i < n; i++) {
+		int32_t id = map ? map[ids[i]] : ids[i];
+		const char *t = vocab_str(v, id);
+		if (!t || seq_push(s, t, id)) {
+			free(ids);
+			return t ? err_set(e, "out of memory") :
+			       err_set(e, "%s: piece %d has no token in the vocabulary", m->path,
+				       (int)ids[i]);
+		}
+	}
+	free(ids);
+	return n;
+}
+
 /* Tokenizes text and appends its tokens (mapped through v, whose <unk>
  * has id unk, -1 for none) to s. */
 static int append_text(const struct model *m, const struct vocab *v, int unk,
@@ -142,6 +171,8 @@ static int append_text(const struct model *m, const struct vocab *v, int unk,
 {
 	if (m->gpt2 || m->wordpiece)
 		return append_hf(m, v, text, s, in, e);
+	if (m->src_spm)
+		return append_spm(m, v, text, s, in, e);
 	char **toks;
 	int invalid = 0;
 	const struct bpe *b = v == &m->src_vocab ? m->src_bpe : m->tgt_bpe;

@@ -32,7 +32,8 @@ static const char *const TOP_KEYS[] = {
 };
 static const char *const TOK_KEYS[] = {
 	"type", "lowercase", "wrap_source", "source_vocab", "target_vocab",
-	"specials", "merges", "source_merges", "target_merges", "proper_nouns", NULL
+	"specials", "merges", "source_merges", "target_merges", "proper_nouns",
+	"model", "source_model", "target_model", NULL
 };
 static const char *const SPECIAL_KEYS[] = { "pad", "sos", "eos", "unk", NULL };
 static const char *const INIT_KEYS[] = { "random", NULL };
@@ -51,7 +52,8 @@ static const char *const NORM_KIND_NAMES[] = { "layernorm", "layernorm_std", "rm
 static const char *const ACT_NAMES[] = { "relu", "gelu", "gelu_new", "silu", "swiglu",
 					  "geglu", NULL };
 static const char *const PE_NAMES[] = { "sinusoidal", "learned", "none", "rope", NULL };
-static const char *const TOKTYPE_NAMES[] = { "word", "char", "bpe", "gpt2", "wordpiece", NULL };
+static const char *const TOKTYPE_NAMES[] = { "word", "char", "bpe", "gpt2", "wordpiece",
+					     "sentencepiece", NULL };
 
 const char *arch_name(enum arch a) { return ARCH_NAMES[a]; }
 const char *norm_name(enum norm_style n) { return NORM_NAMES[n]; }
@@ -299,7 +301,8 @@ static int parse_tokenizer(struct model *m, const struct ydoc *d,
 			}
 		}
 	}
-	if (c->tok.type == TOKENIZE_GPT2 || c->tok.type == TOKENIZE_WORDPIECE)
+	if (c->tok.type == TOKENIZE_GPT2 || c->tok.type == TOKENIZE_WORDPIECE ||
+	    c->tok.type == TOKENIZE_SPM)
 		return model_tok_yaml(m, d, tk, e);
 	if (parse_merges(m, d, tk, e))
 		return -1;

@@ -160,6 +160,12 @@ struct model {
 	/* tokenizer type gpt2 / wordpiece (model_tok.h, owned), else NULL */
 	struct gpt2bpe *gpt2;
 	struct wordpiece *wordpiece;
+	/* tokenizer type sentencepiece (model_tok.h, owned): each side's
+	 * tokenizer (tgt_spm == src_spm when one serves both) and, when the
+	 * vocabulary is not the tokenizer's own (Marian's vocab.json), each
+	 * side's map spm id -> vocabulary id, else NULL */
+	struct spm *src_spm, *tgt_spm;
+	int32_t *src_spm_map, *tgt_spm_map;
 	/* weights (pointers into tensors[]) */
 	const float *src_embed;       /* [Vs, d] */
 	const float *tgt_embed;       /* [Vt, d] (== src_embed when tied) */
@@ -232,7 +238,7 @@ static inline int cfg_kv_heads(const struct config *c)
 	return c->kv_heads ? c->kv_heads : c->heads;
 }
 const char *pe_name(enum pe_kind p);
-const char *tok_name(enum tok_type t);   /* word char bpe gpt2 wordpiece */
+const char *tok_name(enum tok_type t);   /* word char bpe gpt2 wordpiece sentencepiece */
 
 /* The default model: $ATTNSCOPE_MODEL, else the installed data directory,
  * else models/ in the source tree.  Writes the path into buf; returns 0, or

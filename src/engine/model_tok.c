@@ -87,6 +87,7 @@ void model_tok_free(struct model *m)
 		free(m->wordpiece);
 		m->wordpiece = NULL;
 	}
+	model_tok_spm_free(m);
 }
 
 /* tokenizer: {type: gpt2, source_vocab: vocab.json, merges: merges.txt} or
@@ -94,6 +95,8 @@ void model_tok_free(struct model *m)
 int model_tok_yaml(struct model *m, const struct ydoc *d, const struct ynode *tk,
 		   struct err *e)
 {
+	if (m->cfg.tok.type == TOKENIZE_SPM)
+		return model_tok_spm_yaml(m, d, tk, e);
 	const struct ynode *sv = ynode_get(tk, "source_vocab");
 	const struct ynode *tv = ynode_get(tk, "target_vocab");
 	int gpt2 = m->cfg.tok.type == TOKENIZE_GPT2;

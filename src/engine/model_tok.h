@@ -1,6 +1,6 @@
 /* model_tok.h - a Hugging Face tokenizer as a model's tokenizer: GPT-2's
  * byte-level BPE (formats/gpt2bpe.h) or BERT's WordPiece
- * (formats/wordpiece.h), for a model YAML's `tokenizer: {type: gpt2,
+ * (formats/wordpiece.h), or a SentencePiece model (formats/spm.h, below), for a model YAML's `tokenizer: {type: gpt2,
  * source_vocab: vocab.json, merges: merges.txt}` or `{type: wordpiece,
  * source_vocab: vocab.txt, lowercase: true}` and for a Hugging Face folder's
  * loader.
@@ -28,12 +28,38 @@ int model_tok_wordpiece(struct model *m, const char *vocab_txt, int lowercase,
 			struct err *e);
 void model_tok_free(struct model *m);
 
+/* sentencepiece: src_model (and tgt_model, NULL: the same one serves both
+ * sides) as the model's tokenizer (formats/spm.h): m->src_spm / tgt_spm,
+ * the vocabularies their pieces in id order (shared when equal), the
+ * specials the YAML did not spell out the model file's: pad, sos its bos
+ * (null when it has none, as T5's), eos, unk its unknown piece (each null
+ * where the file has none).  The ids are the tokenizer's own. */
+int model_tok_spm(struct model *m, const char *src_model, const char *tgt_model,
+		  struct err *e);
+/* After model_tok_spm, for Marian: vocab.json (formats/gpt2bpe.h's
+ * reader) becomes the vocabulary of both sides, and each piece the
+ * tokenizer gives becomes its vocab.json id, the unknown token's where
+ * vocab.json lacks it (MarianTokenizer's _convert_token_to_id); the
+ * specials are found again in it.  The caller adds </s> as Marian does
+ * (wrap_source with sos null). */
+int model_tok_spm_vocab(struct model *m, const char *vocab_json, struct err *e);
+/* A tokenizer built elsewhere (spm_new: GGUF's tokenizer.ggml.*) as the
+ * model's, on both sides, as model_tok_spm sets it up; what names it in
+ * errors.  m owns s from the call on, failed or not. */
+struct spm;
+int model_tok_spm_adopt(struct model *m, struct spm *s, const char *what, struct err *e);
+void model_tok_spm_free(struct model *m);
+
 /* The YAML's tokenizer: mapping tk (type gpt2 or wordpiece, already read
  * with lowercase and specials into m->cfg.tok): source_vocab, and merges
- * for gpt2, as files beside the YAML; errors name the YAML's line. */
+ * for gpt2, as files beside the YAML; type sentencepiece: model (or
+ * source_model and target_model), and source_vocab (a vocab.json, for
+ * Marian) when given; errors name the YAML's line. */
 struct ydoc;
 struct ynode;
 int model_tok_yaml(struct model *m, const struct ydoc *d, const struct ynode *tk,
 		   struct err *e);
+int model_tok_spm_yaml(struct model *m, const struct ydoc *d, const struct ynode *tk,
+		       struct err *e);
 
 #endif

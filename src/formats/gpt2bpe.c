@@ -741,3 +741,15 @@ char *gpt2bpe_text(char *const *pieces, int n, char *buf, size_t cap)
 	free(raw);
 	return buf;
 }
+
+/* ---- vocab.json alone (Marian's, beside its SentencePiece models) ---- */
+
+int gpt2bpe_load_vocab(struct vocab *v, const char *vocab_json, struct err *e)
+{
+	struct gpt2bpe g;
+	memset(&g, 0, sizeof g);
+	if (load_vocab_json(&g, vocab_json, e))
+		return -1;
+	*v = g.vocab;
+	return 0;
+}

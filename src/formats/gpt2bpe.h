@@ -51,6 +51,8 @@ struct gpt2bpe {
 int gpt2bpe_load(struct gpt2bpe *g, const char *vocab_json, const char *merges,
 		 struct err *e);
 void gpt2bpe_free(struct gpt2bpe *g);
+/* Reads only vocab.json (the same checks) into v; free with vocab_free. */
+int gpt2bpe_load_vocab(struct vocab *v, const char *vocab_json, struct err *e);
 
 /* Encodes the NUL-terminated text (UTF-8; an invalid byte counts in
  * *invalid and is read as U+FFFD) into *ids (malloc'd, *n of them; free

@@ -9,6 +9,7 @@
 #include "bpe.h"
 #include "gpt2bpe.h"
 #include "wordpiece.h"
+#include "spm.h"
 #include "base/safefile.h"
 #include "base/utf8.h"
 
@@ -481,6 +482,8 @@ char *tokens_join(const struct tokenizer_cfg *c, char *const *toks, int n,
 		return gpt2bpe_text(toks, n, buf, cap);
 	if (c->type == TOKENIZE_WORDPIECE)
 		return wordpiece_text(toks, n, buf, cap);
+	if (c->type == TOKENIZE_SPM)
+		return spm_text(toks, n, buf, cap);
 	if (!cap)
 		return buf;
 	buf[0] = 0;
@@ -522,6 +525,8 @@ char *tokens_label(const struct tokenizer_cfg *c, const char *tok, char *buf, si
 {
 	if (c && c->type == TOKENIZE_GPT2)
 		return gpt2bpe_label(tok, buf, cap);
+	if (c && c->type == TOKENIZE_SPM)
+		return spm_label(tok, buf, cap);
 	if (cap)
 		snprintf(buf, cap, "%s", tok);
 	return buf;

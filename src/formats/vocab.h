@@ -26,10 +26,11 @@ struct vocab {
 
 /* bpe: words as in word mode, each then split into BPE pieces (bpe.h);
  * gpt2: GPT-2's byte-level BPE (gpt2bpe.h); wordpiece: BERT's (wordpiece.h):
- * these two tokenise the text themselves (model_tok.h), tokenize() and
+ * spm: a SentencePiece .model (spm.h);
+ * these three tokenise the text themselves (model_tok.h), tokenize() and
  * tokenize_bpe() split them as word mode does */
 enum tok_type { TOKENIZE_WORD, TOKENIZE_CHAR, TOKENIZE_BPE, TOKENIZE_GPT2,
-		TOKENIZE_WORDPIECE };
+		TOKENIZE_WORDPIECE, TOKENIZE_SPM };
 
 struct bpe;
 
@@ -87,13 +88,15 @@ int tokenize_bpe(const struct tokenizer_cfg *c, const struct bpe *b,
  * to its colon: 7 : 30 -> 7:30); in char mode the
  * tokens (spaces included) are concatenated; GPT-2's pieces give their
  * bytes back (gpt2bpe_text), BERT's "##" pieces are glued to the piece
- * before (wordpiece_text).  Returns buf. */
+ * before (wordpiece_text), SentencePiece's join as spm_text does.
+ * Returns buf. */
 char *tokens_join(const struct tokenizer_cfg *c, char *const *toks, int n,
 		  char *buf, size_t cap);
 
 /* A token as the views label it, into buf[cap]: GPT-2's pieces as their
- * text with a visible space mark ("Ġcat" -> "␣cat", gpt2bpe_label), any
- * other token as it is.  Returns buf. */
+ * text with a visible space mark ("Ġcat" -> "␣cat", gpt2bpe_label),
+ * SentencePiece's the same ("▁cat" -> "␣cat", spm_label), any other token
+ * as it is.  Returns buf. */
 char *tokens_label(const struct tokenizer_cfg *c, const char *tok, char *buf, size_t cap);
 
 /* Maps tokens to ids; unknown tokens become <unk> and are counted in
