@@ -71,122 +71,6 @@ static void arena_free(struct arena *a)
 	free(a);
 }
 
-void stage_pool(const float *m, int rows, int cols, int pr, int pc, int mean, float *out)
-{
-	for (int i = 0; i < pr; i++) {
-		const int r0 = (int)((long long)i * rows / pr);
-		const int r1 = (int)((long long)(i + 1) * rows / pr);
-		for (int j = 0; j < pc; j++) {
-			const int c0 = (int)((long long)j * cols / pc);
-			const int c1 = (int)((long long)(j + 1) * cols / pc);
-			float mx = -INFINITY;
-			double sum = 0;
-			long n = 0;
-			for (int r = r0; r < (r1 > r0 ? r1 : r0 + 1); r++)
-				for (int c = c0; c < (c1 > c0 ? c1 : c0 + 1); c++) {
-					float x = m[(size_t)r * cols + c];
-					mx = x > mx ? x : mx;
-					if (isfinite(x)) {
-						sum += x;
-						n++;
-					}
-				}
-			out[(size_t)i * pc + j] = !mean ? mx : n ? (float)(sum / n) : -INFINITY;
-		}
-	}
-}
-
-const float *stage_thumb(const struct stage *s, int mean, int *pr, int *pc)
-{
-	if (!s->thumb)
-		return NULL;
-	*pr = s->thumb_r;
-	*pc = s->thumb_c;
-	return s->thumb + (mean ? (size_t)s->shape[0] * s->thumb_r * s->thumb_c : 0);
-}
-
-double weights_entropy(const float *w, int nq, int nk)
-{
-	double total = 0;
-	int rows = 0;
-	for (int i = 0; i < nq; i++) {
-		double h = 0, sum = 0;
-		for (int j = 0; j < nk; j++) {
-			double p = w[(size_t)i * nk + j];
-			sum += p;
-			if (p > 0)
-				h -= p * log2(p);
-		}
-		if (sum > 0.5) {   /* fully masked rows (all zero) do not count */
-			total += h;
-			rows++;
-		}
-	}
-	return rows ? total / rows : 0;
-}
-
-double weights_share(const float *w, int nq, int nk, int kind)
-{
-	int hit = 0, rows = 0;
-	for (int i = 0; i < nq; i++) {
-		const float *r = w + (size_t)i * nk;
-		int best = 0;
-		for (int j = 1; j < nk; j++)
-			if (r[j] > r[best])
-				best = j;
-		if (r[best] <= 0)
-			continue;
-		int want = kind == 0 ? i : kind == 1 ? i - 1 : 0;
-		if (kind == 1 && i == 0)
-			continue;
-		rows++;
-		hit += best == want && r[best] >= 0.5f;
-	}
-	return rows ? (double)hit / rows : 0;
-}
-
-int stage_head_stats(const struct stage *s, int h, double *entropy, double share[3])
-{
-	if (!s->stats || h < 0 || h >= s->shape[0])
-		return -1;
-	*entropy = s->stats[4 * h];
-	for (int k = 0; k < 3; k++)
-		share[k] = s->stats[4 * h + 1 + k];
-	return 0;
-}
-
-/* The thumbnails of group g's attention weights, while its data is held. */
-static void group_thumbs(struct trace *t, int first, int last)
-{
-	for (int i = first; i < last; i++) {
-		struct stage *s = &t->stages[i];
-		if (s->thumb || s->kind != SK_WEIGHTS || s->ndim != 3 || !s->data)
-			continue;
-		const int h = s->shape[0], n = s->shape[1], m = s->shape[2];
-		const int pr = n < TRACE_THUMB ? n : TRACE_THUMB, pc = m < TRACE_THUMB ? m : TRACE_THUMB;
-		const size_t per = (size_t)pr * pc;
-		s->thumb = malloc(2 * (size_t)h * per * sizeof *s->thumb);
-		s->stats = malloc(4 * (size_t)h * sizeof *s->stats);
-		if (!s->thumb || !s->stats) {   /* an overview without them reads the data */
-			free(s->thumb);
-			free(s->stats);
-			s->thumb = NULL;
-			s->stats = NULL;
-			continue;
-		}
-		s->thumb_r = pr;
-		s->thumb_c = pc;
-		for (int k = 0; k < h; k++) {
-			const float *w = (const float *)s->data + (size_t)k * n * m;
-			stage_pool(w, n, m, pr, pc, 0, s->thumb + k * per);
-			stage_pool(w, n, m, pr, pc, 1, s->thumb + (h + k) * per);
-			s->stats[4 * k] = weights_entropy(w, n, m);
-			for (int kind = 0; kind < 3; kind++)
-				s->stats[4 * k + 1 + kind] = weights_share(w, n, m, kind);
-		}
-	}
-}
-
 /* ---- lazy groups ----
  * A group is the stages of one layer, [first, last) in t->stages.  The
  * first pass records them all (their data malloc'd, one buffer a stage, so
@@ -299,7 +183,7 @@ void trace_group_close(struct trace *t, int held)
 		return;
 	struct tgroup *G = &z->g[z->open];
 	G->last = t->n;
-	group_thumbs(t, G->first, G->last);
+	trace_summarise(t, G->first, G->last);
 	G->live = 1;
 	G->tick = ++z->tick;
 	if (!held)
@@ -366,7 +250,7 @@ static int group_fill(struct trace *t, struct lazy *z, int g)
 	}
 	z->g[g].live = 1;
 	z->g[g].tick = ++z->tick;
-	group_thumbs(t, z->g[g].first, z->g[g].last);
+	trace_summarise(t, z->g[g].first, z->g[g].last);
 	return 0;
 }
 

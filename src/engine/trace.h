@@ -236,6 +236,9 @@ double weights_share(const float *w, int nq, int nk, int kind);
 /* Head h's entropy and shares, as kept with the thumbnail (stage_thumb):
  * 0, or -1 when not kept (compute them from the data). */
 int stage_head_stats(const struct stage *s, int h, double *entropy, double share[3]);
+/* Keeps the thumbnails and head statistics of the attention weights among
+ * stages first … last − 1 while their data is there (trace_summary.c). */
+void trace_summarise(struct trace *t, int first, int last);
 
 /* Total bytes of stage data held now. */
 size_t trace_bytes(const struct trace *t);
