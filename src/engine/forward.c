@@ -13,43 +13,12 @@
 #include <string.h>
 
 #include "forward.h"
+#include "forward_int.h"
 #include "layout.h"
 #include "ops.h"
 #include "pool.h"
 #include "rope.h"
 #include "base/i18n.h"
-
-struct ctx {
-	const struct model *m;
-	struct trace *t;
-	const struct pass_opts *o;
-	struct err *e;
-	int d, h, dk, F;
-	int hkv, qd, kvd;  /* key/value heads, h·dk, h_kv·dk */
-	float *inv;        /* [dk/2] rotary frequencies (PE_ROPE), else NULL */
-	float *scratch;   /* [max(S, T), 2qd + 2kvd]: Q|K|V projections, Kᵀ per head */
-	int failed;
-	int S, T, src_len, tgt_len;
-	struct lazy_pass *lazy;   /* recording a lazy trace's first pass, else NULL */
-	int declare;              /* output(): the stages only, not their values */
-};
-
-/* What a lazy trace needs to compute a sublayer again (the trace owns
- * it): the model, the options, the lengths, and for each group (a layer's
- * sublayer: enum part) the stages holding its input and the encoder's
- * memory. */
-struct lazy_pass {
-	const struct model *m;
-	struct pass_opts o;
-	int S, T, src_len, tgt_len;
-	struct lazy_layer { enum block blk; int layer, part, in, mem; } *g;
-	int ng, cap;
-	/* the output group (BLK_OUTPUT): its rows, their axis, the labels */
-	int out_n;
-	enum axis out_ax;
-	int32_t *labels;
-	int nlabels, label_len;
-};
 
 /* The formulas shown with each stage.  Those with words are marked N_():
  * the trace keeps the English text (views match "sin(", "GELU", "√" in it,
@@ -614,14 +583,10 @@ static const float *final_norm(struct ctx *c, enum block blk, const char *name,
 	return y;
 }
 
-/* The sublayers of a layer, each a group of a lazy trace: computing again
- * the attention of a layer does not compute its feed-forward. */
-enum part { P_SELF, P_CROSS, P_FFN };
-
 /* Sublayer part of layer i of blk on x [n, d] (n = S or T), cross-
  * attention reading memory [S, d]: its stages; returns its output [n, d]
  * (post-norm: the norm, else the residual sum). */
-static const float *sublayer(struct ctx *c, enum block blk, int i, enum part part,
+const float *forward_sublayer(struct ctx *c, enum block blk, int i, enum part part,
 			     const float *x, const float *memory)
 {
 	const struct model *m = c->m;
@@ -649,44 +614,6 @@ static const float *sublayer(struct ctx *c, enum block blk, int i, enum part par
 	return sublayer_out(c, blk, i, p, k, x, y, n, ax, g, b);
 }
 
-/* The index of the stage holding data, or -1. */
-static int stage_of(const struct trace *t, const float *data)
-{
-	for (int i = t->n - 1; data && i >= 0; i--)
-		if (t->stages[i].data == data)
-			return i;
-	return -1;
-}
-
-/* Notes which stages sublayer part of layer i of blk reads (x and memory
- * must be held). */
-static int lazy_note(struct ctx *c, enum block blk, int i, int part, const float *x,
-		     const float *memory)
-{
-	struct lazy_pass *lp = c->lazy;
-	if (lp->ng == lp->cap) {
-		int cap = lp->cap ? 2 * lp->cap : 16;
-		struct lazy_layer *g = realloc(lp->g, (size_t)cap * sizeof *g);
-		if (!g) {
-			c->failed = 1;
-			return -1;
-		}
-		lp->g = g;
-		lp->cap = cap;
-	}
-	struct lazy_layer *g = &lp->g[lp->ng++];
-	g->blk = blk;
-	g->layer = i;
-	g->part = part;
-	g->in = stage_of(c->t, x);
-	g->mem = memory ? stage_of(c->t, memory) : -1;
-	if (g->in < 0 || c->t->stages[g->in].group >= 0 || (memory && g->mem < 0)) {
-		c->failed = 1;   /* not held: the pass would not be lazy */
-		return -1;
-	}
-	return 0;
-}
-
 /* One layer of either stack: its sublayers, as lazy_fill computes them
  * again; in a lazy trace each is a group, its output held. */
 static const float *layer(struct ctx *c, enum block blk, int i, const float *x,
@@ -695,12 +622,12 @@ static const float *layer(struct ctx *c, enum block blk, int i, const float *x,
 	for (int part = P_SELF; part <= P_FFN && x; part++) {
 		if (part == P_CROSS && (blk == BLK_ENCODER || !memory))
 			continue;
-		if (c->lazy && (lazy_note(c, blk, i, part, x, memory) ||
+		if (c->lazy && (forward_lazy_note(c, blk, i, part, x, memory) ||
 				trace_group_open(c->t, 1) < 0)) {
 			c->failed = 1;
 			return NULL;
 		}
-		x = sublayer(c, blk, i, (enum part)part, x, memory);
+		x = forward_sublayer(c, blk, i, (enum part)part, x, memory);
 		if (c->lazy) {
 			trace_hold(c->t, x);
 			trace_group_close(c->t, 1);
@@ -733,7 +660,7 @@ static const float *decoder(struct ctx *c, const struct pass_input *in,
 
 /* logits, probs and (with labels) loss for x[n, d]; with c->declare only
  * the stages, not their values. */
-static void output(struct ctx *c, const float *x, int n, enum axis ax,
+void forward_output(struct ctx *c, const float *x, int n, enum axis ax,
 		   const int32_t *labels, int nlabels, int label_len)
 {
 	const struct model *m = c->m;
@@ -771,39 +698,6 @@ static void output(struct ctx *c, const float *x, int n, enum axis ax,
 			sum += exp((double)r[j] - mx);
 		loss[i] = (float)(mx + log(sum) - r[labels[i]]);
 	}
-}
-
-/* output() as a lazy trace's last group: logits, probs and loss are
- * [n, V] (823 MB at 2,048 tokens of a 50,257-token vocabulary) and cost a
- * quarter of GPT-2's pass there, so the first pass only declares them; they
- * are computed when looked at.  Otherwise output() itself. */
-static void output_group(struct ctx *c, const float *x, int n, enum axis ax,
-			 const int32_t *labels, int nlabels, int label_len)
-{
-	struct lazy_pass *lp = c->lazy;
-	if (!lp) {
-		output(c, x, n, ax, labels, nlabels, label_len);
-		return;
-	}
-	if (labels && !(lp->labels = malloc((size_t)(nlabels ? nlabels : 1) * sizeof *labels))) {
-		c->failed = 1;
-		return;
-	}
-	if (labels)
-		memcpy(lp->labels, labels, (size_t)nlabels * sizeof *labels);
-	lp->out_n = n;
-	lp->out_ax = ax;
-	lp->nlabels = nlabels;
-	lp->label_len = label_len;
-	if (lazy_note(c, BLK_OUTPUT, -1, 0, x, NULL) || trace_group_open(c->t, 0) < 0) {
-		c->failed = 1;
-		return;
-	}
-	/* declared, not computed: the first look at them computes them */
-	c->declare = 1;
-	output(c, x, n, ax, labels, nlabels, label_len);
-	c->declare = 0;
-	trace_group_close(c->t, 0);
 }
 
 /* A 1-D float stage [n]. */
@@ -871,7 +765,7 @@ static void bert_output(struct ctx *c, const float *x, int S)
 	op_linear(mem, S, c->d, m->mlm_w, m->mlm_b, c->d, hid);
 	forward_act(&m->cfg, hid, (size_t)S * c->d);
 	forward_norm(&m->cfg, hid, S, m->mlm_norm_w, m->mlm_norm_b, hid);
-	output(c, hid, S, AX_SRC, NULL, 0, 0);
+	forward_output(c, hid, S, AX_SRC, NULL, 0, 0);
 }
 
 /* A copy of n strings (NULL entries stay NULL). */
@@ -891,7 +785,7 @@ static char **dup_tokens(char **src, int n)
 
 /* Sets c up for a pass of m into t at these lengths: the dimensions, the
  * scratch, RoPE's frequencies.  Returns -1 when out of memory. */
-static int ctx_setup(struct ctx *c, const struct model *m, const struct pass_opts *o,
+int forward_ctx_setup(struct ctx *c, const struct model *m, const struct pass_opts *o,
 		     struct trace *t, int S, int T, int src_len, int tgt_len)
 {
 	const struct config *cfg = &m->cfg;
@@ -909,69 +803,11 @@ static int ctx_setup(struct ctx *c, const struct model *m, const struct pass_opt
 	return !c->scratch || (cfg->pe == PE_ROPE && !c->inv) ? -1 : 0;
 }
 
-static void ctx_release(struct ctx *c)
+void forward_ctx_release(struct ctx *c)
 {
 	free(c->scratch);
 	free(c->inv);
 	c->scratch = c->inv = NULL;
-}
-
-static void lazy_free(void *p)
-{
-	struct lazy_pass *lp = p;
-	if (lp) {
-		free(lp->g);
-		free(lp->labels);
-	}
-	free(lp);
-}
-
-/* trace_fill_fn: group g (a layer) of a lazy trace computed again from its
- * held input, with the first pass's functions, lengths and options. */
-static int lazy_fill(void *p, struct trace *t, int g)
-{
-	const struct lazy_pass *lp = p;
-	const struct lazy_layer *G = &lp->g[g];
-	struct ctx c;
-	if (ctx_setup(&c, lp->m, &lp->o, t, lp->S, lp->T, lp->src_len, lp->tgt_len)) {
-		ctx_release(&c);
-		return -1;
-	}
-	const float *x = t->stages[G->in].data;
-	const float *mem = G->mem >= 0 ? t->stages[G->mem].data : NULL;
-	const float *y = x;
-	pool_hot(1);
-	if (G->blk == BLK_OUTPUT)
-		output(&c, x, lp->out_n, lp->out_ax, lp->labels, lp->nlabels, lp->label_len);
-	else
-		y = sublayer(&c, G->blk, G->layer, (enum part)G->part, x, mem);
-	pool_hot(0);
-	ctx_release(&c);
-	return y && !c.failed ? 0 : -1;
-}
-
-/* Bytes of the layers' attention matrices (scores, masked, weights). */
-static double attn_bytes(const struct model *m, int S, int T)
-{
-	const struct config *c = &m->cfg;
-	const double h = c->heads;
-	switch (c->arch) {
-	case ARCH_ENC_DEC:
-		return 12 * h * (c->enc_layers * (double)S * S +
-				 c->dec_layers * ((double)T * T + (double)T * S));
-	case ARCH_DEC_ONLY:
-		return 12 * h * c->dec_layers * (double)T * T;
-	case ARCH_ENC_ONLY:
-		return 12 * h * c->enc_layers * (double)S * S;
-	}
-	return 0;
-}
-
-int forward_trace_lazy(const struct model *m, int S, int T, const struct pass_opts *o)
-{
-	if (o->trace_mode != TRACE_AUTO)
-		return o->trace_mode == TRACE_LAZY;
-	return attn_bytes(m, S, T) > (double)TRACE_LAZY_BYTES;
 }
 
 /* The trace's labels: tokens, typed words, vocabulary, specials. */
@@ -1009,20 +845,6 @@ static int trace_labels(struct trace *t, const struct model *m, const struct pas
 	return 0;
 }
 
-/* A lazy trace: t owns the context that computes its layers again. */
-static int lazy_start(struct ctx *c, const struct pass_input *in, const struct pass_opts *o)
-{
-	struct lazy_pass *lp = calloc(1, sizeof *lp);
-	if (!lp || trace_lazy_begin(c->t, lazy_fill, lazy_free, lp)) {
-		free(lp);
-		return -1;
-	}
-	*lp = (struct lazy_pass){ .m = c->m, .o = *o, .S = in->S, .T = in->T,
-				  .src_len = in->src_len, .tgt_len = in->tgt_len };
-	c->lazy = lp;
-	return 0;
-}
-
 /* The pass itself, by architecture. */
 static void run_arch(struct ctx *c, const struct pass_input *in)
 {
@@ -1039,13 +861,13 @@ static void run_arch(struct ctx *c, const struct pass_input *in)
 		memcpy(mc, mem, (size_t)in->S * c->d * sizeof *mc);
 		const float *y = decoder(c, in, mc);
 		if (y)
-			output_group(c, y, in->T, AX_TGT, in->labels, in->nlabels, in->label_len);
+			forward_output_group(c, y, in->T, AX_TGT, in->labels, in->nlabels, in->label_len);
 		break;
 	}
 	case ARCH_DEC_ONLY: {
 		const float *y = decoder(c, in, NULL);
 		if (y)
-			output_group(c, y, in->T, AX_TGT, in->labels, in->nlabels, in->label_len);
+			forward_output_group(c, y, in->T, AX_TGT, in->labels, in->nlabels, in->label_len);
 		break;
 	}
 	case ARCH_ENC_ONLY: {
@@ -1055,7 +877,7 @@ static void run_arch(struct ctx *c, const struct pass_input *in)
 		else if (y && m->cfg.layout == LAYOUT_BERT)
 			bert_output(c, y, in->S);
 		else if (y)
-			output_group(c, y, in->S, AX_SRC, NULL, 0, 0);
+			forward_output_group(c, y, in->S, AX_SRC, NULL, 0, 0);
 		break;
 	}
 	}
@@ -1069,9 +891,9 @@ struct trace *forward_run(const struct model *m, const struct pass_input *in,
 	if (reuse)
 		trace_reset(reuse);
 	struct trace *t = reuse ? reuse : trace_new();
-	if (ctx_setup(&c, m, o, t, in->S, in->T, in->src_len, in->tgt_len) || !t ||
+	if (forward_ctx_setup(&c, m, o, t, in->S, in->T, in->src_len, in->tgt_len) || !t ||
 	    trace_labels(t, m, in, o) ||
-	    (forward_trace_lazy(m, in->S, in->T, o) && lazy_start(&c, in, o)))
+	    (forward_trace_lazy(m, in->S, in->T, o) && forward_lazy_start(&c, in, o)))
 		goto oom;
 	if (c.inv) {   /* the frequencies, for the rotary picture */
 		if (!(t->rope_inv = malloc((size_t)(c.dk / 2 + 1) * sizeof *c.inv)))
@@ -1085,10 +907,10 @@ struct trace *forward_run(const struct model *m, const struct pass_input *in,
 	pool_hot(0);
 	if (c.failed)
 		goto oom;
-	ctx_release(&c);
+	forward_ctx_release(&c);
 	return t;
 oom:
-	ctx_release(&c);
+	forward_ctx_release(&c);
 	if (reuse)
 		trace_reset(reuse);
 	else
