@@ -83,6 +83,8 @@ struct tgroup {
 	unsigned long tick;    /* last use, for dropping the oldest */
 };
 
+#define SPARE_MAX 48
+
 struct lazy {
 	trace_fill_fn fill;
 	void (*ctx_free)(void *);
@@ -97,11 +99,37 @@ struct lazy {
 	unsigned long tick;
 	int pin;               /* the group kept for the screen, or -1 */
 	long refills;
+	/* buffers of dropped groups, for the next group's stages (a layer's
+	 * stages have the previous layer's sizes): fresh pages cost a fault
+	 * each, a tenth of GPT-2's pass at 1,024 tokens */
+	void *spare[SPARE_MAX];
+	size_t spare_n[SPARE_MAX];
+	int nspare;
 };
 
-static void *data_alloc(size_t n)
+static void *data_alloc(struct lazy *z, size_t n)
 {
-	return aligned_alloc(64, ((n ? n : 1) + 63) & ~(size_t)63);
+	n = ((n ? n : 1) + 63) & ~(size_t)63;
+	for (int i = 0; z && i < z->nspare; i++)
+		if (z->spare_n[i] == n) {
+			void *p = z->spare[i];
+			z->spare[i] = z->spare[--z->nspare];
+			z->spare_n[i] = z->spare_n[z->nspare];
+			return p;
+		}
+	return aligned_alloc(64, n);
+}
+
+/* A dropped stage's buffer of n bytes: kept for reuse, or freed. */
+static void data_release(struct lazy *z, void *p, size_t n)
+{
+	n = ((n ? n : 1) + 63) & ~(size_t)63;
+	if (z->nspare < SPARE_MAX) {
+		z->spare[z->nspare] = p;
+		z->spare_n[z->nspare++] = n;
+	} else {
+		free(p);
+	}
 }
 
 static void group_drop(struct trace *t, struct lazy *z, int g)
@@ -110,7 +138,7 @@ static void group_drop(struct trace *t, struct lazy *z, int g)
 	for (int i = G->first; i < G->last; i++) {
 		struct stage *s = &t->stages[i];
 		if (s->group == g && s->own) {
-			free(s->data);
+			data_release(z, s->data, stage_numel(s) * 4);
 			s->data = NULL;
 			s->own = 0;
 		}
@@ -279,7 +307,7 @@ static struct stage *refill_next(struct trace *t, struct lazy *z, const char *na
 	struct stage *s = &t->stages[z->next];
 	if (strcmp(s->name, name) != 0 || stage_numel(s) * 4 != bytes)
 		return NULL;
-	void *p = data_alloc(bytes);
+	void *p = data_alloc(z, bytes);
 	if (!p)
 		return NULL;
 	if (s->group < 0) {
@@ -323,6 +351,8 @@ static void lazy_free(struct trace *t)
 		t->stages[i].stats = NULL;
 	}
 	tmp_free(z);
+	for (int i = 0; i < z->nspare; i++)
+		free(z->spare[i]);
 	free(z->tmpbuf);
 	free(z->g);
 	if (z->ctx_free)
@@ -430,7 +460,7 @@ struct stage *trace_add(struct trace *t, enum stage_kind kind, enum block blk,
 	s->group = z ? z->open : -1;
 	s->own = s->group >= 0;
 	/* not zeroed: the pass writes all */
-	s->data = s->own ? data_alloc(n * 4) : arena_alloc(t, n * 4);
+	s->data = s->own ? data_alloc(z, n * 4) : arena_alloc(t, n * 4);
 	if (!s->data)
 		return NULL;
 	t->n++;
