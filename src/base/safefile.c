@@ -241,8 +241,10 @@ static void sync_dir(const char *path)
 	free(d);
 }
 
-int safefile_commit(struct safefile *f, struct err *e)
+int safefile_finish(struct safefile *f, struct err *e)
 {
+	if (!f->fp)
+		return 0;
 	int ok = !ferror(f->fp) && fflush(f->fp) == 0 && fsync(fileno(f->fp)) == 0;
 	int er = errno;
 	if (fclose(f->fp) && ok) {
@@ -250,10 +252,21 @@ int safefile_commit(struct safefile *f, struct err *e)
 		er = errno;
 	}
 	f->fp = NULL;
+	if (ok)
+		return 0;
+	err_set(e, "%s: cannot write: %s", f->path, strerror(er ? er : EIO));
+	errno = er;
+	return -1;
+}
+
+int safefile_commit(struct safefile *f, struct err *e)
+{
+	int ok = safefile_finish(f, e) == 0;
+	int er = ok ? 0 : errno;
 	int rc = -1, renamed = 0;
 	mode_t mode;
 	if (!ok) {
-		err_set(e, "%s: cannot write: %s", f->path, strerror(er ? er : EIO));
+		/* e says why */
 	} else if (check_target(f->path, f->flags & ~SAFEFILE_NEW, &mode, e)) {
 		er = EINVAL;   /* something else appeared there meanwhile */
 	} else if (f->flags & SAFEFILE_NEW) {
@@ -276,5 +289,27 @@ int safefile_commit(struct safefile *f, struct err *e)
 	free(f->path);
 	memset(f, 0, sizeof *f);
 	errno = er;
+	return rc;
+}
+
+int safefile_commit_all(struct safefile *fs, int n, struct err *e)
+{
+	int i, bad = 0;
+	for (i = 0; i < n && !bad; i++)
+		bad = safefile_finish(&fs[i], e) != 0;
+	if (bad) {
+		for (i = 0; i < n; i++)
+			safefile_abort(&fs[i]);
+		return -1;
+	}
+	/* every temporary is complete: only renames are left, which take no
+	 * space; the first failure aborts what is not renamed yet */
+	int rc = 0;
+	for (i = 0; i < n; i++) {
+		if (rc == 0)
+			rc = safefile_commit(&fs[i], e);
+		else
+			safefile_abort(&fs[i]);
+	}
 	return rc;
 }

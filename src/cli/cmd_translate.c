@@ -1,5 +1,6 @@
 /* cmd_translate.c - `attnscope translate`: greedy, beam-search or sampled
  * decoding, the output sentence, optionally every step as a table or JSON. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -9,6 +10,7 @@
 #include "base/utf8.h"
 #include "engine/decode.h"
 #include "engine/forward.h"
+#include "formats/jsonout.h"
 #include "views/canvas.h"
 
 static void print_ids(const struct model *m, const int32_t *ids, int n)
@@ -19,33 +21,13 @@ static void print_ids(const struct model *m, const int32_t *ids, int n)
 	}
 }
 
-/* A JSON string: besides " and \ and the C0 controls, DEL, C1 and the
- * line separators are escaped too (valid JSON either way, and nothing a
- * terminal obeys); a byte that is not UTF-8 becomes U+FFFD. */
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (int n; *s; s += n) {
-		uint32_t c;
-		n = utf8_decode((const unsigned char *)s, 4, &c);
-		if (c == '"' || c == '\\')
-			printf("\\%c", (char)c);
-		else if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == 0x2028 || c == 0x2029 ||
-			 (n == 1 && c == 0xfffd))
-			printf("\\u%04x", (unsigned)c);
-		else
-			fwrite(s, 1, (size_t)n, stdout);
-	}
-	putchar('"');
-}
-
-static void json_ids(const struct model *m, const int32_t *ids, int n)
+static void json_ids(struct jsonout *j, const struct model *m, const int32_t *ids, int n)
 {
 	putchar('[');
 	for (int i = 0; i < n; i++) {
 		if (i)
 			putchar(',');
-		json_str(vocab_str(&m->tgt_vocab, ids[i]));
+		jsonout_str(j, vocab_str(&m->tgt_vocab, ids[i]));
 	}
 	putchar(']');
 }
@@ -116,71 +98,96 @@ static void print_steps(const struct model *m, const struct pass_input *in,
 	}
 }
 
-static void print_json(const struct model *m, const struct cli *c,
-		       const struct pass_input *in, const struct decode_result *r)
+/* One step of the search: its hypotheses and candidates. */
+static void json_step(struct jsonout *j, const struct model *m, const struct cli *c,
+		      const struct decode_step *st)
 {
-	printf("{\"model\":");
-	json_str(m->cfg.name);
+	putchar('{');
+	if (c->sample) {
+		printf("\"u\":");
+		jsonout_num(j, "u", 9, st->u);
+		printf(",\"allowed\":%d,\"kept\":%d,", st->nallowed, st->nkept);
+	}
+	printf("\"hypotheses\":[");
+	for (int b = 0; b < st->nhyps; b++) {
+		printf("%s{\"tokens\":", b ? "," : "");
+		json_ids(j, m, st->hyps[b].ids, st->hyps[b].n);
+		jsonout_field(j, "log_prob", 6, st->hyps[b].logp);
+		putchar('}');
+	}
+	printf("],\"candidates\":[");
+	for (int i = 0; i < st->ncands; i++) {
+		const struct cand *cd = &st->cands[i];
+		printf("%s{\"from\":%d,\"token\":", i ? "," : "", cd->parent);
+		jsonout_str(j, vocab_str(&m->tgt_vocab, cd->token));
+		jsonout_field(j, "prob", 6, cd->prob);
+		jsonout_field(j, "log_prob", 6, cd->logp);
+		jsonout_field(j, "score", 6, cd->score);
+		printf(",\"status\":\"%s\"%s", cd->finished ? "finished" : cd->kept ? "kept" : "pruned",
+		       cd->forced ? ",\"forced\":true" : "");
+		if (c->sample) {
+			jsonout_field(j, "prob_t", 6, cd->prob_t);
+			jsonout_field(j, "prob_cut", 6, cd->prob_cut);
+			printf(",\"drawn\":%s", cd->drawn ? "true" : "false");
+		}
+		putchar('}');
+	}
+	printf("]}");
+}
+
+/* Returns the count of numbers that were not finite (written as null). */
+static int print_json(const struct model *m, const struct cli *c,
+		      const struct pass_input *in, const struct decode_result *r)
+{
+	struct jsonout j;
+	jsonout_begin(&j, stdout);
+	printf("\"model\":");
+	jsonout_str(&j, m->cfg.name);
 	printf(",\"sentence\":");
-	json_str(c->sentence);
-	printf(",\"mode\":\"%s\",\"beam\":%d,\"alpha\":%g", c->sample ? "sample" :
-	       c->beam > 1 ? "beam" : "greedy", c->beam ? c->beam : 1, c->alpha);
-	if (c->sample)
-		printf(",\"temperature\":%g,\"top_k\":%d,\"top_p\":%g,\"seed\":%llu",
-		       c->temperature, c->top_k, c->top_p, c->seed);
+	jsonout_str(&j, c->sentence);
+	printf(",\"mode\":\"%s\",\"beam\":%d", c->sample ? "sample" :
+	       c->beam > 1 ? "beam" : "greedy", c->beam ? c->beam : 1);
+	jsonout_field(&j, "alpha", JSONOUT_G, c->alpha);
+	if (c->sample) {
+		jsonout_field(&j, "temperature", JSONOUT_G, c->temperature);
+		printf(",\"top_k\":%d", c->top_k);
+		jsonout_field(&j, "top_p", JSONOUT_G, c->top_p);
+		printf(",\"seed\":%llu", c->seed);
+	}
 	printf(",\"output\":");
-	json_ids(m, r->best, r->nbest);
+	json_ids(&j, m, r->best, r->nbest);
 	char text[4096];
 	printf(",\"text\":");
-	json_str(model_target_text(m, r->best, r->nbest, c->sentence, text, sizeof text));
+	jsonout_str(&j, model_target_text(m, r->best, r->nbest, c->sentence, text, sizeof text));
 	printf(",\"unknown\":[");
 	for (int i = 0; i < in->nunknown; i++) {
 		if (i)
 			putchar(',');
-		json_str(in->unknown[i]);
+		jsonout_str(&j, in->unknown[i]);
 	}
 	printf("]");
 	static const char *const stop[] = { "ended", "bound", "limit" };
-	printf(",\"log_prob\":%.6f,\"score\":%.6f,\"reached_max_len\":%s,\"stop\":\"%s\","
-	       "\"ms\":%.3f", r->best_logp, r->best_score, r->hit_max_len ? "true" : "false",
-	       stop[r->stop], r->ms);
+	jsonout_field(&j, "log_prob", 6, r->best_logp);
+	jsonout_field(&j, "score", 6, r->best_score);
+	printf(",\"reached_max_len\":%s,\"stop\":\"%s\"", r->hit_max_len ? "true" : "false",
+	       stop[r->stop]);
+	jsonout_field(&j, "ms", 3, r->ms);
 	printf(",\"steps\":[");
 	for (int s = 0; s < r->nsteps; s++) {
-		const struct decode_step *st = &r->steps[s];
-		printf("%s{", s ? "," : "");
-		if (c->sample)
-			printf("\"u\":%.9f,\"allowed\":%d,\"kept\":%d,", st->u, st->nallowed,
-			       st->nkept);
-		printf("\"hypotheses\":[");
-		for (int b = 0; b < st->nhyps; b++) {
-			printf("%s{\"tokens\":", b ? "," : "");
-			json_ids(m, st->hyps[b].ids, st->hyps[b].n);
-			printf(",\"log_prob\":%.6f}", st->hyps[b].logp);
-		}
-		printf("],\"candidates\":[");
-		for (int i = 0; i < st->ncands; i++) {
-			const struct cand *cd = &st->cands[i];
-			printf("%s{\"from\":%d,\"token\":", i ? "," : "", cd->parent);
-			json_str(vocab_str(&m->tgt_vocab, cd->token));
-			printf(",\"prob\":%.6f,\"log_prob\":%.6f,\"score\":%.6f,\"status\":\"%s\"%s",
-			       cd->prob, cd->logp, cd->score,
-			       cd->finished ? "finished" : cd->kept ? "kept" : "pruned",
-			       cd->forced ? ",\"forced\":true" : "");
-			if (c->sample)
-				printf(",\"prob_t\":%.6f,\"prob_cut\":%.6f,\"drawn\":%s", cd->prob_t,
-				       cd->prob_cut, cd->drawn ? "true" : "false");
-			putchar('}');
-		}
-		printf("]}");
+		if (s)
+			putchar(',');
+		json_step(&j, m, c, &r->steps[s]);
 	}
 	printf("],\"finished\":[");
 	for (int i = 0; i < r->nfinished; i++) {
 		printf("%s{\"tokens\":", i ? "," : "");
-		json_ids(m, r->finished[i].ids, r->finished[i].n);
-		printf(",\"log_prob\":%.6f,\"score\":%.6f}", r->finished[i].logp,
-		       r->finished[i].score);
+		json_ids(&j, m, r->finished[i].ids, r->finished[i].n);
+		jsonout_field(&j, "log_prob", 6, r->finished[i].logp);
+		jsonout_field(&j, "score", 6, r->finished[i].score);
+		putchar('}');
 	}
-	printf("]}\n");
+	putchar(']');
+	return jsonout_end(&j);
 }
 
 /* Decodes c->sentence; on success *in holds the source and r the result. */
@@ -231,28 +238,42 @@ static int classify(struct cli *c, const struct model *m)
 	const struct stage *ls = trace_find(t, "class_logits");
 	const int C = m->cfg.head.nlabels;
 	const float *p = stage_f32(ps), *lg = stage_f32(ls);   /* [C] */
-	int best = 0;
+	int best = 0, finite = 1;
+	for (int i = 0; i < C; i++)
+		finite &= isfinite(p[i]) && isfinite(lg[i]);
+	if (!finite) {
+		trace_free(t);
+		return cli_fail("%s: the class probabilities are not finite (logits that "
+				"overflow to ±inf, or NaN): no label", m->path);
+	}
 	for (int i = 1; i < C; i++)
 		best = p[i] > p[best] ? i : best;
 	if (c->json) {
-		printf("{\"model\":");
-		json_str(m->cfg.name);
+		struct jsonout j;
+		jsonout_begin(&j, stdout);
+		printf("\"model\":");
+		jsonout_str(&j, m->cfg.name);
 		printf(",\"sentence\":");
-		json_str(c->sentence);
+		jsonout_str(&j, c->sentence);
 		printf(",\"output\":");
-		json_str(m->cfg.head.labels[best]);
+		jsonout_str(&j, m->cfg.head.labels[best]);
 		printf(",\"labels\":[");
 		for (int i = 0; i < C; i++) {
 			printf("%s", i ? "," : "");
-			json_str(m->cfg.head.labels[i]);
+			jsonout_str(&j, m->cfg.head.labels[i]);
 		}
 		printf("],\"probs\":[");
-		for (int i = 0; i < C; i++)
-			printf("%s%.6f", i ? "," : "", p[i]);
+		for (int i = 0; i < C; i++) {
+			printf("%s", i ? "," : "");
+			jsonout_num(&j, "probs", 6, p[i]);
+		}
 		printf("],\"logits\":[");
-		for (int i = 0; i < C; i++)
-			printf("%s%.6f", i ? "," : "", lg[i]);
-		printf("]}\n");
+		for (int i = 0; i < C; i++) {
+			printf("%s", i ? "," : "");
+			jsonout_num(&j, "logits", 6, lg[i]);
+		}
+		putchar(']');
+		jsonout_end(&j);
 	} else {
 		int done[256] = { 0 };
 		for (int k = 0; k < C && k < 256; k++) {
@@ -285,9 +306,14 @@ int cmd_translate(struct cli *c)
 	struct decode_result r;
 	int status = cli_decode(c, m, &in, &r);
 	if (status == 0) {
+		/* NaN weights are loaded (with a warning) to be looked at; a
+		 * translation from them, or from logits that overflowed, is none */
+		const int broken = r.nonfinite_step >= 0;
 		if (c->json) {
-			print_json(m, c, &in, &r);
-		} else {
+			/* still a JSON document: its numbers null, with "warnings" */
+			if (print_json(m, c, &in, &r) && !broken)
+				warn_msg("some numbers of the result were not finite: written as null");
+		} else if (!broken) {
 			if (c->steps)
 				print_steps(m, &in, &r, 5, c->sample);
 			char text[4096];
@@ -295,6 +321,10 @@ int cmd_translate(struct cli *c)
 			printf("%s\n", r.hit_max_len && m->tgt_sp[TOK_EOS] >= 0 ?
 			       _("   [no </s>: stopped at the length limit]") : "");
 		}
+		if (broken)
+			status = cli_fail("%s: the next-token distribution is not finite at step %d "
+					  "(logits that overflow to ±inf, or NaN): no translation",
+					  m->path, r.nonfinite_step + 1);
 		decode_result_free(&r);
 		input_free(&in);
 	}

@@ -19,7 +19,7 @@ static int stage_of(const struct trace *t, const float *data)
 
 /* Notes which stages sublayer part of layer i of blk reads (x and memory
  * must be held). */
-int forward_lazy_note(struct ctx *c, enum block blk, int i, int part, const float *x,
+int fwd_lazy_note(struct ctx *c, enum block blk, int i, int part, const float *x,
 		     const float *memory)
 {
 	struct lazy_pass *lp = c->lazy;
@@ -50,12 +50,12 @@ int forward_lazy_note(struct ctx *c, enum block blk, int i, int part, const floa
  * [n, V] (823 MB at 2,048 tokens of a 50,257-token vocabulary) and cost a
  * quarter of GPT-2's pass there, so the first pass only declares them; they
  * are computed when looked at.  Otherwise output() itself. */
-void forward_output_group(struct ctx *c, const float *x, int n, enum axis ax,
+void fwd_output_group(struct ctx *c, const float *x, int n, enum axis ax,
 			 const int32_t *labels, int nlabels, int label_len)
 {
 	struct lazy_pass *lp = c->lazy;
 	if (!lp) {
-		forward_output(c, x, n, ax, labels, nlabels, label_len);
+		fwd_output(c, x, n, ax, labels, nlabels, label_len);
 		return;
 	}
 	if (labels && !(lp->labels = malloc((size_t)(nlabels ? nlabels : 1) * sizeof *labels))) {
@@ -68,13 +68,13 @@ void forward_output_group(struct ctx *c, const float *x, int n, enum axis ax,
 	lp->out_ax = ax;
 	lp->nlabels = nlabels;
 	lp->label_len = label_len;
-	if (forward_lazy_note(c, BLK_OUTPUT, -1, 0, x, NULL) || trace_group_open(c->t, 0) < 0) {
+	if (fwd_lazy_note(c, BLK_OUTPUT, -1, 0, x, NULL) || trace_group_open(c->t, 0) < 0) {
 		c->failed = 1;
 		return;
 	}
 	/* declared, not computed: the first look at them computes them */
 	c->declare = 1;
-	forward_output(c, x, n, ax, labels, nlabels, label_len);
+	fwd_output(c, x, n, ax, labels, nlabels, label_len);
 	c->declare = 0;
 	trace_group_close(c->t, 0);
 }
@@ -96,8 +96,8 @@ static int lazy_fill(void *p, struct trace *t, int g)
 	const struct lazy_pass *lp = p;
 	const struct lazy_layer *G = &lp->g[g];
 	struct ctx c;
-	if (forward_ctx_setup(&c, lp->m, &lp->o, t, lp->S, lp->T, lp->src_len, lp->tgt_len)) {
-		forward_ctx_release(&c);
+	if (fwd_ctx_setup(&c, lp->m, &lp->o, t, lp->S, lp->T, lp->src_len, lp->tgt_len)) {
+		fwd_ctx_release(&c);
 		return -1;
 	}
 	const float *x = t->stages[G->in].data;
@@ -105,11 +105,11 @@ static int lazy_fill(void *p, struct trace *t, int g)
 	const float *y = x;
 	pool_hot(1);
 	if (G->blk == BLK_OUTPUT)
-		forward_output(&c, x, lp->out_n, lp->out_ax, lp->labels, lp->nlabels, lp->label_len);
+		fwd_output(&c, x, lp->out_n, lp->out_ax, lp->labels, lp->nlabels, lp->label_len);
 	else
-		y = forward_sublayer(&c, G->blk, G->layer, (enum part)G->part, x, mem);
+		y = fwd_sublayer(&c, G->blk, G->layer, (enum part)G->part, x, mem);
 	pool_hot(0);
-	forward_ctx_release(&c);
+	fwd_ctx_release(&c);
 	return y && !c.failed ? 0 : -1;
 }
 
@@ -138,7 +138,7 @@ int forward_trace_lazy(const struct model *m, int S, int T, const struct pass_op
 }
 
 /* A lazy trace: t owns the context that computes its layers again. */
-int forward_lazy_start(struct ctx *c, const struct pass_input *in, const struct pass_opts *o)
+int fwd_lazy_start(struct ctx *c, const struct pass_input *in, const struct pass_opts *o)
 {
 	struct lazy_pass *lp = calloc(1, sizeof *lp);
 	if (!lp || trace_lazy_begin(c->t, lazy_fill, lazy_free, lp)) {

@@ -51,7 +51,8 @@ static const char *const NORM_KIND_NAMES[] = { "layernorm", "layernorm_std", "rm
 					       "gemma_rmsnorm", NULL };
 static const char *const ACT_NAMES[] = { "relu", "gelu", "gelu_new", "silu", "swiglu",
 					  "geglu", NULL };
-static const char *const PE_NAMES[] = { "sinusoidal", "learned", "none", "rope", NULL };
+static const char *const PE_NAMES[] = { "sinusoidal", "learned", "none", "rope",
+					"sinusoidal-halves", NULL };
 static const char *const TOKTYPE_NAMES[] = { "word", "char", "bpe", "gpt2", "wordpiece",
 					     "sentencepiece", NULL };
 
@@ -757,7 +758,11 @@ size_t model_params(const struct model *m, const char *prefix)
 	size_t n = 0, pl = strlen(prefix);
 	for (int i = 0; i < m->ntensors; i++) {
 		const struct wtensor *t = &m->tensors[i];
-		if (strncmp(t->name, prefix, pl) == 0)
+		int again = 0;   /* one storage under two names (tied) counts once */
+		for (int j = 0; j < i && !again; j++)
+			again = m->tensors[j].data == t->data &&
+				strncmp(m->tensors[j].name, prefix, pl) == 0;
+		if (!again && strncmp(t->name, prefix, pl) == 0)
 			n += (size_t)t->shape[0] * (t->ndim > 1 ? (size_t)t->shape[1] : 1);
 	}
 	return n;

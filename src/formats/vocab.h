@@ -95,7 +95,7 @@ char *tokens_join(const struct tokenizer_cfg *c, char *const *toks, int n,
 
 /* A token as the views label it, into buf[cap]: GPT-2's pieces as their
  * text with a visible space mark ("Ġcat" -> "␣cat", gpt2bpe_label),
- * SentencePiece's the same ("▁cat" -> "␣cat", spm_label), any other token
+ * SentencePiece's as written ("▁cat" stays, spm_label), any other token
  * as it is.  Returns buf. */
 char *tokens_label(const struct tokenizer_cfg *c, const char *tok, char *buf, size_t cap);
 
