@@ -50,7 +50,7 @@ static double frames(struct screen *s, struct canvas *cv, int n, double *t)
 		s->v.col = (i * 11) % cols;
 		view_clamp(&s->v);
 		double t0 = clock_ms();
-		trace_pin((struct trace *)s->v.tr, s->v.stage);
+		trace_pin(s->v.tr, s->v.stage);
 		screen_draw(s, cv);
 		t[i] = clock_ms() - t0;
 	}

@@ -231,7 +231,7 @@ void trace_hold(struct trace *t, const void *data)
 		}
 }
 
-void trace_pin(struct trace *t, int i)
+void trace_pin(const struct trace *t, int i)
 {
 	struct lazy *z = t->lazy;
 	if (z)

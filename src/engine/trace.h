@@ -192,7 +192,7 @@ void trace_group_close(struct trace *t, int held);
  * output, the next layer's input). */
 void trace_hold(struct trace *t, const void *data);
 /* Keeps the layer of stage i (-1: none) when other layers are read. */
-void trace_pin(struct trace *t, int i);
+void trace_pin(const struct trace *t, int i);
 /* Layers held now (materialised), and how many were computed again. */
 int trace_groups_live(const struct trace *t);
 long trace_refills(const struct trace *t);
