@@ -260,6 +260,51 @@ static void draw_tile(struct view_state *v, struct canvas *c, struct rect r,
 					      v->left, nrv, g->ncv, 0 };
 }
 
+/* The grid's layout in w × ah: the biggest cells at which every head
+ * fits whole, with the most telling titles; else the smallest cells (half
+ * blocks) and scrolling, or for a long matrix (past LONG_INPUT, when that
+ * would show under half of it) every head whole, pooled into blocks of
+ * *b × *b (1: not pooled).  Returns layout's score. */
+static long long grid_fit(const struct stage *s, int rh, int w, int ah, struct grid *g, int *b)
+{
+	static const int SIZES[][2] = { { 5, 2 }, { 4, 2 }, { 3, 1 }, { 2, 1 }, { 1, 0 } };
+	const long long ALL = 1LL << 42;
+	const int H = s->shape[0], n = s->shape[1], m = s->shape[2];
+	const int level0 = s->kind == SK_WEIGHTS ? 0 : 2;
+	struct grid tryg = { 2, 1, 0, 0, 0, 2, 1, 1, 1, 1 };
+	long long best = 0;
+	*g = tryg;
+	*b = 1;
+	for (size_t k = 0; k < sizeof SIZES / sizeof *SIZES && best < ALL; k++) {
+		int cw = SIZES[k][0], ch = SIZES[k][1];
+		if (rh == 1 && ch == 0)
+			ch = 1;   /* no half blocks without colour or UTF-8 */
+		for (int level = level0; level <= 2; level++) {
+			long long sc_l = layout(&tryg, level, H, n, m, rh, cw, ch, w, ah);
+			if (sc_l > best && (sc_l >= ALL || cw == 1)) {
+				best = sc_l;
+				*g = tryg;
+			}
+		}
+	}
+	const int seen_r = g->ch ? g->cl / g->ch : g->cl * rh;   /* rows a tile shows */
+	if (best >= ALL || (n <= LONG_INPUT && m <= LONG_INPUT) ||
+	    (2 * seen_r >= n && 2 * g->ncv >= m))
+		return best;
+	for (int bb = 2; best < ALL && bb <= (n > m ? n : m); bb += bb < 8 ? 1 : bb / 4) {
+		int bn = (n + bb - 1) / bb, bm = (m + bb - 1) / bb;
+		for (int level = level0; level <= 2 && best < ALL; level++) {
+			long long sc_l = layout(&tryg, level, H, bn, bm, rh, 1, rh == 1, w, ah);
+			if (sc_l >= ALL) {
+				best = sc_l;
+				*g = tryg;
+				*b = bb;
+			}
+		}
+	}
+	return best;
+}
+
 static void draw_grid(struct view_state *v, struct canvas *c, struct rect r)
 {
 	const struct stage *s = view_stage(v);
@@ -282,43 +327,10 @@ static void draw_grid(struct view_state *v, struct canvas *c, struct rect r)
 	int ah = r.h - head - gap1 - nfoot - gap2;
 	int y0 = r.y + head + gap1;
 
-	/* the biggest cells at which every head fits whole, with the most
-	 * telling titles; else the smallest cells (half blocks) and scrolling */
-	static const int SIZES[][2] = { { 5, 2 }, { 4, 2 }, { 3, 1 }, { 2, 1 }, { 1, 0 } };
-	const long long ALL = 1LL << 42;
-	struct grid g = { 2, 1, 0, 0, 0, 2, 1, 1, 1, 1 }, tryg = g;
-	long long best = 0;
-	for (size_t k = 0; k < sizeof SIZES / sizeof *SIZES && best < ALL; k++) {
-		int cw = SIZES[k][0], ch = SIZES[k][1];
-		if (rh == 1 && ch == 0)
-			ch = 1;   /* no half blocks without colour or UTF-8 */
-		for (int level = s->kind == SK_WEIGHTS ? 0 : 2; level <= 2; level++) {
-			long long sc_l = layout(&tryg, level, H, n, m, rh, cw, ch, r.w, ah);
-			if (sc_l > best && (sc_l >= ALL || cw == 1)) {
-				best = sc_l;
-				g = tryg;
-			}
-		}
-	}
-
-	/* a long matrix: every head whole, pooled into blocks of b × b */
+	struct grid g;
 	struct pooled pl = { 1, NULL };
-	int pn = n, pm = m;
-	const int seen_r = g.ch ? g.cl / g.ch : g.cl * rh;   /* rows a tile shows */
-	const int long_input = (n > LONG_INPUT || m > LONG_INPUT) && (2 * seen_r < n || 2 * g.ncv < m);
-	for (int b = 2; long_input && best < ALL && b <= (n > m ? n : m); b += b < 8 ? 1 : b / 4) {
-		int bn = (n + b - 1) / b, bm = (m + b - 1) / b;
-		for (int level = s->kind == SK_WEIGHTS ? 0 : 2; level <= 2 && best < ALL; level++) {
-			long long sc_l = layout(&tryg, level, H, bn, bm, rh, 1, rh == 1, r.w, ah);
-			if (sc_l >= ALL) {
-				best = sc_l;
-				g = tryg;
-				pl.b = b;
-				pn = bn;
-				pm = bm;
-			}
-		}
-	}
+	long long best = grid_fit(s, rh, r.w, ah, &g, &pl.b);
+	const int pn = (n + pl.b - 1) / pl.b, pm = (m + pl.b - 1) / pl.b;
 	if (pl.b > 1 && !(pl.buf = malloc((size_t)pn * pm * sizeof *pl.buf)))
 		pl.b = 1;
 	/* visible matrix rows */
@@ -399,7 +411,7 @@ static void draw_grid(struct view_state *v, struct canvas *c, struct rect r)
 		clip_text(c, r, r.x, y++, r.w, buf, &mu);
 	}
 	if (nfoot >= 2 && y < r.y + r.h)
-		draw_legend(c, r.x, y++, r.w, &sc, has_neginf(all, numel));
+		draw_legend(c, r.x, y++, r.w, &sc, s->kind != SK_WEIGHTS && has_neginf(all, numel));
 	if (nfoot >= 1) {
 		snprintf(buf, sizeof buf, _("Enter: open head %d"), v->head);
 		clip_text(c, r, r.x, y, r.w, buf, &ac);
