@@ -429,6 +429,30 @@ static int parse_count(const char *opt, const char *s, int lo, int hi, int *out)
 	return 0;
 }
 
+/* The words after the options, joined by spaces, are the sentence (no
+ * length cap: the model's context is the limit). */
+static int join_words(struct cli *c, int argc, char **argv)
+{
+	size_t len = 1;
+	for (int i = optind; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	c->nwords = argc - optind;
+	if (optind >= argc)
+		return 0;
+	char *p = c->sentence = malloc(len);
+	if (!p)
+		return cli_fail("out of memory"), -1;
+	for (int i = optind; i < argc; i++) {
+		size_t n = strlen(argv[i]);
+		if (i > optind)
+			*p++ = ' ';
+		memcpy(p, argv[i], n);
+		p += n;
+	}
+	*p = 0;
+	return 0;
+}
+
 int cli_parse(struct cli *c, const char *cmd, int argc, char **argv)
 {
 	memset(c, 0, sizeof *c);
@@ -536,22 +560,7 @@ int cli_parse(struct cli *c, const char *cmd, int argc, char **argv)
 		if (r)
 			return -1;
 	}
-	/* the remaining words are the sentence */
-	size_t len = 1;
-	for (int i = optind; i < argc; i++)
-		len += strlen(argv[i]) + 1;
-	c->nwords = argc - optind;
-	if (optind < argc) {
-		if (!(c->sentence = malloc(len)))
-			return cli_fail("out of memory"), -1;
-		c->sentence[0] = 0;
-		for (int i = optind; i < argc; i++) {
-			if (i > optind)
-				strcat(c->sentence, " ");
-			strcat(c->sentence, argv[i]);
-		}
-	}
-	if (check_use(c))
+	if (join_words(c, argc, argv) || check_use(c))
 		return -1;
 	if (c->file && !(c->sentence = cli_read_text(c->file)))
 		return -1;
