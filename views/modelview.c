@@ -5,7 +5,7 @@
  * rows where they fit; the selected layer × head framed (Enter opens it).
  * When the keys do not fit across a tile at one column each (a long
  * input), each thumbnail is the matrix pooled (max, or mean with
- * VF_POOL_MEAN) to the tile, from what a lazy trace kept of each layer
+ * v->pool_mean) to the tile, from what a lazy trace kept of each layer
  * (stage_thumb: no layer computed again) or from the data; when even that
  * does not fit, a layer × head table of entropies and tags; when the
  * layers do not fit down, pages that follow the selected layer.
@@ -165,7 +165,7 @@ static void draw_tile(struct view_state *v, struct canvas *c, struct rect r,
 	if (g->pr) {
 		if (!(pool = malloc((size_t)g->pr * g->pc * sizeof *pool)))
 			return;
-		pooled_head(s, h, (v->flags & VF_POOL_MEAN) != 0, g, pool);
+		pooled_head(s, h, v->pool_mean != 0, g, pool);
 		w = pool;
 		nq = g->pr;
 		nk = g->pc;
@@ -336,7 +336,30 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	}
 }
 
+/* ↑↓ choose the layer (the stepper moves to it), h l the head. */
+static unsigned on_key(struct view_state *v, enum view_key k)
+{
+	const struct stage *w = view_attn_weights(v->tr, view_stage(v));
+	int H = w ? w->shape[0] : 1;
+	switch (k) {
+	case VK_UP: return VR_LAYER_UP;
+	case VK_DOWN: return VR_LAYER_DOWN;
+	case VK_LEFT: v->head = (v->head + H - 1) % H; return VR_REDRAW;
+	case VK_RIGHT: v->head = (v->head + 1) % H; return VR_REDRAW;
+	default: return 0;
+	}
+}
+
+static const struct view_help HELP[] = {
+	/* TRANSLATORS: the help's lines of the model view's own keys */
+	{ "↑ ↓", N_("model view: the layer above / below") },
+	{ "h l", N_("model view: the head to the left / right") },
+	{ NULL, NULL },
+};
+
 const struct view_class modelview_view = {
 	.name = "model",
 	.draw = draw,
+	.on_key = on_key,
+	.help = HELP,
 };

@@ -1,6 +1,6 @@
 /* overview.c - a matrix larger than the screen drawn whole: each screen
  * cell (half a line with colour) is a square block of bq × bq entries,
- * coloured by the block's max or mean (VF_POOL_MEAN), the zoom said in
+ * coloured by the block's max or mean (v->pool_mean), the zoom said in
  * the title, the cursor's block marked and its exact entry, with its row
  * and column tokens, under the picture.  The heatmap view and the mean
  * over heads use it when even one column a key would show a small part of
@@ -86,7 +86,7 @@ static int ov_title(struct canvas *c, struct rect r, const struct view_state *v,
 {
 	const struct style hd = role_style(R_HEADER, c->depth);
 	const struct style mu = role_style(R_MUTED, c->depth);
-	const int mean = (v->flags & VF_POOL_MEAN) != 0;
+	const int mean = v->pool_mean != 0;
 	char buf[256];
 	/* TRANSLATORS: the overview of a matrix larger than the screen:
 	 * rows × columns, then how many entries a cell shows */
@@ -143,7 +143,7 @@ void overview_draw(struct view_state *v, struct canvas *c, struct rect r,
 	v->geom.valid = 0;
 	if (!w || !ov_fit(c, r, n, m, &L))
 		return;
-	const int mean = (v->flags & VF_POOL_MEAN) != 0, color = c->depth != DEPTH_NONE;
+	const int mean = v->pool_mean != 0, color = c->depth != DEPTH_NONE;
 	const struct style lab = role_style(R_LABEL, c->depth);
 	const int cr = v->row / L.b, cc = v->col / L.b;   /* the cursor's block */
 	int y = r.y + ov_title(c, r, v, &L, n, m);

@@ -95,6 +95,56 @@ int safefile_open_read(const char *path, struct err *e)
 	return fd;
 }
 
+char *safefile_read_all(const char *path, size_t max, size_t *len, struct err *e)
+{
+	int fd = safefile_open_read(path, e);
+	if (fd < 0)
+		return NULL;
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap);
+	for (;;) {
+		if (!buf) {
+			close(fd);
+			err_set(e, "%s: out of memory", path);
+			return NULL;
+		}
+		if (n + 1 == cap) {
+			if (n >= max) {
+				free(buf);
+				close(fd);
+				err_set(e, "%s: larger than %zu MB", path, max >> 20);
+				return NULL;
+			}
+			char *nb = realloc(buf, cap * 2);
+			if (!nb)
+				free(buf);
+			buf = nb;
+			cap *= 2;
+			continue;
+		}
+		ssize_t r = read(fd, buf + n, cap - 1 - n);
+		if (r < 0) {
+			int er = errno;
+			free(buf);
+			close(fd);
+			err_set(e, "%s: %s", path, strerror(er));
+			return NULL;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	if (n > max) {
+		free(buf);
+		err_set(e, "%s: larger than %zu MB", path, max >> 20);
+		return NULL;
+	}
+	buf[n] = 0;
+	*len = n;
+	return buf;
+}
+
 FILE *safefile_fopen_read(const char *path, struct err *e)
 {
 	int fd = safefile_open_read(path, e);

@@ -38,6 +38,10 @@
 int safefile_open_read(const char *path, struct err *e);
 /* The same as a stdio stream ("r" or "rb" mode); NULL on failure. */
 FILE *safefile_fopen_read(const char *path, struct err *e);
+/* The whole of a regular file of at most max bytes (opened as above),
+ * malloc'd and NUL-terminated (the caller frees it), its length in *len;
+ * NULL with "PATH: larger than N MB" or the system's reason in e. */
+char *safefile_read_all(const char *path, size_t max, size_t *len, struct err *e);
 /* Forgets path as an input (it was read completely and may now be
  * replaced: train --resume CKPT --out CKPT).  No effect if it is not one. */
 void safefile_forget_input(const char *path);

@@ -119,12 +119,12 @@ int bench_long(const struct cli *c, const struct model *m, double load_ms)
 	if ((s.v.stage = trace_index(tr, name)) < 0)
 		goto out;
 	printf("step_ms=%.2f", frames(&s, cv, nf, t));
-	s.v.flags = VF_ALL_HEADS;
+	s.v.mode = VM_HEADS;
 	printf(" all_heads_ms=%.2f", frames(&s, cv, nf, t));
-	s.v.flags = VF_MODEL;
+	s.v.mode = VM_MODEL;
 	printf(" model_view_ms=%.2f (%d frames %dx%d, %s)\n", frames(&s, cv, nf, t), nf, cv->w,
 	       cv->h, name);
-	s.v.flags = 0;
+	s.v.mode = VM_STAGE;
 	int k = 0;
 	for (; k < n && k < L - 1; k++) {   /* layers 0, 1, ...: not held */
 		snprintf(name, sizeof name, "%s.%d.self_attn.weights", blk, k);

@@ -280,8 +280,8 @@ int cmd_info(struct cli *c)
 	printf(_("norm %s (eps %g), activation %s, positional encoding %s, max_len %d%s\n"),
 	       norm_name(g->norm), g->norm_eps, act_name(g->act), pe_name(g->pe),
 	       g->max_len, g->scale_embedding ? _(", embeddings scaled by √d_model") : "");
-	/* TRANSLATORS: the first %s is the YAML value word, char, bpe, gpt2 or
-	   wordpiece; the next
+	/* TRANSLATORS: the first %s is the YAML value word, char, bpe, gpt2,
+	   wordpiece, sentencepiece or hf; the next
 	   two are empty or ", lowercase" and ", source wrapped in <s> … </s>"
 	   (or begins with / ends with a special);
 	   the last is empty or " (shared)". */

@@ -265,6 +265,14 @@ static int bert_head(struct model *m, struct err *e)
  * tokenizer_config.json), else vocab.json + merges.txt as GPT-2's. */
 static int tokenizer_modern(struct model *m, const char *dir, struct err *e)
 {
+	if (readable(dir, "tokenizer.json")) {
+		char *tj = join(dir, "tokenizer.json"), *tc = join(dir, "tokenizer_config.json");
+		int rc = tj && tc ? model_tok_tokjson(m, tj, readable(dir, "tokenizer_config.json") ?
+						       tc : NULL, e) : err_set(e, "out of memory");
+		free(tj);
+		free(tc);
+		return rc;
+	}
 	if (readable(dir, "vocab.json") && readable(dir, "merges.txt"))
 		return tokenizer(m, dir, 1, e);
 	return err_set(e, "%s: no tokenizer (tokenizer.json, or vocab.json and merges.txt)",

@@ -6,6 +6,7 @@
 #include "input.h"
 #include "formats/gpt2bpe.h"
 #include "formats/spm.h"
+#include "formats/tokjson.h"
 #include "formats/wordpiece.h"
 #include "base/i18n.h"
 
@@ -114,15 +115,17 @@ static const char *ascii_mark(const char *t)
 	return NULL;
 }
 
-/* GPT-2's and BERT's tokenizers give ids themselves (model_tok.h); a piece
- * BERT could not spell is its [UNK], typed word unknown (the views show
- * the [UNK]). */
+/* GPT-2's, BERT's and tokenizer.json's tokenizers give ids themselves
+ * (model_tok.h; a tokenizer.json's without what its post-processor adds:
+ * the model's sos is put in front as for every model); a piece BERT could
+ * not spell is its [UNK], typed word unknown (the views show the [UNK]). */
 static int append_hf(const struct model *m, const struct vocab *v, const char *text,
 		     struct seq *s, struct pass_input *in, struct err *e)
 {
 	int32_t *ids;
 	int n, invalid = 0;
 	if (m->gpt2 ? gpt2bpe_encode(m->gpt2, text, &ids, &n, &invalid, e) :
+	    m->tokjson ? tokjson_encode(m->tokjson, text, 0, &ids, &n, &invalid, e) :
 		      wordpiece_encode(m->wordpiece, text, &ids, &n, &invalid, e))
 		return -1;
 	in->invalid_utf8 += invalid;
@@ -202,7 +205,7 @@ static int append_text(const struct model *m, const struct vocab *v, int unk,
 		       const char *text, struct seq *s, struct pass_input *in,
 		       struct err *e)
 {
-	if (m->gpt2 || m->wordpiece)
+	if (m->gpt2 || m->wordpiece || m->tokjson)
 		return append_hf(m, v, text, s, in, e);
 	if (m->src_spm)
 		return append_spm(m, v, text, s, in, e);

@@ -171,7 +171,7 @@ struct model {
 	/* tokenizer type bpe: the merges of each side (owned; tgt_bpe may be
 	 * src_bpe when both sides share one merges file), else NULL */
 	struct bpe *src_bpe, *tgt_bpe;
-	/* tokenizer type gpt2 / wordpiece (model_tok.h, owned), else NULL */
+	/* tokenizer type gpt2 / wordpiece / hf (model_tok.h, owned), else NULL */
 	struct gpt2bpe *gpt2;
 	struct wordpiece *wordpiece;
 	/* tokenizer type sentencepiece (model_tok.h, owned): each side's
@@ -180,6 +180,7 @@ struct model {
 	 * side's map spm id -> vocabulary id, else NULL */
 	struct spm *src_spm, *tgt_spm;
 	int32_t *src_spm_map, *tgt_spm_map;
+	struct tokjson *tokjson;
 	/* weights (pointers into tensors[]) */
 	const float *src_embed;       /* [Vs, d] */
 	const float *tgt_embed;       /* [Vt, d] (== src_embed when tied) */
@@ -262,7 +263,7 @@ static inline int cfg_kv_heads(const struct config *c)
 	return c->kv_heads ? c->kv_heads : c->heads;
 }
 const char *pe_name(enum pe_kind p);
-const char *tok_name(enum tok_type t);   /* word char bpe gpt2 wordpiece sentencepiece */
+const char *tok_name(enum tok_type t);   /* word char bpe gpt2 wordpiece sentencepiece hf */
 
 /* The default model: $ATTNSCOPE_MODEL, else the installed data directory,
  * else models/ in the source tree.  Writes the path into buf; returns 0, or

@@ -378,8 +378,7 @@ void spm_free(struct spm *s)
 	if (s->priv) {
 		free(s->priv->tab);
 		free(s->priv->pfx);
-		free(s->priv->units);
-		free(s->priv->repl);
+		charsmap_free(&s->priv->cm);
 		free(s->priv);
 	}
 	free(s);

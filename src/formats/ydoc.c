@@ -137,14 +137,30 @@ static int map_unique(const char *file, const struct ynode *c, struct err *e)
 		       again->line, again->str, first_line);
 }
 
+static int parse(struct ydoc *doc, const char *file, const void *buf, size_t len, int flags,
+		 size_t max_nodes, struct err *e);
+
 int ydoc_parse(struct ydoc *doc, const char *file, const void *buf, size_t len,
 	       struct err *e)
 {
-	return ydoc_parse_flags(doc, file, buf, len, 0, e);
+	return parse(doc, file, buf, len, 0, YDOC_MAX_NODES, e);
+}
+
+int ydoc_parse_max(struct ydoc *doc, const char *file, const void *buf, size_t len,
+		   size_t max_nodes, struct err *e)
+{
+	return parse(doc, file, buf, len, 0, max_nodes, e);
 }
 
 int ydoc_parse_flags(struct ydoc *doc, const char *file, const void *buf, size_t len,
 		     int flags, struct err *e)
+{
+	return parse(doc, file, buf, len, flags, YDOC_MAX_NODES, e);
+}
+
+/* libyaml's events into doc's tree, at most max_nodes nodes. */
+static int parse(struct ydoc *doc, const char *file, const void *buf, size_t len, int flags,
+		 size_t max_nodes, struct err *e)
 {
 	yaml_parser_t parser;
 	yaml_event_t ev;
@@ -207,9 +223,9 @@ int ydoc_parse_flags(struct ydoc *doc, const char *file, const void *buf, size_t
 		case YAML_SCALAR_EVENT:
 		case YAML_SEQUENCE_START_EVENT:
 		case YAML_MAPPING_START_EVENT:
-			if (++pool->nodes > YDOC_MAX_NODES) {
+			if (++pool->nodes > max_nodes) {
 				err_set(e, "%s:%d: too many YAML nodes (limit %u)",
-					file, line, YDOC_MAX_NODES);
+					file, line, (unsigned)max_nodes);
 				yaml_event_delete(&ev);
 				goto out;
 			}

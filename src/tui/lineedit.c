@@ -43,7 +43,15 @@ int lineedit_set(struct lineedit *le, const char *text)
 	le->text[n] = 0;
 	le->len = n;
 	le->cur = (int)n;
+	le->selected = 0;
 	return 0;
+}
+
+int lineedit_set_selected(struct lineedit *le, const char *text)
+{
+	int rc = lineedit_set(le, text);
+	le->selected = le->text && le->text[0] != 0;
+	return rc;
 }
 
 void lineedit_free(struct lineedit *le)
@@ -82,6 +90,18 @@ enum lineedit_result lineedit_key(struct lineedit *le, int key, const char *utf8
 	int n = (int)le->len;
 	if (le->cur < 0 || le->cur > n)
 		le->cur = n;
+	if (le->selected) {
+		le->selected = 0;
+		size_t tl = utf8 ? strlen(utf8) : 0;
+		int text = tl && (unsigned char)utf8[0] >= 32 && key != TK_ENTER && key != TK_ESC;
+		if (text || key == TK_BACKSPACE || key == TK_DELETE || key == CTRL_U) {
+			t[0] = 0;
+			le->cur = n = 0;
+			le->len = 0;
+			if (!text)
+				return LE_NONE;
+		}
+	}
 	switch (key) {
 	case TK_ESC:
 		return LE_CANCEL;

@@ -20,6 +20,9 @@ struct lineedit {
 	char *text;                /* NUL-terminated (after lineedit_set) */
 	size_t len, cap;           /* strlen(text), its buffer's size */
 	int cur;                   /* cursor: byte offset, 0 .. len */
+	int selected;              /* the whole text is selected: typed text,
+	                              Backspace, Delete replace it; a cursor
+	                              key keeps it and moves */
 };
 
 /* What a key did. */
@@ -32,9 +35,12 @@ enum lineedit_result {
 };
 
 /* Starts editing text (cut at LINEEDIT_MAX - 1 bytes; it may point into
- * le->text), cursor at the end.  Returns 0, or -1 out of memory (then the
- * text is empty). */
+ * le->text), cursor at the end, nothing selected.  Returns 0, or -1 out of
+ * memory (then the text is empty). */
 int lineedit_set(struct lineedit *le, const char *text);
+/* The same, with the whole text selected (the stepper's e and t: typing
+ * replaces the old sentence, an arrow edits it). */
+int lineedit_set_selected(struct lineedit *le, const char *text);
 void lineedit_free(struct lineedit *le);
 
 /* Applies one key.  utf8 is the typed text for key 0 or a printable ASCII
