@@ -506,7 +506,9 @@ const float *fwd_sublayer(struct ctx *c, enum block blk, int i, enum part part,
 }
 
 /* One layer of either stack: its sublayers, as lazy_fill computes them
- * again; in a lazy trace each is a group, its output held. */
+ * again; in a lazy trace each is a group, its output held, and a layer's
+ * groups are dropped when the next layer starts (the last layer's stay:
+ * its attention is the first one looked at, without computing it again). */
 static const float *layer(struct ctx *c, enum block blk, int i, const float *x,
 			  const float *memory)
 {
@@ -514,7 +516,7 @@ static const float *layer(struct ctx *c, enum block blk, int i, const float *x,
 		if (part == P_CROSS && (blk == BLK_ENCODER || !memory))
 			continue;
 		if (c->lazy && (fwd_lazy_note(c, blk, i, part, x, memory) ||
-				trace_group_open(c->t, 1) < 0)) {
+				trace_group_open(c->t, part == P_SELF) < 0)) {
 			c->failed = 1;
 			return NULL;
 		}
