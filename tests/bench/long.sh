@@ -55,15 +55,18 @@ tokenizer: {type: word, lowercase: true, source_vocab: vocab50257.txt}
 init: {random: 1}
 EOF
 # Llama-3.2-1B's shape: 1.24 G parameters, over init: random's limit of 256 M:
-# a Hugging Face folder of random BF16 weights (2.5 GB, written once)
-[ -s "$dir/llama1b/model.safetensors" ] ||
-	"${PYTHON3:-/usr/bin/python3}" "$(dirname "$0")/llama_folder.py" "$dir/llama1b"
+# a Hugging Face folder of random BF16 weights (2.5 GB, written once, when
+# a llama1b case is asked for)
+llama() {
+	[ -s "$dir/llama1b/model.safetensors" ] ||
+		"${PYTHON3:-/usr/bin/python3}" "$(dirname "$0")/llama_folder.py" "$dir/llama1b"
+}
 
 echo "# $(date -u +%FT%TZ) $(uname -m), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 for w in "$@"; do
 	case $w in
 	gpt2-*) model=$dir/gpt2-small.yaml; n=${w#gpt2-}; prompt "$n"; text=$dir/prompt$n.txt ;;
-	llama1b-*) model=$dir/llama1b; n=${w#llama1b-}; bytes "$n"; text=$dir/bytes$n.txt ;;
+	llama1b-*) llama; model=$dir/llama1b; n=${w#llama1b-}; bytes "$n"; text=$dir/bytes$n.txt ;;
 	*) echo "long.sh: unknown $w" >&2; exit 2 ;;
 	esac
 	echo "## $w"
