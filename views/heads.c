@@ -16,6 +16,7 @@
 #include "base/i18n.h"
 
 #define GAP 1                 /* blank columns between tiles */
+#define LONG_INPUT 128        /* longer: tiles pooled when they would show under half */
 
 static int has_neginf(const float *m, size_t n)
 {
@@ -68,7 +69,9 @@ static void draw_mean(struct view_state *v, struct canvas *c, struct rect r)
 		clip_text(c, r, x, r.y, r.x + r.w - x, buf, &mu);
 	}
 	struct rect area = { r.x, r.y + 2, r.w, r.h - 4 };
-	if (area.h >= 2 && area.w >= 2) {
+	if (area.h >= 2 && area.w >= 2 && view_overview(v, c, rect_sub(r, r.x, r.y + 2, r.w, r.h - 2), n, m))
+		overview_draw(v, c, rect_sub(r, r.x, r.y + 2, r.w, r.h - 2), s, mean, n, m, &sc);
+	else if (area.h >= 2 && area.w >= 2) {
 		struct rect u = heatmap_draw(c, area, v->tr, s, mean, n, m, &sc,
 					     v->zoom, &v->top, &v->left, v->row,
 					     v->col, &v->geom);
@@ -154,22 +157,40 @@ static long long layout(struct grid *g, int level, int H, int n, int m, int rh,
 	return best;
 }
 
+/* Pooled tiles (a matrix longer than a tile): the block side b, the
+ * pooled head (max, or mean with v->pool_mean) into buf [n/b, m/b]. */
+struct pooled {
+	int b;
+	float *buf;
+};
+
 static void draw_tile(struct view_state *v, struct canvas *c, struct rect r,
 		      const struct stage *s, const struct grid *g,
-		      const struct scale *sc, int h, int tx, int ty, int nrv)
+		      const struct scale *sc, int h, int tx, int ty, int nrv,
+		      const struct pooled *pl)
 {
-	const int n = s->shape[1], m = s->shape[2];
+	int n = s->shape[1], m = s->shape[2];
 	const int color = c->depth != DEPTH_NONE, rh = color && !canvas_ascii() ? 2 : 1;
 	const int sel = h == v->head;
-	const float *w = view_slice(s, h);   /* [n, m] */
 	char buf[64], fit[64];
 	const int cx0 = tx + 1 + (g->iw - g->ncv * g->cw) / 2;   /* cells centred */
 
 	/* frame, title in the top border, pattern in the bottom one */
-	double ent = s->kind == SK_WEIGHTS ? attn_entropy(w, n, m) : 0;
+	double ent = s->kind == SK_WEIGHTS ? view_head_entropy(s, h) : 0;
 	head_title(buf, sizeof buf, s->kind == SK_WEIGHTS ? g->level : 2, h, ent);
 	draw_tile_frame(c, r, tx, ty, g->tw, g->cl, sel, buf, s->kind == SK_WEIGHTS ?
-			attn_pattern_fit(attn_pattern(w, n, m), g->iw, fit, sizeof fit) : NULL);
+			attn_pattern_fit(view_head_pattern(s, h), g->iw, fit, sizeof fit) : NULL);
+	const float *w = view_slice(s, h);   /* [n, m] */
+	int crow = v->row, ccol = v->col;
+	if (pl->b > 1) {   /* [n/b, m/b] */
+		const int pn = (n + pl->b - 1) / pl->b, pm = (m + pl->b - 1) / pl->b;
+		stage_pool(w, n, m, pn, pm, v->pool_mean != 0, pl->buf);
+		w = pl->buf;
+		n = pn;
+		m = pm;
+		crow /= pl->b;
+		ccol /= pl->b;
+	}
 
 	if (g->ch) {
 		/* big cells: cw × ch blocks of colour (shade glyphs without) */
@@ -178,7 +199,7 @@ static void draw_tile(struct view_state *v, struct canvas *c, struct rect r,
 			for (int j = 0; j < g->ncv; j++) {
 				int col = v->left + j;
 				float a = w[(size_t)row * m + col];
-				int cur = sel && row == v->row && col == v->col;
+				int cur = sel && row == crow && col == ccol;
 				uint32_t bg = color ? scale_color(sc, a) : COLOR_DEFAULT;
 				const char *gl = color ? " " : scale_glyph(sc, a);
 				if (isinf(a) && a < 0)
@@ -213,14 +234,14 @@ static void draw_tile(struct view_state *v, struct canvas *c, struct rect r,
 		for (int j = 0; j < g->ncv; j++) {
 			int col = v->left + j, x = cx0 + j;
 			float a = w[(size_t)i0 * m + col];
-			int cur0 = sel && i0 == v->row && col == v->col;
+			int cur0 = sel && i0 == crow && col == ccol;
 			if (color) {
 				uint32_t fg = cur0 ? CURSOR_MARK : scale_color(sc, a);
 				uint32_t bg = COLOR_DEFAULT;
 				if (i1 >= 0)
-					bg = sel && i1 == v->row && col == v->col ?
+					bg = sel && i1 == crow && col == ccol ?
 					     CURSOR_MARK : scale_color(sc, w[(size_t)i1 * m + col]);
-				int cur1 = sel && i1 == v->row && col == v->col;
+				int cur1 = sel && i1 == crow && col == ccol;
 				if (!cur0 && !cur1 && isinf(a) && a < 0 &&
 				    (i1 < 0 || (isinf(w[(size_t)i1 * m + col]) && w[(size_t)i1 * m + col] < 0)))
 					clip_put(c, r, x, y, NEGINF_GLYPH, NEGINF_FG, NEGINF_BG, 0);
@@ -238,6 +259,51 @@ static void draw_tile(struct view_state *v, struct canvas *c, struct rect r,
 	if (sel)
 		v->geom = (struct grid_geom){ 1, cx0, ty + 1, 1, rh, v->top,
 					      v->left, nrv, g->ncv, 0 };
+}
+
+/* The grid's layout in w × ah: the biggest cells at which every head
+ * fits whole, with the most telling titles; else the smallest cells (half
+ * blocks) and scrolling, or for a long matrix (past LONG_INPUT, when that
+ * would show under half of it) every head whole, pooled into blocks of
+ * *b × *b (1: not pooled).  Returns layout's score. */
+static long long grid_fit(const struct stage *s, int rh, int w, int ah, struct grid *g, int *b)
+{
+	static const int SIZES[][2] = { { 5, 2 }, { 4, 2 }, { 3, 1 }, { 2, 1 }, { 1, 0 } };
+	const long long ALL = 1LL << 42;
+	const int H = s->shape[0], n = s->shape[1], m = s->shape[2];
+	const int level0 = s->kind == SK_WEIGHTS ? 0 : 2;
+	struct grid tryg = { 2, 1, 0, 0, 0, 2, 1, 1, 1, 1 };
+	long long best = 0;
+	*g = tryg;
+	*b = 1;
+	for (size_t k = 0; k < sizeof SIZES / sizeof *SIZES && best < ALL; k++) {
+		int cw = SIZES[k][0], ch = SIZES[k][1];
+		if (rh == 1 && ch == 0)
+			ch = 1;   /* no half blocks without colour or UTF-8 */
+		for (int level = level0; level <= 2; level++) {
+			long long sc_l = layout(&tryg, level, H, n, m, rh, cw, ch, w, ah);
+			if (sc_l > best && (sc_l >= ALL || cw == 1)) {
+				best = sc_l;
+				*g = tryg;
+			}
+		}
+	}
+	const int seen_r = g->ch ? g->cl / g->ch : g->cl * rh;   /* rows a tile shows */
+	if (best >= ALL || (n <= LONG_INPUT && m <= LONG_INPUT) ||
+	    (2 * seen_r >= n && 2 * g->ncv >= m))
+		return best;
+	for (int bb = 2; best < ALL && bb <= (n > m ? n : m); bb += bb < 8 ? 1 : bb / 4) {
+		int bn = (n + bb - 1) / bb, bm = (m + bb - 1) / bb;
+		for (int level = level0; level <= 2 && best < ALL; level++) {
+			long long sc_l = layout(&tryg, level, H, bn, bm, rh, 1, rh == 1, w, ah);
+			if (sc_l >= ALL) {
+				best = sc_l;
+				*g = tryg;
+				*b = bb;
+			}
+		}
+	}
+	return best;
 }
 
 static void draw_grid(struct view_state *v, struct canvas *c, struct rect r)
@@ -263,29 +329,20 @@ static void draw_grid(struct view_state *v, struct canvas *c, struct rect r)
 	int ah = r.h - head - gap1 - nfoot - gap2;
 	int y0 = r.y + head + gap1;
 
-	/* the biggest cells at which every head fits whole, with the most
-	 * telling titles; else the smallest cells (half blocks) and scrolling */
-	static const int SIZES[][2] = { { 5, 2 }, { 4, 2 }, { 3, 1 }, { 2, 1 }, { 1, 0 } };
-	const long long ALL = 1LL << 42;
-	struct grid g = { 2, 1, 0, 0, 0, 2, 1, 1, 1, 1 }, tryg = g;
-	long long best = 0;
-	for (size_t k = 0; k < sizeof SIZES / sizeof *SIZES && best < ALL; k++) {
-		int cw = SIZES[k][0], ch = SIZES[k][1];
-		if (rh == 1 && ch == 0)
-			ch = 1;   /* no half blocks without colour or UTF-8 */
-		for (int level = s->kind == SK_WEIGHTS ? 0 : 2; level <= 2; level++) {
-			long long sc_l = layout(&tryg, level, H, n, m, rh, cw, ch, r.w, ah);
-			if (sc_l > best && (sc_l >= ALL || cw == 1)) {
-				best = sc_l;
-				g = tryg;
-			}
-		}
-	}
-
+	struct grid g;
+	struct pooled pl = { 1, NULL };
+	long long best = grid_fit(s, rh, r.w, ah, &g, &pl.b);
+	const int pn = (n + pl.b - 1) / pl.b, pm = (m + pl.b - 1) / pl.b;
+	if (pl.b > 1 && !(pl.buf = malloc((size_t)pn * pm * sizeof *pl.buf)))
+		pl.b = 1;
 	/* visible matrix rows */
-	int nrv = g.ch ? (n < g.cl / g.ch ? n : g.cl / g.ch) : (n < g.cl * rh ? n : g.cl * rh);
-	view_follow(&v->top, v->row, nrv, n);
-	view_follow(&v->left, v->col, g.ncv, m);
+	int nrv = g.ch ? (pn < g.cl / g.ch ? pn : g.cl / g.ch) : (pn < g.cl * rh ? pn : g.cl * rh);
+	if (pl.b > 1) {
+		v->top = v->left = 0;
+	} else {
+		view_follow(&v->top, v->row, nrv, n);
+		view_follow(&v->left, v->col, g.ncv, m);
+	}
 	int gfirst = 0;
 	view_follow(&gfirst, v->head / g.gc, g.vgr, g.gr);
 
@@ -310,7 +367,14 @@ static void draw_grid(struct view_state *v, struct canvas *c, struct rect r)
 		}
 		/* every tile shows the same rows and columns */
 		const struct shown sr = { SH_ROWS, v->top, nrv, n }, sc2 = { SH_COLUMNS, v->left, g.ncv, m };
-		if (*fmt_shown(part, sizeof part, 1000, sr, sc2))
+		if (pl.b > 1)
+			/* TRANSLATORS: the heads grid of a long input: each tile
+			 * is the whole matrix, n × m pooled to pn × pm blocks */
+			n0 += snprintf(buf + n0, sizeof buf - n0, v->pool_mean ?
+				       _("each %d × %d pooled to %d × %d by mean (Z: max) · ") :
+				       _("each %d × %d pooled to %d × %d by max (Z: mean) · "),
+				       n, m, pn, pm);
+		else if (*fmt_shown(part, sizeof part, 1000, sr, sc2))
 			n0 += snprintf(buf + n0, sizeof buf - n0, "%s · ", part);
 		snprintf(buf + n0, sizeof buf - n0, _("rows: %s · columns: %s · one scale"),
 			 view_row_title(s, rtb, sizeof rtb), view_col_title(s, ctb, sizeof ctb));
@@ -326,20 +390,22 @@ static void draw_grid(struct view_state *v, struct canvas *c, struct rect r)
 		for (int h = gfirst * g.gc; h < H && h / g.gc < gfirst + g.vgr; h++) {
 			int tx = r.x + (h % g.gc) * (g.tw + GAP);
 			int ty = y0 + (h / g.gc - gfirst) * (g.cl + 2);
-			draw_tile(v, c, r, s, &g, &sc, h, tx, ty, nrv);
+			draw_tile(v, c, r, s, &g, &sc, h, tx, ty, nrv, &pl);
 		}
 		tiles_h = g.vgr * (g.cl + 2);
 	}
+	free(pl.buf);
+	if (pl.b > 1)
+		v->geom.valid = 0;   /* a click cannot name one entry of a block */
 
 	/* footer: the selected head's diagnostics, the legend, the hint */
 	int y = y0 + (tiles_h < ah ? tiles_h : ah) + gap2;
 	if (nfoot >= 3) {
-		const float *w = view_slice(s, v->head);
 		if (s->kind == SK_WEIGHTS) {
-			const char *pat = attn_pattern(w, n, m);
+			const char *pat = view_head_pattern(s, v->head);
 			snprintf(buf, sizeof buf,
 				 _("head %d: mean row entropy %.2f bits (max %.2f)%s%s"),
-				 v->head, attn_entropy(w, n, m), m > 1 ? log2(m) : 0.0,
+				 v->head, view_head_entropy(s, v->head), m > 1 ? log2(m) : 0.0,
 				 *pat ? " · " : "", pat);
 		} else {
 			snprintf(buf, sizeof buf, _("head %d selected (framed)"), v->head);
@@ -347,7 +413,7 @@ static void draw_grid(struct view_state *v, struct canvas *c, struct rect r)
 		clip_text(c, r, r.x, y++, r.w, buf, &mu);
 	}
 	if (nfoot >= 2 && y < r.y + r.h)
-		draw_legend(c, r.x, y++, r.w, &sc, has_neginf(all, numel));
+		draw_legend(c, r.x, y++, r.w, &sc, s->kind != SK_WEIGHTS && has_neginf(all, numel));
 	if (nfoot >= 1) {
 		snprintf(buf, sizeof buf, _("Enter: open head %d"), v->head);
 		clip_text(c, r, r.x, y, r.w, buf, &ac);

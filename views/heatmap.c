@@ -613,12 +613,18 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 		snprintf(head, sizeof head, _("head %d of %d"), v->head, view_heads(s));
 	snprintf(axes, sizeof axes, _("rows: %s · columns: %s"), view_row_title(s, rtb, sizeof rtb),
 		 view_col_title(s, ctb, sizeof ctb));
-	if (s->kind == SK_WEIGHTS) {
-		const char *pat = attn_pattern(m, rows, cols);
-		snprintf(ent, sizeof ent, _("entropy %.2f bits%s%s"),
-			 attn_entropy(m, rows, cols), *pat ? " · " : "", pat);
+	if (s->kind == SK_WEIGHTS) {   /* (a lazy trace kept them: no pass over T²) */
+		const int hh = s->ndim == 3 ? clampi(v->head, 0, s->shape[0] - 1) : 0;
+		const char *pat = s->ndim == 3 ? view_head_pattern(s, hh) : attn_pattern(m, rows, cols);
+		snprintf(ent, sizeof ent, _("entropy %.2f bits%s%s"), s->ndim == 3 ?
+			 view_head_entropy(s, hh) : attn_entropy(m, rows, cols), *pat ? " · " : "", pat);
 	}
 	int tl = view_title(c, r, head, axes, ent);
+	if (view_overview(v, c, rect_sub(r, r.x, r.y + tl + 1, r.w, r.h - tl - 1), rows, cols)) {
+		overview_draw(v, c, rect_sub(r, r.x, r.y + tl + 1, r.w, r.h - tl - 1), s, m,
+			      rows, cols, &sc);
+		return;
+	}
 	int has_inf = 0;
 	for (size_t i = 0; i < (size_t)rows * cols; i++)
 		has_inf |= isinf(m[i]) && m[i] < 0;

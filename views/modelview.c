@@ -3,14 +3,18 @@
  * thumbnails per layer and one column per head, each titled with its mean
  * row entropy and tagged with its pattern, the query tokens beside the
  * rows where they fit; the selected layer × head framed (Enter opens it).
- * When the thumbnails do not fit across, a layer × head table of entropies
- * and tags; when the layers do not fit down, pages that follow the
- * selected layer.
+ * When the keys do not fit across a tile at one column each (a long
+ * input), each thumbnail is the matrix pooled (max, or mean with
+ * v->pool_mean) to the tile, from what a lazy trace kept of each layer
+ * (stage_thumb: no layer computed again) or from the data; when even that
+ * does not fit, a layer × head table of entropies and tags; when the
+ * layers do not fit down, pages that follow the selected layer.
  *
  * Dimension names: L layers, H heads, nq queries, nk keys.  Each layer's
  * weights are [H, nq, nk]; all layers share nq and nk. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "draw.h"
@@ -64,7 +68,46 @@ struct tiles {
 	int lines;       /* lines of cells in a tile */
 	int per;         /* layers on a page */
 	int labels;      /* query labels beside the rows */
+	int pr, pc;      /* pooled: blocks down and across a tile (0: not) */
 };
+
+/* Thumbnails pooled into the width: a tile of iw blocks across and about
+ * as many rows down (two a line: square blocks). */
+static int tiles_pooled(struct tiles *g, int H, int nq, int nk, int w, int h, int color)
+{
+	memset(g, 0, sizeof *g);
+	g->lw = 4;
+	g->cw = 1;
+	g->iw = (w - g->lw - (H - 1)) / H - 2;
+	if (g->iw < 3 || nk <= 2 * g->iw || nk <= 128)   /* not long: the table says more */
+		return 0;
+	g->iw = g->iw < nk ? g->iw : nk;
+	g->tw = g->iw + 2;
+	g->rows = color && !canvas_ascii() ? 2 : 1;
+	g->lines = (g->iw + 1) / 2;
+	if (g->lines > h - 2)
+		g->lines = h - 2;
+	if (g->lines < 1)
+		return 0;
+	g->pr = g->lines * g->rows < nq ? g->lines * g->rows : nq;
+	g->pc = g->iw;
+	g->lines = (g->pr + g->rows - 1) / g->rows;
+	g->per = h / (g->lines + 2);
+	return g->per >= 1;
+}
+
+/* Head h of s pooled to g->pr × g->pc (max or mean) into out: from the
+ * lazy trace's thumbnail when it has one, else from the data. */
+static void pooled_head(const struct stage *s, int h, int mean, const struct tiles *g,
+			float *out)
+{
+	int tr, tc;
+	const float *th = stage_thumb(s, mean, &tr, &tc);
+	if (th && tr >= g->pr && tc >= g->pc)
+		stage_pool(th + (size_t)h * tr * tc, tr, tc, g->pr, g->pc, mean, out);
+	else
+		stage_pool(view_slice(s, h), s->shape[1], s->shape[2], g->pr, g->pc, mean, out);
+}
 
 /* Lays the thumbnails out in w × h; returns 0 when they do not fit (a
  * tile narrower than its keys, or not one layer high). */
@@ -108,16 +151,27 @@ static void draw_tile(struct view_state *v, struct canvas *c, struct rect r,
 		      const struct stage *s, int h, int sel, const struct tiles *g,
 		      const struct scale *sc, int x, int y)
 {
-	const int nq = s->shape[1], nk = s->shape[2];
+	int nq = s->shape[1], nk = s->shape[2];
 	const int color = c->depth != DEPTH_NONE;
-	const float *w = view_slice(s, h);   /* [nq, nk] */
 	char buf[64], fit[64];
 	/* title "h2 1.52" (entropy in bits), or "h2" when narrow; the tag */
-	snprintf(buf, sizeof buf, "h%d %.2f", h, attn_entropy(w, nq, nk));
+	snprintf(buf, sizeof buf, "h%d %.2f", h, view_head_entropy(s, h));
 	if (utf8_width(buf) > g->iw)
 		snprintf(buf, sizeof buf, "h%d", h);
 	draw_tile_frame(c, r, x, y, g->tw, g->lines, sel, buf,
-			attn_pattern_fit(attn_pattern(w, nq, nk), g->iw, fit, sizeof fit));
+			attn_pattern_fit(view_head_pattern(s, h), g->iw, fit, sizeof fit));
+	float *pool = NULL;
+	const float *w;   /* [nq, nk], or pooled [pr, pc] */
+	if (g->pr) {
+		if (!(pool = malloc((size_t)g->pr * g->pc * sizeof *pool)))
+			return;
+		pooled_head(s, h, v->pool_mean != 0, g, pool);
+		w = pool;
+		nq = g->pr;
+		nk = g->pc;
+	} else {
+		w = view_slice(s, h);
+	}
 	for (int line = 0; line < g->lines; line++) {
 		int i0 = line * g->rows, i1 = g->rows == 2 && i0 + 1 < nq ? i0 + 1 : -1;
 		for (int j = 0; j < nk * g->cw; j++) {
@@ -135,7 +189,7 @@ static void draw_tile(struct view_state *v, struct canvas *c, struct rect r,
 			}
 		}
 	}
-	(void)v;
+	free(pool);
 }
 
 static void draw_tiles(struct view_state *v, struct canvas *c, struct rect r,
@@ -169,7 +223,7 @@ static void draw_table(struct view_state *v, struct canvas *c, struct rect r,
 		       const struct family *f, int y0, int per, int first)
 {
 	const struct stage *s0 = f->w[f->cur];
-	const int H = s0->shape[0], nq = s0->shape[1], nk = s0->shape[2];
+	const int H = s0->shape[0], nk = s0->shape[2];
 	const struct style hd = role_style(R_HEADER, c->depth);
 	const struct style tx = role_style(R_TEXT, c->depth);
 	const struct style cu = role_style(R_CURSOR, c->depth);
@@ -187,9 +241,9 @@ static void draw_table(struct view_state *v, struct canvas *c, struct rect r,
 		snprintf(buf, sizeof buf, "L%d", l);
 		clip_text(c, r, r.x, y, lw, buf, l == f->cur ? &cu : &hd);
 		for (int h = 0; h < H; h++) {
-			const float *w = view_slice(f->w[l], h);   /* [nq, nk] */
-			double e = attn_entropy(w, nq, nk);
-			const char *t = attn_pattern_fit(attn_pattern(w, nq, nk), cw - 6, tag, sizeof tag);
+			double e = view_head_entropy(f->w[l], h);
+			const char *t = attn_pattern_fit(view_head_pattern(f->w[l], h), cw - 6, tag,
+							 sizeof tag);
 			snprintf(buf, sizeof buf, "%.2f %s", e, cw >= 7 ? t : "");
 			struct style st = tx;
 			if (c->depth != DEPTH_NONE) {
@@ -235,7 +289,8 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	int y0 = r.y + 1 + hint + (r.h >= 16);
 	int ah = r.y + r.h - foot - y0;
 	struct tiles g = { 0 };
-	int tiles = ah > 0 && tiles_fit(&g, H, f.L, nq, nk, r.w, ah, c->depth != DEPTH_NONE, qlw);
+	int tiles = ah > 0 && (tiles_fit(&g, H, f.L, nq, nk, r.w, ah, c->depth != DEPTH_NONE, qlw) ||
+			       tiles_pooled(&g, H, nq, nk, r.w, ah, c->depth != DEPTH_NONE));
 	int per = tiles ? g.per : ah - 1;
 	if (per < 1)
 		per = 1;
@@ -270,13 +325,13 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 			draw_table(v, c, r, &f, y0, per, first);
 	}
 	if (foot) {
-		const float *w = view_slice(f.w[f.cur], v->head);   /* [nq, nk] */
-		const char *pat = attn_pattern(w, nq, nk);
+		const char *pat = view_head_pattern(f.w[f.cur], v->head);
 		/* TRANSLATORS: the model view's last line: the selected layer and
 		 * head, its entropy (of the largest possible), its pattern */
 		snprintf(buf, sizeof buf, _("layer %d head %d: mean row entropy %.2f bits (max %.2f)%s%s "
 					    "· Enter opens it"), f.cur, v->head,
-			 attn_entropy(w, nq, nk), nk > 1 ? log2(nk) : 0.0, *pat ? " · " : "", pat);
+			 view_head_entropy(f.w[f.cur], v->head), nk > 1 ? log2(nk) : 0.0,
+			 *pat ? " · " : "", pat);
 		clip_text(c, r, r.x, r.y + r.h - 1, r.w, text_fit(buf, r.w, fit, sizeof fit), &ac);
 	}
 }

@@ -3,9 +3,11 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "draw.h"
 #include "view.h"
+#include "formats/vocab.h"
 #include "base/i18n.h"
 
 int view_heads(const struct stage *s)
@@ -28,7 +30,8 @@ const float *view_slice(const struct stage *s, int head)
 	view_dims(s, &rows, &cols);
 	if (head < 0) head = 0;
 	if (head >= h) head = h - 1;
-	return (const float *)s->data + (size_t)head * rows * cols;
+	const float *d = stage_f32(s);
+	return d ? d + (size_t)head * rows * cols : NULL;
 }
 
 void view_clamp(struct view_state *v)
@@ -229,62 +232,86 @@ void view_cursor_text(const struct view_state *v, char *where, size_t wn,
 
 double attn_entropy(const float *w, int nq, int nk)
 {
-	double total = 0;
-	int rows = 0;
-	for (int i = 0; i < nq; i++) {
-		double h = 0, sum = 0;
-		for (int j = 0; j < nk; j++) {
-			double p = w[(size_t)i * nk + j];
-			sum += p;
-			if (p > 0)
-				h -= p * log2(p);
-		}
-		if (sum > 0.5) {   /* fully masked rows (all zero) do not count */
-			total += h;
-			rows++;
-		}
-	}
-	return rows ? total / rows : 0;
+	return weights_entropy(w, nq, nk);
 }
 
-/* Share of rows whose largest weight sits where pick(i) says. */
-static double share(const float *w, int nq, int nk, int kind)
+/* The tag of the entropy e and the shares sh[3] of a head of nq × nk. */
+static const char *pattern_of(double e, const double sh[3], int nq, int nk)
 {
-	int hit = 0, rows = 0;
-	for (int i = 0; i < nq; i++) {
-		const float *r = w + (size_t)i * nk;
-		int best = 0;
-		for (int j = 1; j < nk; j++)
-			if (r[j] > r[best])
-				best = j;
-		if (r[best] <= 0)
-			continue;
-		int want = kind == 0 ? i : kind == 1 ? i - 1 : 0;
-		if (kind == 1 && i == 0)
-			continue;
-		rows++;
-		hit += best == want && r[best] >= 0.5f;
-	}
-	return rows ? (double)hit / rows : 0;
+	if (nq < 2 || nk < 2)
+		return "";
+	if (nq == nk && sh[0] >= 0.6)
+		/* TRANSLATORS: attention patterns of a head, shown after its
+		 * entropy; the short forms "self", "previous", "first" are used
+		 * when these do not fit. */
+		return _("attends to itself");
+	if (sh[1] >= 0.6)
+		return _("previous token");
+	if (sh[2] >= 0.6)
+		return _("first token");
+	if (e >= 0.8 * log2(nk))
+		/* TRANSLATORS: attention spread over many keys (high entropy). */
+		return _("broad");
+	return "";
 }
 
 const char *attn_pattern(const float *w, int nq, int nk)
 {
 	if (nq < 2 || nk < 2)
 		return "";
-	if (nq == nk && share(w, nq, nk, 0) >= 0.6)
-		/* TRANSLATORS: attention patterns of a head, shown after its
-		 * entropy; the short forms "self", "previous", "first" are used
-		 * when these do not fit. */
-		return _("attends to itself");
-	if (share(w, nq, nk, 1) >= 0.6)
-		return _("previous token");
-	if (share(w, nq, nk, 2) >= 0.6)
-		return _("first token");
-	if (attn_entropy(w, nq, nk) >= 0.8 * log2(nk))
-		/* TRANSLATORS: attention spread over many keys (high entropy). */
-		return _("broad");
-	return "";
+	double sh[3] = { nq == nk ? weights_share(w, nq, nk, 0) : 0, weights_share(w, nq, nk, 1),
+			 weights_share(w, nq, nk, 2) };
+	return pattern_of(attn_entropy(w, nq, nk), sh, nq, nk);
+}
+
+int view_find_token(const struct view_state *v, const char *text, int after, int *count)
+{
+	const struct stage *s = view_stage(v);
+	const enum axis a = s->axes[s->ndim == 3 ? 1 : 0];
+	const int n = s->shape[s->ndim == 3 ? 1 : 0];
+	const char *const *tok = a == AX_TGT ? (const char *const *)v->tr->tgt_tokens :
+				 a == AX_SRC ? (const char *const *)v->tr->src_tokens : NULL;
+	int first = -1, next = -1;
+	char lab[256];
+	*count = 0;
+	if (!tok || !text || !*text)
+		return -1;
+	while (*text == ' ')
+		text++;
+	for (int i = 0; i < n; i++) {
+		/* the token as stored, or as shown (GPT-2's pieces: ␣ for a space) */
+		const char *shown = v->tr->tok ? tokens_label(v->tr->tok, tok[i], lab, sizeof lab) :
+				    tok[i];
+		const char *bare = shown;
+		if (!strncmp(bare, "␣", strlen("␣")))
+			bare += strlen("␣");
+		while (*bare == ' ')
+			bare++;
+		if (strcasecmp(tok[i], text) && strcasecmp(shown, text) && strcasecmp(bare, text))
+			continue;
+		++*count;
+		if (first < 0)
+			first = i;
+		if (next < 0 && i > after)
+			next = i;
+	}
+	return next >= 0 ? next : first;
+}
+
+double view_head_entropy(const struct stage *s, int h)
+{
+	double e, sh[3];
+	if (!stage_head_stats(s, h, &e, sh))
+		return e;
+	return attn_entropy(view_slice(s, h), s->shape[1], s->shape[2]);
+}
+
+const char *view_head_pattern(const struct stage *s, int h)
+{
+	double e, sh[3];
+	if (!stage_head_stats(s, h, &e, sh))
+		return pattern_of(e, sh, s->shape[1], s->shape[2]);
+	return attn_pattern(view_slice(s, h), s->shape[1], s->shape[2]);
 }
 
 const char *attn_pattern_fit(const char *tag, int room, char *buf, size_t n)

@@ -58,6 +58,7 @@ struct map_hit {
 /* How big a matrix cell is drawn: auto picks the largest that fits. */
 enum zoom { ZOOM_AUTO, ZOOM_NUMBERS, ZOOM_CELLS, ZOOM_FIT,
 	    ZOOM_BIG,    /* projector: 9 × 3 cells when they fit, else auto */
+	    ZOOM_OVERVIEW,   /* the whole matrix, blocks pooled (overview.c) */
 	    ZOOM_COUNT };
 
 /* Where a drawn matrix landed, so a mouse click can be mapped to a cell. */
@@ -82,6 +83,8 @@ struct view_state {
 	enum zoom zoom;
 	enum view_mode mode;
 	int map_side;                /* a small map above the stage list */
+	int pool_mean;               /* overviews and pooled tiles: the mean of
+	                                each block, not its max */
 	struct grid_geom geom;       /* set by draw: the cursor's matrix */
 	unsigned long long heads_off; /* head view: heads hidden (bit h) */
 	struct map_hit map_hits[MAP_HITS_MAX];   /* set by the map's draw */
@@ -200,6 +203,14 @@ void view_cursor_text(const struct view_state *v, char *where, size_t wn,
  * in bits and a pattern tag ("self", "previous", "first", "broad", or ""). */
 double attn_entropy(const float *w, int nq, int nk);
 const char *attn_pattern(const float *w, int nq, int nk);
+/* The next position after `after` (wrapping) whose token on the rows of
+ * the stage on screen is text (case aside; GPT-2's pieces also without
+ * their space mark), -1 when none; *count: how many positions have it. */
+int view_find_token(const struct view_state *v, const char *text, int after, int *count);
+/* The same for head h of an attention stage [h, nq, nk], from what a lazy
+ * trace kept (no layer computed again) or from its data. */
+double view_head_entropy(const struct stage *s, int h);
+const char *view_head_pattern(const struct stage *s, int h);
 /* A pattern tag in at most room columns: itself, its short form
  * ("previous token" → "previous"), or that cut (into buf). */
 const char *attn_pattern_fit(const char *tag, int room, char *buf, size_t n);
@@ -252,5 +263,18 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 			 int cols, const struct scale *sc, enum zoom z,
 			 int *top, int *left, int crow, int ccol,
 			 struct grid_geom *geom);
+
+/* overview.c: a matrix larger than the screen, whole (blocks pooled by
+ * max, or by mean with v->pool_mean), the cursor's block marked and its
+ * entry written under it.  overview_wanted: whether at zoom auto a matrix
+ * of n × m in r is drawn so (one column a key would show under half). */
+int overview_wanted(const struct canvas *c, struct rect r, int n, int m);
+void overview_draw(struct view_state *v, struct canvas *c, struct rect r,
+		   const struct stage *s, const float *w, int n, int m,
+		   const struct scale *sc);
+/* Whether v shows a matrix n × m in r as an overview (zoom overview, or
+ * auto and overview_wanted). */
+int view_overview(const struct view_state *v, const struct canvas *c, struct rect r,
+		  int n, int m);
 
 #endif

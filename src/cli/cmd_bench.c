@@ -84,6 +84,14 @@ static void sgemm_ref_free(struct sgemm_ref *r)
 	free(r->c);
 }
 
+double bench_sgemm_gflops(void)
+{
+	struct sgemm_ref r;
+	double gf = sgemm_ref_init(&r, 1024) ? 0 : sgemm_ref_run(&r);
+	sgemm_ref_free(&r);
+	return gf;
+}
+
 /* Seconds of CPU this process has used, every thread. */
 static double cpu_s(void)
 {
@@ -290,11 +298,16 @@ static int bench_decode(const struct cli *c, const struct model *m,
 
 int cmd_bench(struct cli *c)
 {
-	const double load0 = clock_ms();
+	double load0 = clock_ms();
 	struct model *m = cli_load_model(c);
 	const double load_ms = clock_ms() - load0;
 	if (!m)
 		return 1;
+	if (c->sentence) {   /* --file: the stepper's costs on a long prompt */
+		int r = bench_long(c, m, clock_ms() - load0);
+		model_free(m);
+		return r;
+	}
 	if (c->save_weights) {   /* e.g. for tests/bench/torch_base.py */
 		struct err e;
 		int r = ckpt_save_weights(m, c->save_weights, NULL, NULL, 0, &e);

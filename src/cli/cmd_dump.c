@@ -66,7 +66,7 @@ int cmd_dump(struct cli *c)
 	int status = 1;
 	if (t) {
 		struct err e;
-		if (dump_write(t, m, c->out, &e))
+		if (dump_write(t, m, c->out, c->stages, &e))
 			cli_fail("%s", e.msg);
 		else
 			status = 0;

@@ -32,7 +32,8 @@ static const char *const IMPORTANCE_USAGE = N_(
 	"  --target TEXT   the labels: TEXT + </s>\n"
 	"  --corpus FILE   english<TAB>portuguese lines (held-out)\n"
 	"  --max N         use the first N pairs only (default 100)\n"
-	"  --json          everything as JSON\n");
+	"  --json          everything as JSON\n"
+	"  --file FILE     the sentence from FILE (- : standard input)\n");
 
 /* The attention a head belongs to, for the table's second column. */
 static const char *kind_name(const struct head_score *h)
@@ -118,7 +119,7 @@ static int print_json(const struct model *m, const char *sentence, const char *l
 
 int cmd_importance(int argc, char **argv)
 {
-	const char *model = NULL, *target = NULL, *corpus = NULL;
+	const char *model = NULL, *target = NULL, *corpus = NULL, *file = NULL;
 	long max = 100;
 	int json = 0;
 	const struct cli_opt opts[] = {
@@ -127,36 +128,43 @@ int cmd_importance(int argc, char **argv)
 		{ .name = "corpus", .kind = CLI_STR, .dst = &corpus },
 		{ .name = "max", .kind = CLI_LONG, .dst = &max, .lo = 1, .hi = 1000000 },
 		{ .name = "json", .kind = CLI_FLAG, .dst = &json },
+		{ .name = "file", .kind = CLI_STR, .dst = &file },
 		{ .name = "lang", .kind = CLI_IGNORE },   /* read by i18n_init */
 		{ .name = NULL },
 	};
 	int pr = cli_parse_table("importance", opts, _(IMPORTANCE_USAGE), argc, argv);
 	if (pr)
 		return pr == 1 ? 0 : 2;
-	/* the remaining words are the sentence */
-	char sentence[4096] = "";
-	size_t used = 0;
-	for (int i = optind; i < argc; i++) {
-		int w = snprintf(sentence + used, sizeof sentence - used, "%s%s", i > optind ? " " : "",
-				 argv[i]);
-		if (w < 0 || (size_t)w >= sizeof sentence - used)
-			return cli_fail("the sentence is limited to %d bytes", (int)sizeof sentence - 1);
-		used += (size_t)w;
+	/* the remaining words are the sentence, or --file's text (malloc'd) */
+	if (file && optind < argc)
+		return cli_fail("give the sentence or --file %s, not both (\"%s\")", file, argv[optind]);
+	size_t used = 1;
+	for (int i = optind; i < argc; i++)
+		used += strlen(argv[i]) + 1;
+	char *sentence = file ? cli_read_text(file) : calloc(used, 1);
+	if (!sentence)
+		return file ? 1 : cli_fail("out of memory");
+	for (int i = optind; !file && i < argc; i++) {
+		if (i > optind)
+			strcat(sentence, " ");
+		strcat(sentence, argv[i]);
 	}
 	if (!*sentence) {
+		free(sentence);
 		cli_fail("importance needs a sentence (try attnscope importance --help)");
 		return 2;
 	}
 	struct err e = { "", 0 };
 	char buf[4096];
-	if (!model) {
-		if (model_default_path(buf, sizeof buf, &e))
-			return cli_fail("%s", e.msg);
-		model = buf;
-	}
-	struct model *m = model_load(model, &e);
-	if (!m)
+	if (!model && model_default_path(buf, sizeof buf, &e)) {
+		free(sentence);
 		return cli_fail("%s", e.msg);
+	}
+	struct model *m = model_load(model ? model : buf, &e);
+	if (!m) {
+		free(sentence);
+		return cli_fail("%s", e.msg);
+	}
 	int rc = 1;
 	struct pass_input in;
 	struct pass_opts po;
@@ -219,6 +227,7 @@ int cmd_importance(int argc, char **argv)
 		print_table(&imp, labels);
 	rc = 0;
 out:
+	free(sentence);
 	importance_free(&imp);
 	corpus_free(&c);
 	if (have_in)

@@ -250,10 +250,14 @@ static int print_picture(const struct trace *t, const struct model *m,
 }
 
 /* The mode of a --view name (enum view_mode), or 0 when there is none. */
+/* --view overview: the heatmap at zoom overview (a mode of its own here) */
+#define RENDER_OVERVIEW (VM_COUNT + 1)
+
 static int view_flag(const char *name)
 {
 	static const struct { const char *name; int flag; } V[] = {
 		{ "lines", VM_LINES }, { "model", VM_MODEL }, { "map", VM_MAP },
+		{ "heads", VM_HEADS }, { "overview", RENDER_OVERVIEW },
 		{ "lens", VM_LENS },
 	};
 	for (size_t i = 0; i < sizeof V / sizeof *V; i++)
@@ -271,7 +275,8 @@ static int view_default_stage(const struct trace *t, int flag)
 	for (int i = 0; i < t->n; i++)
 		if (t->stages[i].kind == SK_WEIGHTS)
 			return i;
-	return flag == VM_LINES || flag == VM_MODEL ? -1 : 0;
+	return flag == VM_LINES || flag == VM_MODEL || flag == VM_HEADS ||
+	       flag == RENDER_OVERVIEW ? -1 : 0;
 }
 
 /* --view lens --format csv: one line per lens row and position. */
@@ -324,9 +329,11 @@ static int print_view(struct cli *c, const struct trace *t, const struct model *
 	v.m = m;
 	v.stage = idx;
 	v.head = c->head >= 0 ? c->head : 0;
-	v.mode = (enum view_mode)flag;
+	v.mode = flag == RENDER_OVERVIEW ? VM_STAGE : (enum view_mode)flag;
+	v.zoom = flag == RENDER_OVERVIEW ? ZOOM_OVERVIEW : ZOOM_AUTO;
 	const struct stage *w = view_attn_weights(t, &t->stages[idx]);
-	if ((flag == VM_LINES || flag == VM_MODEL) && !w)
+	if ((flag == VM_LINES || flag == VM_MODEL || flag == VM_HEADS || flag == RENDER_OVERVIEW) &&
+	    !w)
 		return cli_fail("--view %s draws an attention stage; %s is not one (try "
 				"--stage %s)", c->view, t->stages[idx].name,
 				t->stages[view_default_stage(t, flag) >= 0 ?
@@ -337,6 +344,8 @@ static int print_view(struct cli *c, const struct trace *t, const struct model *
 	if (!h) {
 		int n = w ? (w->shape[1] > w->shape[2] ? w->shape[1] : w->shape[2]) : 8;
 		h = 2 * n + 5;
+		if (flag == RENDER_OVERVIEW || flag == VM_HEADS)
+			h = h < 60 ? h : 60;   /* a screenful: the picture fits it */
 		if (flag == VM_MAP)
 			h = 36;   /* the figure with a line between boxes */
 		if (flag == VM_MODEL) {   /* every layer: a row of tiles each */
@@ -397,8 +406,8 @@ int cmd_render(struct cli *c)
 		return cli_fail("render uses --keys only with --view stepper");
 	int vflag = c->view ? view_flag(c->view) : 0;
 	if (c->view && !vflag)
-		return cli_fail("--view must be lines, model, map, lens or stepper, not \"%s\"",
-				c->view);
+		return cli_fail("--view must be lines, model, map, lens, heads, overview or "
+				"stepper, not \"%s\"", c->view);
 	if (vflag && vflag != VM_LENS && !strcmp(fmt, "csv"))
 		return cli_fail("--view draws a picture: --format text, ansi or svg, not csv");
 	if (vflag == VM_LENS && (c->head >= 0 || c->stage))

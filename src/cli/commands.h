@@ -24,4 +24,10 @@ struct decode_result;
 int cli_decode(struct cli *c, const struct model *m, struct pass_input *in,
 	       struct decode_result *r);
 
+/* bench --file FILE (cmd_bench_long.c): the stepper's costs on the file's
+ * prompt; load_ms the model's loading.  Returns the exit status. */
+int bench_long(const struct cli *c, const struct model *m, double load_ms);
+/* GFLOP/s of one 1024³ sgemm on the engine's threads, now (cmd_bench.c). */
+double bench_sgemm_gflops(void);
+
 #endif

@@ -29,11 +29,12 @@ static const char *const USAGE = N_(
 	"       (both take --presenter: big cells for projectors, and --scheme\n"
 	"        default|high-contrast|colorblind)\n"
 	"       attnscope dump --out FILE.safetensors [--model FILE] [--target TEXT]\n"
-	"                 [--no-causal] [--encoder-causal] [--pad-to N] [--pad-target N] SENTENCE\n"
+	"                 [--no-causal] [--encoder-causal] [--pad-to N] [--pad-target N]\n"
+	"                 [--stages GLOB[,GLOB...]] SENTENCE\n"
 	"       attnscope render --stage NAME [--head H] [--format text|ansi|svg|csv]\n"
 	"                 [--width W] [dump's options] SENTENCE\n"
-	"       attnscope render --view lines|model|map|lens [--stage NAME] [--head H]\n"
-	"                 [--format text|ansi|svg] [--width W] [--height H] SENTENCE\n"
+	"       attnscope render --view lines|model|map|lens|heads|overview [--stage NAME]\n"
+	"                 [--head H] [--format text|ansi|svg] [--width W] [--height H] SENTENCE\n"
 	"       attnscope render --view stepper [--keys KEYS] [--target TEXT]\n"
 	"                 [--format text|ansi|svg] [--width W] [--height H] SENTENCE\n"
 	"       attnscope translate [--model FILE] [--beam K] [--alpha A] [--max-len N]\n"
@@ -50,6 +51,8 @@ static const char *const USAGE = N_(
 	"       attnscope bench [--model FILE] [--src-len N] [--tgt-len N] [--iters N]\n"
 	"                 [--frames N [--width W] [--height H]] [--beam K [--max-len N]]\n"
 	"                 [--save-weights FILE.safetensors]\n"
+	"       attnscope bench [--model FILE] --file FILE [--iters N] [--frames N]\n"
+	"                 (the stepper's costs on a long prompt)\n"
 	"       attnscope --help | --version\n"
 	"\n"
 	"Steps through one forward pass of a Transformer and shows every stage.\n"
@@ -57,6 +60,13 @@ static const char *const USAGE = N_(
 	"\n"
 	"options:\n"
 	"  --model FILE        model YAML (see models/)\n"
+	"  --file FILE         read the sentence from FILE (- : standard input)\n"
+	"                      instead of the command line (one final newline dropped)\n"
+	"  --stages GLOBS      dump: only the stages whose names match one of the\n"
+	"                      comma-separated globs (decoder.*.self_attn.weights,logits)\n"
+	"  --trace auto|full|lazy  hold every stage (full), or each layer's input only\n"
+	"                      and compute a layer's stages when they are read (lazy);\n"
+	"                      auto: lazy when the attention matrices pass 256 MiB\n"
 	"  --snapshot STEP     the weights of training step STEP, a snapshot that\n"
 	"                      train --snapshots kept (attnscope info lists them)\n"
 	"  --lang LANG         messages in LANG: pt_BR (or pt), en; default: the locale\n"
@@ -83,7 +93,8 @@ static const char *const USAGE = N_(
 	"  --format F          render as text (numbers), csv, ansi or svg\n"
 	"  --view V            render another view: lines (the head view), model\n"
 	"                      (every layer × head), map (the architecture), lens\n"
-	"                      (the logit lens; --format csv: its numbers), stepper\n"
+	"                      (the logit lens; --format csv: its numbers), heads\n"
+	"                      (all heads), overview (a long matrix whole), stepper\n"
 	"                      (the stepper's whole screen, after --keys)\n"
 	"  --keys KEYS         render --view stepper: keys pressed first, one a\n"
 	"                      character (\"X]\": cross-attention, head 1)\n"
@@ -115,7 +126,7 @@ enum {
 	O_NOCAUSAL, O_ENCCAUSAL, O_PADTO, O_PADTGT, O_SRCLEN, O_TGTLEN, O_ITERS,
 	O_LECTURE, O_PLAY, O_CHECK, O_POT, O_LANG, O_SCHEME, O_PRESENTER, O_DECODE, O_BEAM, O_ALPHA, O_MAXOUT,
 	O_SAMPLE, O_TEMPERATURE, O_TOPK, O_TOPP, O_SEED, O_STEPS, O_JSON, O_FRAMES, O_HEIGHT, O_VIEW, O_DIMS,
-	O_SNAPSHOT, O_EXPORT, O_KEYS, O_HELP, O_VERSION,
+	O_SNAPSHOT, O_EXPORT, O_FILE, O_STAGES, O_TRACE, O_KEYS, O_HELP, O_VERSION,
 };
 
 static const struct option LONGOPTS[] = {
@@ -158,6 +169,9 @@ static const struct option LONGOPTS[] = {
 	{ "dims", required_argument, 0, O_DIMS },
 	{ "snapshot", required_argument, 0, O_SNAPSHOT },
 	{ "export", required_argument, 0, O_EXPORT },
+	{ "file", required_argument, 0, O_FILE },
+	{ "stages", required_argument, 0, O_STAGES },
+	{ "trace", required_argument, 0, O_TRACE },
 	{ "keys", required_argument, 0, O_KEYS },
 	{ "help", no_argument, 0, O_HELP },
 	{ "version", no_argument, 0, O_VERSION },
@@ -167,7 +181,7 @@ static const struct option LONGOPTS[] = {
 #define BIT(o) (1ull << ((o) - O_MODEL))
 /* The options of a pass (model, masks, padding). */
 #define PASS_OPTS (BIT(O_MODEL) | BIT(O_SNAPSHOT) | BIT(O_NOCAUSAL) | BIT(O_ENCCAUSAL) | \
-		   BIT(O_PADTO) | BIT(O_PADTGT))
+		   BIT(O_PADTO) | BIT(O_PADTGT) | BIT(O_FILE) | BIT(O_TRACE))
 #define DECODE_OPTS (BIT(O_BEAM) | BIT(O_ALPHA) | BIT(O_MAXOUT))
 #define SAMPLE_OPTS (BIT(O_SAMPLE) | BIT(O_TEMPERATURE) | BIT(O_TOPK) | BIT(O_TOPP) | \
 		     BIT(O_SEED))
@@ -183,17 +197,19 @@ static const struct {
 	{ "", PASS_OPTS | BIT(O_TARGET) | BIT(O_BEAM) | BIT(O_ALPHA) | BIT(O_LECTURE) |
 	      BIT(O_PLAY) | BIT(O_CHECK) | BIT(O_POT) | BIT(O_SCHEME) | BIT(O_PRESENTER) |
 	      BIT(O_EXPORT) | SAMPLE_OPTS, 2 },
-	{ "dump", PASS_OPTS | BIT(O_TARGET) | BIT(O_OUT) | BIT(O_DECODE) | DECODE_OPTS, 2 },
+	{ "dump", PASS_OPTS | BIT(O_TARGET) | BIT(O_OUT) | BIT(O_DECODE) | DECODE_OPTS |
+		  BIT(O_STAGES), 2 },
 	{ "render", PASS_OPTS | BIT(O_TARGET) | BIT(O_STAGE) | BIT(O_HEAD) | BIT(O_FORMAT) |
 		    BIT(O_WIDTH) | BIT(O_VIEW) | BIT(O_HEIGHT) | BIT(O_DIMS) | BIT(O_KEYS), 2 },
 	/* decoding runs the encoder with the pass's options, the decoder
 	   causal and unpadded (a key/value cache) */
 	{ "translate", BIT(O_MODEL) | BIT(O_SNAPSHOT) | BIT(O_ENCCAUSAL) | BIT(O_PADTO) | DECODE_OPTS |
+		       BIT(O_FILE) |
 		       SAMPLE_OPTS | BIT(O_STEPS) | BIT(O_JSON), 2 },
 	{ "info", BIT(O_MODEL) | BIT(O_SNAPSHOT), 1 },
 	{ "bench", BIT(O_MODEL) | BIT(O_SNAPSHOT) | BIT(O_NOCAUSAL) | BIT(O_ENCCAUSAL) | BIT(O_SRCLEN) |
 		   BIT(O_TGTLEN) | BIT(O_ITERS) | BIT(O_FRAMES) | BIT(O_WIDTH) | BIT(O_HEIGHT) |
-		   BIT(O_BEAM) | BIT(O_MAXOUT) | BIT(O_SAVE_WEIGHTS), 0 },
+		   BIT(O_BEAM) | BIT(O_MAXOUT) | BIT(O_SAVE_WEIGHTS) | BIT(O_FILE) | BIT(O_TRACE), 0 },
 };
 
 /* An option's name as the user wrote it. */
@@ -226,7 +242,7 @@ static const struct {
 
 /* With --lecture the script chooses the model, sentences, masks and
  * decoding of every step. */
-#define LECTURE_OWNS (BIT(O_MODEL) | BIT(O_SNAPSHOT) | BIT(O_TARGET) | BIT(O_NOCAUSAL) | BIT(O_ENCCAUSAL) | \
+#define LECTURE_OWNS (BIT(O_MODEL) | BIT(O_SNAPSHOT) | BIT(O_TARGET) | BIT(O_FILE) | BIT(O_NOCAUSAL) | BIT(O_ENCCAUSAL) | \
 		      BIT(O_BEAM) | BIT(O_ALPHA))
 
 static int check_use(const struct cli *c)
@@ -239,6 +255,9 @@ static int check_use(const struct cli *c)
 			if ((c->given & BIT(o)) && o != O_LANG && !(USES[i].use & BIT(o)))
 				return cli_fail("%s does not use %s (see attnscope --help)", who,
 						opt_name(o)), -1;
+		if (c->file && c->nwords)
+			return cli_fail("give the sentence or --file %s, not both (\"%s\")", c->file,
+					c->sentence), -1;
 		if (USES[i].words == 0 && c->nwords)
 			return cli_fail("%s takes no sentence or file (\"%s\")", who, c->sentence), -1;
 		if (USES[i].words == 1 && c->nwords > 1)
@@ -408,6 +427,62 @@ static int parse_dims(const char *s, struct cli *c)
 	return cli_fail("--dims \"%s\": expected dimensions as 4-7 or 0,1,10,20", s), -1;
 }
 
+#define FILE_TEXT_MAX ((size_t)64 << 20)
+
+char *cli_read_text(const char *path)
+{
+	int std = strcmp(path, "-") == 0;
+	FILE *f = std ? stdin : fopen(path, "rb");
+	if (!f) {
+		cli_fail("%s: cannot open: %s", path, strerror(errno));
+		return NULL;
+	}
+	size_t len = 0, cap = 1 << 16;
+	char *buf = malloc(cap), *p;
+	size_t got = 0;
+	while (buf && (got = fread(buf + len, 1, cap - 1 - len, f)) > 0) {
+		len += got;
+		if (len > FILE_TEXT_MAX)
+			break;
+		if (cap - 1 - len == 0 && (p = realloc(buf, cap * 2)) != NULL) {
+			buf = p;
+			cap *= 2;
+		} else if (cap - 1 - len == 0) {
+			free(buf);
+			buf = NULL;
+		}
+	}
+	int bad = buf && ferror(f);
+	int err = errno;
+	if (!std)
+		fclose(f);
+	if (!buf) {
+		cli_fail("%s: out of memory", path);
+		return NULL;
+	}
+	if (bad || len > FILE_TEXT_MAX) {
+		if (bad)
+			cli_fail("%s: cannot read: %s", path, strerror(err));
+		else
+			cli_fail("%s: too large (a sentence file is read up to %zu MiB)", path,
+				 FILE_TEXT_MAX >> 20);
+		free(buf);
+		return NULL;
+	}
+	buf[len] = 0;
+	if (strlen(buf) != len) {
+		cli_fail("%s: holds a NUL byte at offset %zu: not a text", path, strlen(buf));
+		free(buf);
+		return NULL;
+	}
+	/* one final newline is the file's end, not the sentence's */
+	if (len && buf[len - 1] == '\n')
+		buf[--len] = 0;
+	if (len && buf[len - 1] == '\r')
+		buf[--len] = 0;
+	return buf;
+}
+
 static int parse_count(const char *opt, const char *s, int lo, int hi, int *out)
 {
 	long v;
@@ -417,7 +492,8 @@ static int parse_count(const char *opt, const char *s, int lo, int hi, int *out)
 	return 0;
 }
 
-/* The words after the options, joined by spaces: the sentence. */
+/* The words after the options, joined by spaces, are the sentence (no
+ * length cap: the model's context is the limit). */
 static int join_words(struct cli *c, int argc, char **argv)
 {
 	size_t len = 1;
@@ -426,14 +502,17 @@ static int join_words(struct cli *c, int argc, char **argv)
 	c->nwords = argc - optind;
 	if (optind >= argc)
 		return 0;
-	if (!(c->sentence = malloc(len)))
+	char *p = c->sentence = malloc(len);
+	if (!p)
 		return cli_fail("out of memory"), -1;
-	c->sentence[0] = 0;
 	for (int i = optind; i < argc; i++) {
+		size_t n = strlen(argv[i]);
 		if (i > optind)
-			strcat(c->sentence, " ");
-		strcat(c->sentence, argv[i]);
+			*p++ = ' ';
+		memcpy(p, argv[i], n);
+		p += n;
 	}
+	*p = 0;
 	return 0;
 }
 
@@ -516,6 +595,16 @@ int cli_parse(struct cli *c, const char *cmd, int argc, char **argv)
 			r = cli_long("--snapshot", optarg, 0, 2147483647, &c->snapshot);
 			break;
 		case O_EXPORT: c->export_dir = optarg; break;
+		case O_FILE: c->file = optarg; break;
+		case O_STAGES: c->stages = optarg; break;
+		case O_TRACE:
+			if (!strcmp(optarg, "auto") || !strcmp(optarg, "full") ||
+			    !strcmp(optarg, "lazy"))
+				c->pass.trace_mode = *optarg == 'a' ? TRACE_AUTO : *optarg == 'f' ?
+						     TRACE_FULL : TRACE_LAZY;
+			else
+				r = cli_fail("--trace must be auto, full or lazy, not \"%s\"", optarg);
+			break;
 		case O_KEYS: c->keys = optarg; break;
 		case 'h':
 		case O_HELP:
@@ -536,6 +625,8 @@ int cli_parse(struct cli *c, const char *cmd, int argc, char **argv)
 			return -1;
 	}
 	if (join_words(c, argc, argv) || check_use(c))
+		return -1;
+	if (c->file && !(c->sentence = cli_read_text(c->file)))
 		return -1;
 	if (!c->model) {
 		struct err e;

@@ -14,7 +14,10 @@ struct cli {
 	const char *cmd;              /* "dump", "info", ... ("" for the TUI) */
 	const char *model;            /* --model, else the default model */
 	char model_buf[PATH_MAX];
-	char *sentence;               /* positional words, joined (owned) */
+	char *sentence;               /* positional words, joined, or the text
+	                                 of --file (owned) */
+	const char *file;             /* --file FILE ("-": standard input) */
+	const char *stages;           /* dump --stages GLOB[,GLOB...] */
 	const char *target, *out, *stage, *format, *decode;
 	const char *view;             /* render --view lines|model|map|lens|stepper */
 	const char *keys;             /* render --view stepper --keys KEYS */
@@ -45,6 +48,10 @@ struct cli {
  * that the command c->cmd does not use, rather than ignore it. */
 int cli_parse(struct cli *c, const char *cmd, int argc, char **argv);
 void cli_free(struct cli *c);
+
+/* The whole text of path ("-": standard input) as a string (malloc'd;
+ * one final newline dropped), or NULL after printing a one-line error. */
+char *cli_read_text(const char *path);
 
 /* Loads c->model, printing a one-line error on failure. */
 struct model *cli_load_model(struct cli *c);

@@ -1,4 +1,5 @@
 /* dump.c - trace -> safetensors. */
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,30 +87,100 @@ static char *dtypes_json(const struct trace *t, const struct model *m)
 	return s;
 }
 
+/* Whether name matches one of the comma-separated globs; *used marks
+ * which did (bit k: glob k, the first 64). */
+static int glob_match(const char *globs, const char *name, uint64_t *used)
+{
+	int hit = 0, k = 0;
+	for (const char *p = globs; ; k++) {
+		const char *q = strchr(p, ',');
+		size_t n = q ? (size_t)(q - p) : strlen(p);
+		char g[256];
+		if (n < sizeof g) {
+			memcpy(g, p, n);
+			g[n] = 0;
+			if (*g && fnmatch(g, name, 0) == 0) {
+				hit = 1;
+				*used |= k < 64 ? (uint64_t)1 << k : 0;
+			}
+		}
+		if (!q)
+			return hit;
+		p = q + 1;
+	}
+}
+
+/* The first glob of globs that no stage matched, into buf; 0 when all did
+ * (or -1 for an empty or over-long one). */
+static int glob_unused(const char *globs, uint64_t used, char *buf, size_t bufsz)
+{
+	int k = 0;
+	for (const char *p = globs; ; k++) {
+		const char *q = strchr(p, ',');
+		size_t n = q ? (size_t)(q - p) : strlen(p);
+		if (!n || n >= 256 || (k < 64 && !(used >> k & 1))) {
+			snprintf(buf, bufsz, "%.*s", (int)(n < 200 ? n : 200), p);
+			return n && n < 256 ? 1 : -1;
+		}
+		if (!q)
+			return 0;
+		p = q + 1;
+	}
+}
+
+/* st_writer_write_with's get: the k-th written stage's data, computed when
+ * the file reaches it (a lazy trace materialises a layer at a time). */
+struct dump_src {
+	const struct trace *t;
+	const int *idx;
+};
+
+static const void *dump_get(void *ctx, int k)
+{
+	const struct dump_src *d = ctx;
+	return stage_data(&d->t->stages[d->idx[k]]);
+}
+
 int dump_write(const struct trace *t, const struct model *m, const char *path,
-	       struct err *e)
+	       const char *stages, struct err *e)
 {
 	struct st_writer *w = st_writer_new();
 	char *src = join(t->src_tokens, t->S), *tgt = join(t->tgt_tokens, t->T);
 	char *lab = t->label_tokens ? join(t->label_tokens, t->T) : NULL;
 	char *srcj = json_list(t->src_tokens, t->S), *tgtj = json_list(t->tgt_tokens, t->T);
 	char *dts = dtypes_json(t, m);
+	int *idx = malloc((size_t)(t->n ? t->n : 1) * sizeof *idx), nidx = 0;
 	char num[32];
 	int rc = -1;
-	if (!w || !src || !tgt || (t->label_tokens && !lab) || !srcj || !tgtj || !dts) {
+	uint64_t used = 0;
+	if (!w || !src || !tgt || (t->label_tokens && !lab) || !srcj || !tgtj || !idx || !dts) {
 		err_set(e, "out of memory");
 		goto out;
 	}
 	for (int i = 0; i < t->n; i++) {
 		const struct stage *s = &t->stages[i];
+		if (stages && !glob_match(stages, s->name, &used))
+			continue;
 		uint64_t shape[TRACE_MAXDIM];
 		for (int k = 0; k < s->ndim; k++)
 			shape[k] = (uint64_t)s->shape[k];
-		if (st_writer_add(w, s->name, s->dtype == DT_I32 ? ST_I32 : ST_F32,
-				  s->ndim, shape, s->data)) {
+		idx[nidx++] = i;
+		if (st_writer_add_later(w, s->name, s->dtype == DT_I32 ? ST_I32 : ST_F32,
+					s->ndim, shape)) {
 			err_set(e, "out of memory");
 			goto out;
 		}
+	}
+	char bad_glob[256];
+	int ug = stages ? glob_unused(stages, used, bad_glob, sizeof bad_glob) : 0;
+	if (ug < 0) {
+		err_set(e, "--stages \"%s\": an empty or over-long glob in \"%s\"", bad_glob, stages);
+		goto out;
+	}
+	if (ug > 0) {
+		err_set(e, "--stages: no stage matches \"%s\" (attnscope render --stage list "
+			"lists them)", bad_glob);
+		goto out;
 	}
 	const struct pass_opts *o = &t->opts;
 	int bad = 0;
@@ -136,8 +207,10 @@ int dump_write(const struct trace *t, const struct model *m, const char *path,
 		err_set(e, "out of memory");
 		goto out;
 	}
-	rc = st_writer_write(w, path, e);
+	struct dump_src ds = { t, idx };
+	rc = st_writer_write_with(w, path, dump_get, &ds, e);
 out:
+	free(idx);
 	st_writer_free(w);
 	free(src);
 	free(tgt);

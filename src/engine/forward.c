@@ -475,28 +475,70 @@ static const float *final_norm(struct ctx *c, enum block blk, const char *name,
 	return y;
 }
 
+/* Sublayer part of layer i of blk on x [n, d] (n = S or T), cross-
+ * attention reading memory [S, d]: its stages; returns its output [n, d]
+ * (post-norm: the norm, else the residual sum). */
+const float *fwd_sublayer(struct ctx *c, enum block blk, int i, enum part part,
+			     const float *x, const float *memory)
+{
+	const struct model *m = c->m;
+	const int enc = blk == BLK_ENCODER, n = enc ? c->S : c->T;
+	const enum axis ax = enc ? AX_SRC : AX_TGT;
+	const struct layer_w *L = enc ? &m->enc[i] : &m->dec[i];
+	/* the norms' numbers: 1 self, 2 cross, then the feed-forward's */
+	const int k = part == P_SELF ? 1 : part == P_CROSS ? 2 : enc || !memory ? 2 : 3;
+	const float *g = k == 1 ? L->n1_w : k == 2 ? L->n2_w : L->n3_w;
+	const float *b = k == 1 ? L->n1_b : k == 2 ? L->n2_b : L->n3_b;
+	char p[24], pa[40];   /* "decoder.11", "decoder.11.cross_attn" */
+	snprintf(p, sizeof p, "%s.%d", enc ? "encoder" : "decoder", i);
+	snprintf(pa, sizeof pa, "%s.%s", p, part == P_CROSS ? "cross_attn" : "self_attn");
+	const float *u = sublayer_in(c, blk, i, p, k, x, n, ax, g, b), *y = NULL;
+	if (u && part == P_SELF)
+		y = attention(c, blk, i, pa, 0, &L->self, u, n, ax, u, n, ax,
+			      enc ? c->src_len : c->tgt_len, enc ? c->o->encoder_causal : c->o->causal,
+			      !enc && i >= m->cfg.window_from ? m->cfg.sliding_window : 0,
+			      ablated(c, blk, i, 0));
+	else if (u && part == P_CROSS)
+		y = attention(c, blk, i, pa, 1, &L->cross, u, n, ax, memory, c->S, AX_SRC,
+			      c->src_len, 0, 0, ablated(c, blk, i, 1));
+	else if (u)
+		y = ffn(c, blk, i, p, L, u, n, ax);
+	return sublayer_out(c, blk, i, p, k, x, y, n, ax, g, b);
+}
+
+/* One layer of either stack: its sublayers, as lazy_fill computes them
+ * again; in a lazy trace each is a group, its output held, and a layer's
+ * groups are dropped when the next layer starts (the last layer's stay:
+ * its attention is the first one looked at, without computing it again). */
+static const float *layer(struct ctx *c, enum block blk, int i, const float *x,
+			  const float *memory)
+{
+	for (int part = P_SELF; part <= P_FFN && x; part++) {
+		if (part == P_CROSS && (blk == BLK_ENCODER || !memory))
+			continue;
+		if (c->lazy && (fwd_lazy_note(c, blk, i, part, x, memory) ||
+				trace_group_open(c->t, part == P_SELF) < 0)) {
+			c->failed = 1;
+			return NULL;
+		}
+		if (c->lazy)   /* T5's bias: the first layer's was dropped; made again */
+			c->bias = NULL;
+		x = fwd_sublayer(c, blk, i, (enum part)part, x, memory);
+		if (c->lazy) {
+			trace_hold(c->t, x);
+			trace_group_close(c->t, 1);
+		}
+	}
+	return x;
+}
+
 static const float *encoder(struct ctx *c, const struct pass_input *in)
 {
 	const struct model *m = c->m;
-	const int S = in->S;
-	const float *x = fwd_embed(c, BLK_SRC, "src", in->src_ids, S, AX_SRC, m->src_embed);
-	char p[STAGE_NAME_MAX], pa[STAGE_NAME_MAX];
-	for (int i = 0; i < m->cfg.enc_layers && x; i++) {
-		const struct layer_w *L = &m->enc[i];
-		snprintf(p, sizeof p, "encoder.%d", i);
-		snprintf(pa, sizeof pa, "encoder.%d.self_attn", i);
-		const float *u = sublayer_in(c, BLK_ENCODER, i, p, 1, x, S, AX_SRC, L->n1_w, L->n1_b);
-		const float *y = u ? attention(c, BLK_ENCODER, i, pa, 0, &L->self, u, S, AX_SRC,
-					       u, S, AX_SRC, in->src_len, c->o->encoder_causal, 0,
-					       ablated(c, BLK_ENCODER, i, 0)) : NULL;
-		x = sublayer_out(c, BLK_ENCODER, i, p, 1, x, y, S, AX_SRC, L->n1_w, L->n1_b);
-		if (!x)
-			break;
-		u = sublayer_in(c, BLK_ENCODER, i, p, 2, x, S, AX_SRC, L->n2_w, L->n2_b);
-		y = u ? ffn(c, BLK_ENCODER, i, p, L, u, S, AX_SRC) : NULL;
-		x = sublayer_out(c, BLK_ENCODER, i, p, 2, x, y, S, AX_SRC, L->n2_w, L->n2_b);
-	}
-	return final_norm(c, BLK_ENCODER, "encoder.norm", x, S, AX_SRC,
+	const float *x = fwd_embed(c, BLK_SRC, "src", in->src_ids, in->S, AX_SRC, m->src_embed);
+	for (int i = 0; i < m->cfg.enc_layers && x; i++)
+		x = layer(c, BLK_ENCODER, i, x, NULL);
+	return final_norm(c, BLK_ENCODER, "encoder.norm", x, in->S, AX_SRC,
 			  m->enc_norm_w, m->enc_norm_b);
 }
 
@@ -505,43 +547,15 @@ static const float *decoder(struct ctx *c, const struct pass_input *in,
 			    const float *memory)
 {
 	const struct model *m = c->m;
-	const int T = in->T, S = in->S;
-	const float *x = fwd_embed(c, BLK_TGT, "tgt", in->tgt_ids, T, AX_TGT, m->tgt_embed);
-	char p[STAGE_NAME_MAX], pa[STAGE_NAME_MAX];
-	for (int i = 0; i < m->cfg.dec_layers && x; i++) {
-		const struct layer_w *L = &m->dec[i];
-		int k = 1;
-		snprintf(p, sizeof p, "decoder.%d", i);
-		snprintf(pa, sizeof pa, "decoder.%d.self_attn", i);
-		const float *u = sublayer_in(c, BLK_DECODER, i, p, k, x, T, AX_TGT, L->n1_w, L->n1_b);
-		const float *y = u ? attention(c, BLK_DECODER, i, pa, 0, &L->self, u, T, AX_TGT,
-					       u, T, AX_TGT, in->tgt_len, c->o->causal,
-					       i >= m->cfg.window_from ? m->cfg.sliding_window : 0,
-					       ablated(c, BLK_DECODER, i, 0)) : NULL;
-		x = sublayer_out(c, BLK_DECODER, i, p, k, x, y, T, AX_TGT, L->n1_w, L->n1_b);
-		if (memory && x) {
-			k = 2;
-			snprintf(pa, sizeof pa, "decoder.%d.cross_attn", i);
-			u = sublayer_in(c, BLK_DECODER, i, p, k, x, T, AX_TGT, L->n2_w, L->n2_b);
-			y = u ? attention(c, BLK_DECODER, i, pa, 1, &L->cross, u, T, AX_TGT,
-					  memory, S, AX_SRC, in->src_len, 0, 0,
-					  ablated(c, BLK_DECODER, i, 1)) : NULL;
-			x = sublayer_out(c, BLK_DECODER, i, p, k, x, y, T, AX_TGT, L->n2_w, L->n2_b);
-		}
-		if (!x)
-			break;
-		const float *g = memory ? L->n3_w : L->n2_w;
-		const float *b = memory ? L->n3_b : L->n2_b;
-		k++;
-		u = sublayer_in(c, BLK_DECODER, i, p, k, x, T, AX_TGT, g, b);
-		y = u ? ffn(c, BLK_DECODER, i, p, L, u, T, AX_TGT) : NULL;
-		x = sublayer_out(c, BLK_DECODER, i, p, k, x, y, T, AX_TGT, g, b);
-	}
-	return final_norm(c, BLK_DECODER, "decoder.norm", x, T, AX_TGT,
+	const float *x = fwd_embed(c, BLK_TGT, "tgt", in->tgt_ids, in->T, AX_TGT, m->tgt_embed);
+	for (int i = 0; i < m->cfg.dec_layers && x; i++)
+		x = layer(c, BLK_DECODER, i, x, memory);
+	return final_norm(c, BLK_DECODER, "decoder.norm", x, in->T, AX_TGT,
 			  m->dec_norm_w, m->dec_norm_b);
 }
 
-/* logits, probs and (with labels) loss for x[n, d]. */
+/* logits, probs and (with labels) loss for x[n, d]; with c->declare only
+ * the stages, not their values. */
 void fwd_output(struct ctx *c, const float *x, int n, enum axis ax,
 		   const int32_t *labels, int nlabels, int label_len)
 {
@@ -553,6 +567,16 @@ void fwd_output(struct ctx *c, const float *x, int n, enum axis ax,
 	float *lg = fwd_mat(c, SK_LOGITS, BLK_OUTPUT, -1, f, n, ax, V, AX_VOCAB, "logits");
 	float *pr = fwd_mat(c, SK_PROBS, BLK_OUTPUT, -1, F_PROBS, n, ax, V, AX_VOCAB, "probs");
 	if (!lg || !pr)
+		return;
+	int shape[1] = { nlabels };
+	enum axis axes[1] = { ax };
+	struct stage *s = labels ? trace_add(c->t, SK_LOSS, BLK_OUTPUT, -1, F_LOSS, DT_F32,
+					     1, shape, axes, "loss") : NULL;
+	if (labels && !s) {
+		c->failed = 1;
+		return;
+	}
+	if (c->declare)
 		return;
 	float *xs = NULL;   /* [n, d] T5 v1.0: x·d^-½ before the tied head */
 	if (ls > 0) {
@@ -570,14 +594,6 @@ void fwd_output(struct ctx *c, const float *x, int n, enum axis ax,
 	op_softmax_rows(pr, n, V);
 	if (!labels)
 		return;
-	int shape[1] = { nlabels };
-	enum axis axes[1] = { ax };
-	struct stage *s = trace_add(c->t, SK_LOSS, BLK_OUTPUT, -1, F_LOSS, DT_F32,
-				    1, shape, axes, "loss");
-	if (!s) {
-		c->failed = 1;
-		return;
-	}
 	float *loss = s->data;
 	memset(loss, 0, (size_t)nlabels * sizeof *loss);   /* padding: loss 0 */
 	for (int i = 0; i < label_len; i++) {
@@ -619,114 +635,146 @@ static int ids_valid(const int32_t *ids, int n, int V, const char *side, struct 
 	return 0;
 }
 
+/* Sets c up for a pass of m into t at these lengths: the dimensions, the
+ * scratch, RoPE's frequencies.  Returns -1 when out of memory. */
+int fwd_ctx_setup(struct ctx *c, const struct model *m, const struct pass_opts *o,
+		     struct trace *t, int S, int T, int src_len, int tgt_len)
+{
+	const struct config *cfg = &m->cfg;
+	*c = (struct ctx){
+		.m = m, .o = o, .t = t, .d = cfg->d_model, .h = cfg->heads,
+		.dk = cfg_dk(cfg), .F = cfg->d_ff, .hkv = cfg_kv_heads(cfg),
+		.S = S, .T = T, .src_len = src_len, .tgt_len = tgt_len,
+	};
+	c->qd = c->h * c->dk;
+	c->kvd = c->hkv * c->dk;
+	int nmax = S > T ? S : T;
+	c->scratch = malloc((size_t)(nmax ? nmax : 1) * (c->qd + 2 * c->kvd) * sizeof *c->scratch);
+	if (cfg->pe == PE_ROPE && (c->inv = malloc((size_t)(c->dk / 2 + 1) * sizeof *c->inv)))
+		rope_inv_freq(cfg, c->dk, c->inv);
+	return !c->scratch || (cfg->pe == PE_ROPE && !c->inv) ? -1 : 0;
+}
+
+void fwd_ctx_release(struct ctx *c)
+{
+	free(c->scratch);
+	free(c->inv);
+	c->scratch = c->inv = NULL;
+}
+
+/* The trace's labels: tokens, typed words, vocabulary, specials. */
+static int trace_labels(struct trace *t, const struct model *m, const struct pass_input *in,
+			const struct pass_opts *o)
+{
+	t->opts = *o;
+	t->vocab = &m->tgt_vocab;
+	t->tok = &m->cfg.tok;
+	t->pad_id = m->tgt_sp[TOK_PAD];
+	t->sos_id = m->tgt_sp[TOK_SOS];
+	t->classes = (const char *const *)m->cfg.head.labels;
+	t->nclasses = m->cfg.head.nlabels;
+	t->S = in->S;
+	t->T = in->T;
+	if (!(t->src_tokens = dup_tokens(in->src_tok, in->S)) ||
+	    !(t->tgt_tokens = dup_tokens(in->tgt_tok, in->T)))
+		return -1;
+	if (in->label_tok && (!(t->label_tokens = dup_tokens(in->label_tok, in->T)) ||
+			      !(t->next_tokens = dup_tokens(in->label_tok, in->T))))
+		return -1;
+	if (in->src_typed && !(t->src_typed = dup_tokens(in->src_typed, in->S)))
+		return -1;
+	if (in->ndropped && !(t->dropped = dup_tokens(in->dropped, in->ndropped)))
+		return -1;
+	t->ndropped = in->ndropped;
+	if (in->tgt_typed) {
+		/* the first ntgt_typed positions (decoding replaces the rest) */
+		if (!(t->tgt_typed = calloc((size_t)(in->T ? in->T : 1), sizeof *t->tgt_typed)))
+			return -1;
+		for (int i = 0; i < in->T && i < in->ntgt_typed; i++)
+			if (in->tgt_typed[i] && !(t->tgt_typed[i] = strdup(in->tgt_typed[i])))
+				return -1;
+	}
+	return 0;
+}
+
+/* The pass itself, by architecture. */
+static void run_arch(struct ctx *c, const struct pass_input *in)
+{
+	const struct model *m = c->m;
+	switch (m->cfg.arch) {
+	case ARCH_ENC_DEC: {
+		const float *mem = encoder(c, in);
+		float *mc = mem ? fwd_mat(c, SK_VECTORS, BLK_ENCODER, -1, F_MEMORY,
+				      in->S, AX_SRC, c->d, AX_NONE, "memory") : NULL;
+		if (!mc) {
+			c->failed = 1;
+			return;
+		}
+		memcpy(mc, mem, (size_t)in->S * c->d * sizeof *mc);
+		const float *y = decoder(c, in, mc);
+		if (y)
+			fwd_output_group(c, y, in->T, AX_TGT, in->labels, in->nlabels, in->label_len);
+		break;
+	}
+	case ARCH_DEC_ONLY: {
+		const float *y = decoder(c, in, NULL);
+		if (y)
+			fwd_output_group(c, y, in->T, AX_TGT, in->labels, in->nlabels, in->label_len);
+		break;
+	}
+	case ARCH_ENC_ONLY: {
+		const float *y = encoder(c, in);
+		if (y && m->head_w)
+			fwd_classify(c, y, in);
+		else if (y && m->cfg.layout == LAYOUT_BERT)
+			fwd_bert_output(c, y, in->S);
+		else if (y)
+			fwd_output_group(c, y, in->S, AX_SRC, NULL, 0, 0);
+		break;
+	}
+	}
+}
+
 struct trace *forward_run(const struct model *m, const struct pass_input *in,
 			  const struct pass_opts *o, struct trace *reuse,
 			  struct err *e)
 {
+	struct ctx c;
 	if (ids_valid(in->src_ids, in->S, m->src_vocab.n, "source", e) ||
 	    ids_valid(in->tgt_ids, in->T, m->tgt_vocab.n, "target", e)) {
 		if (reuse)
 			trace_reset(reuse);
 		return NULL;
 	}
-	const struct config *cfg = &m->cfg;
-	struct ctx c = {
-		.m = m, .o = o, .e = e, .d = cfg->d_model, .h = cfg->heads,
-		.dk = cfg_dk(cfg), .F = cfg->d_ff, .hkv = cfg_kv_heads(cfg),
-	};
-	c.qd = c.h * c.dk;
-	c.kvd = c.hkv * c.dk;
-	int nmax = in->S > in->T ? in->S : in->T;
 	if (reuse)
 		trace_reset(reuse);
-	c.t = reuse ? reuse : trace_new();
-	c.scratch = malloc((size_t)(nmax ? nmax : 1) * (c.qd + 2 * c.kvd) * sizeof *c.scratch);
-	if (cfg->pe == PE_ROPE && (c.inv = malloc((size_t)(c.dk / 2 + 1) * sizeof *c.inv)))
-		rope_inv_freq(cfg, c.dk, c.inv);
-	if (!c.t || !c.scratch || (cfg->pe == PE_ROPE && !c.inv))
+	struct trace *t = reuse ? reuse : trace_new();
+	if (fwd_ctx_setup(&c, m, o, t, in->S, in->T, in->src_len, in->tgt_len) || !t ||
+	    trace_labels(t, m, in, o) ||
+	    (forward_trace_lazy(m, in->S, in->T, o) && fwd_lazy_start(&c, in, o)))
 		goto oom;
-	c.t->opts = *o;
-	c.t->vocab = &m->tgt_vocab;
-	c.t->tok = &m->cfg.tok;
-	c.t->pad_id = m->tgt_sp[TOK_PAD];
-	c.t->sos_id = m->tgt_sp[TOK_SOS];
-	c.t->classes = (const char *const *)m->cfg.head.labels;
-	c.t->nclasses = m->cfg.head.nlabels;
-	c.t->S = in->S;
-	c.t->T = in->T;
-	if (!(c.t->src_tokens = dup_tokens(in->src_tok, in->S)) ||
-	    !(c.t->tgt_tokens = dup_tokens(in->tgt_tok, in->T)))
-		goto oom;
-	if (in->label_tok && (!(c.t->label_tokens = dup_tokens(in->label_tok, in->T)) ||
-			      !(c.t->next_tokens = dup_tokens(in->label_tok, in->T))))
-		goto oom;
-	if (in->src_typed && !(c.t->src_typed = dup_tokens(in->src_typed, in->S)))
-		goto oom;
-	if (in->ndropped && !(c.t->dropped = dup_tokens(in->dropped, in->ndropped)))
-		goto oom;
-	c.t->ndropped = in->ndropped;
-	if (in->tgt_typed) {
-		/* the first ntgt_typed positions (decoding replaces the rest) */
-		if (!(c.t->tgt_typed = calloc((size_t)(in->T ? in->T : 1), sizeof *c.t->tgt_typed)))
-			goto oom;
-		for (int i = 0; i < in->T && i < in->ntgt_typed; i++)
-			if (in->tgt_typed[i] && !(c.t->tgt_typed[i] = strdup(in->tgt_typed[i])))
-				goto oom;
-	}
-
 	if (c.inv) {   /* the frequencies, for the rotary picture */
-		if (!(c.t->rope_inv = malloc((size_t)(c.dk / 2 + 1) * sizeof *c.inv)))
+		if (!(t->rope_inv = malloc((size_t)(c.dk / 2 + 1) * sizeof *c.inv)))
 			goto oom;
-		memcpy(c.t->rope_inv, c.inv, (size_t)(c.dk / 2) * sizeof *c.inv);
-		c.t->rope_pairs = c.dk / 2;
+		memcpy(t->rope_inv, c.inv, (size_t)(c.dk / 2) * sizeof *c.inv);
+		t->rope_pairs = c.dk / 2;
 	}
-	c.t->kv_heads = c.hkv != c.h ? c.hkv : 0;
+	t->kv_heads = c.hkv != c.h ? c.hkv : 0;
 	pool_hot(1);
-	switch (cfg->arch) {
-	case ARCH_ENC_DEC: {
-		const float *mem = encoder(&c, in);
-		float *mc = mem ? fwd_mat(&c, SK_VECTORS, BLK_ENCODER, -1, F_MEMORY,
-				      in->S, AX_SRC, c.d, AX_NONE, "memory") : NULL;
-		if (!mc)
-			goto oom;
-		memcpy(mc, mem, (size_t)in->S * c.d * sizeof *mc);
-		const float *y = decoder(&c, in, mc);
-		if (y)
-			fwd_output(&c, y, in->T, AX_TGT, in->labels, in->nlabels, in->label_len);
-		break;
-	}
-	case ARCH_DEC_ONLY: {
-		const float *y = decoder(&c, in, NULL);
-		if (y)
-			fwd_output(&c, y, in->T, AX_TGT, in->labels, in->nlabels, in->label_len);
-		break;
-	}
-	case ARCH_ENC_ONLY: {
-		const float *y = encoder(&c, in);
-		if (y && m->head_w)
-			fwd_classify(&c, y, in);
-		else if (y && m->cfg.layout == LAYOUT_BERT)
-			fwd_bert_output(&c, y, in->S);
-		else if (y)
-			fwd_output(&c, y, in->S, AX_SRC, NULL, 0, 0);
-		break;
-	}
-	}
+	run_arch(&c, in);
 	pool_hot(0);
 	if (c.failed)
 		goto oom;
-	free(c.scratch);
-	free(c.inv);
-	if (cfg->gguf)   /* what quantisation did, on every stage's screen */
-		stage_weight_fill(c.t, m);
-	return c.t;
+	if (m->cfg.gguf)   /* what quantisation did, on every stage's screen */
+		stage_weight_fill(t, m);
+	fwd_ctx_release(&c);
+	return t;
 oom:
-	free(c.scratch);
-	free(c.inv);
+	fwd_ctx_release(&c);
 	if (reuse)
 		trace_reset(reuse);
 	else
-		trace_free(c.t);
+		trace_free(t);
 	err_set(e, "out of memory in the forward pass");
 	return NULL;
 }

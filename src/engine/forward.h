@@ -17,6 +17,13 @@ struct trace *forward_run(const struct model *m, const struct pass_input *in,
 			  const struct pass_opts *o, struct trace *reuse,
 			  struct err *e);
 
+/* Whether forward_run records a lazy trace at these lengths (trace.h,
+ * enum trace_mode): o->trace_mode, or with TRACE_AUTO when the layers'
+ * attention matrices (scores, masked, weights: 12·h·n² bytes a layer)
+ * would pass TRACE_LAZY_BYTES.  A lazy trace computes a layer's stages
+ * again when they are read; it keeps m, which must outlive it. */
+int forward_trace_lazy(const struct model *m, int S, int T, const struct pass_opts *o);
+
 /* The model's norm (LayerNorm, or the Annotated Transformer's) of rows
  * x[n, d] into y (may be x); g, b may be NULL. */
 void forward_norm(const struct config *c, const float *x, int n,

@@ -23,9 +23,53 @@ struct ctx {
 	float *scratch;   /* [max(S, T), 2qd + 2kvd]: Q|K|V projections, Kᵀ per head */
 	const float *bias; /* [h, n, n] T5's relative position bias of the
 	                      stack being computed (its first layer makes
-	                      it), else NULL */
+	                      it; in a lazy trace each layer), else NULL */
 	int failed;
+	int S, T, src_len, tgt_len;
+	struct lazy_pass *lazy;   /* recording a lazy trace's first pass, else NULL */
+	int declare;              /* fwd_output: the stages only, not their values */
 };
+
+/* What a lazy trace needs to compute a sublayer again (the trace owns
+ * it): the model, the options, the lengths, and for each group (a layer's
+ * sublayer: enum part) the stages holding its input and the encoder's
+ * memory. */
+struct lazy_pass {
+	const struct model *m;
+	struct pass_opts o;
+	int S, T, src_len, tgt_len;
+	struct lazy_layer { enum block blk; int layer, part, in, mem; } *g;
+	int ng, cap;
+	/* the output group (BLK_OUTPUT): its rows, their axis, the labels */
+	int out_n;
+	enum axis out_ax;
+	int32_t *labels;
+	int nlabels, label_len;
+};
+
+/* The sublayers of a layer, each a group of a lazy trace: computing again
+ * the attention of a layer does not compute its feed-forward. */
+enum part { P_SELF, P_CROSS, P_FFN };
+
+/* forward.c: the context for a pass of m into t at these lengths (the
+ * dimensions, the scratch, RoPE's frequencies; -1 when out of memory),
+ * released by fwd_ctx_release. */
+int fwd_ctx_setup(struct ctx *c, const struct model *m, const struct pass_opts *o,
+		  struct trace *t, int S, int T, int src_len, int tgt_len);
+void fwd_ctx_release(struct ctx *c);
+/* Sublayer part of layer i of blk on x [n, d] (cross-attention reads
+ * memory [S, d]): its stages; returns its output [n, d]. */
+const float *fwd_sublayer(struct ctx *c, enum block blk, int i, enum part part,
+			  const float *x, const float *memory);
+
+/* forward_lazy.c: c->lazy for a lazy pass of in (t owns it); notes the
+ * stages sublayer part of layer i reads (x, memory: held); the output as
+ * the trace's last group (declared, computed when read). */
+int fwd_lazy_start(struct ctx *c, const struct pass_input *in, const struct pass_opts *o);
+int fwd_lazy_note(struct ctx *c, enum block blk, int i, int part, const float *x,
+		  const float *memory);
+void fwd_output_group(struct ctx *c, const float *x, int n, enum axis ax,
+		      const int32_t *labels, int nlabels, int label_len);
 
 /* A [rows, cols] and a [nh, rows, cols] float stage (nh: h, or h_kv for
  * keys and values), a [n] one of the output block; NULL (and c->failed)
@@ -52,7 +96,8 @@ const float *fwd_embed(struct ctx *c, enum block blk, const char *side,
 const float *fwd_rel_bias(struct ctx *c, enum block blk, int layer, const char *prefix,
 			  const float *table, int n, enum axis ax, int causal);
 
-/* logits, probs and (with labels) loss for x [n, d]. */
+/* logits, probs and (with labels) loss for x [n, d]; with c->declare the
+ * stages only. */
 void fwd_output(struct ctx *c, const float *x, int n, enum axis ax,
 		const int32_t *labels, int nlabels, int label_len);
 /* An encoder-only classifier's memory, pooled, class_logits, class_probs;

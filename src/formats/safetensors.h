@@ -96,8 +96,16 @@ struct st_writer *st_writer_new(void);
 /* data is copied lazily: it must stay valid until st_writer_write. */
 int st_writer_add(struct st_writer *w, const char *name, enum st_dtype dt,
 		  int ndim, const uint64_t *shape, const void *data);
+/* A tensor whose data st_writer_write_with asks for when it writes it. */
+int st_writer_add_later(struct st_writer *w, const char *name, enum st_dtype dt,
+			int ndim, const uint64_t *shape);
 int st_writer_meta(struct st_writer *w, const char *key, const char *val);
 int st_writer_write(struct st_writer *w, const char *path, struct err *e);
+/* As st_writer_write; the data of tensor i (in the order added) that was
+ * added later is get(ctx, i), asked for when the file reaches it and no
+ * longer needed after (a tensor at a time: the file is streamed). */
+int st_writer_write_with(struct st_writer *w, const char *path,
+			 const void *(*get)(void *ctx, int i), void *ctx, struct err *e);
 void st_writer_free(struct st_writer *w);
 
 #endif

@@ -73,8 +73,9 @@ static int st_bad(struct st_writer *w, const char *fmt, ...)
 	return -1;
 }
 
-int st_writer_add(struct st_writer *w, const char *name, enum st_dtype dt,
-		  int ndim, const uint64_t *shape, const void *data)
+/* later: the data comes from st_writer_write_with's get. */
+static int writer_add(struct st_writer *w, const char *name, enum st_dtype dt,
+		      int ndim, const uint64_t *shape, const void *data, int later)
 {
 	struct st_wtensor t = { .dt = dt, .ndim = ndim, .data = data };
 	uint64_t numel = 1;
@@ -99,7 +100,7 @@ int st_writer_add(struct st_writer *w, const char *name, enum st_dtype dt,
 	    t.nbytes > SIZE_MAX || w->total + t.nbytes < w->total)
 		return st_bad(w, _("size overflows for tensor \"%s\""),
 			      st_show(name, nb, sizeof nb));
-	if (t.nbytes && !data)
+	if (t.nbytes && !data && !later)
 		return st_bad(w, _("no data for tensor \"%s\""),
 			      st_show(name, nb, sizeof nb));
 	for (int i = 0; i < w->n; i++)
@@ -200,7 +201,25 @@ static char *st_header(const struct st_writer *w, size_t *len)
 	return h;
 }
 
+int st_writer_add(struct st_writer *w, const char *name, enum st_dtype dt,
+		  int ndim, const uint64_t *shape, const void *data)
+{
+	return writer_add(w, name, dt, ndim, shape, data, 0);
+}
+
+int st_writer_add_later(struct st_writer *w, const char *name, enum st_dtype dt,
+			int ndim, const uint64_t *shape)
+{
+	return writer_add(w, name, dt, ndim, shape, NULL, 1);
+}
+
 int st_writer_write(struct st_writer *w, const char *path, struct err *e)
+{
+	return st_writer_write_with(w, path, NULL, NULL, e);
+}
+
+int st_writer_write_with(struct st_writer *w, const char *path,
+			 const void *(*get)(void *ctx, int i), void *ctx, struct err *e)
 {
 	if (w->bad[0])
 		return err_set(e, "%s: %s", path, w->bad);
@@ -217,9 +236,17 @@ int st_writer_write(struct st_writer *w, const char *path, struct err *e)
 	if (safefile_open(&sf, path, 0, e))
 		goto out;
 	int ok = fwrite(len8, 1, 8, sf.fp) == 8 && fwrite(h, 1, hlen, sf.fp) == hlen;
-	for (int i = 0; ok && i < w->n; i++)
+	for (int i = 0; ok && i < w->n; i++) {
+		const void *data = w->t[i].data;
+		if (w->t[i].nbytes && !data && !(data = get ? get(ctx, i) : NULL)) {
+			err_set(e, "%s: cannot compute tensor \"%s\" (out of memory)", path,
+				w->t[i].name);
+			safefile_abort(&sf);
+			goto out;
+		}
 		ok = !w->t[i].nbytes ||
-		     fwrite(w->t[i].data, 1, (size_t)w->t[i].nbytes, sf.fp) == w->t[i].nbytes;
+		     fwrite(data, 1, (size_t)w->t[i].nbytes, sf.fp) == w->t[i].nbytes;
+	}
 	if (!ok) {
 		err_set(e, "%s: cannot write: %s", path, strerror(errno));
 		safefile_abort(&sf);

@@ -381,7 +381,19 @@ static unsigned act_ablate(struct app *a, enum action act, int key)
 static unsigned act_edit(struct app *a, enum action act, int key)
 {
 	(void)key;
-	app_edit_open(a, act == A_EDIT_TARGET ? 2 : 1);
+	app_edit_open(a, act == A_EDIT_TARGET ? 2 : act == A_JUMP ? 3 : 1);
+	return RE_REDRAW;
+}
+
+/* Z: overviews and pooled tiles by the max or the mean of each block. */
+static unsigned act_pool(struct app *a, enum action act, int key)
+{
+	(void)act;
+	(void)key;
+	struct view_state *v = &a->scr.v;
+	v->pool_mean = !v->pool_mean;
+	app_msg(a, 0, v->pool_mean ? _("overviews: the mean of each block") :
+		_("overviews: the max of each block"));
 	return RE_REDRAW;
 }
 
@@ -428,7 +440,7 @@ static unsigned act_snapshot(struct app *a, enum action act, int key)
 static const char *const ZOOM_NAMES[ZOOM_COUNT] = {
 	/* TRANSLATORS: zoom levels (z key), shown as "zoom: %s" and listed in
 	   the help line "zoom: auto / numbers / cells / fit / big" */
-	N_("auto"), N_("numbers"), N_("cells"), N_("fit"), N_("big")
+	N_("auto"), N_("numbers"), N_("cells"), N_("fit"), N_("big"), N_("overview")
 };
 
 static unsigned act_zoom(struct app *a, enum action act, int key)
@@ -515,7 +527,7 @@ static action_fn *const ACTIONS[A_COUNT] = {
 	[A_HEADS] = act_heads, [A_OPEN] = act_open, [A_INSPECT] = act_inspect,
 	[A_DIFF] = act_diff, [A_CURVES] = act_curves, [A_MEAN] = act_mean,
 	[A_MASK_DEC] = act_mask_dec, [A_MASK_ENC] = act_mask_enc, [A_ABLATE] = act_ablate,
-	[A_EDIT] = act_edit, [A_EDIT_TARGET] = act_edit,
+	[A_EDIT] = act_edit, [A_EDIT_TARGET] = act_edit, [A_JUMP] = act_edit, [A_POOL] = act_pool,
 	[A_DECODE] = act_decode, [A_DECODE_OFF] = act_decode_off,
 	[A_STEP_NEXT] = act_decoding, [A_STEP_PREV] = act_decoding, [A_STEP_LAST] = act_decoding,
 	[A_BEAM_TOGGLE] = act_decoding, [A_BEAM_MORE] = act_decoding,

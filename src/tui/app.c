@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "app.h"
 #include "term.h"
@@ -44,13 +45,25 @@ static int blank(const char *s)
  * and x change it).  Made again when the sentence, the model or the
  * options change.  dump and render keep the contract's <s> alone
  * (README). */
+void app_set_text(char **dst, const char *src)
+{
+	if (*dst == src)
+		return;
+	char *p = strdup(src ? src : "");
+	if (!p)
+		term_fatal("%s", _("out of memory"));
+	free(*dst);
+	*dst = p;
+}
+
 static void own_translation(struct app *a, const char *sentence, const char *target)
 {
 	if (a->m->cfg.arch != ARCH_ENC_DEC || !blank(target)) {
 		a->own.ok = 0;
 		return;
 	}
-	if (a->own.ok && a->own.m == a->m && strcmp(a->own.sentence, sentence) == 0 &&
+	if (a->own.ok && a->own.m == a->m && a->own.sentence &&
+	    strcmp(a->own.sentence, sentence) == 0 &&
 	    memcmp(&a->own.opts, &a->opts, sizeof a->opts) == 0)
 		return;
 	a->own.ok = 0;
@@ -77,7 +90,7 @@ static void own_translation(struct app *a, const char *sentence, const char *tar
 		a->own.ok = 1;
 		a->own.m = a->m;
 		a->own.opts = a->opts;
-		snprintf(a->own.sentence, sizeof a->own.sentence, "%s", sentence);
+		app_set_text(&a->own.sentence, sentence);
 		model_target_text(a->m, ids, r.nbest, sentence, a->own.text, sizeof a->own.text);
 	}
 	decode_result_free(&r);
@@ -126,10 +139,8 @@ int app_recompute(struct app *a, const char *sentence, const char *target)
 	if (a->ds.on) {
 		if (app_decode_all(a, sentence))
 			return -1;
-		if (sentence != a->sentence)
-			snprintf(a->sentence, sizeof a->sentence, "%s", sentence);
-		if (target != a->target)
-			snprintf(a->target, sizeof a->target, "%s", target);
+		app_set_text(&a->sentence, sentence);
+		app_set_text(&a->target, target);
 		return app_step_pass(a);
 	}
 	char name[STAGE_NAME_MAX] = "";
@@ -138,10 +149,8 @@ int app_recompute(struct app *a, const char *sentence, const char *target)
 	own_translation(a, sentence, target);
 	if (run_into(a, sentence, target, &a->opts, &a->tr, 1))
 		return -1;
-	if (sentence != a->sentence)
-		snprintf(a->sentence, sizeof a->sentence, "%s", sentence);
-	if (target != a->target)
-		snprintf(a->target, sizeof a->target, "%s", target);
+	app_set_text(&a->sentence, sentence);
+	app_set_text(&a->target, target);
 	if (a->scr.v.mode == VM_MASK_DIFF) {
 		struct pass_opts o = a->opts;
 		o.causal = !o.causal;
@@ -214,8 +223,12 @@ void app_draw(struct app *a, struct canvas *c)
 {
 	/* TRANSLATORS: the prompts of the line editor (e and t keys); keep the
 	   space at each end */
-	static const char *const prompt[] = { "", N_(" sentence: "), N_(" target: ") };
+	static const char *const prompt[] = { "", N_(" sentence: "), N_(" target: "),
+					      N_(" jump to token: ") };
 	struct screen *s = &a->scr;
+	/* a lazy trace keeps the layer on screen while the model view or the
+	 * lens reads the others */
+	trace_pin(a->tr, a->scr.v.stage);
 	s->model_name = a->m->cfg.name;
 	s->sentence = a->sentence;
 	s->target = *a->target ? a->target : a->own.ok && !a->ds.on ? a->own.text : NULL;
@@ -260,6 +273,12 @@ void app_release(struct app *a)
 	a->own.ids = NULL;
 	free(a->pe.tab);
 	a->pe.tab = NULL;
+	free(a->sentence);
+	free(a->target);
+	free(a->own.sentence);
+	free(a->jump);
+	a->sentence = a->target = a->own.sentence = a->jump = NULL;
+	lineedit_free(&a->ed.line);
 }
 
 /* Writes the view on screen as a figure to attnscope-N.svg in the current
@@ -307,6 +326,8 @@ void app_save_svg(struct app *a)
 static int app_settings(struct app *a, struct cli *c)
 {
 	memset(a, 0, sizeof *a);
+	app_set_text(&a->sentence, "");
+	app_set_text(&a->target, "");
 	if (c->scheme) {
 		int sch = palette_scheme_by_name(c->scheme);
 		if (sch < 0)
@@ -334,21 +355,27 @@ static int app_settings(struct app *a, struct cli *c)
 int app_open(struct app *a, struct cli *c)
 {
 	if (app_settings(a, c))
-		return 1;
+		return app_release(a), 1;
 	if (!(a->m = cli_load_model(c)))
-		return 1;
+		return app_release(a), 1;
 	const char *sentence = c->sentence ? c->sentence :
 			       a->m->cfg.nexamples ? a->m->cfg.examples[0] : NULL;
 	if (!sentence) {
+		app_release(a);
 		model_free(a->m);
 		return cli_fail("%s: no sentence given and the model has no examples", c->model);
 	}
-	if (strlen(sentence) >= EDIT_MAX || (c->target && strlen(c->target) >= EDIT_MAX)) {
+	/* --file -: the sentence came from standard input; the keys come
+	 * from the terminal */
+	if (c->file && !strcmp(c->file, "-") && !isatty(STDIN_FILENO) &&
+	    !freopen("/dev/tty", "r", stdin)) {
+		app_release(a);
 		model_free(a->m);
-		return cli_fail("the sentence is limited to %d bytes", EDIT_MAX - 1);
+		return cli_fail("--file -: the stepper reads keys from the terminal, and "
+				"/dev/tty cannot be opened: %s", strerror(errno));
 	}
-	snprintf(a->sentence, sizeof a->sentence, "%s", sentence);
-	snprintf(a->target, sizeof a->target, "%s", c->target ? c->target : "");
+	app_set_text(&a->sentence, sentence);
+	app_set_text(&a->target, c->target ? c->target : "");
 	if (app_recompute(a, a->sentence, a->target)) {
 		app_release(a);
 		model_free(a->m);

@@ -17,12 +17,13 @@
 #include "engine/lens.h"
 #include "views/screen.h"
 
-#define EDIT_MAX LINEEDIT_MAX
+#define OWN_TEXT_MAX 8192   /* the header's own translation (shown, cut) */
 #define A_COUNT_MAX 80   /* at least A_COUNT (keys.c checks) */
 
 /* The line editor of the sentence and the target (keys.c). */
 struct app_edit {
-	int which;                   /* 0, or which text: 1 sentence, 2 target */
+	int which;                   /* 0, or which text: 1 sentence, 2 target,
+	                                3 a token to jump to (J) */
 	struct lineedit line;
 	int dirty;                   /* edited since the length was checked */
 	int bad;                     /* the check's message is on screen */
@@ -54,8 +55,8 @@ struct app_decode {
 struct app_own {
 	int32_t *ids;
 	int n, ok;
-	char text[EDIT_MAX];
-	char sentence[EDIT_MAX];     /* the sentence it translates, */
+	char text[OWN_TEXT_MAX];
+	char *sentence;              /* the sentence it translates (malloc'd), */
 	const struct model *m;       /*   with this model */
 	struct pass_opts opts;       /*   and these masks and ablation */
 };
@@ -71,7 +72,10 @@ struct app_inside {
 struct app {
 	/* the input: model, sentence, target, masks and ablation */
 	struct model *m;
-	char sentence[EDIT_MAX], target[EDIT_MAX];
+	char *sentence, *target;     /* malloc'd, never NULL once open
+	                                (app_set_text): no cap in bytes, the
+	                                model's context is the limit */
+	char *jump;                  /* the last token J looked for (malloc'd) */
 	struct pass_opts opts;
 	/* derived from the input (app_recompute): the pass on screen, the
 	 * mask diff's other pass, the model's own translation */
@@ -109,6 +113,7 @@ enum action {
 	A_SAMPLE, A_RESEED, A_TOPK, A_LENS, A_IMPORTANCE,
 	A_COMPARE, A_FORCE, A_UNFORCE, A_CROSS, A_EXPLAIN, A_SCHEME, A_SVG, A_PRESENTER,
 	A_ZOOM, A_LINES, A_HEAD_SHOW, A_MODEL, A_MAP, A_MAP_SIDE, A_STAGE_LIST, A_SNAP_PREV, A_SNAP_NEXT, A_HELP,
+	A_JUMP, A_POOL,
 	A_ESCAPE, A_QUIT, A_COUNT
 };
 
@@ -117,6 +122,8 @@ struct cli;
 /* app.c: messages, recomputation, navigation, drawing, the key loop */
 void app_msg(struct app *a, int is_err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* *dst = a copy of src (the old one freed; src may be *dst itself). */
+void app_set_text(char **dst, const char *src);
 /* Recomputes the pass for sentence/target (copied into the state),
  * keeping the stage on screen by name; while decoding, the search runs
  * again.  Returns -1 (the reason in the message) when the input is bad. */

@@ -23,8 +23,12 @@ int complete_word(struct lineedit *le, const struct vocab *v, int lowercase,
 	int start = le->cur;
 	while (start > 0 && le->text[start - 1] != ' ')
 		start--;
-	char word[LINEEDIT_MAX];
 	int wl = le->cur - start;
+	char *word = malloc((size_t)wl + 1);
+	if (!word) {
+		snprintf(hint, n, "%s", _("out of memory"));
+		return 0;
+	}
 	memcpy(word, le->text + start, (size_t)wl);
 	word[wl] = 0;
 	if (lowercase)
@@ -35,6 +39,7 @@ int complete_word(struct lineedit *le, const struct vocab *v, int lowercase,
 	int nm = 0;
 	if (!match) {
 		snprintf(hint, n, "%s", _("out of memory"));
+		free(word);
 		return 0;
 	}
 	for (int i = 0; i < v->n; i++)
@@ -45,6 +50,7 @@ int complete_word(struct lineedit *le, const struct vocab *v, int lowercase,
 		snprintf(hint, n, _("no word of the model's vocabulary starts with “%s” "
 				    "(it would be <unk>)"), word);
 		free(match);
+		free(word);
 		return 0;
 	}
 	/* the longest common prefix of the matches */
@@ -57,13 +63,20 @@ int complete_word(struct lineedit *le, const struct vocab *v, int lowercase,
 	}
 	while (common > 0 && ((unsigned char)match[0][common] & 0xC0) == 0x80)
 		common--;   /* never half a UTF-8 character */
-	char repl[LINEEDIT_MAX];
-	snprintf(repl, sizeof repl, "%.*s%s", (int)common, match[0], nm == 1 ? " " : "");
-	size_t tail = strlen(le->text + le->cur);
-	if ((size_t)start + strlen(repl) + tail < LINEEDIT_MAX - 2) {
-		memmove(le->text + start + strlen(repl), le->text + le->cur, tail + 1);
-		memcpy(le->text + start, repl, strlen(repl));
-		le->cur = start + (int)strlen(repl);
+	free(word);
+	/* the text with the word replaced: start, the completion, the rest */
+	size_t rl = common + (nm == 1), tail = le->len - (size_t)le->cur;
+	char *t = (size_t)start + rl + tail < LINEEDIT_MAX - 1 ?
+		  malloc((size_t)start + rl + tail + 1) : NULL;
+	if (t) {
+		memcpy(t, le->text, (size_t)start);
+		memcpy(t + start, match[0], common);
+		if (nm == 1)
+			t[start + common] = ' ';
+		memcpy(t + start + rl, le->text + le->cur, tail + 1);
+		if (lineedit_set(le, t) == 0)
+			le->cur = start + (int)rl;
+		free(t);
 	}
 	if (nm == 1) {
 		snprintf(hint, n, _("“%s” is a word of the model's vocabulary"), match[0]);

@@ -68,7 +68,9 @@ static const char *const ACTION_HELP[A_COUNT] = {
 	[A_SVG] = N_("save the view as SVG (the path is shown)"),
 	[A_PRESENTER] = N_("presenter mode for projectors: big cells, no stage list"),
 	/* TRANSLATORS: the zoom levels, as the "zoom: %s" message names them */
-	[A_ZOOM] = N_("zoom: auto / numbers / cells / fit / big"),
+	[A_ZOOM] = N_("zoom: auto / numbers / cells / fit / big / overview"),
+	[A_JUMP] = N_("jump to a token: type it, Enter (again: its next place)"),
+	[A_POOL] = N_("overviews of long matrices: the max or the mean of each block"),
 	[A_LINES] = N_("head view: queries and keys joined by lines, all heads overlaid"),
 	[A_HEAD_SHOW] = N_("head view: show/hide head 0–8 (0: show all)"),
 	[A_MODEL] = N_("model view: every layer × head of this attention (Enter opens one)"),
@@ -118,7 +120,7 @@ static const struct binding KEYS[] = {
 	{ 'y', "y", A_LENS }, { 'I', "I", A_IMPORTANCE },
 	{ 'w', "w", A_EXPLAIN }, { 'P', "P", A_PRESENTER }, { 'S', "S", A_SCHEME }, { 's', "s", A_SVG },
 	{ 'X', "X", A_CROSS }, { 'C', "C", A_COMPARE }, { 'f', "f", A_FORCE }, { 'F', "F", A_UNFORCE },
-	{ 'z', "z", A_ZOOM }, { 'v', "v", A_LINES }, { 'V', "V", A_MODEL },
+	{ 'z', "z", A_ZOOM }, { 'J', "J", A_JUMP }, { 'Z', "Z", A_POOL }, { 'v', "v", A_LINES }, { 'V', "V", A_MODEL },
 	{ 'o', "o", A_MAP }, { 'u', "u", A_MAP_SIDE }, { '|', "|", A_STAGE_LIST },
 	{ '1', "1–9", A_HEAD_SHOW }, { '2', NULL, A_HEAD_SHOW }, { '3', NULL, A_HEAD_SHOW },
 	{ '4', NULL, A_HEAD_SHOW }, { '5', NULL, A_HEAD_SHOW }, { '6', NULL, A_HEAD_SHOW },
@@ -163,7 +165,28 @@ void app_edit_open(struct app *a, int which)
 	a->ed.which = which;
 	a->ed.dirty = a->ed.bad = 0;
 	a->ed.hint[0] = 0;
-	lineedit_set_selected(&a->ed.line, which == 1 ? a->sentence : a->target);
+	lineedit_set_selected(&a->ed.line, which == 1 ? a->sentence : which == 2 ? a->target :
+			      a->jump);
+}
+
+/* J: the cursor to the next position (after the cursor's, wrapping) of
+ * the token typed, on the rows and, for a self-attention, the columns. */
+static void jump_to(struct app *a, const char *text)
+{
+	struct view_state *v = &a->scr.v;
+	const struct stage *s = app_stage(a);
+	app_set_text(&a->jump, text);
+	int n = 0, at = view_find_token(v, text, v->row, &n);
+	if (at < 0) {
+		app_msg(a, 1, _("no token “%s” on the rows of %s"), text, s->name);
+		return;
+	}
+	v->row = at;
+	if (s->ndim >= 2 && s->axes[s->ndim - 1] == s->axes[s->ndim == 3 ? 1 : 0])
+		v->col = at;
+	view_clamp(v);
+	app_msg(a, 0, P_("“%s” at position %d (%d place)", "“%s” at position %d (%d places)", n),
+		text, at, n);
 }
 
 static void edit_key(struct app *a, int key, const char *utf8)
@@ -186,6 +209,10 @@ static void edit_key(struct app *a, int key, const char *utf8)
 		int which = a->ed.which, rc;
 		a->ed.which = 0;
 		a->scr.message = NULL;
+		if (which == 3) {
+			jump_to(a, a->ed.line.text);
+			break;
+		}
 		/* a new text is a new decode session: from step 1, on the
 		 * decoding page when it is open, else none */
 		if (strcmp(a->ed.line.text, which == 1 ? a->sentence : a->target))
@@ -199,7 +226,8 @@ static void edit_key(struct app *a, int key, const char *utf8)
 		break;
 	}
 	case LE_FULL:
-		app_msg(a, 1, _("the text is limited to %d bytes"), EDIT_MAX - 2);
+		app_msg(a, 1, _("the text cannot grow: out of memory, or past %zu MiB"),
+			(size_t)(LINEEDIT_MAX >> 20));
 		break;
 	case LE_NONE:
 		a->ed.dirty = 1;
@@ -222,7 +250,7 @@ static void paste_key(struct app *a, int key, const char *utf8)
 
 void app_edit_check(struct app *a)
 {
-	if (!a->ed.which || !a->ed.dirty)
+	if (!a->ed.which || !a->ed.dirty || a->ed.which == 3)
 		return;
 	a->ed.dirty = 0;
 	struct pass_input in;

@@ -28,8 +28,8 @@ void app_lecture_go(struct app *a, int i)
 	a->opts.causal = s->causal;
 	a->opts.encoder_causal = s->encoder_causal;
 	a->opts.ablate_head = -1;
-	snprintf(a->sentence, sizeof a->sentence, "%s", s->sentence);
-	snprintf(a->target, sizeof a->target, "%s", s->target);
+	app_set_text(&a->sentence, s->sentence);
+	app_set_text(&a->target, s->target);
 	v->mode = VM_STAGE;
 	v->heads_off = 0;
 	a->scr.show_help = 0;

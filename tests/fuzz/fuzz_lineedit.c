@@ -8,8 +8,8 @@
  * and view mode (next two bytes), 0x1F insert the next 1..7 raw bytes as
  * one piece of "typed" text (invalid UTF-8 welcome).  Any other byte
  * starts typed text: it and the continuation bytes its lead byte implies.
- * After every key: the text is NUL-terminated and shorter than
- * LINEEDIT_MAX - 1 bytes and the cursor is within it.  The screen is drawn
+ * After every key: the text is NUL-terminated, its length le->len (below
+ * LINEEDIT_MAX) and the cursor is within it.  The screen is drawn
  * with the editor open (the tiny model's pass) at the end, and on 0x1D and
  * Enter/Esc once more an input (drawing is most of the cost). */
 #include <stdint.h>
@@ -55,8 +55,8 @@ static const int KEYS[28] = {
 
 static void check(const struct lineedit *le)
 {
-	size_t n = strnlen(le->text, sizeof le->text);
-	if (n >= LINEEDIT_MAX - 1 || le->cur < 0 || (size_t)le->cur > n) {
+	size_t n = strlen(le->text);
+	if (n >= LINEEDIT_MAX || n != le->len || le->cur < 0 || (size_t)le->cur > n) {
 		fprintf(stderr, "line editor broken: %zu bytes, cursor %d\n", n, le->cur);
 		abort();
 	}
@@ -85,7 +85,7 @@ static void draw(struct screen *s, const struct lineedit *le, int editing,
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct lineedit le;
+	struct lineedit le = { 0 };
 	struct screen s;
 	int editing = 1, draws = 0, want_w = 80, want_h = 24;
 	if (canvas_resize(cv, 80, 24))
@@ -149,5 +149,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check(&le);
 	}
 	draw(&s, &le, editing, cv, want_w, want_h);
+	lineedit_free(&le);
 	return 0;
 }

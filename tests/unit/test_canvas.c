@@ -12,6 +12,7 @@
 
 #include "../tap.h"
 #include "tui/lineedit.h"
+#include "tui/term.h"
 #include "views/canvas.h"
 
 static uint32_t rng = 12345;
@@ -243,22 +244,33 @@ static void fit(void)
 
 static void edit_itself(void)
 {
-	struct lineedit le;
+	struct lineedit le = { 0 };
 	lineedit_set(&le, "your cat is a lovely cat");
 	lineedit_set(&le, le.text);
 	tap_str(le.text, "your cat is a lovely cat", "lineedit_set on its own text keeps it");
 	tap_ok(le.cur == 24, "... with the cursor at the end (%d)", le.cur);
 	lineedit_set(&le, le.text + 5);
 	tap_str(le.text, "cat is a lovely cat", "lineedit_set on a tail of its own text");
-	char big[LINEEDIT_MAX + 100];
-	memset(big, 'a', sizeof big - 1);
-	big[sizeof big - 1] = 0;
+	/* no cap near the old 1,023 bytes: a 200 KB text is kept whole, and
+	 * typing at its end goes on */
+	size_t nbig = 200000;
+	char *big = malloc(nbig + 1);
+	memset(big, 'a', nbig);
+	big[nbig] = 0;
 	lineedit_set(&le, big);
-	tap_ok(strlen(le.text) == LINEEDIT_MAX - 1 && le.cur == LINEEDIT_MAX - 1,
-	       "a text longer than the buffer is cut at LINEEDIT_MAX - 1 bytes (%zu)",
-	       strlen(le.text));
+	tap_ok(strlen(le.text) == nbig && le.cur == (int)nbig && le.len == nbig,
+	       "a 200 KB text is kept whole (%zu bytes)", strlen(le.text));
+	int full = 0;
+	for (int i = 0; i < 100000; i++)
+		full |= lineedit_key(&le, 0, "b") == LE_FULL;
+	tap_ok(!full && le.len == nbig + 100000 && strlen(le.text) == le.len &&
+	       le.text[le.len - 1] == 'b', "100,000 more bytes typed at its end (%zu bytes)", le.len);
+	lineedit_key(&le, TK_BACKSPACE, "");
+	tap_ok(le.len == nbig + 99999 && strlen(le.text) == le.len, "Backspace keeps the length");
+	free(big);
 	lineedit_set(&le, NULL);
 	tap_ok(le.text[0] == 0 && le.cur == 0, "NULL starts an empty edit");
+	lineedit_free(&le);
 }
 
 int main(void)
