@@ -64,6 +64,7 @@ struct app {
 	/* lecture mode: the script and the step on screen */
 	struct lecture *lec;
 	int lstep;
+	char caption[4096];           /* its caption, references filled in */
 	int play_ms;                  /* --play: advance every play_ms (0: off) */
 	/* the PE curves' table (forward_pe_table) for pe_m, pe_want positions */
 	float *pe_tab;
