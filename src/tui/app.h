@@ -65,6 +65,7 @@ struct app {
 	struct lecture *lec;
 	int lstep;
 	char caption[4096];           /* its caption, references filled in */
+	int deck;                     /* 1 while --export writes the page */
 	int play_ms;                  /* --play: advance every play_ms (0: off) */
 	/* the PE curves' table (forward_pe_table) for pe_m, pe_want positions */
 	float *pe_tab;

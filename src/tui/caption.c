@@ -371,6 +371,23 @@ static void put(char *out, size_t n, size_t *k, const char *s, size_t len)
 	out[*k] = 0;
 }
 
+/* At a "{tui: …}" or "{deck: …}" (body: after the brace): 0 when it is
+ * neither, 1 when it is the other medium's, else the offset of its text
+ * from the brace. */
+static size_t only_part(const char *body, int deck)
+{
+	static const char *const PARTS[] = { "tui:", "deck:" };
+	for (int i = 0; i < 2; i++) {
+		size_t l = strlen(PARTS[i]);
+		if (strncmp(body, PARTS[i], l) == 0) {
+			if (i != deck)
+				return 1;
+			return 1 + l + (body[l] == ' ');
+		}
+	}
+	return 0;
+}
+
 int caption_fill(const char *text, const struct caption_src *src, char *out,
 		 size_t n, struct err *e)
 {
@@ -395,6 +412,13 @@ int caption_fill(const char *text, const struct caption_src *src, char *out,
 		const char *open = strchr(p + 1, '{');
 		if (!end || (open && open < end))
 			return err_set(e, "caption: a { without its }: write {{ for a brace");
+		size_t part = only_part(p + 1, src->deck);
+		if (part) {   /* {tui: …} or {deck: …} */
+			if (part > 1)
+				put(out, n, &k, p + part, (size_t)(end - p) - part);
+			p = end + 1;
+			continue;
+		}
 		struct ref r;
 		char val[1024];
 		if (parse_ref(p + 1, (size_t)(end - p - 1), &r, e) ||

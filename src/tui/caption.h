@@ -17,6 +17,9 @@
  *                                      model view's title)
  *   {score beam}  {score greedy}       a decoding step's searches: the best
  *   {logp beam}   {output greedy}      score, Σ log p, and the output
+ *   {tui: Digits 1–4 hide a head.}     text only the stepper shows, and
+ *   {deck: Click a box.}               only the exported page (no
+ *                                      references inside them)
  *   {{ and }}                          literal braces
  *
  * A stage name is looked for next to the step's stage first, then further
@@ -43,6 +46,8 @@ struct caption_src {
 	                                 (or NULL) */
 	const struct decode_result *greedy, *beam;   /* a decoding step's
 	                                 searches, or NULL */
+	int deck;                     /* 1: for the exported page ({deck: …}
+	                                 parts), 0: the stepper ({tui: …}) */
 };
 
 /* Writes text with its references filled in from src into out (n bytes,

@@ -456,12 +456,14 @@ static int check_caption(const struct lecture *l, const struct lstep *s,
 {
 	if (!s->caption)
 		return 0;
-	struct caption_src src = { t, s->stage, dec ? &dec[0] : NULL, dec ? &dec[1] : NULL };
+	struct caption_src src = { t, s->stage, dec ? &dec[0] : NULL, dec ? &dec[1] : NULL,
+				   0 };
 	char out[4096];
 	const char *tr = _(s->caption);
-	if (caption_fill(s->caption, &src, out, sizeof out, e) ||
-	    (tr != s->caption && caption_fill(tr, &src, out, sizeof out, e)))
-		return err_prefix(e, "%s:%d", l->path, s->caption_line);
+	for (src.deck = 0; src.deck < 2; src.deck++)
+		if (caption_fill(s->caption, &src, out, sizeof out, e) ||
+		    (tr != s->caption && caption_fill(tr, &src, out, sizeof out, e)))
+			return err_prefix(e, "%s:%d", l->path, s->caption_line);
 	return 0;
 }
 
