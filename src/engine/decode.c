@@ -500,9 +500,11 @@ static int search(const struct model *m, const struct pass_input *src,
 	   for an encoder-decoder: its prompt is <s>); the last is fed at
 	   step 0, at position `prompt` */
 	const int prompt = src->prompt - 1;
-	/* default limit: twice the source and ten more (GNMT-style) */
+	/* default limit: twice the source and ten more (GNMT-style); a
+	   decoder-only model continues by DECODE_DEFAULT_NEW tokens at most (a
+	   context of 128k would otherwise size the cache for 128k tokens) */
 	int maxlen = o->max_len > 0 ? o->max_len :
-		     c->arch == ARCH_ENC_DEC ? 2 * src->src_len + 10 : c->max_len;
+		     c->arch == ARCH_ENC_DEC ? 2 * src->src_len + 10 : DECODE_DEFAULT_NEW;
 	/* N new tokens feed positions 0 … prompt + N − 1 (the last output is
 	   never fed back): P + N − 1 ≤ max_len (DESIGN.md) */
 	if (maxlen > c->max_len - prompt)

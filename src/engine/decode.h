@@ -19,6 +19,8 @@
 #ifndef ATTNSCOPE_DECODE_H
 #define ATTNSCOPE_DECODE_H
 
+#define DECODE_DEFAULT_NEW 128   /* a continuation's tokens by default */
+
 #include <stdint.h>
 
 #include "input.h"
@@ -30,8 +32,9 @@
 struct decode_opts {
 	int beam;           /* 1: greedy */
 	double alpha;       /* length penalty α (0: none) */
-	int max_len;        /* output tokens at most (0: 2·source + 10, within
-	                       the model's max_len) */
+	int max_len;        /* output tokens at most (0: 2·source + 10, or
+	                       DECODE_DEFAULT_NEW for a decoder-only model,
+	                       within the model's max_len) */
 	int min_len;        /* </s> is not allowed before this many tokens */
 	int topk;           /* candidates recorded per hypothesis and step */
 	int no_cache;       /* recompute the decoder for every step (benchmark) */
