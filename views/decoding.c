@@ -87,6 +87,7 @@ static int page_init(struct page *P, const struct view_state *v)
 	P->alpha = v->dec_alpha;
 	P->cand = v->dec_cand;
 	P->so = v->dec_sample;
+	P->smoothing = v->m ? v->m->cfg.label_smoothing : 0;
 	int sos_id = v->m ? v->m->tgt_sp[TOK_SOS] : v->tr ? v->tr->sos_id : -1;
 	const char *sos = P->voc ? vocab_str(P->voc, sos_id) : NULL;
 	P->sos[0] = (char *)(sos ? sos : "<s>");
@@ -426,7 +427,8 @@ static void draw_cands(const struct page *P, struct canvas *c, struct rect r)
 		snprintf(buf, sizeof buf, _("  ⋮ %d more"), rank - shown + 1);
 		clip_text(c, r, r.x, y - 1, r.w, buf, &mu);
 	}
-	if (r.h >= nc + 4 && y < r.y + r.h) {
+	int legend = r.h >= nc + 4 && y < r.y + r.h;
+	if (legend) {
 		int x = r.x;
 		int any_forced = 0;
 		for (int i = 0; i < st->ncands; i++)
@@ -436,6 +438,18 @@ static void draw_cands(const struct page *P, struct canvas *c, struct rect r)
 		if (scw)
 			clip_text(c, r, x, y, r.x + r.w - x, _("  · Σ log p: the sum over the steps · "
 			     "score = Σ log p ÷ ((5+n)/6)^α"), &mu);
+	}
+	y += legend;
+	if (P->smoothing > 0 && y < r.y + r.h) {
+		char e1[32], e2[32];
+		/* TRANSLATORS: under the candidates, for a model trained with
+		 * label smoothing: 100·(1 − ε), then ε */
+		snprintf(buf, sizeof buf, _("p tops out near %s%%: label smoothing ε = %s in "
+					    "training"),
+			 i18n_num(e1, sizeof e1, 100 * (1 - P->smoothing), 0),
+			 i18n_num(e2, sizeof e2, P->smoothing,
+				  P->smoothing * 10 == (int)(P->smoothing * 10) ? 1 : 2));
+		clip_text(c, r, r.x, y, r.w, buf, &mu);
 	}
 }
 

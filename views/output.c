@@ -192,7 +192,14 @@ static void draw_dist(struct view_state *v, struct canvas *c, struct rect r)
 			 t->label_tokens[row], 24, fit, sizeof fit);
 		/* TRANSLATORS: the teacher-forced label token and its rank among
 		 * the V tokens of the vocabulary. */
-		snprintf(part[np++], sizeof part[0], _("label “%s”: rank %d of %d"), fit, lrank, V);
+		if (v->labels_own)
+			/* TRANSLATORS: no target was given: the label is the next
+			 * word of the model's own translation, and its rank */
+			snprintf(part[np++], sizeof part[0], _("its translation's next word “%s”: "
+							       "rank %d of %d"), fit, lrank, V);
+		else
+			snprintf(part[np++], sizeof part[0], _("label “%s”: rank %d of %d"), fit,
+				 lrank, V);
 		if (p) {
 			fmt_pct(num, sizeof num, p[lid]);
 			snprintf(part[np++], sizeof part[0], "p %s", num);
@@ -327,7 +334,9 @@ static void draw_dist(struct view_state *v, struct canvas *c, struct rect r)
 		/* TRANSLATORS: the last %s is " · ◀ the teacher-forced label" or
 		 * empty. */
 		snprintf(buf, sizeof buf, _("top %d of %d tokens%s"), k, V,
-			 lid >= 0 && lid != t->pad_id ? _(" · ◀ the teacher-forced label") : "");
+			 lid < 0 || lid == t->pad_id ? "" : v->labels_own ?
+			 _(" · ◀ the next word of its own translation") :
+			 _(" · ◀ the teacher-forced label"));
 		clip_text(c, pr, pr.x, y + 1, pr.w, buf, &mu);
 	}
 }

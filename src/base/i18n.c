@@ -134,6 +134,31 @@ void i18n_init(const char *lang)
 #endif
 }
 
+const char *i18n_num(char *buf, size_t n, double x, int prec)
+{
+	if (n == 0)
+		return buf;
+	if (x != x) {
+		snprintf(buf, n, "?");
+		return buf;
+	}
+	if (x > 1e300 || x < -1e300) {
+		snprintf(buf, n, "%s", x < 0 ? "−∞" : "∞");
+		return buf;
+	}
+	char tmp[64];
+	snprintf(tmp, sizeof tmp, "%.*f", prec < 0 ? 0 : prec > 9 ? 9 : prec, x < 0 ? -x : x);
+	int neg = x < 0 && strspn(tmp, "0.") != strlen(tmp);
+	char *dot = strchr(tmp, '.');
+	if (dot)
+		*dot = 0;
+	/* TRANSLATORS: the decimal separator of numbers written in prose
+	 * (lecture captions, explanations): "," in Portuguese */
+	const char *sep = _(".");
+	snprintf(buf, n, "%s%s%s%s", neg ? "−" : "", tmp, dot ? sep : "", dot ? dot + 1 : "");
+	return buf;
+}
+
 void i18n_english(void)
 {
 #if ENABLE_NLS

@@ -11,6 +11,8 @@
 
 #include "config.h"
 
+#include <stddef.h>
+
 #if ENABLE_NLS
 #include <libintl.h>
 #define _(s) gettext(s)
@@ -25,6 +27,12 @@
  * message language: lang ("pt_BR", "pt", "en", ...) when given, else the
  * locale's. A language without a catalog falls back to English silently. */
 void i18n_init(const char *lang);
+
+/* x with prec decimals as prose writes it in the message language: the
+ * language's decimal separator ("0,58" in Portuguese) and a true minus
+ * ("−0.58"; never "−0.00").  For numbers in sentences (captions,
+ * explanations), not for tables or output that programs read.  Returns buf. */
+const char *i18n_num(char *buf, size_t n, double x, int prec);
 
 /* From here on, messages in English: for output that programs read
  * (render's text and CSV tables), which must not change with the locale. */

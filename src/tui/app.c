@@ -94,6 +94,7 @@ static int run_into(struct app *a, const char *sentence, const char *target,
 	if (a->own_ok && blank(target) &&
 	    decode_teacher_force(a->m, &in, a->own, a->nown, o->pad_target))
 		term_fatal("%s", _("out of memory"));
+	a->scr.v.labels_own = a->own_ok && blank(target);   /* not the user's target */
 	if (report) {
 		char buf[600];
 		if (in.nunknown)

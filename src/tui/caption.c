@@ -30,35 +30,15 @@ struct ref {
 enum { I_H, I_ROW, I_COL };
 static const char *const IDX_NAMES[] = { "h", "row", "col" };
 
-/* The message language's decimal separator for numbers in prose. */
-static const char *decimal_sep(void)
-{
-	/* TRANSLATORS: the decimal separator of numbers written in prose
-	 * (lecture captions, explanations): "," in Portuguese */
-	return _(".");
-}
-
-/* x with prec decimals, a true minus and the language's separator. */
+/* x with prec decimals (as a percentage: ×100 and "%") in the message
+ * language's prose. */
 static void put_num(char *buf, size_t n, double x, int prec, int pct)
 {
-	if (isnan(x)) {
-		snprintf(buf, n, "?");
-		return;
-	}
-	if (isinf(x)) {
-		snprintf(buf, n, "%s", x < 0 ? "−∞" : "∞");
-		return;
-	}
-	if (pct)
-		x *= 100;
-	char tmp[64];
-	snprintf(tmp, sizeof tmp, "%.*f", prec, fabs(x));
-	int neg = x < 0 && strspn(tmp, "0.") != strlen(tmp);   /* never "−0.00" */
-	char *dot = strchr(tmp, '.');
-	if (dot)
-		*dot = 0;
-	snprintf(buf, n, "%s%s%s%s%s", neg ? "−" : "", tmp, dot ? decimal_sep() : "",
-		 dot ? dot + 1 : "", pct ? "%" : "");
+	char num[64];
+	if (isinf(x) || isnan(x))
+		pct = 0;
+	snprintf(buf, n, "%s%s", i18n_num(num, sizeof num, pct ? x * 100 : x, prec),
+		 pct ? "%" : "");
 }
 
 static void skip_ws(const char **p)
