@@ -134,6 +134,8 @@ static void draw_header(struct screen *s, struct canvas *c)
 	/* words the model does not know, for as long as they are in the pass */
 	char mark[512];
 	input_marker(s->v.tr, mark, sizeof mark);
+	if (s->caveats && strlen(mark) + strlen(s->caveats) < sizeof mark)
+		strcat(mark, s->caveats);   /* what the model cannot know */
 	if (s->target && s->target_is_own) {
 		/* the model's translation gives way to the marker: the long
 		 * form, else the short one, cut at the end if need be */

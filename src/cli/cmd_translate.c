@@ -7,6 +7,7 @@
 #include "base/i18n.h"
 #include "base/safetext.h"
 #include "base/utf8.h"
+#include "engine/caveats.h"
 #include "engine/decode.h"
 #include "engine/forward.h"
 #include "views/canvas.h"
@@ -116,8 +117,38 @@ static void print_steps(const struct model *m, const struct pass_input *in,
 	}
 }
 
+static const char *const CAVEAT_KIND[] = { "unknown", "unseen", "number", "name", "empty" };
+
+/* "warnings": what the model cannot know (caveats.h), reasons in English. */
+static void json_caveats(const struct caveats *cv)
+{
+	printf(",\"warnings\":[");
+	for (int i = 0; i < cv->n; i++) {
+		printf("%s{\"word\":", i ? "," : "");
+		json_str(cv->v[i].word);
+		printf(",\"kind\":\"%s\",\"reason\":", CAVEAT_KIND[cv->v[i].kind]);
+		json_str(cv->v[i].reason);
+		putchar('}');
+	}
+	putchar(']');
+}
+
+/* "greedy": beam search's output next to greedy's, so that the two scores
+ * can be compared (beam search ranks by the score, not Σ log p). */
+static void json_greedy(const struct model *m, const struct cli *c,
+			const struct decode_result *g)
+{
+	char text[4096];
+	printf(",\"greedy\":{\"output\":");
+	json_ids(m, g->best, g->nbest);
+	printf(",\"text\":");
+	json_str(model_target_text(m, g->best, g->nbest, c->sentence, text, sizeof text));
+	printf(",\"log_prob\":%.6f,\"score\":%.6f}", g->best_logp, g->best_score);
+}
+
 static void print_json(const struct model *m, const struct cli *c,
-		       const struct pass_input *in, const struct decode_result *r)
+		       const struct pass_input *in, const struct decode_result *r,
+		       const struct caveats *cv, const struct decode_result *greedy)
 {
 	printf("{\"model\":");
 	json_str(m->cfg.name);
@@ -140,6 +171,9 @@ static void print_json(const struct model *m, const struct cli *c,
 		json_str(in->unknown[i]);
 	}
 	printf("]");
+	json_caveats(cv);
+	if (greedy)
+		json_greedy(m, c, greedy);
 	static const char *const stop[] = { "ended", "bound", "limit" };
 	printf(",\"log_prob\":%.6f,\"score\":%.6f,\"reached_max_len\":%s,\"stop\":\"%s\","
 	       "\"ms\":%.3f", r->best_logp, r->best_score, r->hit_max_len ? "true" : "false",
@@ -271,6 +305,33 @@ static int classify(struct cli *c, const struct model *m)
 	return 0;
 }
 
+/* On stderr, one line a caveat (the <unk> words have had theirs). */
+static void warn_caveats(const struct caveats *cv)
+{
+	for (int i = 0; i < cv->n; i++) {
+		if (cv->v[i].kind == CAV_UNK)
+			continue;
+		char w[256];
+		if (cv->v[i].kind == CAV_EMPTY)
+			warn_msg("%s", _(cv->v[i].reason));
+		else
+			warn_msg("“%s”: %s", safetext_copy(w, sizeof w, cv->v[i].word, 0),
+				 _(cv->v[i].reason));
+	}
+}
+
+/* Greedy search on the same source (for --json next to a beam search). */
+static int greedy_run(const struct cli *c, const struct model *m,
+		      const struct pass_input *in, struct decode_result *g)
+{
+	struct decode_opts o;
+	struct err e;
+	decode_opts_default(&o);
+	o.alpha = c->alpha;
+	o.max_len = c->max_out;
+	return decode_run(m, in, &c->pass, &o, g, &e);
+}
+
 int cmd_translate(struct cli *c)
 {
 	struct model *m = cli_load_model(c);
@@ -284,9 +345,18 @@ int cmd_translate(struct cli *c)
 	struct pass_input in;
 	struct decode_result r;
 	int status = cli_decode(c, m, &in, &r);
+	struct caveats cv = { NULL, 0 };
+	struct decode_result g;
+	int have_g = 0;
 	if (status == 0) {
+		struct err e;
+		if (caveats_find(m, c->sentence, r.best, r.nbest, &cv, &e))
+			warn_msg("%s", e.msg);
+		warn_caveats(&cv);
+		if (c->json && c->beam > 1 && !c->sample)
+			have_g = greedy_run(c, m, &in, &g) == 0;
 		if (c->json) {
-			print_json(m, c, &in, &r);
+			print_json(m, c, &in, &r, &cv, have_g ? &g : NULL);
 		} else {
 			if (c->steps)
 				print_steps(m, &in, &r, 5, c->sample);
@@ -298,6 +368,9 @@ int cmd_translate(struct cli *c)
 		decode_result_free(&r);
 		input_free(&in);
 	}
+	if (have_g)
+		decode_result_free(&g);
+	caveats_free(&cv);
 	model_free(m);
 	return status;
 }

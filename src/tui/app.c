@@ -13,6 +13,7 @@
 
 #include "app.h"
 #include "term.h"
+#include "engine/caveats.h"
 #include "tui.h"
 #include "base/i18n.h"
 #include "base/safefile.h"
@@ -79,6 +80,28 @@ static void own_translation(struct app *a, const char *sentence, const char *tar
 	decode_result_free(&r);
 }
 
+/* The header's warnings (a->caveats): what the model cannot know of the
+ * sentence (engine/caveats.h), against its own translation when there is
+ * one.  The words outside the vocabulary have the header's own marker. */
+static void find_caveats(struct app *a, const char *sentence)
+{
+	struct caveats cv = { NULL, 0 };
+	struct err e;
+	size_t k = 0, n = sizeof a->caveats;
+	a->caveats[0] = 0;
+	if (caveats_find(a->m, sentence, a->own_ok ? a->own : NULL, a->own_ok ? a->nown : -1,
+			 &cv, &e))
+		return;
+	for (int i = 0; i < cv.n && k + 1 < n; i++) {
+		if (cv.v[i].kind == CAV_UNK)
+			continue;
+		int w = snprintf(a->caveats + k, n - k, "%s%s%s%s", k ? " · " : "  ⚠ ",
+				 cv.v[i].word, *cv.v[i].word ? ": " : "", _(cv.v[i].tag));
+		k = w < 0 || (size_t)w >= n - k ? n - 1 : k + (size_t)w;
+	}
+	caveats_free(&cv);
+}
+
 /* Runs the pass for sentence/target/opts into *into (no target: the
  * model's translation, when own_translation made one).  On failure keeps
  * the old trace and returns -1 with the reason in a message. */
@@ -98,9 +121,12 @@ static int run_into(struct app *a, const char *sentence, const char *target,
 	if (report) {
 		char buf[600];
 		if (in.nunknown)
-			app_msg(a, 1, "%s", input_unknown_summary(&in, buf, sizeof buf));
+			app_msg(a, 1, "%s%s", input_unknown_summary(&in, buf, sizeof buf),
+				a->caveats);
 		else if (in.ndropped)
 			app_msg(a, 0, "%s", input_dropped_summary(&in, buf, sizeof buf));
+		else if (a->caveats[0])   /* the header may not hold them all */
+			app_msg(a, 1, "%s", a->caveats + 2);
 		if (in.invalid_utf8)
 			app_msg(a, 1, P_("%d invalid UTF-8 byte replaced by U+FFFD",
 					 "%d invalid UTF-8 bytes replaced by U+FFFD", in.invalid_utf8),
@@ -133,6 +159,7 @@ int app_recompute(struct app *a, const char *sentence, const char *target)
 	if (a->tr && a->tr->n)
 		snprintf(name, sizeof name, "%s", a->tr->stages[a->scr.v.stage].name);
 	own_translation(a, sentence, target);
+	find_caveats(a, sentence);
 	if (run_into(a, sentence, target, &a->opts, &a->tr, 1))
 		return -1;
 	if (sentence != a->sentence)
@@ -213,6 +240,7 @@ void app_draw(struct app *a, struct canvas *c)
 	s->sentence = a->sentence;
 	s->target = *a->target ? a->target : a->own_ok && !a->decoding ? a->own_text : NULL;
 	s->target_is_own = !*a->target && a->own_ok && !a->decoding;
+	s->caveats = a->caveats;
 	s->edit_prompt = a->editing ? _(prompt[a->editing]) : NULL;
 	s->edit_text = a->edit.text;
 	s->edit_cursor = a->edit.cur;

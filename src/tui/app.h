@@ -30,6 +30,8 @@ struct app {
 	int nown, own_ok;
 	char own_text[EDIT_MAX];
 	char own_for[EDIT_MAX];      /* the sentence it translates, */
+	char caveats[512];           /* what the model cannot know of the
+	                                sentence, for the header (caveats.h) */
 	const struct model *own_m;   /*   with this model */
 	struct pass_opts opts;
 	struct trace *tr;            /* the pass on screen */
