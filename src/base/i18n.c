@@ -158,11 +158,3 @@ const char *i18n_num(char *buf, size_t n, double x, int prec)
 	snprintf(buf, n, "%s%s%s%s", neg ? "−" : "", tmp, dot ? sep : "", dot ? dot + 1 : "");
 	return buf;
 }
-
-void i18n_english(void)
-{
-#if ENABLE_NLS
-	setenv("LANGUAGE", "en", 1);
-	textdomain(PACKAGE);   /* gettext looks at LANGUAGE again */
-#endif
-}

@@ -34,9 +34,6 @@ void i18n_init(const char *lang);
  * explanations), not for tables or output that programs read.  Returns buf. */
 const char *i18n_num(char *buf, size_t n, double x, int prec);
 
-/* From here on, messages in English: for output that programs read
- * (render's text and CSV tables), which must not change with the locale. */
-void i18n_english(void);
 
 /* The value of the last --lang or --lang=X in argv, else NULL (read before the
  * options are parsed, so that even their errors are translated). */
