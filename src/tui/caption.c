@@ -296,6 +296,10 @@ static int ref_search(const struct caption_src *src, const struct ref *r, char *
 			r->prec >= 0 ? r->prec : 3, 0);
 		return 0;
 	}
+	if (src->m) {
+		model_target_text(src->m, d->best, d->nbest, src->sentence, buf, n);
+		return 0;
+	}
 	size_t k = 0;
 	buf[0] = 0;
 	for (int i = 0; i < d->nbest && k + 1 < n; i++) {

@@ -38,6 +38,7 @@
 
 #include "base/err.h"
 #include "engine/decode.h"
+#include "engine/model.h"
 #include "engine/trace.h"
 
 struct caption_src {
@@ -48,6 +49,8 @@ struct caption_src {
 	                                 searches, or NULL */
 	int deck;                     /* 1: for the exported page ({deck: …}
 	                                 parts), 0: the stepper ({tui: …}) */
+	const struct model *m;        /* for {output …}: the text as a reader */
+	const char *sentence;         /*   sees it (model_target_text), or NULL */
 };
 
 /* Writes text with its references filled in from src into out (n bytes,

@@ -451,13 +451,13 @@ static int check_stage(const struct lecture *l, const struct lstep *s,
 /* Fills step s's caption (and its translation, when there is one) from
  * the step's pass: a reference that does not resolve is an error. */
 static int check_caption(const struct lecture *l, const struct lstep *s,
-			 const struct trace *t, const struct decode_result *dec,
-			 struct err *e)
+			 const struct model *m, const struct trace *t,
+			 const struct decode_result *dec, struct err *e)
 {
 	if (!s->caption)
 		return 0;
 	struct caption_src src = { t, s->stage, dec ? &dec[0] : NULL, dec ? &dec[1] : NULL,
-				   0 };
+				   0, m, s->sentence };
 	char out[4096];
 	const char *tr = _(s->caption);
 	for (src.deck = 0; src.deck < 2; src.deck++)
@@ -497,7 +497,7 @@ static int check_pass(struct lecture *l, const struct lstep *s, const struct mod
 		rc = err_set(e, "%s:%d: no stage yet: give stage: (or view: decode)",
 			     l->path, s->line);
 	if (!rc)
-		rc = check_caption(l, s, t, decoding ? dec : NULL, e);
+		rc = check_caption(l, s, m, t, decoding ? dec : NULL, e);
 	for (int k = 0; k < 3; k++)
 		decode_result_free(&dec[k]);
 	trace_free(t);

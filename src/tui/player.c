@@ -15,7 +15,7 @@
 static const char *fill_caption(struct app *a, const struct lstep *s)
 {
 	const char *text = _(s->caption);   /* po/lecture-captions.pot */
-	struct caption_src src = { a->tr, s->stage, NULL, NULL, a->deck };
+	struct caption_src src = { a->tr, s->stage, NULL, NULL, a->deck, a->m, a->sentence };
 	struct err e;
 	if (a->decoding) {
 		src.greedy = &a->dec[0];
