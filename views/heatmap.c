@@ -218,12 +218,11 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 		cw = z == ZOOM_NUMBERS ? ncw : z == ZOOM_CELLS ? 3 : 1;
 		ch = 1;
 	}
-	/* cells too narrow for a token: on screen the columns are numbered and
-	 * a legend under the matrix names them (no letters stacked
-	 * vertically); a figure writes each whole label downwards */
-	const int vertical = fig && z == ZOOM_CELLS && ca != AX_NONE;
-	const int numbered = !fig && z == ZOOM_CELLS && is_token_axis(ca);
-	const int hh = vertical ? clw : 1;   /* header lines */
+	/* cells too narrow for a token: the columns are numbered and a legend
+	 * under the matrix names them, on screen and in a figure alike (letters
+	 * stacked one a line read as noise: issue 43) */
+	const int numbered = z == ZOOM_CELLS && (fig ? ca != AX_NONE : is_token_axis(ca));
+	const int hh = 1;   /* header lines */
 	int vc = avail / cw;
 	int legend = numbered ? column_legend(NULL, r, t, ca, 0, vc < cols ? vc : cols, -1) : 0;
 	/* lines under the matrix: the legend, and "rows … · columns …" when
@@ -263,24 +262,7 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 
 	/* column header */
 	int x0 = r.x + lw;
-	if (vertical) {
-		for (int j = 0; j < nc; j++) {
-			label(t, ca, *left + j, buf, sizeof buf, fig);
-			/* one character a row, top to bottom */
-			const char *p = buf;
-			for (int k = 0; k < hh && *p; k++) {
-				char g[8];
-				int len = 1;
-				unsigned char b0 = (unsigned char)*p;
-				if (b0 >= 0xF0) len = 4;
-				else if (b0 >= 0xE0) len = 3;
-				else if (b0 >= 0xC0) len = 2;
-				snprintf(g, sizeof g, "%.*s", len, p);
-				p += strnlen(p, (size_t)len);
-				canvas_text(c, x0 + j * cw + 1, r.y + k, 1, g, lab.fg, lab.bg, lab.attr);
-			}
-		}
-	} else if (numbered) {
+	if (numbered) {
 		/* each visible column's number, centred on its cell, skipped
 		 * where it would touch the one before */
 		int end = -1;
