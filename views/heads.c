@@ -64,6 +64,7 @@ static void draw_mean(struct view_state *v, struct canvas *c, struct rect r)
 		 * as "previous token", or two empty strings. */
 		snprintf(buf, sizeof buf, _("entropy %.2f bits%s%s"),
 			 attn_entropy(mean, n, m), *pat ? " · " : "", pat);
+		i18n_decimals(buf);
 		clip_text(c, r, x, r.y, r.x + r.w - x, buf, &mu);
 	}
 	struct rect area = { r.x, r.y + 2, r.w, r.h - 4 };
@@ -102,6 +103,7 @@ static void head_title(char *buf, size_t n, int level, int h, double ent)
 		snprintf(buf, n, _("h%d %.2fb"), h, ent);
 	else
 		snprintf(buf, n, "h%d", h);
+	i18n_decimals(buf);
 }
 
 /* Lays out H tiles of an n × m matrix (rh matrix rows a screen line) in
@@ -339,6 +341,7 @@ static void draw_grid(struct view_state *v, struct canvas *c, struct rect r)
 				 _("head %d: mean row entropy %.2f bits (max %.2f)%s%s"),
 				 v->head, attn_entropy(w, n, m), m > 1 ? log2(m) : 0.0,
 				 *pat ? " · " : "", pat);
+			i18n_decimals(buf);
 		} else {
 			snprintf(buf, sizeof buf, _("head %d selected (framed)"), v->head);
 		}
@@ -396,6 +399,7 @@ static void draw_figure_grid(struct view_state *v, struct canvas *c, struct rect
 			const char *pat = attn_pattern(w, n, m);
 			snprintf(buf, sizeof buf, _("head %d · %.2f bits%s%s"), h,
 				 attn_entropy(w, n, m), *pat ? " · " : "", pat);
+			i18n_decimals(buf);
 		} else {
 			snprintf(buf, sizeof buf, _("head %d"), h);
 		}

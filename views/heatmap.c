@@ -497,6 +497,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 		const char *pat = attn_pattern(m, rows, cols);
 		snprintf(ent, sizeof ent, _("entropy %.2f bits%s%s"),
 			 attn_entropy(m, rows, cols), *pat ? " · " : "", pat);
+		i18n_decimals(ent);
 	}
 	int tl = view_title(c, r, head, axes, ent);
 	int has_inf = 0;

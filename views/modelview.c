@@ -114,6 +114,7 @@ static void draw_tile(struct view_state *v, struct canvas *c, struct rect r,
 	char buf[64], fit[64];
 	/* title "h2 1.52" (entropy in bits), or "h2" when narrow; the tag */
 	snprintf(buf, sizeof buf, "h%d %.2f", h, attn_entropy(w, nq, nk));
+	i18n_decimals(buf);
 	if (utf8_width(buf) > g->iw)
 		snprintf(buf, sizeof buf, "h%d", h);
 	draw_tile_frame(c, r, x, y, g->tw, g->lines, sel, buf,
@@ -277,6 +278,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 		snprintf(buf, sizeof buf, _("layer %d head %d: mean row entropy %.2f bits (max %.2f)%s%s "
 					    "· Enter opens it"), f.cur, v->head,
 			 attn_entropy(w, nq, nk), nk > 1 ? log2(nk) : 0.0, *pat ? " · " : "", pat);
+		i18n_decimals(buf);
 		clip_text(c, r, r.x, r.y + r.h - 1, r.w, text_fit(buf, r.w, fit, sizeof fit), &ac);
 	}
 }

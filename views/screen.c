@@ -103,7 +103,7 @@ static int draw_training(struct screen *s, struct canvas *c, int x)
 		   loss %.2f " for narrow terminals */
 		snprintf(buf, sizeof buf, _("· step %ld/%ld, loss %.2f "), step,
 			 g->snaps[g->nsnaps - 1].step, g->snaps[cur].loss);
-	x += put(c, x, 0, c->w - x, R_TITLE, buf);
+	x += put(c, x, 0, c->w - x, R_TITLE, i18n_decimals(buf));
 	if (g->nsnaps < 2 || x + g->nsnaps + 1 >= c->w)
 		return x;
 	char curve[8 * 64];

@@ -134,6 +134,25 @@ void i18n_init(const char *lang)
 #endif
 }
 
+/* The separator: "." unless the catalog says otherwise. */
+static const char *separator(void)
+{
+	/* TRANSLATORS: the decimal separator of numbers written in prose
+	 * (lecture captions, explanations): "," in Portuguese */
+	return _(".");
+}
+
+char *i18n_decimals(char *s)
+{
+	const char *sep = separator();
+	if (strcmp(sep, ".") == 0 || strlen(sep) != 1)
+		return s;
+	for (char *p = s; *p; p++)
+		if (*p == '.' && p > s && p[-1] >= '0' && p[-1] <= '9' && p[1] >= '0' && p[1] <= '9')
+			*p = *sep;
+	return s;
+}
+
 const char *i18n_num(char *buf, size_t n, double x, int prec)
 {
 	if (n == 0)
@@ -152,9 +171,7 @@ const char *i18n_num(char *buf, size_t n, double x, int prec)
 	char *dot = strchr(tmp, '.');
 	if (dot)
 		*dot = 0;
-	/* TRANSLATORS: the decimal separator of numbers written in prose
-	 * (lecture captions, explanations): "," in Portuguese */
-	const char *sep = _(".");
+	const char *sep = separator();
 	snprintf(buf, n, "%s%s%s%s", neg ? "−" : "", tmp, dot ? sep : "", dot ? dot + 1 : "");
 	return buf;
 }

@@ -34,6 +34,12 @@ void i18n_init(const char *lang);
  * explanations), not for tables or output that programs read.  Returns buf. */
 const char *i18n_num(char *buf, size_t n, double x, int prec);
 
+/* The same for a line already formatted with "%.2f": each '.' between two
+ * digits becomes the language's separator, in place ("entropy 1,52 bits").
+ * For labels and titles in prose, never for a cell's value a user may
+ * copy.  Returns s. */
+char *i18n_decimals(char *s);
+
 
 /* The value of the last --lang or --lang=X in argv, else NULL (read before the
  * options are parsed, so that even their errors are translated). */
