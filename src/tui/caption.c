@@ -366,7 +366,7 @@ static size_t only_part(const char *body, int deck)
 		if (strncmp(body, PARTS[i], l) == 0) {
 			if (i != deck)
 				return 1;
-			return 1 + l + (body[l] == ' ');
+			return 1 + l;   /* the text as written, its space too */
 		}
 	}
 	return 0;

@@ -17,7 +17,8 @@
  *                                      model view's title)
  *   {score beam}  {score greedy}       a decoding step's searches: the best
  *   {logp beam}   {output greedy}      score, Σ log p, and the output
- *   {tui: Digits 1–4 hide a head.}     text only the stepper shows, and
+ *   {tui: Digits 1–4 hide a head.}     text only the stepper shows (after
+ *                                      the colon as written, space and all),
  *   {deck: Click a box.}               only the exported page (no
  *                                      references inside them)
  *   {{ and }}                          literal braces
