@@ -58,7 +58,8 @@ static const char *tok_of(const struct vocab *voc, int32_t id)
 	const char *t = voc ? vocab_str(voc, id) : NULL;
 	if (!t)
 		return "?";
-	if (!cmp_tok || (cmp_tok->type != TOKENIZE_GPT2 && cmp_tok->type != TOKENIZE_SPM))
+	if (!cmp_tok || (cmp_tok->type != TOKENIZE_GPT2 && cmp_tok->type != TOKENIZE_SPM &&
+			 cmp_tok->type != TOKENIZE_HF))
 		return t;
 	next = (next + 1) % 8;
 	return tokens_label(cmp_tok, t, ring[next], sizeof ring[next]);

@@ -503,6 +503,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 			clip_text(c, r, r.x, y++, r.w, w, &wa);
 	} else if (last && v->m && (v->m->cfg.tok.type == TOKENIZE_BPE ||
 				    v->m->cfg.tok.type == TOKENIZE_GPT2 ||
+				    v->m->cfg.tok.type == TOKENIZE_HF ||
 				    v->m->cfg.tok.type == TOKENIZE_WORDPIECE ||
 				    v->m->cfg.tok.type == TOKENIZE_SPM)) {
 		/* the followed hypothesis as words: its pieces joined back (from

@@ -12,6 +12,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "base/safetext.h"
+#include "base/utf8.h"
 #include "canvas.h"
 
 #define CELL_W 9
@@ -25,15 +27,40 @@ static void rgb(FILE *fp, uint32_t c)
 	fprintf(fp, "#%02x%02x%02x", (c >> 16) & 255, (c >> 8) & 255, c & 255);
 }
 
+/* Whether XML 1.0 allows the code point in a document (its Char
+ * production): tab, newline, CR, U+0020-U+D7FF, U+E000-U+FFFD and
+ * U+10000-U+10FFFF; not the other C0 controls, the surrogates, nor the
+ * noncharacters U+FFFE and U+FFFF, which a browser meets with a parse
+ * error instead of the figure. */
+static int xml_char(uint32_t c)
+{
+	return c == 0x9 || c == 0xa || c == 0xd || (c >= 0x20 && c <= 0xd7ff) ||
+	       (c >= 0xe000 && c <= 0xfffd) || (c >= 0x10000 && c <= 0x10ffff);
+}
+
+/* s as XML character data: markup escaped; what XML does not allow, a
+ * C1 control (a terminal's command, invisible in a figure) and a byte
+ * that is not UTF-8 as U+FFFD; in safetext's ASCII mode (a locale that
+ * is not UTF-8) every character beyond ASCII as a character reference. */
 static void escaped(FILE *fp, const char *s)
 {
-	for (; *s; s++) {
-		switch (*s) {
+	for (int n; *s; s += n) {
+		uint32_t c;
+		n = utf8_decode((const unsigned char *)s, 4, &c);
+		if (!xml_char(c) || (c >= 0x7f && c <= 0x9f))
+			c = 0xfffd;
+		switch (c) {
 		case '<': fputs("&lt;", fp); break;
 		case '>': fputs("&gt;", fp); break;
 		case '&': fputs("&amp;", fp); break;
 		case '"': fputs("&quot;", fp); break;
-		default: fputc(*s, fp);
+		default:
+			if (c >= 0x80 && safetext_ascii())
+				fprintf(fp, "&#x%x;", (unsigned)c);
+			else if (c == 0xfffd)
+				fputs("\xEF\xBF\xBD", fp);
+			else
+				fwrite(s, 1, (size_t)n, fp);
 		}
 	}
 }

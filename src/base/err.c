@@ -36,6 +36,9 @@ int err_prefix(struct err *e, const char *fmt, ...)
 	return -1;
 }
 
+static int nwarn;
+static char first_warn[512];
+
 void warn_msg(const char *fmt, ...)
 {
 	va_list ap;
@@ -44,4 +47,21 @@ void warn_msg(const char *fmt, ...)
 	safetext_vfprintf(stderr, 0, _(fmt), ap);   /* the arguments come from files */
 	va_end(ap);
 	fputc('\n', stderr);
+	if (!nwarn++) {
+		char raw[512];
+		va_start(ap, fmt);
+		vsnprintf(raw, sizeof raw, _(fmt), ap);
+		va_end(ap);
+		safetext_copy(first_warn, sizeof first_warn, raw, 0);
+	}
+}
+
+int warn_count(void)
+{
+	return nwarn;
+}
+
+const char *warn_first(void)
+{
+	return first_warn;
 }

@@ -23,5 +23,10 @@ int err_prefix(struct err *e, const char *fmt, ...)
 /* Prints "attnscope: warning: ..." to stderr. Warnings are for conditions
  * that do not stop the program (a NaN in weights, unknown words). */
 void warn_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The warnings so far: their count, and the first one's text (made safe;
+ * "" when none).  The stepper takes the screen after the model loaded,
+ * and shows them there: what went to stderr is hidden behind it. */
+int warn_count(void);
+const char *warn_first(void);
 
 #endif

@@ -95,6 +95,56 @@ int safefile_open_read(const char *path, struct err *e)
 	return fd;
 }
 
+char *safefile_read_all(const char *path, size_t max, size_t *len, struct err *e)
+{
+	int fd = safefile_open_read(path, e);
+	if (fd < 0)
+		return NULL;
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap);
+	for (;;) {
+		if (!buf) {
+			close(fd);
+			err_set(e, "%s: out of memory", path);
+			return NULL;
+		}
+		if (n + 1 == cap) {
+			if (n >= max) {
+				free(buf);
+				close(fd);
+				err_set(e, "%s: larger than %zu MB", path, max >> 20);
+				return NULL;
+			}
+			char *nb = realloc(buf, cap * 2);
+			if (!nb)
+				free(buf);
+			buf = nb;
+			cap *= 2;
+			continue;
+		}
+		ssize_t r = read(fd, buf + n, cap - 1 - n);
+		if (r < 0) {
+			int er = errno;
+			free(buf);
+			close(fd);
+			err_set(e, "%s: %s", path, strerror(er));
+			return NULL;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	if (n > max) {
+		free(buf);
+		err_set(e, "%s: larger than %zu MB", path, max >> 20);
+		return NULL;
+	}
+	buf[n] = 0;
+	*len = n;
+	return buf;
+}
+
 FILE *safefile_fopen_read(const char *path, struct err *e)
 {
 	int fd = safefile_open_read(path, e);
@@ -241,8 +291,10 @@ static void sync_dir(const char *path)
 	free(d);
 }
 
-int safefile_commit(struct safefile *f, struct err *e)
+int safefile_finish(struct safefile *f, struct err *e)
 {
+	if (!f->fp)
+		return 0;
 	int ok = !ferror(f->fp) && fflush(f->fp) == 0 && fsync(fileno(f->fp)) == 0;
 	int er = errno;
 	if (fclose(f->fp) && ok) {
@@ -250,10 +302,21 @@ int safefile_commit(struct safefile *f, struct err *e)
 		er = errno;
 	}
 	f->fp = NULL;
+	if (ok)
+		return 0;
+	err_set(e, "%s: cannot write: %s", f->path, strerror(er ? er : EIO));
+	errno = er;
+	return -1;
+}
+
+int safefile_commit(struct safefile *f, struct err *e)
+{
+	int ok = safefile_finish(f, e) == 0;
+	int er = ok ? 0 : errno;
 	int rc = -1, renamed = 0;
 	mode_t mode;
 	if (!ok) {
-		err_set(e, "%s: cannot write: %s", f->path, strerror(er ? er : EIO));
+		/* e says why */
 	} else if (check_target(f->path, f->flags & ~SAFEFILE_NEW, &mode, e)) {
 		er = EINVAL;   /* something else appeared there meanwhile */
 	} else if (f->flags & SAFEFILE_NEW) {
@@ -276,5 +339,27 @@ int safefile_commit(struct safefile *f, struct err *e)
 	free(f->path);
 	memset(f, 0, sizeof *f);
 	errno = er;
+	return rc;
+}
+
+int safefile_commit_all(struct safefile *fs, int n, struct err *e)
+{
+	int i, bad = 0;
+	for (i = 0; i < n && !bad; i++)
+		bad = safefile_finish(&fs[i], e) != 0;
+	if (bad) {
+		for (i = 0; i < n; i++)
+			safefile_abort(&fs[i]);
+		return -1;
+	}
+	/* every temporary is complete: only renames are left, which take no
+	 * space; the first failure aborts what is not renamed yet */
+	int rc = 0;
+	for (i = 0; i < n; i++) {
+		if (rc == 0)
+			rc = safefile_commit(&fs[i], e);
+		else
+			safefile_abort(&fs[i]);
+	}
 	return rc;
 }

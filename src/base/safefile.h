@@ -38,6 +38,10 @@
 int safefile_open_read(const char *path, struct err *e);
 /* The same as a stdio stream ("r" or "rb" mode); NULL on failure. */
 FILE *safefile_fopen_read(const char *path, struct err *e);
+/* The whole of a regular file of at most max bytes (opened as above),
+ * malloc'd and NUL-terminated (the caller frees it), its length in *len;
+ * NULL with "PATH: larger than N MB" or the system's reason in e. */
+char *safefile_read_all(const char *path, size_t max, size_t *len, struct err *e);
 /* Forgets path as an input (it was read completely and may now be
  * replaced: train --resume CKPT --out CKPT).  No effect if it is not one. */
 void safefile_forget_input(const char *path);
@@ -66,6 +70,17 @@ int safefile_open(struct safefile *f, const char *path, int flags, struct err *e
  * way and f is released.  With SAFEFILE_NEW an existing target gives -1
  * with errno EEXIST. */
 int safefile_commit(struct safefile *f, struct err *e);
+/* Flushes, fsyncs and closes f->fp: the temporary is complete (or the
+ * write failed: -1 with e set, the temporary kept for safefile_abort). */
+int safefile_finish(struct safefile *f, struct err *e);
+/* All or none: finishes every one of fs[0..n); when any failed (a full
+ * disk), aborts them all, so every target keeps its old contents; else
+ * renames each over its target.  A set of files that belong together
+ * (corpus: train, held-out and the vocabularies).  Returns 0, or -1 with
+ * e set; fs are released either way.  (A rename can still fail after
+ * others succeeded, when the folder changed meanwhile; renames take no
+ * space, so a full disk cannot part the set.) */
+int safefile_commit_all(struct safefile *fs, int n, struct err *e);
 /* Removes the temporary and releases f (after a failed write). */
 void safefile_abort(struct safefile *f);
 

@@ -46,11 +46,40 @@ int safetext_unit(const char *s, int flags, char out[8], int *used)
 	return 0;
 }
 
+static int ascii_mode;
+
+void safetext_set_ascii(int on)
+{
+	ascii_mode = on;
+}
+
+int safetext_ascii(void)
+{
+	return ascii_mode;
+}
+
+/* safetext_unit, and in ASCII mode any other character beyond ASCII as
+ * \uNNNN or \UNNNNNNNN (out holds 11 bytes and the NUL). */
+static void unit(const char *s, int flags, char out[12], int *used)
+{
+	static const char HEX[] = "0123456789abcdef";
+	if (safetext_unit(s, flags, out, used) || !ascii_mode || !((unsigned char)out[0] & 0x80))
+		return;
+	uint32_t c;
+	utf8_decode((const unsigned char *)s, 4, &c);
+	int digits = c > 0xffff ? 8 : 4;
+	out[0] = '\\';
+	out[1] = c > 0xffff ? 'U' : 'u';
+	for (int i = 0; i < digits; i++)
+		out[2 + i] = HEX[(c >> (4 * (digits - 1 - i))) & 15];
+	out[2 + digits] = 0;
+}
+
 void safetext_fputs(const char *s, FILE *fp, int flags)
 {
-	char u[8];
+	char u[12];
 	int n;
-	for (safetext_unit(s, flags, u, &n); n; s += n, safetext_unit(s, flags, u, &n))
+	for (unit(s, flags, u, &n); n; s += n, unit(s, flags, u, &n))
 		fputs(u, fp);
 }
 
@@ -65,10 +94,10 @@ void safetext_vfprintf(FILE *fp, int flags, const char *fmt, va_list ap)
 
 char *safetext_copy(char *buf, size_t cap, const char *s, int flags)
 {
-	char u[8];
+	char u[12];
 	size_t len = 0;
 	int n;
-	for (safetext_unit(s, flags, u, &n); n; s += n, safetext_unit(s, flags, u, &n)) {
+	for (unit(s, flags, u, &n); n; s += n, unit(s, flags, u, &n)) {
 		size_t k = strlen(u);
 		if (len + k >= cap)
 			break;

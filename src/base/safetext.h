@@ -12,7 +12,15 @@
  *     C1, the line/paragraph separators, the bidirectional overrides and
  *     isolates (U+202A-U+202E, U+2066-U+2069), BOM   \uNNNN
  * A backslash itself is kept.  Machine-readable output (JSON, the dump's
- * metadata) escapes for its own format instead. */
+ * metadata) escapes for its own format instead.
+ *
+ * ASCII mode (safetext_set_ascii, on when the locale's character set is
+ * not UTF-8, LANG=C): a terminal of another charset reads UTF-8's bytes
+ * one by one, and 0x80-0x9F are its C1 controls (0x9B is CSI on an 8-bit
+ * terminal: "ě" is C4 9B).  Then every character beyond ASCII is written
+ * as its escape too, \uNNNN (\UNNNNNNNN beyond the BMP), by fputs,
+ * vfprintf and copy; safetext_unit, which the canvas uses to measure
+ * cells, is not changed (the canvas has its own ASCII mode). */
 #ifndef ATTNSCOPE_SAFETEXT_H
 #define ATTNSCOPE_SAFETEXT_H
 
@@ -37,6 +45,9 @@ void safetext_vfprintf(FILE *fp, int flags, const char *fmt, va_list ap);
 /* s made safe into buf (cap > 0 bytes; cut at a character boundary when
  * it does not fit).  Returns buf. */
 char *safetext_copy(char *buf, size_t cap, const char *s, int flags);
+/* ASCII mode on or off (main: on when nl_langinfo(CODESET) is not UTF-8). */
+void safetext_set_ascii(int on);
+int safetext_ascii(void);
 /* Whether the glyph (one character's UTF-8) must not reach a terminal. */
 int safetext_is_control(const char *glyph);
 

@@ -9,6 +9,8 @@ src/formats/wordpiece.c):
 
   * per code point: letter (L*: Lu Ll Lt Lm Lo, the regex class \\p{L}),
     number (N*: Nd Nl No, \\p{N}), punctuation (P*: Pc Pd Ps Pe Pi Pf Po),
+    spacing mark (Mc: where a grapheme goes on, for tokenizer.json's
+    Precompiled normalizer),
     other (Cc Cf Cs Co: what Hugging Face's BertNormalizer removes as
     control characters; unassigned code points, Cn, it keeps), non-spacing mark (Mn)
     and white space (the White_Space property, which Rust's
@@ -21,7 +23,13 @@ src/formats/wordpiece.c):
     (NFD puts marks in that order);
   * the full lower-case mapping of one code point (char::to_lowercase: 'İ'
     becomes "i\\u0307"; no final-sigma context, which needs the next
-    character).
+    character);
+  * the primary composites, for NFC (Qwen's tokenizer.json normalizer,
+    src/formats/tokjson.c): each pair (starter, next) that canonical
+    composition joins into one code point, i.e. the canonical
+    decompositions of two code points whose composite NFC keeps (not a
+    composition exclusion, a singleton or a non-starter decomposition);
+    Hangul syllables are left to the algorithm in unicode.c.
 
 White_Space is not in unicodedata: it is str.isspace() less U+001C..U+001F
 (Python counts the information separators as space by their bidirectional
@@ -46,6 +54,7 @@ import unicodedata
 
 F_L, F_N, F_P, F_C, F_MN, F_WS = 1, 2, 4, 8, 16, 32
 F_P8, F_C8, F_MN8 = 64, 128, 256
+F_MC = 512
 MAX = 0x110000
 
 # Code points assigned in 8.0 whose category changed later, with their 8.0
@@ -82,6 +91,8 @@ def flags(cp):
         f |= F_C
     if cat == 'Mn':
         f |= F_MN
+    if cat == 'Mc':
+        f |= F_MC
     if ch.isspace() and not 0x1C <= cp <= 0x1F:
         f |= F_WS
     if cp in CHANGED_SINCE_8:
@@ -166,6 +177,23 @@ def main():
 
     mapping('UNI_NFD', nfd, 'full canonical decompositions (NFD of one code point)')
     mapping('UNI_LOWER', lower, 'full lower-case mappings of one code point')
+
+    pairs = []
+    for cp in range(MAX):
+        if 0xD800 <= cp <= 0xDFFF or 0xAC00 <= cp <= 0xD7A3:
+            continue
+        d = unicodedata.decomposition(chr(cp))
+        if not d or d.startswith('<'):
+            continue
+        parts = [int(x, 16) for x in d.split()]
+        if len(parts) == 2 and unicodedata.normalize('NFC', chr(cp)) == chr(cp):
+            pairs.append((parts[0], parts[1], cp))
+    pairs.sort()
+    w('/* primary composites: (first, second) -> composite, sorted by the pair */\n')
+    w('static const struct uni_pair UNI_COMPOSE[%d] = {\n' % len(pairs))
+    for a, b, c in pairs:
+        w('\t{ 0x%X, 0x%X, 0x%X },\n' % (a, b, c))
+    w('};\n')
 
 
 main()

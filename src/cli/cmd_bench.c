@@ -127,8 +127,8 @@ static int fill_ids(struct pass_input *in, const struct model *m, int S, int T)
 /* Median ms to draw the stepper's screen (w × h, headless) on the decoder's
  * first self-attention weights, moving the cursor every frame; and median ms
  * of a recompute (the pass into the same trace) followed by one frame. */
-static void bench_frames(const struct cli *c, const struct model *m,
-			 const struct pass_input *in, struct trace *tr)
+static int bench_frames(const struct cli *c, const struct model *m,
+			const struct pass_input *in, struct trace *tr)
 {
 	int w = c->width ? c->width : 200, h = c->height ? c->height : 60;
 	struct canvas *cv = canvas_new(w, h, DEPTH_256);
@@ -139,7 +139,7 @@ static void bench_frames(const struct cli *c, const struct model *m,
 	if (!cv || !t) {
 		canvas_free(cv);
 		free(t);
-		return;
+		return cli_fail("out of memory");
 	}
 	s.v.tr = tr;
 	s.v.m = m;
@@ -162,18 +162,22 @@ static void bench_frames(const struct cli *c, const struct model *m,
 	}
 	printf("frame: %d×%d on %s [%d×%d] median_ms=%.3f (%d frames)\n", w, h,
 	       tr->stages[s.v.stage].name, rows, cols, median(t, c->frames), c->frames);
-	int n = c->frames < c->iters ? c->frames : c->iters;
+	int n = c->frames < c->iters ? c->frames : c->iters, status = 0;
 	for (int i = 0; i < n; i++) {
 		double t0 = clock_ms();
-		if (!forward_run(m, in, &c->pass, tr, &e))
+		if (!forward_run(m, in, &c->pass, tr, &e)) {
+			status = cli_fail("%s", e.msg);
 			break;
+		}
 		s.v.stage = s.v.stage < tr->n ? s.v.stage : 0;
 		screen_draw(&s, cv);
 		t[i] = clock_ms() - t0;
 	}
-	printf("recompute+frame: median_ms=%.3f (%d runs)\n", median(t, n), n);
+	if (!status)
+		printf("recompute+frame: median_ms=%.3f (%d runs)\n", median(t, n), n);
 	canvas_free(cv);
 	free(t);
+	return status;
 }
 
 /* What a key in the stepper costs on the issue's interactive size, 52+52
@@ -181,7 +185,7 @@ static void bench_frames(const struct cli *c, const struct model *m,
  * same trace, then one frame), the mask diff (the pass and the pass with
  * the causal mask flipped, then the frame of the diff view), and a step
  * (a frame after moving the cursor).  Medians of n runs. */
-static void bench_interactive(const struct cli *c, const struct model *m)
+static int bench_interactive(const struct cli *c, const struct model *m)
 {
 	const struct config *g = &m->cfg;
 	int len = g->max_len < 52 ? g->max_len : 52;
@@ -192,8 +196,10 @@ static void bench_interactive(const struct cli *c, const struct model *m)
 	struct pass_opts flip = c->pass;
 	struct screen s;
 	struct err e;
+	int status = 1;
 	memset(&in, 0, sizeof in);
 	memset(&s, 0, sizeof s);
+	snprintf(e.msg, sizeof e.msg, "out of memory");
 	flip.causal = !flip.causal;
 	struct trace *tr = trace_new(), *alt = trace_new();
 	struct canvas *cv = canvas_new(w, h, DEPTH_256);
@@ -238,19 +244,23 @@ static void bench_interactive(const struct cli *c, const struct model *m)
 	printf("interactive: S=%d T=%d recompute_frame_ms=%.2f mask_diff_ms=%.2f "
 	       "step_ms=%.3f (%d runs)\n", S, T, median(t[0], n), median(t[1], n),
 	       median(t[2], n), n);
+	status = 0;
 out:
+	if (status)
+		cli_fail("%s", e.msg);
 	for (int i = 0; i < 3; i++)
 		free(t[i]);
 	canvas_free(cv);
 	trace_free(tr);
 	trace_free(alt);
 	input_free(&in);
+	return status;
 }
 
 /* Beam search of exactly N output tokens (</s> held back until N) with
  * the key/value cache and with the decoder recomputed every step. */
-static void bench_decode(const struct cli *c, const struct model *m,
-			 const struct pass_input *in)
+static int bench_decode(const struct cli *c, const struct model *m,
+			const struct pass_input *in)
 {
 	struct decode_opts o;
 	struct decode_result r;
@@ -265,10 +275,8 @@ static void bench_decode(const struct cli *c, const struct model *m,
 		o.no_cache = k;
 		/* recomputing is only the yardstick of the speedup, and slow */
 		for (int i = 0; i < (k ? 1 : reps); i++) {
-			if (decode_run(m, in, &c->pass, &o, &r, &e)) {
-				cli_fail("%s", e.msg);
-				return;
-			}
+			if (decode_run(m, in, &c->pass, &o, &r, &e))
+				return cli_fail("%s", e.msg);
 			t[k][i] = r.ms;
 			done = r.nsteps;   /* fewer than n when max_len is shorter */
 			decode_result_free(&r);
@@ -277,6 +285,7 @@ static void bench_decode(const struct cli *c, const struct model *m,
 	double a = median(t[0], reps), b = t[1][0];
 	printf("decode: beam=%d tokens=%d cached_ms=%.1f recomputed_ms=%.1f speedup=%.2f\n",
 	       c->beam, done, a, b, a > 0 ? b / a : 0);
+	return 0;
 }
 
 int cmd_bench(struct cli *c)
@@ -380,12 +389,10 @@ int cmd_bench(struct cli *c)
 		/* CPU time is what a loaded machine distorts least */
 		printf("cpu_ms=%.3f\n", cpu * 1e3 / c->iters);   /* per pass, all threads */
 		printf("trace_bytes=%zu\n", bytes);
-		if (c->frames) {
-			bench_frames(c, m, &in, tr);
-			bench_interactive(c, m);
-		}
-		if (c->beam)
-			bench_decode(c, m, &in);
+		if (c->frames)
+			status = bench_frames(c, m, &in, tr) || bench_interactive(c, m);
+		if (c->beam && !status)
+			status = bench_decode(c, m, &in);
 	}
 	free(t);
 	free(gf_ref);

@@ -171,6 +171,32 @@ static void summary(const struct grammar *g, const char *prefix, uint64_t seed,
 				 grammar_template_line(g, t), grammar_template_id(g, t));
 }
 
+/* The four files all or none (safefile_commit_all): a set whose train
+ * file is new and whose vocabularies are old turns every word to <unk>. */
+static int write_set(const char *prefix, char *path, size_t plen, const struct corpus *train,
+		     const struct corpus *held, int nvocab[2], struct err *e)
+{
+	static const char *const EXT[] = { ".train.tsv", ".heldout.tsv", ".src.txt", ".tgt.txt" };
+	struct safefile f[4];
+	int n = 0, rc = 0;
+	memset(f, 0, sizeof f);
+	for (; n < 4 && !rc; n++) {
+		snprintf(path, plen, "%s%s", prefix, EXT[n]);
+		if (safefile_open(&f[n], path, 0, e))
+			rc = -1;
+		else if (n < 2)
+			corpus_print_tsv(n ? held : train, f[n].fp);
+		else
+			rc = corpus_print_vocab(train, n - 2, f[n].fp, &nvocab[n - 2], e);
+	}
+	if (rc) {
+		for (int i = 0; i < n; i++)
+			safefile_abort(&f[i]);
+		return -1;
+	}
+	return safefile_commit_all(f, 4, e);
+}
+
 int cmd_corpus(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -249,14 +275,7 @@ int cmd_corpus(int argc, char **argv)
 		cli_fail("out of memory");
 	} else if (corpus_generate(g, &o, &train, &held, &st, &e)) {
 		cli_fail("%s", e.msg);
-	} else if ((snprintf(path, plen, "%s.train.tsv", prefix),
-		    corpus_write_tsv(&train, path, &e)) ||
-		   (snprintf(path, plen, "%s.heldout.tsv", prefix),
-		    corpus_write_tsv(&held, path, &e)) ||
-		   (snprintf(path, plen, "%s.src.txt", prefix),
-		    corpus_write_vocab(&train, 0, path, &nvocab[0], &e)) ||
-		   (snprintf(path, plen, "%s.tgt.txt", prefix),
-		    corpus_write_vocab(&train, 1, path, &nvocab[1], &e))) {
+	} else if (write_set(prefix, path, plen, &train, &held, nvocab, &e)) {
 		cli_fail("%s", e.msg);
 	} else {
 		summary(g, prefix, seed, &train, &held, &st, nvocab);

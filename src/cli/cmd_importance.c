@@ -14,6 +14,7 @@
 #include "engine/decode.h"
 #include "engine/importance.h"
 #include "formats/corpus.h"
+#include "formats/jsonout.h"
 
 /* TRANSLATORS: keep the option names. */
 static const char *const IMPORTANCE_USAGE = N_(
@@ -39,18 +40,6 @@ static const char *kind_name(const struct head_score *h)
 	/* TRANSLATORS: `attnscope importance`'s table: which attention */
 	return h->block == BLK_ENCODER ? _("encoder self") : h->cross ? _("decoder cross") :
 	       _("decoder self");
-}
-
-static void json_text(const char *s)
-{
-	char buf[4096];
-	putchar('"');
-	for (const char *p = safetext_copy(buf, sizeof buf, s, 0); *p; p++)
-		if (*p == '"' || *p == '\\')
-			printf("\\%c", *p);
-		else
-			putchar(*p);
-	putchar('"');
 }
 
 static int cmp_drop(const void *a, const void *b, void *ctx)
@@ -94,29 +83,37 @@ static void print_table(const struct importance *imp, const char *labels)
 	free(ord);
 }
 
-static void print_json(const struct model *m, const char *sentence, const char *labels,
-		       const struct importance *imp)
+/* Returns the count of numbers that were not finite (written as null). */
+static int print_json(const struct model *m, const char *sentence, const char *labels,
+		      const struct importance *imp)
 {
-	printf("{\"model\":");
-	json_text(m->cfg.name);
+	struct jsonout j;
+	jsonout_begin(&j, stdout);
+	printf("\"model\":");
+	jsonout_str(&j, m->cfg.name);
 	printf(",\"sentence\":");
-	json_text(sentence);
+	jsonout_str(&j, sentence);
 	printf(",\"labels\":");
-	json_text(labels);
-	printf(",\"base_nll\":%.6f,\"nlabels\":%d", imp->base_nll, imp->nlabels);
-	if (imp->nsent > 0)
-		printf(",\"base_exact\":%.6f,\"sentences\":%d", imp->base_exact, imp->nsent);
+	jsonout_str(&j, labels);
+	jsonout_field(&j, "base_nll", 6, imp->base_nll);
+	printf(",\"nlabels\":%d", imp->nlabels);
+	if (imp->nsent > 0) {
+		jsonout_field(&j, "base_exact", 6, imp->base_exact);
+		printf(",\"sentences\":%d", imp->nsent);
+	}
 	printf(",\"heads\":[");
 	for (int i = 0; i < imp->n; i++) {
 		const struct head_score *h = &imp->h[i];
-		printf("%s{\"block\":\"%s\",\"layer\":%d,\"attention\":\"%s\",\"head\":%d,"
-		       "\"drop\":%.6f", i ? "," : "", h->block == BLK_ENCODER ? "encoder" : "decoder",
-		       h->layer, h->cross ? "cross" : "self", h->head, h->drop);
+		printf("%s{\"block\":\"%s\",\"layer\":%d,\"attention\":\"%s\",\"head\":%d",
+		       i ? "," : "", h->block == BLK_ENCODER ? "encoder" : "decoder",
+		       h->layer, h->cross ? "cross" : "self", h->head);
+		jsonout_field(&j, "drop", 6, h->drop);
 		if (imp->nsent > 0)
-			printf(",\"exact\":%.6f", h->exact);
+			jsonout_field(&j, "exact", 6, h->exact);
 		putchar('}');
 	}
-	printf("]}\n");
+	putchar(']');
+	return jsonout_end(&j);
 }
 
 int cmd_importance(int argc, char **argv)
@@ -232,9 +229,11 @@ int cmd_importance(int argc, char **argv)
 	for (int i = 0; i < in.label_len && used < sizeof labels; i++)
 		used += (size_t)snprintf(labels + used, sizeof labels - used, "%s%s", i ? " " : "",
 					 in.label_tok[i]);
-	if (json)
-		print_json(m, sentence, labels, &imp);
-	else
+	/* NaN numbers are what a model with NaN weights gives: reported,
+	 * in JSON as null with a "warnings" list, and said on stderr */
+	if (json && print_json(m, sentence, labels, &imp))
+		warn_msg("some numbers were not finite (NaN or infinite): written as null");
+	else if (!json)
 		print_table(&imp, labels);
 	rc = 0;
 out:

@@ -72,6 +72,28 @@ static void hf_files(const struct model *m, char *buf, size_t cap)
 }
 
 /* "label" padded to the label column, a space, then the value. */
+/* What input_build puts around the source, with the vocabulary's own
+ * spellings: ", source wrapped in <s> … </s>", or only a start ([CLS]),
+ * or only an end (T5's and Marian's </s>); "" when nothing. */
+static void wrap_text(const struct model *m, char *buf, size_t n)
+{
+	const int sos = m->src_sp[TOK_SOS], eos = m->src_sp[TOK_EOS];
+	char a[64], b[64];
+	buf[0] = 0;
+	if (!m->cfg.tok.wrap_source || m->cfg.arch == ARCH_DEC_ONLY || (sos < 0 && eos < 0))
+		return;
+	if (sos >= 0)
+		safetext_copy(a, sizeof a, vocab_str(&m->src_vocab, sos), 0);
+	if (eos >= 0)
+		safetext_copy(b, sizeof b, vocab_str(&m->src_vocab, eos), 0);
+	if (sos >= 0 && eos >= 0)
+		snprintf(buf, n, _(", source wrapped in %s … %s"), a, b);
+	else if (sos >= 0)
+		snprintf(buf, n, _(", source begins with %s"), a);
+	else
+		snprintf(buf, n, _(", source followed by %s"), b);   /* T5, Marian */
+}
+
 static void field(int lw, const char *label, const char *value)
 {
 	utf8_fpad(stdout, label, lw, 0);
@@ -258,16 +280,16 @@ int cmd_info(struct cli *c)
 	printf(_("norm %s (eps %g), activation %s, positional encoding %s, max_len %d%s\n"),
 	       norm_name(g->norm), g->norm_eps, act_name(g->act), pe_name(g->pe),
 	       g->max_len, g->scale_embedding ? _(", embeddings scaled by √d_model") : "");
-	/* TRANSLATORS: the first %s is the YAML value word, char, bpe, gpt2 or
-	   wordpiece; the next
-	   two are empty or ", lowercase" and ", source wrapped in <s> … </s>";
+	/* TRANSLATORS: the first %s is the YAML value word, char, bpe, gpt2,
+	   wordpiece, sentencepiece or hf; the next
+	   two are empty or ", lowercase" and ", source wrapped in <s> … </s>"
+	   (or begins with / ends with a special);
 	   the last is empty or " (shared)". */
+	char wrap[256];
+	wrap_text(m, wrap, sizeof wrap);
 	printf(_("tokenizer %s%s%s; source vocab %d, target vocab %d%s\n"),
 	       tok_name(g->tok.type),
-	       g->tok.lowercase ? _(", lowercase") : "",
-	       g->tok.wrap_source && g->arch != ARCH_DEC_ONLY &&
-	       (m->src_sp[TOK_SOS] >= 0 || m->src_sp[TOK_EOS] >= 0) ?
-	       _(", source wrapped in <s> … </s>") : "",
+	       g->tok.lowercase ? _(", lowercase") : "", wrap,
 	       /* TRANSLATORS: the vocabulary is shared by source and target */
 	       m->src_vocab.n, m->tgt_vocab.n, m->shared_vocab ? _(" (shared)") : "");
 	if (m->src_bpe || m->tgt_bpe)
@@ -325,7 +347,9 @@ int cmd_info(struct cli *c)
 		snprintf(seed, sizeof seed, "%llu", g->seed);
 		field(lw, _("seed"), seed);
 	}
-	if (m->gen_tied)
+	const struct wtensor *gw = model_tensor(m, "generator.weight"),
+			     *te = model_tensor(m, "tgt_embed.weight");
+	if (m->gen_tied || (gw && te && gw->data == te->data))   /* or mapped by hand */
 		field(lw, _("generator"),
 		      /* TRANSLATORS: the generator's weights are the target
 			 embedding's (weight tying) */

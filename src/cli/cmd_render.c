@@ -29,11 +29,21 @@ static int out_width(const struct cli *c)
 static void fmt_value(char *buf, size_t n, float x)
 {
 	if (isinf(x) && x < 0)
-		snprintf(buf, n, "−∞");
+		snprintf(buf, n, "%s", safetext_ascii() ? "-inf" : "−∞");
 	else if (fabsf(x) >= 1e4f || (x != 0 && fabsf(x) < 1e-4f))
 		snprintf(buf, n, "%.3e", x);
 	else
 		snprintf(buf, n, "%.4f", x);
+}
+
+/* A row or column label cut to w columns; in safetext's ASCII mode (a
+ * locale that is not UTF-8) with its characters beyond ASCII escaped. */
+static const char *label_fit(const char *lab, int w, char *fit, size_t n)
+{
+	char safe[512];
+	if (safetext_ascii())
+		lab = safetext_copy(safe, sizeof safe, lab, 0);
+	return text_fit(lab, w, fit, n);
 }
 
 /* Beyond this many vocabulary columns (GPT-2's 50257, BERT's 30522) the
@@ -69,12 +79,12 @@ static void print_top(const struct trace *t, const struct stage *s, const float 
 	printf("top %d of %d columns per row (--format csv has them all)\n", k, cols);
 	for (int i = 0; i < rows; i++) {
 		trace_row_label(t, ra, i, lab, sizeof lab);
-		utf8_fpad(stdout, text_fit(lab, 24, fit, sizeof fit), lw, 1);
+		utf8_fpad(stdout, label_fit(lab, 24, fit, sizeof fit), lw, 1);
 		int n = row_top(m + (size_t)i * cols, cols, k, idx);
 		for (int j = 0; j < n; j++) {
 			trace_axis_label(t, ca, idx[j], lab, sizeof lab);
 			fmt_value(val, sizeof val, m[(size_t)i * cols + idx[j]]);
-			snprintf(cell, sizeof cell, "  %s %s", text_fit(lab, 12, fit, sizeof fit), val);
+			snprintf(cell, sizeof cell, "  %s %s", label_fit(lab, 12, fit, sizeof fit), val);
 			fputs(cell, stdout);
 		}
 		putchar('\n');
@@ -92,7 +102,7 @@ static void print_matrix(const struct trace *t, const struct stage *s,
 	int lw = 4;
 	for (int i = 0; i < rows; i++) {
 		trace_row_label(t, ra, i, lab, sizeof lab);
-		int w = utf8_width(text_fit(lab, 24, fit, sizeof fit));
+		int w = utf8_width(label_fit(lab, 24, fit, sizeof fit));
 		lw = w > lw ? w : lw;
 	}
 	if (s->ndim == 2 && ca == AX_VOCAB && cols > RENDER_VOCAB_MAX) {
@@ -108,16 +118,17 @@ static void print_matrix(const struct trace *t, const struct stage *s,
 	for (int c0 = 0; c0 < cols; c0 += per) {
 		int c1 = c0 + per < cols ? c0 + per : cols;
 		if (cols > per)
-			printf("columns %d–%d of %d\n", c0, c1 - 1, cols);
+			printf(safetext_ascii() ? "columns %d-%d of %d\n" : "columns %d–%d of %d\n",
+			       c0, c1 - 1, cols);
 		utf8_fpad(stdout, "", lw, 1);
 		for (int j = c0; j < c1 && s->ndim > 1; j++) {
 			trace_axis_label(t, ca, j, lab, sizeof lab);
-			utf8_fpad(stdout, text_fit(lab, cw - 1, fit, sizeof fit), cw, 1);
+			utf8_fpad(stdout, label_fit(lab, cw - 1, fit, sizeof fit), cw, 1);
 		}
 		putchar('\n');
 		for (int i = 0; i < rows; i++) {
 			trace_row_label(t, ra, i, lab, sizeof lab);
-			utf8_fpad(stdout, text_fit(lab, 24, fit, sizeof fit), lw, 1);
+			utf8_fpad(stdout, label_fit(lab, 24, fit, sizeof fit), lw, 1);
 			for (int j = c0; j < c1; j++) {
 				if (s->dtype == DT_I32)
 					snprintf(val, sizeof val, "%d", ((const int32_t *)s->data)[i]);
@@ -368,6 +379,10 @@ int cmd_render(struct cli *c)
 	int svg = !strcmp(fmt, "svg"), ansi = !strcmp(fmt, "ansi");
 	if (!svg && !ansi && strcmp(fmt, "text") && strcmp(fmt, "csv"))
 		return cli_fail("--format must be text, ansi, svg or csv, not \"%s\"", fmt);
+	/* a locale that is not UTF-8: pictures for a terminal drawn in ASCII,
+	 * as the stepper draws them (an SVG's characters are its own) */
+	if (safetext_ascii() && !svg)
+		canvas_set_ascii(1);
 	int vflag = c->view ? view_flag(c->view) : 0;
 	if (c->view && !vflag)
 		return cli_fail("--view must be lines, model, map or lens, not \"%s\"", c->view);

@@ -179,7 +179,7 @@ int cmd_train(int argc, char **argv)
 		cli_fail("--out needs a file name, not an empty string");
 		return 2;
 	}
-	o.redraw = isatty(fileno(stderr));
+	o.redraw = isatty(STDERR_FILENO);   /* (stderr may be the ASCII stream) */
 	o.stop = &stop_flag;
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);

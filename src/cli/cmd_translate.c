@@ -1,6 +1,8 @@
 /* cmd_translate.c - `attnscope translate`: greedy, beam-search or sampled
  * decoding, the output sentence, optionally every step as a table or JSON. */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
@@ -10,6 +12,7 @@
 #include "engine/caveats.h"
 #include "engine/decode.h"
 #include "engine/forward.h"
+#include "formats/jsonout.h"
 #include "views/canvas.h"
 
 static void print_ids(const struct model *m, const int32_t *ids, int n)
@@ -20,33 +23,13 @@ static void print_ids(const struct model *m, const int32_t *ids, int n)
 	}
 }
 
-/* A JSON string: besides " and \ and the C0 controls, DEL, C1 and the
- * line separators are escaped too (valid JSON either way, and nothing a
- * terminal obeys); a byte that is not UTF-8 becomes U+FFFD. */
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (int n; *s; s += n) {
-		uint32_t c;
-		n = utf8_decode((const unsigned char *)s, 4, &c);
-		if (c == '"' || c == '\\')
-			printf("\\%c", (char)c);
-		else if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == 0x2028 || c == 0x2029 ||
-			 (n == 1 && c == 0xfffd))
-			printf("\\u%04x", (unsigned)c);
-		else
-			fwrite(s, 1, (size_t)n, stdout);
-	}
-	putchar('"');
-}
-
-static void json_ids(const struct model *m, const int32_t *ids, int n)
+static void json_ids(struct jsonout *j, const struct model *m, const int32_t *ids, int n)
 {
 	putchar('[');
 	for (int i = 0; i < n; i++) {
 		if (i)
 			putchar(',');
-		json_str(vocab_str(&m->tgt_vocab, ids[i]));
+		jsonout_str(j, vocab_str(&m->tgt_vocab, ids[i]));
 	}
 	putchar(']');
 }
@@ -117,104 +100,141 @@ static void print_steps(const struct model *m, const struct pass_input *in,
 	}
 }
 
-static const char *const CAVEAT_KIND[] = { "unknown", "unseen", "number", "name", "empty" };
-
-/* "warnings": what the model cannot know (caveats.h), reasons in English. */
-static void json_caveats(const struct caveats *cv)
+/* One step of the search: its hypotheses and candidates. */
+static void json_step(struct jsonout *j, const struct model *m, const struct cli *c,
+		      const struct decode_step *st)
 {
-	printf(",\"warnings\":[");
-	for (int i = 0; i < cv->n; i++) {
-		printf("%s{\"word\":", i ? "," : "");
-		json_str(cv->v[i].word);
-		printf(",\"kind\":\"%s\",\"reason\":", CAVEAT_KIND[cv->v[i].kind]);
-		json_str(cv->v[i].reason);
+	putchar('{');
+	if (c->sample) {
+		printf("\"u\":");
+		jsonout_num(j, "u", 9, st->u);
+		printf(",\"allowed\":%d,\"kept\":%d,", st->nallowed, st->nkept);
+	}
+	printf("\"hypotheses\":[");
+	for (int b = 0; b < st->nhyps; b++) {
+		printf("%s{\"tokens\":", b ? "," : "");
+		json_ids(j, m, st->hyps[b].ids, st->hyps[b].n);
+		jsonout_field(j, "log_prob", 6, st->hyps[b].logp);
 		putchar('}');
 	}
-	putchar(']');
+	printf("],\"candidates\":[");
+	for (int i = 0; i < st->ncands; i++) {
+		const struct cand *cd = &st->cands[i];
+		printf("%s{\"from\":%d,\"token\":", i ? "," : "", cd->parent);
+		jsonout_str(j, vocab_str(&m->tgt_vocab, cd->token));
+		jsonout_field(j, "prob", 6, cd->prob);
+		jsonout_field(j, "log_prob", 6, cd->logp);
+		jsonout_field(j, "score", 6, cd->score);
+		printf(",\"status\":\"%s\"%s", cd->finished ? "finished" : cd->kept ? "kept" : "pruned",
+		       cd->forced ? ",\"forced\":true" : "");
+		if (c->sample) {
+			jsonout_field(j, "prob_t", 6, cd->prob_t);
+			jsonout_field(j, "prob_cut", 6, cd->prob_cut);
+			printf(",\"drawn\":%s", cd->drawn ? "true" : "false");
+		}
+		putchar('}');
+	}
+	printf("]}");
 }
 
-/* "greedy": beam search's output next to greedy's, so that the two scores
+static const char *const CAVEAT_KIND[] = { "unknown", "unseen", "number", "name", "empty" };
+
+/* The caveats (caveats.h) as "warnings" items, {"word", "kind", "reason"}
+ * with the reason in English, into a string (malloc'd; NULL when out of
+ * memory). */
+static char *json_caveats(const struct caveats *cv)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	struct jsonout w = { f, 0, "" };
+	for (int i = 0; i < cv->n; i++) {
+		fprintf(f, "%s{\"word\":", i ? "," : "");
+		jsonout_str(&w, cv->v[i].word);
+		fprintf(f, ",\"kind\":\"%s\",\"reason\":", CAVEAT_KIND[cv->v[i].kind]);
+		jsonout_str(&w, cv->v[i].reason);
+		fputc('}', f);
+	}
+	fclose(f);
+	return buf;
+}
+
+/* "greedy": greedy's output next to beam search's, so that the two scores
  * can be compared (beam search ranks by the score, not Σ log p). */
-static void json_greedy(const struct model *m, const struct cli *c,
+static void json_greedy(struct jsonout *j, const struct model *m, const struct cli *c,
 			const struct decode_result *g)
 {
 	char text[4096];
 	printf(",\"greedy\":{\"output\":");
-	json_ids(m, g->best, g->nbest);
+	json_ids(j, m, g->best, g->nbest);
 	printf(",\"text\":");
-	json_str(model_target_text(m, g->best, g->nbest, c->sentence, text, sizeof text));
-	printf(",\"log_prob\":%.6f,\"score\":%.6f}", g->best_logp, g->best_score);
+	jsonout_str(j, model_target_text(m, g->best, g->nbest, c->sentence, text, sizeof text));
+	jsonout_field(j, "log_prob", 6, g->best_logp);
+	jsonout_field(j, "score", 6, g->best_score);
+	putchar('}');
 }
 
-static void print_json(const struct model *m, const struct cli *c,
-		       const struct pass_input *in, const struct decode_result *r,
-		       const struct caveats *cv, const struct decode_result *greedy)
+/* Returns the count of numbers that were not finite (written as null). */
+static int print_json(const struct model *m, const struct cli *c,
+		      const struct pass_input *in, const struct decode_result *r,
+		      const struct caveats *cv, const struct decode_result *greedy)
 {
-	printf("{\"model\":");
-	json_str(m->cfg.name);
+	struct jsonout j;
+	jsonout_begin(&j, stdout);
+	printf("\"model\":");
+	jsonout_str(&j, m->cfg.name);
 	printf(",\"sentence\":");
-	json_str(c->sentence);
-	printf(",\"mode\":\"%s\",\"beam\":%d,\"alpha\":%g", c->sample ? "sample" :
-	       c->beam > 1 ? "beam" : "greedy", c->beam ? c->beam : 1, c->alpha);
-	if (c->sample)
-		printf(",\"temperature\":%g,\"top_k\":%d,\"top_p\":%g,\"seed\":%llu",
-		       c->temperature, c->top_k, c->top_p, c->seed);
+	jsonout_str(&j, c->sentence);
+	printf(",\"mode\":\"%s\",\"beam\":%d", c->sample ? "sample" :
+	       c->beam > 1 ? "beam" : "greedy", c->beam ? c->beam : 1);
+	jsonout_field(&j, "alpha", JSONOUT_G, c->alpha);
+	if (c->sample) {
+		jsonout_field(&j, "temperature", JSONOUT_G, c->temperature);
+		printf(",\"top_k\":%d", c->top_k);
+		jsonout_field(&j, "top_p", JSONOUT_G, c->top_p);
+		printf(",\"seed\":%llu", c->seed);
+	}
 	printf(",\"output\":");
-	json_ids(m, r->best, r->nbest);
+	json_ids(&j, m, r->best, r->nbest);
 	char text[4096];
 	printf(",\"text\":");
-	json_str(model_target_text(m, r->best, r->nbest, c->sentence, text, sizeof text));
+	jsonout_str(&j, model_target_text(m, r->best, r->nbest, c->sentence, text, sizeof text));
 	printf(",\"unknown\":[");
 	for (int i = 0; i < in->nunknown; i++) {
 		if (i)
 			putchar(',');
-		json_str(in->unknown[i]);
+		jsonout_str(&j, in->unknown[i]);
 	}
 	printf("]");
-	json_caveats(cv);
 	if (greedy)
-		json_greedy(m, c, greedy);
+		json_greedy(&j, m, c, greedy);
 	static const char *const stop[] = { "ended", "bound", "limit" };
-	printf(",\"log_prob\":%.6f,\"score\":%.6f,\"reached_max_len\":%s,\"stop\":\"%s\","
-	       "\"ms\":%.3f", r->best_logp, r->best_score, r->hit_max_len ? "true" : "false",
-	       stop[r->stop], r->ms);
+	jsonout_field(&j, "log_prob", 6, r->best_logp);
+	jsonout_field(&j, "score", 6, r->best_score);
+	printf(",\"reached_max_len\":%s,\"stop\":\"%s\"", r->hit_max_len ? "true" : "false",
+	       stop[r->stop]);
+	jsonout_field(&j, "ms", 3, r->ms);
 	printf(",\"steps\":[");
 	for (int s = 0; s < r->nsteps; s++) {
-		const struct decode_step *st = &r->steps[s];
-		printf("%s{", s ? "," : "");
-		if (c->sample)
-			printf("\"u\":%.9f,\"allowed\":%d,\"kept\":%d,", st->u, st->nallowed,
-			       st->nkept);
-		printf("\"hypotheses\":[");
-		for (int b = 0; b < st->nhyps; b++) {
-			printf("%s{\"tokens\":", b ? "," : "");
-			json_ids(m, st->hyps[b].ids, st->hyps[b].n);
-			printf(",\"log_prob\":%.6f}", st->hyps[b].logp);
-		}
-		printf("],\"candidates\":[");
-		for (int i = 0; i < st->ncands; i++) {
-			const struct cand *cd = &st->cands[i];
-			printf("%s{\"from\":%d,\"token\":", i ? "," : "", cd->parent);
-			json_str(vocab_str(&m->tgt_vocab, cd->token));
-			printf(",\"prob\":%.6f,\"log_prob\":%.6f,\"score\":%.6f,\"status\":\"%s\"%s",
-			       cd->prob, cd->logp, cd->score,
-			       cd->finished ? "finished" : cd->kept ? "kept" : "pruned",
-			       cd->forced ? ",\"forced\":true" : "");
-			if (c->sample)
-				printf(",\"prob_t\":%.6f,\"prob_cut\":%.6f,\"drawn\":%s", cd->prob_t,
-				       cd->prob_cut, cd->drawn ? "true" : "false");
-			putchar('}');
-		}
-		printf("]}");
+		if (s)
+			putchar(',');
+		json_step(&j, m, c, &r->steps[s]);
 	}
 	printf("],\"finished\":[");
 	for (int i = 0; i < r->nfinished; i++) {
 		printf("%s{\"tokens\":", i ? "," : "");
-		json_ids(m, r->finished[i].ids, r->finished[i].n);
-		printf(",\"log_prob\":%.6f,\"score\":%.6f}", r->finished[i].logp,
-		       r->finished[i].score);
+		json_ids(&j, m, r->finished[i].ids, r->finished[i].n);
+		jsonout_field(&j, "log_prob", 6, r->finished[i].logp);
+		jsonout_field(&j, "score", 6, r->finished[i].score);
+		putchar('}');
 	}
-	printf("]}\n");
+	putchar(']');
+	char *items = json_caveats(cv);
+	int bad = jsonout_end_warnings(&j, items ? items : "");
+	free(items);
+	return bad;
 }
 
 /* Decodes c->sentence; on success *in holds the source and r the result. */
@@ -265,28 +285,42 @@ static int classify(struct cli *c, const struct model *m)
 	const struct stage *ls = trace_find(t, "class_logits");
 	const int C = m->cfg.head.nlabels;
 	const float *p = stage_f32(ps), *lg = stage_f32(ls);   /* [C] */
-	int best = 0;
+	int best = 0, finite = 1;
+	for (int i = 0; i < C; i++)
+		finite &= isfinite(p[i]) && isfinite(lg[i]);
+	if (!finite) {
+		trace_free(t);
+		return cli_fail("%s: the class probabilities are not finite (logits that "
+				"overflow to ±inf, or NaN): no label", m->path);
+	}
 	for (int i = 1; i < C; i++)
 		best = p[i] > p[best] ? i : best;
 	if (c->json) {
-		printf("{\"model\":");
-		json_str(m->cfg.name);
+		struct jsonout j;
+		jsonout_begin(&j, stdout);
+		printf("\"model\":");
+		jsonout_str(&j, m->cfg.name);
 		printf(",\"sentence\":");
-		json_str(c->sentence);
+		jsonout_str(&j, c->sentence);
 		printf(",\"output\":");
-		json_str(m->cfg.head.labels[best]);
+		jsonout_str(&j, m->cfg.head.labels[best]);
 		printf(",\"labels\":[");
 		for (int i = 0; i < C; i++) {
 			printf("%s", i ? "," : "");
-			json_str(m->cfg.head.labels[i]);
+			jsonout_str(&j, m->cfg.head.labels[i]);
 		}
 		printf("],\"probs\":[");
-		for (int i = 0; i < C; i++)
-			printf("%s%.6f", i ? "," : "", p[i]);
+		for (int i = 0; i < C; i++) {
+			printf("%s", i ? "," : "");
+			jsonout_num(&j, "probs", 6, p[i]);
+		}
 		printf("],\"logits\":[");
-		for (int i = 0; i < C; i++)
-			printf("%s%.6f", i ? "," : "", lg[i]);
-		printf("]}\n");
+		for (int i = 0; i < C; i++) {
+			printf("%s", i ? "," : "");
+			jsonout_num(&j, "logits", 6, lg[i]);
+		}
+		putchar(']');
+		jsonout_end(&j);
 	} else {
 		int done[256] = { 0 };
 		for (int k = 0; k < C && k < 256; k++) {
@@ -349,15 +383,20 @@ int cmd_translate(struct cli *c)
 	struct decode_result g;
 	int have_g = 0;
 	if (status == 0) {
+		/* NaN weights are loaded (with a warning) to be looked at; a
+		 * translation from them, or from logits that overflowed, is none */
+		const int broken = r.nonfinite_step >= 0;
 		struct err e;
-		if (caveats_find(m, c->sentence, r.best, r.nbest, &cv, &e))
+		if (!broken && caveats_find(m, c->sentence, r.best, r.nbest, &cv, &e))
 			warn_msg("%s", e.msg);
 		warn_caveats(&cv);
-		if (c->json && c->beam > 1 && !c->sample)
+		if (c->json && c->beam > 1 && !c->sample && !broken)
 			have_g = greedy_run(c, m, &in, &g) == 0;
 		if (c->json) {
-			print_json(m, c, &in, &r, &cv, have_g ? &g : NULL);
-		} else {
+			/* still a JSON document: its numbers null, with "warnings" */
+			if (print_json(m, c, &in, &r, &cv, have_g ? &g : NULL) && !broken)
+				warn_msg("some numbers of the result were not finite: written as null");
+		} else if (!broken) {
 			if (c->steps)
 				print_steps(m, &in, &r, 5, c->sample);
 			char text[4096];
@@ -365,6 +404,10 @@ int cmd_translate(struct cli *c)
 			printf("%s\n", r.hit_max_len && m->tgt_sp[TOK_EOS] >= 0 ?
 			       _("   [no </s>: stopped at the length limit]") : "");
 		}
+		if (broken)
+			status = cli_fail("%s: the next-token distribution is not finite at step %d "
+					  "(logits that overflow to ±inf, or NaN): no translation",
+					  m->path, r.nonfinite_step + 1);
 		decode_result_free(&r);
 		input_free(&in);
 	}

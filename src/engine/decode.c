@@ -19,6 +19,7 @@
 #include "forward.h"
 #include "ops.h"
 #include "pool.h"
+#include "relpos.h"
 #include "rope.h"
 #include "base/clock.h"
 
@@ -36,6 +37,8 @@ struct dec {
 	float *hid, *up;       /* [bcap, max(F, V)], [bcap, F] (gated) */
 	float *sc;             /* [max(tcap, S)] */
 	float *inv;            /* [dk/2] rotary frequencies, or NULL */
+	float *relb;           /* [h, tcap] T5's bias of a key n positions
+	                          before the query (causal buckets), or NULL */
 	const struct pass_opts *po;   /* the what-if ablation of a head */
 };
 
@@ -54,6 +57,7 @@ static void dec_free(struct dec *D)
 	free(D->ck); free(D->cv); free(D->kc); free(D->vc); free(D->kc2);
 	free(D->vc2); free(D->x); free(D->u); free(D->y); free(D->qkv);
 	free(D->cat); free(D->hid); free(D->up); free(D->sc); free(D->inv);
+	free(D->relb);
 }
 
 /* Cross-attention keys and values of the memory, once per layer. */
@@ -125,6 +129,15 @@ static int dec_init(struct dec *D, const struct model *m, const float *memory,
 			return -1;
 		rope_inv_freq(c, D->dk, D->inv);
 	}
+	if (c->rel_buckets && m->dec_rel_bias) {   /* T5: one row per distance */
+		if (!(D->relb = malloc((size_t)D->h * tcap * sizeof(float))))
+			return -1;
+		for (int n = 0; n < tcap; n++) {
+			int k = relpos_bucket(-n, 0, c->rel_buckets, c->rel_max_dist);
+			for (int hh = 0; hh < D->h; hh++)
+				D->relb[(size_t)hh * tcap + n] = m->dec_rel_bias[(size_t)k * D->h + hh];
+		}
+	}
 	return D->cross ? cross_kv(D) : 0;
 }
 
@@ -137,12 +150,15 @@ static float *cache_row(float *c, const struct dec *D, int l, int b, int t)
  * with stride kvd; keys before lo and from key_len on masked), softmax,
  * weighted sum of V. */
 static void attend(const struct dec *D, const float *q, const float *K,
-		   const float *V, int n, int lo, int key_len, float *out)
+		   const float *V, int n, int lo, int key_len, const float *bias,
+		   float *out)
 {
 	const double as = D->m->cfg.attn_scale;
 	const float scale = as > 0 ? (float)as : 1.0f / sqrtf((float)D->dk);
 	cblas_sgemv(CblasRowMajor, CblasNoTrans, n, D->dk, scale, K, D->kvd, q, 1,
 		    0.0f, D->sc, 1);
+	for (int j = 0; bias && j < n; j++)   /* T5: key j is n − 1 − j back */
+		D->sc[j] += bias[n - 1 - j];
 	for (int j = 0; j < lo && j < n; j++)
 		D->sc[j] = -INFINITY;
 	for (int j = key_len; j < n; j++)
@@ -198,12 +214,23 @@ static void embed_row(struct dec *D, int B, int t, const int32_t *tok)
 				pe[i + 1] = (float)cos(a);
 		}
 	}
+	const int half = (d + 1) / 2;
+	for (int i = 0; c->pe == PE_SIN_HALVES && i < half; i++) {   /* Marian's */
+		double a = t / pow(10000.0, (double)(2 * i) / d);
+		pe[i] = (float)sin(a);
+		if (half + i < d)
+			pe[half + i] = (float)cos(a);
+	}
+	const int sinus = c->pe == PE_SINUSOIDAL || c->pe == PE_SIN_HALVES;
+	const float *pos = m->tgt_pos_embed ? m->tgt_pos_embed : m->pos_embed;
+	const float *row = c->pe == PE_LEARNED ? pos + (size_t)(t + c->pos_offset) * d : NULL;
 	for (int b = 0; b < B; b++)
 		for (int j = 0; j < d; j++) {
-			float p = c->pe == PE_SINUSOIDAL ? pe[j] :
-				  c->pe == PE_LEARNED ? m->pos_embed[(size_t)t * d + j] : 0.0f;
+			float p = sinus ? pe[j] : row ? row[j] : 0.0f;
 			D->x[(size_t)b * d + j] = m->tgt_embed[(size_t)tok[b] * d + j] * sc + p;
 		}
+	if (m->tgt_in_norm_w)   /* BART's layernorm_embedding */
+		forward_norm(c, D->x, B, m->tgt_in_norm_w, m->tgt_in_norm_b, D->x);
 }
 
 /* Self-attention of layer l at position t over the cache: each row's
@@ -231,6 +258,7 @@ static void self_attn(struct dec *D, int l, int B, int t, const float *u)
 		for (int hh = 0; hh < D->h; hh++)
 			attend(D, r + hh * dk, cache_row(D->kc, D, l, b, 0) + hh / group * dk,
 			       cache_row(D->vc, D, l, b, 0) + hh / group * dk, t + 1, lo, t + 1,
+			       D->relb ? D->relb + (size_t)hh * D->tcap : NULL,
 			       D->cat + (size_t)b * qd + hh * dk);
 	}
 	int z = ablated_head(D, l, 0);
@@ -247,7 +275,7 @@ static void cross_attn(struct dec *D, int l, int B, const float *u)
 	for (int b = 0; b < B; b++)
 		for (int hh = 0; hh < D->h; hh++)
 			attend(D, D->qkv + (size_t)b * qd + hh * dk, D->ck + off + hh / group * dk,
-			       D->cv + off + hh / group * dk, D->S, 0, D->src_len,
+			       D->cv + off + hh / group * dk, D->S, 0, D->src_len, NULL,
 			       D->cat + (size_t)b * qd + hh * dk);
 	int z = ablated_head(D, l, 1);
 	for (int b = 0; z >= 0 && b < B; b++)
@@ -299,6 +327,12 @@ static void dec_step(struct dec *D, int B, int t, const int32_t *tok, float *out
 	if (m->dec_norm_w) {
 		forward_norm(c, D->x, B, m->dec_norm_w, m->dec_norm_b, D->u);
 		y = D->u;
+	}
+	if (c->logit_scale > 0) {   /* T5 v1.0's tied head: x·d^-½ */
+		float *ys = y == D->u ? D->u : D->y;
+		for (size_t i = 0; i < (size_t)B * d; i++)
+			ys[i] = y[i] * (float)c->logit_scale;
+		y = ys;
 	}
 	op_linear(y, B, d, m->gen_w, m->gen_b, D->V, out);
 	/* log-softmax per row */
@@ -440,59 +474,17 @@ static int32_t fed(const struct pass_input *src, int prompt, const struct hyp *h
 	return step == 0 ? src->tgt_ids[prompt] : h->ids[step - 1];
 }
 
-/* The input decode_run is given: the source (encoder-decoder) and the
- * decoder's prompt as input_build makes them, every id within its
- * vocabulary, and the options within range.  Any caller's mistake is an
- * error here rather than a read outside a buffer. */
-static int check_input(const struct model *m, const struct pass_input *src,
-		       const struct decode_opts *o, struct err *e)
-{
-	const struct config *c = &m->cfg;
-	if (o->beam < 1 || o->beam > DECODE_MAX_BEAM)
-		return err_set(e, "beam width %d is outside 1…%d", o->beam, DECODE_MAX_BEAM);
-	if (o->max_len < 0 || o->min_len < 0 || !isfinite(o->alpha) || o->alpha < 0)
-		return err_set(e, "decoding options out of range (max_len %d, min_len %d, alpha %g)",
-			       o->max_len, o->min_len, o->alpha);
-	if (o->sample && o->beam != 1)
-		return err_set(e, "sampling draws one output: it takes no beam (beam %d)", o->beam);
-	if (o->sample && (!isfinite(o->so.temperature) || o->so.temperature < 0 ||
-			  o->so.top_k < 0 || !(o->so.top_p > 0 && o->so.top_p <= 1)))
-		return err_set(e, "sampling options out of range (temperature %g, top-k %d, top-p %g)",
-			       o->so.temperature, o->so.top_k, o->so.top_p);
-	if (c->arch == ARCH_ENC_DEC) {
-		if (!src->src_ids || src->S < 1 || src->S > c->max_len || src->src_len < 1 ||
-		    src->src_len > src->S)
-			return err_set(e, "%s: no source to decode from (%d tokens, %d real)",
-				       m->path, src->S, src->src_len);
-		for (int i = 0; i < src->S; i++)
-			if (src->src_ids[i] < 0 || src->src_ids[i] >= m->src_vocab.n)
-				return err_set(e, "%s: source token id %d is outside the vocabulary (%d tokens)",
-					       m->path, (int)src->src_ids[i], m->src_vocab.n);
-	}
-	/* the prompt: <s> for an encoder-decoder, <s> + the sentence for a
-	   decoder-only model */
-	const int P = src->prompt;
-	if (!src->tgt_ids || P < 1 || P > src->tgt_len || src->tgt_len > src->T ||
-	    (c->arch == ARCH_ENC_DEC && P != 1))
-		return err_set(e, "%s: no decoder prompt to decode after (%d tokens given, %d in the input)",
-			       m->path, P, src->tgt_len);
-	for (int i = 0; i < P; i++)
-		if (src->tgt_ids[i] < 0 || src->tgt_ids[i] >= m->tgt_vocab.n)
-			return err_set(e, "%s: prompt token id %d is outside the vocabulary (%d tokens)",
-				       m->path, (int)src->tgt_ids[i], m->tgt_vocab.n);
-	return 0;
-}
-
 static int search(const struct model *m, const struct pass_input *src,
 		  const struct pass_opts *po, const struct decode_opts *o,
 		  struct decode_result *r, struct err *e)
 {
 	const struct config *c = &m->cfg;
 	memset(r, 0, sizeof *r);
+	r->nonfinite_step = -1;
 	if (c->arch == ARCH_ENC_ONLY)
 		return err_set(e, "%s: an encoder-only model has no decoder: nothing to decode",
 			       m->path);
-	if (check_input(m, src, o, e))
+	if (decode_check_input(m, src, o, e))
 		return -1;
 	double t0 = clock_ms();
 	const int B = o->beam, V = m->tgt_vocab.n;
@@ -525,7 +517,7 @@ static int search(const struct model *m, const struct pass_input *src,
 	int S = 0, rc = -1;
 	if (c->arch == ARCH_ENC_DEC) {
 		struct pass_input in1 = *src;   /* the encoder, plus one <s> step */
-		int32_t sos = m->tgt_sp[TOK_SOS];
+		int32_t sos = src->tgt_ids[0];   /* <s>, or decoder_start_token_id */
 		char *sos_tok = (char *)"<s>";
 		in1.tgt_ids = &sos;
 		in1.tgt_tok = &sos_tok;
@@ -596,6 +588,8 @@ static int search(const struct model *m, const struct pass_input *src,
 			}
 		}
 		dec_step(&D, nlive, t, tok, lp);
+		if (r->nonfinite_step < 0 && !op_dist_finite(lp, nlive, V))
+			r->nonfinite_step = step;
 
 		/* candidates: the K best continuations of every live hypothesis */
 		int nc = 0, nallowed = 0, nkept = 0;
@@ -776,77 +770,13 @@ int decode_run(const struct model *m, const struct pass_input *src,
 	       const struct pass_opts *po, const struct decode_opts *o,
 	       struct decode_result *r, struct err *e)
 {
+	/* the decoder's first input is <s>: without one there is nothing to
+	 * feed (input_build says so too, but bench builds its own input) */
+	if (m->cfg.arch == ARCH_ENC_DEC && m->tgt_sp[TOK_SOS] < 0)
+		return err_set(e, "%s: an encoder-decoder model needs a start token for its "
+			       "decoder (tokenizer.specials.sos)", m->path);
 	pool_hot(1);   /* a step's products come every few hundred µs */
 	int rc = search(m, src, po, o, r, e);
 	pool_hot(0);
 	return rc;
-}
-
-int decode_set_target(const struct model *m, struct pass_input *in,
-		      const int32_t *ids, int n, int pad_to)
-{
-	const int prompt = in->prompt > 0 ? in->prompt : 1;
-	int len = prompt + n, T = pad_to > len ? pad_to : len;
-	int32_t *nid = malloc((size_t)T * sizeof *nid);
-	char **ntok = calloc((size_t)T, sizeof *ntok);
-	if (!nid || !ntok) {
-		free(nid);
-		free(ntok);
-		return -1;
-	}
-	for (int i = 0; i < T; i++) {
-		int pad = m->tgt_sp[TOK_PAD] >= 0 ? m->tgt_sp[TOK_PAD] : 0;
-		nid[i] = i < prompt ? (m->cfg.arch == ARCH_DEC_ONLY ? in->tgt_ids[i]
-					: m->tgt_sp[TOK_SOS])
-			 : i < len ? ids[i - prompt] : pad;
-		ntok[i] = strdup(vocab_str(&m->tgt_vocab, nid[i]));
-		if (!ntok[i]) {
-			tokens_free(ntok, i);
-			free(nid);
-			return -1;
-		}
-	}
-	tokens_free(in->tgt_tok, in->T);
-	free(in->tgt_ids);
-	tokens_free(in->label_tok, in->T);
-	free(in->labels);
-	in->label_tok = NULL;
-	in->labels = NULL;
-	in->nlabels = in->label_len = 0;
-	in->tgt_ids = nid;
-	in->tgt_tok = ntok;
-	in->T = T;
-	in->tgt_len = len;
-	return 0;
-}
-
-int decode_teacher_force(const struct model *m, struct pass_input *in,
-			 const int32_t *ids, int n, int pad_to)
-{
-	if (decode_set_target(m, in, ids, n, pad_to))
-		return -1;
-	const int prompt = in->prompt > 0 ? in->prompt : 1, T = in->T;
-	int32_t *lab = malloc((size_t)T * sizeof *lab);
-	char **ltok = calloc((size_t)T, sizeof *ltok);
-	if (!lab || !ltok) {
-		free(lab);
-		free(ltok);
-		return -1;
-	}
-	/* position i predicts decoder input i+1: the output after the prompt */
-	for (int i = 0; i < T; i++) {
-		int k = i - (prompt - 1);   /* index into ids */
-		lab[i] = i >= in->tgt_len ? TOK_PAD : k < 0 ? in->tgt_ids[i + 1] :
-			 k < n ? ids[k] : TOK_EOS;
-		if (!(ltok[i] = strdup(vocab_str(&m->tgt_vocab, lab[i])))) {
-			tokens_free(ltok, i);
-			free(lab);
-			return -1;
-		}
-	}
-	in->labels = lab;
-	in->label_tok = ltok;
-	in->nlabels = T;   /* the loss over the labels, padding left out */
-	in->label_len = in->tgt_len;
-	return 0;
 }

@@ -100,6 +100,11 @@ struct decode_result {
 		DECODE_STOP_LIMIT   /* max_len reached with live hypotheses */
 	} stop;
 	double ms;          /* decoding time */
+	/* the first step whose next-token distribution was not finite (NaN
+	 * or +inf log-probabilities, or none finite: logits that overflowed,
+	 * weights with NaN), else -1; the search went on, its numbers mean
+	 * nothing, and a caller reports it */
+	int nonfinite_step;
 };
 
 /* Decodes the source in src (src_ids / S / src_len, as input_build made
@@ -108,6 +113,12 @@ int decode_run(const struct model *m, const struct pass_input *src,
 	       const struct pass_opts *po, const struct decode_opts *o,
 	       struct decode_result *r, struct err *e);
 void decode_result_free(struct decode_result *r);
+
+/* The input decode_run checks (decode_input.c): the source and prompt as
+ * input_build makes them, ids within the vocabularies, options in range.
+ * Returns 0, or -1 with e filled. */
+int decode_check_input(const struct model *m, const struct pass_input *src,
+		       const struct decode_opts *o, struct err *e);
 
 /* Sets in's decoder side to <s> + ids[0..n) (replacing what it had),
  * padded with <pad> up to pad_to positions (0: no padding; the padded keys

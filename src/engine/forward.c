@@ -18,44 +18,13 @@
 #include "pool.h"
 #include "rope.h"
 #include "base/i18n.h"
+#include "forward_int.h"
 
-struct ctx {
-	const struct model *m;
-	struct trace *t;
-	const struct pass_opts *o;
-	struct err *e;
-	int d, h, dk, F;
-	int hkv, qd, kvd;  /* key/value heads, h·dk, h_kv·dk */
-	float *inv;        /* [dk/2] rotary frequencies (PE_ROPE), else NULL */
-	float *scratch;   /* [max(S, T), 2qd + 2kvd]: Q|K|V projections, Kᵀ per head */
-	int failed;
-};
 
 /* The formulas shown with each stage.  Those with words are marked N_():
  * the trace keeps the English text (views match "sin(", "GELU", "√" in it,
  * and `render --format text` prints it as it is), and the screen shows it
  * through gettext.  The rest is notation, the same in every language. */
-static const char F_EMBED[] = "E[ids]";
-static const char F_EMBED_SCALED[] = "E[ids]·√d_model";
-static const char F_SINUSOID[] = "PE(pos,2i)=sin(pos/10000^(2i/d)), PE(pos,2i+1)=cos(…)";
-/* TRANSLATORS: formula of a stage (status line, explanation panel):
-   keep the notation, translate the words */
-static const char *const F_LEARNED = N_("P[pos] (learned)");
-/* TRANSLATORS: formula of a stage (status line, explanation panel):
-   keep the notation, translate the words */
-static const char *const F_NOPE = N_("0 (no positional encoding)");
-static const char F_INPUT[] = "embed + pos";
-/* TRANSLATORS: formula of a stage (status line, explanation panel):
-   keep the notation, translate the words */
-static const char *const F_INPUT_ROPE = N_("embed  (no position rows: RoPE rotates q and k)");
-static const char F_INPUT_TYPE[] = "embed + pos + E_type[0]";
-/* TRANSLATORS: formula of a stage (status line, explanation panel):
-   keep the notation, translate the words */
-static const char *const F_INPUT_NORM = N_("LayerNorm(input)  (BERT's embedding norm)");
-/* TRANSLATORS: formula of a stage (status line, explanation panel):
-   keep the notation, translate the words */
-static const char *const F_MEMORY_BERT = N_("encoder output (the last hidden state)");
-static const char F_MLM_HIDDEN[] = "LayerNorm(GELU(memory·W_mlmᵀ + b))";
 static const char F_Q[] = "Q = X·W_Qᵀ + b_Q";
 static const char F_K[] = "K = X·W_Kᵀ + b_K";
 static const char F_V[] = "V = X·W_Vᵀ + b_V";
@@ -67,6 +36,9 @@ static const char F_V_CROSS[] = "V = memory·W_Vᵀ + b_V";
 static const char F_SCORES[] = "QKᵀ/√dk";
 static const char F_SCORES_ROPE[] = "Q_rot·K_rotᵀ/√dk";
 static const char F_SCORES_PLAIN[] = "QKᵀ·scale";
+/* TRANSLATORS: formula of a stage (status line, explanation panel):
+   keep the notation, translate the words */
+static const char *const F_SCORES_UNSCALED = N_("QKᵀ  (unscaled: T5)");
 /* TRANSLATORS: formula of a stage (status line, explanation panel):
    keep the notation, translate the words */
 static const char *const F_QNORM = N_("RMSNorm(q)·g over dk  (per head)");
@@ -89,6 +61,9 @@ static const char F_FFN_DOWN[] = "hidden·W_downᵀ";
 /* TRANSLATORS: formula of a stage (status line, explanation panel):
    keep the notation, translate the words */
 static const char *const F_MASKED = N_("QKᵀ/√dk + M  (M = −∞ where masked)");
+/* TRANSLATORS: formula of a stage (status line, explanation panel):
+   keep the notation, translate the words */
+static const char *const F_MASKED_BIAS = N_("QKᵀ + bias + M  (M = −∞ where masked)");
 static const char F_WEIGHTS[] = "softmax(QKᵀ/√dk + M)";
 static const char F_HEADS[] = "head_i = softmax(QKᵀ/√dk + M)·V";
 static const char F_CONCAT[] = "Concat(head_1, …, head_h)";
@@ -114,28 +89,17 @@ static const char *const F_FINAL_NORM = N_("LayerNorm(x)  (final)");
 /* TRANSLATORS: formula of a stage (status line, explanation panel):
    keep the notation, translate the words */
 static const char *const F_MEMORY = N_("encoder output, read by cross-attention");
-/* TRANSLATORS: formula of a stage (status line, explanation panel):
-   keep the notation, translate the words */
-static const char *const F_IDS = N_("token ids");
 static const char F_LOGITS[] = "x·W_genᵀ + b";
 /* TRANSLATORS: formula of a stage (status line, explanation panel):
    keep the notation, translate the words */
 static const char *const F_LOGITS_TIED = N_("x·E_tgtᵀ  (tied to the embedding)");
+/* TRANSLATORS: formula of a stage (status line, explanation panel):
+   keep the notation, translate the words */
+static const char *const F_LOGITS_TIED_BIAS = N_("x·E_tgtᵀ + final_logits_bias  (tied)");
+/* TRANSLATORS: formula of a stage (status line, explanation panel):
+   keep the notation, translate the words */
+static const char *const F_LOGITS_RESCALED = N_("(x·d^-½)·E_tgtᵀ  (T5's tied head)");
 static const char F_PROBS[] = "softmax(logits)";
-/* TRANSLATORS: formula of a stage (status line, explanation panel):
-   keep the notation, translate the words */
-static const char *const F_CLS_MEMORY = N_("encoder output, read by the classifier");
-/* TRANSLATORS: formula of a stage (status line, explanation panel):
-   keep the notation, translate the words */
-static const char *const F_POOL_MEAN = N_("mean of memory over the real tokens");
-/* TRANSLATORS: formula of a stage (status line, explanation panel):
-   keep the notation, translate the words */
-static const char *const F_POOL_FIRST = N_("memory[0] (the first token)");
-/* TRANSLATORS: formula of a stage (status line, explanation panel):
-   keep the notation, translate the words */
-static const char *const F_POOL_LAST = N_("memory[n−1] (the last real token)");
-static const char F_CLASS_LOGITS[] = "pooled·W_headᵀ + b";
-static const char F_CLASS_PROBS[] = "softmax(class_logits)";
 static const char F_LOSS[] = "−log p(label)";
 
 void forward_norm(const struct config *c, const float *x, int n,
@@ -162,38 +126,6 @@ void forward_act(const struct config *c, float *x, size_t n)
 		op_relu(x, n);
 }
 
-/* A [rows, cols] float stage. */
-static float *mat(struct ctx *c, enum stage_kind kind, enum block blk,
-		  int layer, const char *formula, int rows, enum axis rax,
-		  int cols, enum axis cax, const char *name)
-{
-	int shape[2] = { rows, cols };
-	enum axis axes[2] = { rax, cax };
-	struct stage *s = trace_add(c->t, kind, blk, layer, formula, DT_F32,
-				    2, shape, axes, "%s", name);
-	if (!s) {
-		c->failed = 1;
-		return NULL;
-	}
-	return s->data;
-}
-
-/* A [nh, rows, cols] float stage (nh: h, or h_kv for keys and values). */
-static float *cube(struct ctx *c, enum stage_kind kind, enum block blk,
-		   int layer, const char *formula, int nh, int rows, enum axis rax,
-		   int cols, enum axis cax, const char *name)
-{
-	int shape[3] = { nh, rows, cols };
-	enum axis axes[3] = { AX_HEAD, rax, cax };
-	struct stage *s = trace_add(c->t, kind, blk, layer, formula, DT_F32,
-				    3, shape, axes, "%s", name);
-	if (!s) {
-		c->failed = 1;
-		return NULL;
-	}
-	return s->data;
-}
-
 static void name2(char *buf, const char *prefix, const char *suffix)
 {
 	snprintf(buf, STAGE_NAME_MAX, "%s.%s", prefix, suffix);
@@ -212,6 +144,7 @@ struct heads_job {
 	const float *q, *k, *v;   /* [h, nq, dk], [h_kv, nk, dk], [h_kv, nk, dk] */
 	float *kt;                /* [h, dk, nk]: K transposed, for Q·Kᵀ as an NN product */
 	float *sc, *mk, *wt;      /* [h, nq, nk] scores, masked, weights */
+	const float *bias;        /* [h, nq, nk] added to the scores, or NULL */
 	float *hd, *cat;          /* [h, nq, dk], [nq, qd] */
 	float scale;              /* of q·kᵀ */
 	int h, group, nq, nk, dk, key_len, causal, window, ablate;
@@ -229,6 +162,7 @@ static void head_task(void *arg, int hh, int nheads)
 		    *v = j->v + (size_t)g * nk * dk;
 	float *sc = j->sc + hh * qk, *mk = j->mk + hh * qk, *wt = j->wt + hh * qk;
 	float *kt = j->kt + (size_t)hh * dk * nk;
+	const float *bias = j->bias ? j->bias + hh * qk : NULL;
 	(void)nheads;
 	op_transpose(k, nk, dk, kt);
 	op_matmul_nn(q, dk, kt, nk, sc, nk, nq, nk, dk, j->scale);
@@ -243,7 +177,11 @@ static void head_task(void *arg, int hh, int nheads)
 		lo = lo < vis ? lo : vis;
 		for (int c = 0; c < lo; c++)
 			mr[c] = -INFINITY;
-		memcpy(mr + lo, sr + lo, (size_t)(vis - lo) * sizeof *mr);
+		if (bias)   /* T5: scores + the relative position bias */
+			for (int c = lo; c < vis; c++)
+				mr[c] = sr[c] + bias[(size_t)i * nk + c];
+		else
+			memcpy(mr + lo, sr + lo, (size_t)(vis - lo) * sizeof *mr);
 		for (int c = vis; c < nk; c++)
 			mr[c] = -INFINITY;
 		memcpy(wr, mr, (size_t)nk * sizeof *wr);
@@ -303,9 +241,9 @@ static int qk_prepare(struct ctx *c, enum block blk, int layer, const char *pref
 	char nm[STAGE_NAME_MAX];
 	if (w->q_norm) {
 		name2(nm, prefix, "q_norm");
-		float *qn = cube(c, SK_PERHEAD, blk, layer, F_QNORM, h, nq, qax, dk, AX_NONE, nm);
+		float *qn = fwd_cube(c, SK_PERHEAD, blk, layer, F_QNORM, h, nq, qax, dk, AX_NONE, nm);
 		name2(nm, prefix, "k_norm");
-		float *kn = cube(c, SK_PERHEAD, blk, layer, F_KNORM, hkv, nk, kax, dk, AX_NONE, nm);
+		float *kn = fwd_cube(c, SK_PERHEAD, blk, layer, F_KNORM, hkv, nk, kax, dk, AX_NONE, nm);
 		if (c->failed)
 			return -1;
 		op_rmsnorm(*q, h * nq, dk, w->q_norm, 0.0f, eps, qn);
@@ -316,9 +254,9 @@ static int qk_prepare(struct ctx *c, enum block blk, int layer, const char *pref
 	if (!c->inv || cross)
 		return 0;
 	name2(nm, prefix, "q_rot");
-	float *qr = cube(c, SK_PERHEAD, blk, layer, F_QROT, h, nq, qax, dk, AX_NONE, nm);
+	float *qr = fwd_cube(c, SK_PERHEAD, blk, layer, F_QROT, h, nq, qax, dk, AX_NONE, nm);
 	name2(nm, prefix, "k_rot");
-	float *kr = cube(c, SK_PERHEAD, blk, layer, F_KROT, hkv, nk, kax, dk, AX_NONE, nm);
+	float *kr = fwd_cube(c, SK_PERHEAD, blk, layer, F_KROT, hkv, nk, kax, dk, AX_NONE, nm);
 	if (c->failed)
 		return -1;
 	for (int hh = 0; hh < h; hh++)
@@ -350,11 +288,11 @@ static const float *attention(struct ctx *c, enum block blk, int layer,
 	float *q, *k, *v, *sc, *mk, *wt, *hd, *cat, *out;
 
 	name2(nm, prefix, "q");
-	q = cube(c, SK_PERHEAD, blk, layer, cross ? F_Q_CROSS : F_Q, h, nq, qax, dk, AX_NONE, nm);
+	q = fwd_cube(c, SK_PERHEAD, blk, layer, cross ? F_Q_CROSS : F_Q, h, nq, qax, dk, AX_NONE, nm);
 	name2(nm, prefix, "k");
-	k = cube(c, SK_PERHEAD, blk, layer, cross ? F_K_CROSS : F_K, hkv, nk, kax, dk, AX_NONE, nm);
+	k = fwd_cube(c, SK_PERHEAD, blk, layer, cross ? F_K_CROSS : F_K, hkv, nk, kax, dk, AX_NONE, nm);
 	name2(nm, prefix, "v");
-	v = cube(c, SK_PERHEAD, blk, layer, cross ? F_V_CROSS : F_V, hkv, nk, kax, dk, AX_NONE, nm);
+	v = fwd_cube(c, SK_PERHEAD, blk, layer, cross ? F_V_CROSS : F_V, hkv, nk, kax, dk, AX_NONE, nm);
 	if (c->failed)
 		return NULL;
 	project(c, w, cross, xq, nq, xkv, nk, q, k, v);
@@ -362,25 +300,31 @@ static const float *attention(struct ctx *c, enum block blk, int layer,
 	if (qk_prepare(c, blk, layer, prefix, cross, w, &qs, nq, qax, &ks, nk, kax))
 		return NULL;
 
-	const char *fs = cfg->attn_scale > 0 ? F_SCORES_PLAIN : c->inv && !cross ?
-			 F_SCORES_ROPE : F_SCORES;
+	const char *fs = cfg->attn_scale == 1 ? F_SCORES_UNSCALED : cfg->attn_scale > 0 ?
+			 F_SCORES_PLAIN : c->inv && !cross ? F_SCORES_ROPE : F_SCORES;
 	name2(nm, prefix, "scores");
-	sc = cube(c, SK_SCORES, blk, layer, fs, h, nq, qax, nk, kax, nm);
+	sc = fwd_cube(c, SK_SCORES, blk, layer, fs, h, nq, qax, nk, kax, nm);
+	const float *table = blk == BLK_ENCODER ? c->m->enc_rel_bias : c->m->dec_rel_bias;
+	const float *bias = cfg->rel_buckets && !cross && table && sc ?
+			    fwd_rel_bias(c, blk, layer, prefix, table, nq, qax,
+					 blk == BLK_DECODER) : NULL;
 	name2(nm, prefix, "masked");
-	mk = cube(c, SK_SCORES, blk, layer, F_MASKED, h, nq, qax, nk, kax, nm);
+	mk = fwd_cube(c, SK_SCORES, blk, layer, bias ? F_MASKED_BIAS : F_MASKED, h, nq, qax,
+		      nk, kax, nm);
 	name2(nm, prefix, "weights");
-	wt = cube(c, SK_WEIGHTS, blk, layer, F_WEIGHTS, h, nq, qax, nk, kax, nm);
+	wt = fwd_cube(c, SK_WEIGHTS, blk, layer, F_WEIGHTS, h, nq, qax, nk, kax, nm);
 	name2(nm, prefix, "heads");
-	hd = cube(c, SK_PERHEAD, blk, layer, F_HEADS, h, nq, qax, dk, AX_NONE, nm);
+	hd = fwd_cube(c, SK_PERHEAD, blk, layer, F_HEADS, h, nq, qax, dk, AX_NONE, nm);
 	name2(nm, prefix, "concat");
-	cat = mat(c, SK_VECTORS, blk, layer, F_CONCAT, nq, qax, c->qd, AX_NONE, nm);
+	cat = fwd_mat(c, SK_VECTORS, blk, layer, F_CONCAT, nq, qax, c->qd, AX_NONE, nm);
 	name2(nm, prefix, "out");
-	out = mat(c, SK_VECTORS, blk, layer, F_OUT, nq, qax, d, AX_NONE, nm);
+	out = fwd_mat(c, SK_VECTORS, blk, layer, F_OUT, nq, qax, d, AX_NONE, nm);
 	if (c->failed)
 		return NULL;
 
 	struct heads_job j = {
 		.q = qs, .k = ks, .v = v, .kt = c->scratch, .sc = sc, .mk = mk, .wt = wt,
+		.bias = bias,
 		.hd = hd, .cat = cat, .h = h, .group = h / hkv, .nq = nq, .nk = nk, .dk = dk,
 		.scale = cfg->attn_scale > 0 ? (float)cfg->attn_scale : 1.0f / sqrtf((float)dk),
 		.key_len = key_len, .causal = causal, .window = window, .ablate = ablate,
@@ -407,7 +351,7 @@ static const float *sublayer_in(struct ctx *c, enum block blk, int layer,
 	char nm[STAGE_NAME_MAX];
 	snprintf(nm, sizeof nm, "%s.norm%d", prefix, k);
 	const enum norm_kind nk = c->m->cfg.norm_kind;
-	float *y = mat(c, SK_VECTORS, blk, layer, nk == NK_RMS ? F_RMS_PRE : nk == NK_RMS1 ?
+	float *y = fwd_mat(c, SK_VECTORS, blk, layer, nk == NK_RMS ? F_RMS_PRE : nk == NK_RMS1 ?
 		       F_RMS1_PRE : F_NORM_PRE, n, ax, c->d, AX_NONE, nm);
 	if (y)
 		forward_norm(&c->m->cfg, x, n, g, b, y);
@@ -427,7 +371,7 @@ static const float *sublayer_out(struct ctx *c, enum block blk, int layer,
 		return NULL;
 	snprintf(nm, sizeof nm, "%s.add%d", prefix, k);
 	const int rms = c->m->cfg.norm_kind == NK_RMS || c->m->cfg.norm_kind == NK_RMS1;
-	float *a = mat(c, SK_VECTORS, blk, layer, ns != NORM_PRE ? F_ADD : rms ? F_ADD_PRE_RMS :
+	float *a = fwd_mat(c, SK_VECTORS, blk, layer, ns != NORM_PRE ? F_ADD : rms ? F_ADD_PRE_RMS :
 		       F_ADD_PRE, n, ax, c->d, AX_NONE, nm);
 	if (!a)
 		return NULL;
@@ -436,7 +380,7 @@ static const float *sublayer_out(struct ctx *c, enum block blk, int layer,
 		return a;
 	}
 	snprintf(nm, sizeof nm, "%s.norm%d", prefix, k);
-	float *o = mat(c, SK_VECTORS, blk, layer, F_NORM, n, ax, c->d, AX_NONE, nm);
+	float *o = fwd_mat(c, SK_VECTORS, blk, layer, F_NORM, n, ax, c->d, AX_NONE, nm);
 	if (!o)
 		return NULL;
 	const struct config *cfg = &c->m->cfg;
@@ -459,15 +403,15 @@ static const float *ffn_gated(struct ctx *c, enum block blk, int layer,
 	const int F = c->F, d = c->d;
 	char nm[STAGE_NAME_MAX];
 	snprintf(nm, sizeof nm, "%s.ffn.gate", prefix);
-	float *gate = mat(c, SK_VECTORS, blk, layer, cfg->act == ACT_SILU ? F_GATE_SILU :
+	float *gate = fwd_mat(c, SK_VECTORS, blk, layer, cfg->act == ACT_SILU ? F_GATE_SILU :
 			  cfg->act == ACT_GELU ? F_GATE_GELU : cfg->act == ACT_GELU_NEW ?
 			  F_GATE_GELU_NEW : F_GATE_RELU, n, ax, F, AX_NONE, nm);
 	snprintf(nm, sizeof nm, "%s.ffn.up", prefix);
-	float *up = mat(c, SK_VECTORS, blk, layer, F_UP, n, ax, F, AX_NONE, nm);
+	float *up = fwd_mat(c, SK_VECTORS, blk, layer, F_UP, n, ax, F, AX_NONE, nm);
 	snprintf(nm, sizeof nm, "%s.ffn.hidden", prefix);
-	float *hid = mat(c, SK_VECTORS, blk, layer, F_HIDDEN_GATED, n, ax, F, AX_NONE, nm);
+	float *hid = fwd_mat(c, SK_VECTORS, blk, layer, F_HIDDEN_GATED, n, ax, F, AX_NONE, nm);
 	snprintf(nm, sizeof nm, "%s.ffn.out", prefix);
-	float *out = mat(c, SK_VECTORS, blk, layer, F_FFN_DOWN, n, ax, d, AX_NONE, nm);
+	float *out = fwd_mat(c, SK_VECTORS, blk, layer, F_FFN_DOWN, n, ax, d, AX_NONE, nm);
 	if (c->failed)
 		return NULL;
 	op_linear(x, n, d, L->l1_w, L->l1_b, F, gate);
@@ -488,12 +432,12 @@ static const float *ffn(struct ctx *c, enum block blk, int layer,
 		return ffn_gated(c, blk, layer, prefix, L, x, n, ax);
 	const enum activation act = c->m->cfg.act;
 	snprintf(nm, sizeof nm, "%s.ffn.hidden", prefix);
-	float *hid = mat(c, SK_VECTORS, blk, layer,
+	float *hid = fwd_mat(c, SK_VECTORS, blk, layer,
 			 act == ACT_RELU ? F_HIDDEN_RELU : act == ACT_GELU ? F_HIDDEN_GELU :
 			 act == ACT_SILU ? F_HIDDEN_SILU : F_HIDDEN_GELU_NEW,
 			 n, ax, c->F, AX_NONE, nm);
 	snprintf(nm, sizeof nm, "%s.ffn.out", prefix);
-	float *out = mat(c, SK_VECTORS, blk, layer, F_FFN_OUT, n, ax, c->d, AX_NONE, nm);
+	float *out = fwd_mat(c, SK_VECTORS, blk, layer, F_FFN_OUT, n, ax, c->d, AX_NONE, nm);
 	if (!hid || !out)
 		return NULL;
 	if (act == ACT_RELU || act == ACT_GELU) {   /* fused with the product */
@@ -516,70 +460,6 @@ static int ablated(const struct ctx *c, enum block blk, int layer, int cross)
 	return o->ablate_head;
 }
 
-/* ids -> embed, pos, input.  Returns input [n, d]. */
-static const float *embed(struct ctx *c, enum block blk, const char *side,
-			  const int32_t *ids, int n, enum axis ax,
-			  const float *table)
-{
-	const struct config *cfg = &c->m->cfg;
-	const int d = c->d;
-	char nm[STAGE_NAME_MAX];
-	int shape[1] = { n };
-	enum axis axes[1] = { ax };
-	struct stage *s = trace_add(c->t, SK_IDS, blk, -1, F_IDS, DT_I32, 1,
-				    shape, axes, "%s.ids", side);
-	if (!s) {
-		c->failed = 1;
-		return NULL;
-	}
-	memcpy(s->data, ids, (size_t)n * sizeof *ids);
-
-	snprintf(nm, sizeof nm, "%s.embed", side);
-	float *em = mat(c, SK_VECTORS, blk, -1,
-			cfg->scale_embedding ? F_EMBED_SCALED : F_EMBED, n, ax, d, AX_NONE, nm);
-	const char *pf = cfg->pe == PE_SINUSOIDAL ? F_SINUSOID :
-			 cfg->pe == PE_LEARNED ? F_LEARNED : F_NOPE;
-	snprintf(nm, sizeof nm, "%s.pos", side);
-	const int rope = cfg->pe == PE_ROPE;   /* no position rows */
-	float *pe = rope ? NULL : mat(c, SK_VECTORS, blk, -1, pf, n, ax, d, AX_NONE, nm);
-	snprintf(nm, sizeof nm, "%s.input", side);
-	float *in = mat(c, SK_VECTORS, blk, -1, rope ? F_INPUT_ROPE : blk == BLK_SRC &&
-			c->m->type_embed ? F_INPUT_TYPE : F_INPUT, n, ax, d, AX_NONE, nm);
-	if (c->failed)
-		return NULL;
-	float sc = cfg->scale_embedding ? sqrtf((float)d) : 1.0f;
-	for (int i = 0; i < n; i++)
-		for (int j = 0; j < d; j++)
-			em[(size_t)i * d + j] = table[(size_t)ids[i] * d + j] * sc;
-	if (rope) {
-		memcpy(in, em, (size_t)n * d * sizeof *in);
-		return in;
-	}
-	const struct stage *src_pe = blk == BLK_TGT ? trace_find(c->t, "src.pos") : NULL;
-	if (cfg->pe == PE_SINUSOIDAL && src_pe && src_pe->shape[0] >= n)
-		/* the same rows as the source's: n·d sin and cos saved */
-		memcpy(pe, src_pe->data, (size_t)n * d * sizeof *pe);
-	else if (cfg->pe == PE_SINUSOIDAL)
-		op_sinusoid(n, d, pe);
-	else if (cfg->pe == PE_LEARNED)
-		memcpy(pe, c->m->pos_embed, (size_t)n * d * sizeof *pe);
-	else
-		memset(pe, 0, (size_t)n * d * sizeof *pe);
-	for (size_t i = 0; i < (size_t)n * d; i++)
-		in[i] = em[i] + pe[i];
-	const float *ty = blk == BLK_SRC ? c->m->type_embed : NULL;   /* [types, d] */
-	if (ty)   /* BERT: every token is of type 0 */
-		for (int i = 0; i < n; i++)
-			for (int j = 0; j < d; j++)
-				in[(size_t)i * d + j] += ty[j];
-	if (blk != BLK_SRC || !c->m->in_norm_w)
-		return in;
-	float *y = mat(c, SK_VECTORS, blk, -1, F_INPUT_NORM, n, ax, d, AX_NONE, "src.input_norm");
-	if (y)
-		forward_norm(cfg, in, n, c->m->in_norm_w, c->m->in_norm_b, y);
-	return y;
-}
-
 static const float *final_norm(struct ctx *c, enum block blk, const char *name,
 			       const float *x, int n, enum axis ax,
 			       const float *g, const float *b)
@@ -587,7 +467,7 @@ static const float *final_norm(struct ctx *c, enum block blk, const char *name,
 	if (!g || !x)
 		return x;
 	const enum norm_kind nk = c->m->cfg.norm_kind;
-	float *y = mat(c, SK_VECTORS, blk, -1, nk == NK_RMS || nk == NK_RMS1 ? F_FINAL_RMS :
+	float *y = fwd_mat(c, SK_VECTORS, blk, -1, nk == NK_RMS || nk == NK_RMS1 ? F_FINAL_RMS :
 		       F_FINAL_NORM, n, ax, c->d, AX_NONE, name);
 	if (y)
 		forward_norm(&c->m->cfg, x, n, g, b, y);
@@ -598,7 +478,7 @@ static const float *encoder(struct ctx *c, const struct pass_input *in)
 {
 	const struct model *m = c->m;
 	const int S = in->S;
-	const float *x = embed(c, BLK_SRC, "src", in->src_ids, S, AX_SRC, m->src_embed);
+	const float *x = fwd_embed(c, BLK_SRC, "src", in->src_ids, S, AX_SRC, m->src_embed);
 	char p[STAGE_NAME_MAX], pa[STAGE_NAME_MAX];
 	for (int i = 0; i < m->cfg.enc_layers && x; i++) {
 		const struct layer_w *L = &m->enc[i];
@@ -625,7 +505,7 @@ static const float *decoder(struct ctx *c, const struct pass_input *in,
 {
 	const struct model *m = c->m;
 	const int T = in->T, S = in->S;
-	const float *x = embed(c, BLK_TGT, "tgt", in->tgt_ids, T, AX_TGT, m->tgt_embed);
+	const float *x = fwd_embed(c, BLK_TGT, "tgt", in->tgt_ids, T, AX_TGT, m->tgt_embed);
 	char p[STAGE_NAME_MAX], pa[STAGE_NAME_MAX];
 	for (int i = 0; i < m->cfg.dec_layers && x; i++) {
 		const struct layer_w *L = &m->dec[i];
@@ -661,17 +541,30 @@ static const float *decoder(struct ctx *c, const struct pass_input *in,
 }
 
 /* logits, probs and (with labels) loss for x[n, d]. */
-static void output(struct ctx *c, const float *x, int n, enum axis ax,
+void fwd_output(struct ctx *c, const float *x, int n, enum axis ax,
 		   const int32_t *labels, int nlabels, int label_len)
 {
 	const struct model *m = c->m;
 	const int V = m->tgt_vocab.n;
-	float *lg = mat(c, SK_LOGITS, BLK_OUTPUT, -1,
-			m->gen_tied ? F_LOGITS_TIED : F_LOGITS, n, ax, V, AX_VOCAB, "logits");
-	float *pr = mat(c, SK_PROBS, BLK_OUTPUT, -1, F_PROBS, n, ax, V, AX_VOCAB, "probs");
+	const double ls = m->cfg.logit_scale;
+	const char *f = ls > 0 ? F_LOGITS_RESCALED : !m->gen_tied ? F_LOGITS :
+			m->gen_b ? F_LOGITS_TIED_BIAS : F_LOGITS_TIED;
+	float *lg = fwd_mat(c, SK_LOGITS, BLK_OUTPUT, -1, f, n, ax, V, AX_VOCAB, "logits");
+	float *pr = fwd_mat(c, SK_PROBS, BLK_OUTPUT, -1, F_PROBS, n, ax, V, AX_VOCAB, "probs");
 	if (!lg || !pr)
 		return;
+	float *xs = NULL;   /* [n, d] T5 v1.0: x·d^-½ before the tied head */
+	if (ls > 0) {
+		if (!(xs = malloc((size_t)n * c->d * sizeof *xs))) {
+			c->failed = 1;
+			return;
+		}
+		for (size_t i = 0; i < (size_t)n * c->d; i++)
+			xs[i] = x[i] * (float)ls;
+		x = xs;
+	}
 	op_linear(x, n, c->d, m->gen_w, m->gen_b, V, lg);
+	free(xs);
 	memcpy(pr, lg, (size_t)n * V * sizeof *pr);
 	op_softmax_rows(pr, n, V);
 	if (!labels)
@@ -699,74 +592,6 @@ static void output(struct ctx *c, const float *x, int n, enum axis ax,
 	}
 }
 
-/* A 1-D float stage [n]. */
-static float *vec(struct ctx *c, enum stage_kind kind, const char *formula,
-		  int n, enum axis ax, const char *name)
-{
-	int shape[1] = { n };
-	enum axis axes[1] = { ax };
-	struct stage *s = trace_add(c->t, kind, BLK_OUTPUT, -1, formula, DT_F32, 1,
-				    shape, axes, "%s", name);
-	if (!s)
-		c->failed = 1;
-	return s ? s->data : NULL;
-}
-
-/* An encoder-only classifier: memory [S, d], pooled [d], class_logits [C],
- * class_probs [C]. */
-static void classify(struct ctx *c, const float *x, const struct pass_input *in)
-{
-	const struct model *m = c->m;
-	const int d = c->d, C = m->cfg.head.nlabels, S = in->S;
-	const int n = in->src_len > 0 ? in->src_len : S;   /* real tokens */
-	float *mem = mat(c, SK_VECTORS, BLK_ENCODER, -1, F_CLS_MEMORY, S, AX_SRC, d,
-			 AX_NONE, "memory");
-	const enum pool_kind pk = m->cfg.head.pool;
-	float *pool = vec(c, SK_POOLED, pk == POOL_MEAN ? F_POOL_MEAN :
-			  pk == POOL_FIRST ? F_POOL_FIRST : F_POOL_LAST, d, AX_NONE, "pooled");
-	float *lg = vec(c, SK_CLASS_LOGITS, F_CLASS_LOGITS, C, AX_CLASS, "class_logits");
-	float *pr = vec(c, SK_CLASS_PROBS, F_CLASS_PROBS, C, AX_CLASS, "class_probs");
-	if (c->failed)
-		return;
-	memcpy(mem, x, (size_t)S * d * sizeof *mem);
-	for (int j = 0; j < d; j++) {
-		double acc = 0;
-		if (pk == POOL_MEAN) {
-			for (int i = 0; i < n; i++)
-				acc += x[(size_t)i * d + j];
-			acc /= n;
-		} else {
-			acc = x[(size_t)(pk == POOL_FIRST ? 0 : n - 1) * d + j];
-		}
-		pool[j] = (float)acc;
-	}
-	op_linear(pool, 1, d, m->head_w, m->head_b, C, lg);
-	memcpy(pr, lg, (size_t)C * sizeof *pr);
-	op_softmax_rows(pr, 1, C);
-}
-
-/* BERT: memory [S, d]; with the masked-LM head mlm.hidden [S, d], then
- * logits and probs [S, V]. */
-static void bert_output(struct ctx *c, const float *x, int S)
-{
-	const struct model *m = c->m;
-	float *mem = mat(c, SK_VECTORS, BLK_ENCODER, -1, F_MEMORY_BERT, S, AX_SRC, c->d,
-			 AX_NONE, "memory");
-	if (!mem)
-		return;
-	memcpy(mem, x, (size_t)S * c->d * sizeof *mem);
-	if (!m->mlm_w)
-		return;
-	float *hid = mat(c, SK_VECTORS, BLK_OUTPUT, -1, F_MLM_HIDDEN, S, AX_SRC, c->d,
-			 AX_NONE, "mlm.hidden");
-	if (!hid)
-		return;
-	op_linear(mem, S, c->d, m->mlm_w, m->mlm_b, c->d, hid);
-	forward_act(&m->cfg, hid, (size_t)S * c->d);
-	forward_norm(&m->cfg, hid, S, m->mlm_norm_w, m->mlm_norm_b, hid);
-	output(c, hid, S, AX_SRC, NULL, 0, 0);
-}
-
 /* A copy of n strings (NULL entries stay NULL). */
 static char **dup_tokens(char **src, int n)
 {
@@ -782,10 +607,27 @@ static char **dup_tokens(char **src, int n)
 	return out;
 }
 
+/* Whether every id of ids [n] is a row of a vocabulary of V tokens: the
+ * embedding tables are read at these rows. */
+static int ids_valid(const int32_t *ids, int n, int V, const char *side, struct err *e)
+{
+	for (int i = 0; ids && i < n; i++)
+		if (ids[i] < 0 || ids[i] >= V)
+			return err_set(e, "%s token %d has id %d, outside the vocabulary "
+				       "of %d tokens", side, i, (int)ids[i], V);
+	return 0;
+}
+
 struct trace *forward_run(const struct model *m, const struct pass_input *in,
 			  const struct pass_opts *o, struct trace *reuse,
 			  struct err *e)
 {
+	if (ids_valid(in->src_ids, in->S, m->src_vocab.n, "source", e) ||
+	    ids_valid(in->tgt_ids, in->T, m->tgt_vocab.n, "target", e)) {
+		if (reuse)
+			trace_reset(reuse);
+		return NULL;
+	}
 	const struct config *cfg = &m->cfg;
 	struct ctx c = {
 		.m = m, .o = o, .e = e, .d = cfg->d_model, .h = cfg->heads,
@@ -842,30 +684,30 @@ struct trace *forward_run(const struct model *m, const struct pass_input *in,
 	switch (cfg->arch) {
 	case ARCH_ENC_DEC: {
 		const float *mem = encoder(&c, in);
-		float *mc = mem ? mat(&c, SK_VECTORS, BLK_ENCODER, -1, F_MEMORY,
+		float *mc = mem ? fwd_mat(&c, SK_VECTORS, BLK_ENCODER, -1, F_MEMORY,
 				      in->S, AX_SRC, c.d, AX_NONE, "memory") : NULL;
 		if (!mc)
 			goto oom;
 		memcpy(mc, mem, (size_t)in->S * c.d * sizeof *mc);
 		const float *y = decoder(&c, in, mc);
 		if (y)
-			output(&c, y, in->T, AX_TGT, in->labels, in->nlabels, in->label_len);
+			fwd_output(&c, y, in->T, AX_TGT, in->labels, in->nlabels, in->label_len);
 		break;
 	}
 	case ARCH_DEC_ONLY: {
 		const float *y = decoder(&c, in, NULL);
 		if (y)
-			output(&c, y, in->T, AX_TGT, in->labels, in->nlabels, in->label_len);
+			fwd_output(&c, y, in->T, AX_TGT, in->labels, in->nlabels, in->label_len);
 		break;
 	}
 	case ARCH_ENC_ONLY: {
 		const float *y = encoder(&c, in);
 		if (y && m->head_w)
-			classify(&c, y, in);
+			fwd_classify(&c, y, in);
 		else if (y && m->cfg.layout == LAYOUT_BERT)
-			bert_output(&c, y, in->S);
+			fwd_bert_output(&c, y, in->S);
 		else if (y)
-			output(&c, y, in->S, AX_SRC, NULL, 0, 0);
+			fwd_output(&c, y, in->S, AX_SRC, NULL, 0, 0);
 		break;
 	}
 	}
@@ -884,23 +726,6 @@ oom:
 		trace_free(c.t);
 	err_set(e, "out of memory in the forward pass");
 	return NULL;
-}
-
-float *forward_pe_table(const struct model *m, int want, int *n)
-{
-	const int d = m->cfg.d_model;
-	int rows = want < 1 ? 1 : want;
-	if (m->cfg.pe == PE_LEARNED && rows > m->cfg.max_len)
-		rows = m->cfg.max_len;
-	float *t = calloc((size_t)rows * d, sizeof *t);   /* [rows, d] */
-	if (!t)
-		return NULL;
-	if (m->cfg.pe == PE_SINUSOIDAL)
-		op_sinusoid(rows, d, t);
-	else if (m->cfg.pe == PE_LEARNED && m->pos_embed)
-		memcpy(t, m->pos_embed, (size_t)rows * d * sizeof *t);
-	*n = rows;
-	return t;
 }
 
 double forward_flops(const struct model *m, int S, int T)

@@ -23,7 +23,7 @@
 #include "formats/ydoc.h"
 
 
-#define HF_TYPES "gpt2, bert, llama, mistral, qwen2, qwen3, gemma, phi3"
+#define HF_TYPES "gpt2, bert, llama, mistral, qwen2, qwen3, gemma, phi3, marian, t5, bart, mbart"
 
 int hf_is_folder(const char *path)
 {
@@ -265,6 +265,14 @@ static int bert_head(struct model *m, struct err *e)
  * tokenizer_config.json), else vocab.json + merges.txt as GPT-2's. */
 static int tokenizer_modern(struct model *m, const char *dir, struct err *e)
 {
+	if (readable(dir, "tokenizer.json")) {
+		char *tj = join(dir, "tokenizer.json"), *tc = join(dir, "tokenizer_config.json");
+		int rc = tj && tc ? model_tok_tokjson(m, tj, readable(dir, "tokenizer_config.json") ?
+						       tc : NULL, e) : err_set(e, "out of memory");
+		free(tj);
+		free(tc);
+		return rc;
+	}
 	if (readable(dir, "vocab.json") && readable(dir, "merges.txt"))
 		return tokenizer(m, dir, 1, e);
 	return err_set(e, "%s: no tokenizer (tokenizer.json, or vocab.json and merges.txt)",
@@ -273,7 +281,8 @@ static int tokenizer_modern(struct model *m, const char *dir, struct err *e)
 
 /* config.json (strict JSON) into c by its model_type; *vocab its
  * vocab_size. */
-static int read_config(struct config *c, const char *cfg, int *vocab, struct err *e)
+static int read_config(struct config *c, const char *cfg, int *vocab, struct hf_ids *ids,
+		       struct err *e)
 {
 	struct ydoc d;
 	int rc = -1;
@@ -288,13 +297,15 @@ static int read_config(struct config *c, const char *cfg, int *vocab, struct err
 		err_set(e, "%s: config.json must be a JSON object", cfg);
 	else if (!type)
 		err_set(e, "%s: missing model_type (%s)", cfg, HF_TYPES);
-	else if (strcmp(type, "gpt2") && strcmp(type, "bert") && !hf_llama_family(type))
+	else if (strcmp(type, "gpt2") && strcmp(type, "bert") && !hf_llama_family(type) &&
+		 !hf_translators_family(type))
 		err_set(e, "%s:%d: model_type \"%.40s\" is not one attnscope reads (%s)",
 			cfg, t->line, type, HF_TYPES);
 	else if (!(c->hf_type = strdup(type)))
 		err_set(e, "out of memory");
 	else if (!strcmp(type, "gpt2") ? !parse_gpt2(c, &d, vocab, e) :
 		 !strcmp(type, "bert") ? !parse_bert(c, &d, vocab, e) :
+		 hf_translators_family(type) ? !hf_translators_config(c, &d, type, vocab, ids, e) :
 		 !hf_llama_config(c, &d, type, vocab, e))
 		rc = 0;
 	ydoc_free(&d);
@@ -329,11 +340,14 @@ static int load(struct model *m, const char *dir, struct err *e)
 	struct config *c = &m->cfg;
 	char *cfg = join(dir, "config.json");
 	int rc, vocab = 0;
+	struct hf_ids ids;
 	if (!cfg)
 		return err_set(e, "out of memory");
-	rc = read_config(c, cfg, &vocab, e);
+	rc = read_config(c, cfg, &vocab, &ids, e);
 	const int modern = !rc && hf_llama_family(c->hf_type);
-	if (!rc)
+	if (!rc && hf_translators_family(c->hf_type))
+		rc = hf_translators_tokenizer(m, dir, &ids, vocab, e);
+	else if (!rc)
 		rc = modern ? tokenizer_modern(m, dir, e) : tokenizer(m, dir, c->layout == LAYOUT_GPT2, e);
 	if (!rc && modern && m->src_vocab.n < vocab)   /* rows the tokenizer never gives */
 		rc = vocab_pad(&m->src_vocab, vocab, e) || vocab_pad(&m->tgt_vocab, vocab, e);

@@ -31,4 +31,21 @@ int hf_llama_config(struct config *c, const struct ydoc *d, const char *type, in
 /* Whether type is one of those families. */
 int hf_llama_family(const char *type);
 
+/* The special tokens' ids a translator's config.json names (-1: none). */
+struct hf_ids {
+	int pad, bos, eos, start, forced_bos;
+};
+
+/* config.json of an encoder-decoder translator (hf_translators.c):
+ * model_type marian, t5, bart or mbart, with the family's defaults;
+ * *vocab its vocab_size, *ids its specials. */
+int hf_translators_config(struct config *c, const struct ydoc *d, const char *type,
+			  int *vocab, struct hf_ids *ids, struct err *e);
+int hf_translators_family(const char *type);
+/* The folder's tokenizer (Marian's source.spm, target.spm and vocab.json;
+ * T5's spiece.model; BART's vocab.json and merges.txt), its vocabulary
+ * padded to vocab entries, and the specials of ids. */
+int hf_translators_tokenizer(struct model *m, const char *dir, const struct hf_ids *ids,
+			     int vocab, struct err *e);
+
 #endif

@@ -6,6 +6,7 @@
 #include "input.h"
 #include "formats/gpt2bpe.h"
 #include "formats/spm.h"
+#include "formats/tokjson.h"
 #include "formats/wordpiece.h"
 #include "base/i18n.h"
 
@@ -114,15 +115,17 @@ static const char *ascii_mark(const char *t)
 	return NULL;
 }
 
-/* GPT-2's and BERT's tokenizers give ids themselves (model_tok.h); a piece
- * BERT could not spell is its [UNK], typed word unknown (the views show
- * the [UNK]). */
+/* GPT-2's, BERT's and tokenizer.json's tokenizers give ids themselves
+ * (model_tok.h; a tokenizer.json's without what its post-processor adds:
+ * the model's sos is put in front as for every model); a piece BERT could
+ * not spell is its [UNK], typed word unknown (the views show the [UNK]). */
 static int append_hf(const struct model *m, const struct vocab *v, const char *text,
 		     struct seq *s, struct pass_input *in, struct err *e)
 {
 	int32_t *ids;
 	int n, invalid = 0;
 	if (m->gpt2 ? gpt2bpe_encode(m->gpt2, text, &ids, &n, &invalid, e) :
+	    m->tokjson ? tokjson_encode(m->tokjson, text, 0, &ids, &n, &invalid, e) :
 		      wordpiece_encode(m->wordpiece, text, &ids, &n, &invalid, e))
 		return -1;
 	in->invalid_utf8 += invalid;
@@ -135,13 +138,46 @@ static int append_hf(const struct model *m, const struct vocab *v, const char *t
 	return n;
 }
 
+/* Marian's target-language token typed first (">>pt_BR<<", as
+ * MarianTokenizer's language_code_re >>.+<< takes it: up to the line's last
+ * <<) is one token, its vocab.json id or <unk>; *text moves past it.
+ * Returns the tokens pushed (0 or 1), or -1. */
+static int lang_code(const struct model *m, const struct vocab *v, const char **text,
+		     struct seq *s, struct err *e)
+{
+	const char *t = *text, *end = NULL;
+	if (strncmp(t, ">>", 2) != 0)
+		return 0;
+	for (const char *p = t + 3; *p && *p != '\n'; p++)
+		if (p[0] == '<' && p[1] == '<')
+			end = p + 2;
+	if (!end)
+		return 0;
+	char code[128];
+	if ((size_t)(end - t) >= sizeof code)
+		return 0;
+	memcpy(code, t, (size_t)(end - t));
+	code[end - t] = 0;
+	int id = vocab_id(v, code);
+	if (id < 0)
+		id = m->src_sp[TOK_UNK];
+	if (id < 0)
+		return err_set(e, "%s: the language token %s is not in vocab.json", m->path, code);
+	if (seq_push_typed(s, vocab_str(v, id), id, vocab_id(v, code) < 0 ? code : NULL))
+		return err_set(e, "out of memory");
+	*text = end;
+	return 1;
+}
+
 /* A SentencePiece model gives ids itself (model_tok.h): the side's
  * tokenizer, its ids through the side's map when the vocabulary is not its
  * own (Marian's vocab.json). */
 static int append_spm(const struct model *m, const struct vocab *v, const char *text,
 		      struct seq *s, struct pass_input *in, struct err *e)
 {
-	int src = v == &m->src_vocab;
+	int src = v == &m->src_vocab, code = 0;
+	if (src && m->src_spm_map && (code = lang_code(m, v, &text, s, e)) < 0)
+		return -1;
 	const struct spm *sp = src ? m->src_spm : m->tgt_spm;
 	const int32_t *map = src ? m->src_spm_map : m->tgt_spm_map;
 	int32_t *ids;
@@ -160,7 +196,7 @@ static int append_spm(const struct model *m, const struct vocab *v, const char *
 		}
 	}
 	free(ids);
-	return n;
+	return n + code;
 }
 
 /* Tokenizes text and appends its tokens (mapped through v, whose <unk>
@@ -169,7 +205,7 @@ static int append_text(const struct model *m, const struct vocab *v, int unk,
 		       const char *text, struct seq *s, struct pass_input *in,
 		       struct err *e)
 {
-	if (m->gpt2 || m->wordpiece)
+	if (m->gpt2 || m->wordpiece || m->tokjson)
 		return append_hf(m, v, text, s, in, e);
 	if (m->src_spm)
 		return append_spm(m, v, text, s, in, e);
@@ -322,8 +358,15 @@ int input_build(const struct model *m, const char *sentence,
 				"decoder (tokenizer.specials.sos)", m->path);
 			goto fail;
 		}
-		if (ts[TOK_SOS] >= 0 && push_special(&tgt, v, ts[TOK_SOS], e))
+		if (c->arch == ARCH_ENC_DEC && m->ndec_start) {
+			/* Hugging Face's decoder_start_token_id (and BART's
+			   forced_bos_token_id) */
+			for (int k = 0; k < m->ndec_start; k++)
+				if (push_special(&tgt, v, m->dec_start[k], e))
+					goto fail;
+		} else if (ts[TOK_SOS] >= 0 && push_special(&tgt, v, ts[TOK_SOS], e)) {
 			goto fail;
+		}
 		for (int k = 0; k < 2; k++)
 			if (seqs[k] && append_text(m, v, ts[TOK_UNK], seqs[k], &tgt, in, e) < 0)
 				goto fail;
@@ -338,7 +381,7 @@ int input_build(const struct model *m, const char *sentence,
 			goto fail;
 		in->tgt_len = tgt.n;
 		in->label_len = lab.n;
-		in->prompt = c->arch == ARCH_DEC_ONLY ? tgt.n : 1;
+		in->prompt = c->arch == ARCH_DEC_ONLY ? tgt.n : m->ndec_start ? m->ndec_start : 1;
 		if (check_len(m, tgt.n, c->arch != ARCH_DEC_ONLY, e) ||
 		    pad(&tgt, v, ts[TOK_PAD], o->pad_target, "--pad-target", 1, m, e) ||
 		    (have_labels && o->pad_target &&

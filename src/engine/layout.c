@@ -37,7 +37,21 @@
  *     up_proj (joined as linear1) / down_proj, model.norm, lm_head (absent
  *     when tied); the buffer rotary_emb.inv_freq of older files.
  *   phi3: Phi3ForCausalLM (modeling_phi3.py): the same names with the
- *     projections fused, self_attn.qkv_proj and mlp.gate_up_proj. */
+ *     projections fused, self_attn.qkv_proj and mlp.gate_up_proj.
+ *   bart: Hugging Face's BartForConditionalGeneration and the models
+ *     written after it (modeling_bart.py, modeling_marian.py,
+ *     modeling_mbart.py): model.shared, encoder / decoder.embed_positions
+ *     (learned, BART; a buffer of Marian's sinusoid), layernorm_embedding
+ *     (BART), layers.{i}.self_attn.q_proj|k_proj|v_proj (joined as Q, K,
+ *     V) / out_proj / self_attn_layer_norm, the decoder's encoder_attn.* /
+ *     encoder_attn_layer_norm, fc1, fc2, final_layer_norm, mBART's final
+ *     layer_norm of each stack, lm_head (tied to shared), final_logits_bias
+ *     [1, V]; embed_tokens of each stack are shared's copies.
+ *   t5, t5-gated: T5ForConditionalGeneration (modeling_t5.py): shared,
+ *     {encoder,decoder}.block.{i}.layer.0.SelfAttention.q|k|v|o (the
+ *     first block's relative_attention_bias [buckets, h]) / layer_norm,
+ *     the decoder's layer.1.EncDecAttention.*, DenseReluDense.wi (gated,
+ *     T5 v1.1: wi_0 then wi_1) / wo, final_layer_norm, lm_head. */
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,7 +61,7 @@
 
 const char *const LAYOUT_NAMES[] = {
 	"nn.Transformer", "pytorch-tutorial", "annotated-transformer", "nanogpt", "gpt2",
-	"bert", "llama", "phi3", NULL
+	"bert", "llama", "phi3", "bart", "t5", "t5-gated", NULL
 };
 
 /* doc -> file parts.  A doc pattern ending in '*' maps a prefix: the rest
@@ -220,8 +234,86 @@ static const struct rule PHI3[] = {
 	{ NULL, { NULL } }
 };
 
+#define BA_E "encoder.layers.{i}."
+#define BA_D "decoder.layers.{i}."
+#define BA_QKV(doc, file)                                                       \
+	{ doc "in_proj_weight", { file "q_proj.weight", file "k_proj.weight",     \
+				  file "v_proj.weight" } },                        \
+	{ doc "in_proj_bias", { file "q_proj.bias", file "k_proj.bias", file "v_proj.bias" } }
+#define BA_NORM(doc, file)                                                      \
+	{ doc ".weight", { file ".weight" } }, { doc ".bias", { file ".bias" } }
+
+/* BART's, Marian's and mBART's names without `model.` (layout_canon). */
+static const struct rule BART[] = {
+	{ "src_embed.weight", { "shared.weight" } },
+	{ "pos_embed.weight", { "encoder.embed_positions.weight" } },
+	{ "tgt_pos_embed.weight", { "decoder.embed_positions.weight" } },
+	BA_NORM("input_norm", "encoder.layernorm_embedding"),
+	BA_NORM("tgt_input_norm", "decoder.layernorm_embedding"),
+	BA_QKV(BA_E "self_attn.", BA_E "self_attn."),
+	BA_NORM(BA_E "norm1", BA_E "self_attn_layer_norm"),
+	BA_NORM(BA_E "linear1", BA_E "fc1"),
+	BA_NORM(BA_E "linear2", BA_E "fc2"),
+	BA_NORM(BA_E "norm2", BA_E "final_layer_norm"),
+	BA_QKV(BA_D "self_attn.", BA_D "self_attn."),
+	BA_NORM(BA_D "norm1", BA_D "self_attn_layer_norm"),
+	BA_QKV(BA_D "multihead_attn.", BA_D "encoder_attn."),
+	BA_NORM(BA_D "multihead_attn.out_proj", BA_D "encoder_attn.out_proj"),
+	BA_NORM(BA_D "norm2", BA_D "encoder_attn_layer_norm"),
+	BA_NORM(BA_D "linear1", BA_D "fc1"),
+	BA_NORM(BA_D "linear2", BA_D "fc2"),
+	BA_NORM(BA_D "norm3", BA_D "final_layer_norm"),
+	BA_NORM("encoder.norm", "encoder.layer_norm"),
+	BA_NORM("decoder.norm", "decoder.layer_norm"),
+	{ "generator.weight", { "lm_head.weight" } },
+	{ "generator.bias", { "final_logits_bias" } },
+	{ NULL, { NULL } }
+};
+
+#define T5_ATT(doc, file)                                                       \
+	{ doc "in_proj_weight", { file "q.weight", file "k.weight", file "v.weight" } }, \
+	{ doc "out_proj.weight", { file "o.weight" } }
+#define T5_E "encoder.block.{i}.layer."
+#define T5_D "decoder.block.{i}.layer."
+#define T5_COMMON                                                               \
+	{ "src_embed.weight", { "shared.weight" } },                             \
+	{ "encoder.rel_bias.weight",                                             \
+	  { "encoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight" } }, \
+	{ "decoder.rel_bias.weight",                                             \
+	  { "decoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight" } }, \
+	T5_ATT(BA_E "self_attn.", T5_E "0.SelfAttention."),                      \
+	{ BA_E "norm1.weight", { T5_E "0.layer_norm.weight" } },                 \
+	{ BA_E "linear2.weight", { T5_E "1.DenseReluDense.wo.weight" } },        \
+	{ BA_E "norm2.weight", { T5_E "1.layer_norm.weight" } },                 \
+	T5_ATT(BA_D "self_attn.", T5_D "0.SelfAttention."),                      \
+	{ BA_D "norm1.weight", { T5_D "0.layer_norm.weight" } },                 \
+	T5_ATT(BA_D "multihead_attn.", T5_D "1.EncDecAttention."),               \
+	{ BA_D "norm2.weight", { T5_D "1.layer_norm.weight" } },                 \
+	{ BA_D "linear2.weight", { T5_D "2.DenseReluDense.wo.weight" } },        \
+	{ BA_D "norm3.weight", { T5_D "2.layer_norm.weight" } },                 \
+	{ "encoder.norm.weight", { "encoder.final_layer_norm.weight" } },        \
+	{ "decoder.norm.weight", { "decoder.final_layer_norm.weight" } },        \
+	{ "generator.weight", { "lm_head.weight" } }
+
+static const struct rule T5[] = {
+	T5_COMMON,
+	{ BA_E "linear1.weight", { T5_E "1.DenseReluDense.wi.weight" } },
+	{ BA_D "linear1.weight", { T5_D "2.DenseReluDense.wi.weight" } },
+	{ NULL, { NULL } }
+};
+
+/* T5 v1.1 and Flan-T5: wi_0 (the gate) and wi_1 joined as linear1. */
+static const struct rule T5_GATED[] = {
+	T5_COMMON,
+	{ BA_E "linear1.weight", { T5_E "1.DenseReluDense.wi_0.weight",
+	  T5_E "1.DenseReluDense.wi_1.weight" } },
+	{ BA_D "linear1.weight", { T5_D "2.DenseReluDense.wi_0.weight",
+	  T5_D "2.DenseReluDense.wi_1.weight" } },
+	{ NULL, { NULL } }
+};
+
 static const struct rule *const RULES[LAYOUT_N] = {
-	NULL, TUTORIAL, ANNOTATED, NANOGPT, GPT2, BERT, LLAMA, PHI3
+	NULL, TUTORIAL, ANNOTATED, NANOGPT, GPT2, BERT, LLAMA, PHI3, BART, T5, T5_GATED
 };
 
 /* Buffers each family keeps in its state_dict: positional tables and
@@ -238,6 +330,11 @@ static const char *const BUF_BERT[] = {
 };
 static const char *const BUF_LLAMA[] = {
 	"layers.*.self_attn.rotary_emb.inv_freq", "rotary_emb.inv_freq", NULL
+};
+/* each stack's embed_tokens (shared's storage), Marian's sinusoid tables */
+static const char *const BUF_SEQ2SEQ[] = {
+	"encoder.embed_tokens.weight", "decoder.embed_tokens.weight",
+	"encoder.embed_positions.weight", "decoder.embed_positions.weight", NULL
 };
 
 void layout_imply(int layout, struct config *c, unsigned given)
@@ -289,6 +386,15 @@ void layout_imply(int layout, struct config *c, unsigned given)
 		if (set & IMPLY_PE) c->pe = PE_ROPE;
 		if (set & IMPLY_SCALE) c->scale_embedding = 0;
 		if (set & IMPLY_BIAS) c->bias = 0;
+		break;
+	case LAYOUT_BART:          /* post-norm (mBART pre-norm: config.json says) */
+	case LAYOUT_T5:            /* pre-RMSNorm, relative bias (config.json) */
+	case LAYOUT_T5_GATED:
+		if (set & IMPLY_ARCH) c->arch = ARCH_ENC_DEC;
+		if (layout != LAYOUT_BART && (set & IMPLY_NORM)) c->norm = NORM_PRE;
+		if (layout != LAYOUT_BART && (set & IMPLY_NORM_TYPE)) c->norm_kind = NK_RMS;
+		if (layout != LAYOUT_BART && (set & IMPLY_BIAS)) c->bias = 0;
+		if (layout == LAYOUT_T5_GATED && (set & IMPLY_FFN)) c->ffn_gated = 1;
 		break;
 	default:
 		break;
@@ -406,7 +512,8 @@ int layout_ignored(const struct config *c, int layout, const char *name)
 	       (layout == LAYOUT_GPT2 && any_glob(BUF_GPT2, -1, name)) ||
 	       (layout == LAYOUT_BERT && any_glob(BUF_BERT, -1, name)) ||
 	       ((layout == LAYOUT_LLAMA || layout == LAYOUT_PHI3) &&
-		any_glob(BUF_LLAMA, -1, name));
+		any_glob(BUF_LLAMA, -1, name)) ||
+	       (layout >= LAYOUT_BART && any_glob(BUF_SEQ2SEQ, -1, name));
 }
 
 const char *layout_canon(int layout, const char *name, char *buf)
@@ -414,7 +521,8 @@ const char *layout_canon(int layout, const char *name, char *buf)
 	name = layout_strip(name);
 	const char *pfx = layout == LAYOUT_GPT2 ? "transformer." :
 			  layout == LAYOUT_BERT ? "bert." :
-			  layout == LAYOUT_LLAMA || layout == LAYOUT_PHI3 ? "model." : NULL;
+			  layout == LAYOUT_LLAMA || layout == LAYOUT_PHI3 ||
+			  layout == LAYOUT_BART ? "model." : NULL;
 	if (!pfx)
 		return name;
 	size_t pl = strlen(pfx);

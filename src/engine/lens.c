@@ -108,6 +108,11 @@ int lens_compute(const struct model *m, const struct trace *t, struct lens *l,
 				forward_norm(c, x, T, m->dec_norm_w, m->dec_norm_b, y);
 				x = y;
 			}
+			if (c->logit_scale > 0) {   /* T5 v1.0's tied head: x·d^-½ */
+				for (size_t i = 0; i < (size_t)T * d; i++)
+					y[i] = x[i] * (float)c->logit_scale;
+				x = y;
+			}
 			float *p = pass ? pr : last;
 			op_linear(x, T, d, m->gen_w, m->gen_b, V, p);
 			op_softmax_rows(p, T, V);

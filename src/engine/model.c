@@ -33,7 +33,7 @@ static const char *const TOP_KEYS[] = {
 static const char *const TOK_KEYS[] = {
 	"type", "lowercase", "wrap_source", "source_vocab", "target_vocab",
 	"specials", "merges", "source_merges", "target_merges", "proper_nouns",
-	"model", "source_model", "target_model", NULL
+	"model", "source_model", "target_model", "file", "config", NULL
 };
 static const char *const SPECIAL_KEYS[] = { "pad", "sos", "eos", "unk", NULL };
 static const char *const INIT_KEYS[] = { "random", NULL };
@@ -51,9 +51,10 @@ static const char *const NORM_KIND_NAMES[] = { "layernorm", "layernorm_std", "rm
 					       "gemma_rmsnorm", NULL };
 static const char *const ACT_NAMES[] = { "relu", "gelu", "gelu_new", "silu", "swiglu",
 					  "geglu", NULL };
-static const char *const PE_NAMES[] = { "sinusoidal", "learned", "none", "rope", NULL };
+static const char *const PE_NAMES[] = { "sinusoidal", "learned", "none", "rope",
+					"sinusoidal-halves", NULL };
 static const char *const TOKTYPE_NAMES[] = { "word", "char", "bpe", "gpt2", "wordpiece",
-					     "sentencepiece", NULL };
+					     "sentencepiece", "hf", NULL };
 
 const char *arch_name(enum arch a) { return ARCH_NAMES[a]; }
 const char *norm_name(enum norm_style n) { return NORM_NAMES[n]; }
@@ -302,8 +303,12 @@ static int parse_tokenizer(struct model *m, const struct ydoc *d,
 		}
 	}
 	if (c->tok.type == TOKENIZE_GPT2 || c->tok.type == TOKENIZE_WORDPIECE ||
-	    c->tok.type == TOKENIZE_SPM)
+	    c->tok.type == TOKENIZE_SPM || c->tok.type == TOKENIZE_HF)
 		return model_tok_yaml(m, d, tk, e);
+	const char *hfkey = ynode_get(tk, "file") ? "file" : ynode_get(tk, "config") ? "config" : NULL;
+	if (hfkey)
+		return err_set(e, "%s:%d: tokenizer: type %s does not take %s (type hf does)", d->file,
+			       tk->line, tok_name(c->tok.type), hfkey);
 	if (parse_merges(m, d, tk, e))
 		return -1;
 	const struct ynode *sv = ynode_get(tk, "source_vocab");
@@ -766,7 +771,11 @@ size_t model_params(const struct model *m, const char *prefix)
 	size_t n = 0, pl = strlen(prefix);
 	for (int i = 0; i < m->ntensors; i++) {
 		const struct wtensor *t = &m->tensors[i];
-		if (strncmp(t->name, prefix, pl) == 0)
+		int again = 0;   /* one storage under two names (tied) counts once */
+		for (int j = 0; j < i && !again; j++)
+			again = m->tensors[j].data == t->data &&
+				strncmp(m->tensors[j].name, prefix, pl) == 0;
+		if (!again && strncmp(t->name, prefix, pl) == 0)
 			n += (size_t)t->shape[0] * (t->ndim > 1 ? (size_t)t->shape[1] : 1);
 	}
 	return n;

@@ -43,8 +43,10 @@ struct head_cfg {
 	char *weight, *bias;          /* the file's tensor names (bias may be NULL) */
 };
 /* PE_ROPE: rotary position embeddings inside attention (rope.h): the
- * input has no position rows */
-enum pe_kind { PE_SINUSOIDAL, PE_LEARNED, PE_NONE, PE_ROPE };
+ * input has no position rows; PE_SIN_HALVES: the paper's sinusoid with
+ * the sines in the first half of the row and the cosines in the second
+ * (Marian's MarianSinusoidalPositionalEmbedding) */
+enum pe_kind { PE_SINUSOIDAL, PE_LEARNED, PE_NONE, PE_ROPE, PE_SIN_HALVES };
 enum rope_scaling { ROPE_PLAIN, ROPE_LINEAR, ROPE_LLAMA3 };
 
 /* Rotary embeddings (Hugging Face's rope_theta and rope_scaling). */
@@ -86,6 +88,18 @@ struct config {
 	                                itself included (0: all) */
 	int window_from;             /* the first layer that has the window */
 	double attn_scale;           /* scores = q·kᵀ·attn_scale (0: 1/√dk) */
+	int rel_buckets;             /* T5's relative position bias: buckets
+	                                (0: none); the first layer's table
+	                                [rel_buckets, h] serves every layer,
+	                                bidirectional in the encoder, causal
+	                                in the decoder */
+	int rel_max_dist;            /* the distance of the last bucket */
+	int pos_offset;              /* learned positions: row pos + offset
+	                                (BART's 2) */
+	int embed_norm;              /* a LayerNorm of each side's input
+	                                (BART's layernorm_embedding) */
+	double logit_scale;          /* logits = (x·logit_scale)·W_genᵀ (T5
+	                                v1.0's tied d^-0.5; 0: 1) */
 	struct rope_cfg rope;        /* PE_ROPE */
 	char wdtype[32];             /* the weights file's dtypes ("BF16",
 	                                "F32+F16"), "" without a file */
@@ -161,7 +175,7 @@ struct model {
 	/* tokenizer type bpe: the merges of each side (owned; tgt_bpe may be
 	 * src_bpe when both sides share one merges file), else NULL */
 	struct bpe *src_bpe, *tgt_bpe;
-	/* tokenizer type gpt2 / wordpiece (model_tok.h, owned), else NULL */
+	/* tokenizer type gpt2 / wordpiece / hf (model_tok.h, owned), else NULL */
 	struct gpt2bpe *gpt2;
 	struct wordpiece *wordpiece;
 	/* tokenizer type sentencepiece (model_tok.h, owned): each side's
@@ -170,10 +184,12 @@ struct model {
 	 * side's map spm id -> vocabulary id, else NULL */
 	struct spm *src_spm, *tgt_spm;
 	int32_t *src_spm_map, *tgt_spm_map;
+	struct tokjson *tokjson;
 	/* weights (pointers into tensors[]) */
 	const float *src_embed;       /* [Vs, d] */
 	const float *tgt_embed;       /* [Vt, d] (== src_embed when tied) */
 	const float *pos_embed;       /* [L, d] learned PE, else NULL */
+	const float *tgt_pos_embed;   /* [L, d] the decoder's own (BART), or NULL */
 	struct layer_w *enc, *dec;    /* enc_layers, dec_layers */
 	const float *enc_norm_w, *enc_norm_b;   /* NULL when absent */
 	const float *dec_norm_w, *dec_norm_b;
@@ -188,6 +204,15 @@ struct model {
 	const float *in_norm_w, *in_norm_b;
 	const float *mlm_w, *mlm_b;           /* [d, d], [d] */
 	const float *mlm_norm_w, *mlm_norm_b; /* [d] */
+	/* BART's layernorm_embedding of the decoder's input (the encoder's is
+	 * in_norm_w / in_norm_b), T5's relative position tables
+	 * [rel_buckets, h] (NULL when the model has none) */
+	const float *tgt_in_norm_w, *tgt_in_norm_b;
+	const float *enc_rel_bias, *dec_rel_bias;
+	/* the decoder's first tokens before it predicts (Hugging Face's
+	 * decoder_start_token_id, then a forced_bos_token_id); ndec_start 0:
+	 * <s> */
+	int32_t dec_start[2]; int ndec_start;
 	/* the specials' ids in the source and target vocabularies (SP_PAD…),
 	 * -1 where the model has none (`null`) */
 	int src_sp[TOK_NSPECIAL], tgt_sp[TOK_NSPECIAL];
@@ -242,7 +267,7 @@ static inline int cfg_kv_heads(const struct config *c)
 	return c->kv_heads ? c->kv_heads : c->heads;
 }
 const char *pe_name(enum pe_kind p);
-const char *tok_name(enum tok_type t);   /* word char bpe gpt2 wordpiece sentencepiece */
+const char *tok_name(enum tok_type t);   /* word char bpe gpt2 wordpiece sentencepiece hf */
 
 /* The default model: $ATTNSCOPE_MODEL, else the installed data directory,
  * else models/ in the source tree.  Writes the path into buf; returns 0, or

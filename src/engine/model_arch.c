@@ -76,7 +76,11 @@ int model_arch_parse(struct config *c, const struct ydoc *d, const struct ynode 
 	if (which && c->pe != PE_ROPE)
 		return err_set(e, "%s:%d: %s needs positional_encoding: rope", d->file,
 			       ynode_get(r, which)->line, which);
-	return model_arch_check(c, d->file, e);
+	/* the heads' line, as model.c names it for the same checks */
+	char what[600];
+	const struct ynode *h = ynode_get(r, "heads");
+	snprintf(what, sizeof what, "%s:%d", d->file, (h ? h : r)->line);
+	return model_arch_check(c, what, e);
 }
 
 int model_arch_check(const struct config *c, const char *what, struct err *e)

@@ -1,10 +1,12 @@
-/* model_tok.c - GPT-2's and BERT's tokenizers as the model's tokenizer. */
+/* model_tok.c - GPT-2's, BERT's and tokenizer.json's tokenizers as the
+ * model's tokenizer. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "model_tok.h"
 #include "base/path.h"
 #include "formats/gpt2bpe.h"
+#include "formats/tokjson.h"
 #include "formats/wordpiece.h"
 #include "formats/ydoc.h"
 
@@ -75,6 +77,28 @@ int model_tok_wordpiece(struct model *m, const char *vocab_txt, int lowercase,
 	return adopt(m, &m->wordpiece->vocab, def, vocab_txt, e);
 }
 
+int model_tok_tokjson(struct model *m, const char *tokenizer_json,
+		      const char *tokenizer_config_json, struct err *e)
+{
+	const char *def[TOK_NSPECIAL] = { NULL, NULL, NULL, NULL };
+	model_tok_free(m);
+	if (!(m->tokjson = malloc(sizeof *m->tokjson)))
+		return err_set(e, "out of memory");
+	if (tokjson_load(m->tokjson, tokenizer_json, tokenizer_config_json, e)) {
+		free(m->tokjson);
+		m->tokjson = NULL;
+		return -1;
+	}
+	const struct tokjson *t = m->tokjson;
+	const int32_t role[TOK_NSPECIAL] = { t->pad, t->bos, t->eos, t->unk };
+	for (int i = 0; i < TOK_NSPECIAL; i++)
+		def[i] = role[i] >= 0 ? vocab_str(&t->vocab, role[i]) : NULL;
+	m->cfg.tok.type = TOKENIZE_HF;
+	m->cfg.tok.lowercase = 0;           /* the file's normalizer decides */
+	m->cfg.tok.hf = t;
+	return adopt(m, &t->vocab, def, tokenizer_json, e);
+}
+
 void model_tok_free(struct model *m)
 {
 	if (m->gpt2) {
@@ -88,13 +112,62 @@ void model_tok_free(struct model *m)
 		m->wordpiece = NULL;
 	}
 	model_tok_spm_free(m);
+	if (m->tokjson) {
+		tokjson_free(m->tokjson);
+		free(m->tokjson);
+		m->tokjson = NULL;
+		m->cfg.tok.hf = NULL;
+	}
 }
 
-/* tokenizer: {type: gpt2, source_vocab: vocab.json, merges: merges.txt} or
- * {type: wordpiece, source_vocab: vocab.txt}: one vocabulary (model_tok.h). */
+/* tokenizer: {type: hf, file: tokenizer.json, config: tokenizer_config.json}:
+ * a Hugging Face tokenizer.json beside the YAML, and optionally its
+ * folder's tokenizer_config.json (add_bos_token, bos_token, eos_token,
+ * pad_token...); the vocabulary, the specials and the ids are the file's
+ * (model_tok_tokjson). */
+static int tok_yaml_hf(struct model *m, const struct ydoc *d, const struct ynode *tk,
+		       struct err *e)
+{
+	const struct ynode *f = ynode_get(tk, "file"), *c = ynode_get(tk, "config");
+	static const char *const other[] = { "source_vocab", "target_vocab", "merges",
+					     "source_merges", "target_merges", "model",
+					     "source_model", "target_model", NULL };
+	for (int i = 0; other[i]; i++)
+		if (ynode_get(tk, other[i]))
+			return err_set(e, "%s:%d: tokenizer: type hf does not take %s (the vocabulary "
+				       "is the file's)", d->file, tk->line, other[i]);
+	if (!f || f->kind != Y_SCALAR || !f->len)
+		return err_set(e, "%s:%d: tokenizer: type hf needs file (tokenizer.json)", d->file,
+			       tk->line);
+	if (c && (c->kind != Y_SCALAR || !c->len))
+		return err_set(e, "%s:%d: tokenizer: config must name a file "
+			       "(tokenizer_config.json)", d->file, c->line);
+	char *fp = path_beside(m->path, f->str), *cp = c ? path_beside(m->path, c->str) : NULL;
+	int rc = -1;
+	if (!fp || (c && !cp))
+		err_set(e, "out of memory");
+	else
+		rc = model_tok_tokjson(m, fp, cp, e);
+	if (rc)
+		err_prefix(e, "%s:%d: tokenizer", d->file, tk->line);
+	free(fp);
+	free(cp);
+	return rc;
+}
+
+/* tokenizer: {type: gpt2, source_vocab: vocab.json, merges: merges.txt},
+ * {type: wordpiece, source_vocab: vocab.txt} or {type: hf, file:
+ * tokenizer.json} (tok_yaml_hf): one vocabulary (model_tok.h). */
 int model_tok_yaml(struct model *m, const struct ydoc *d, const struct ynode *tk,
 		   struct err *e)
 {
+	if (m->cfg.tok.type == TOKENIZE_HF)
+		return tok_yaml_hf(m, d, tk, e);
+	const char *hfkey = ynode_get(tk, "file") ? "file" : ynode_get(tk, "config") ? "config" :
+			    NULL;
+	if (hfkey)
+		return err_set(e, "%s:%d: tokenizer: type %s does not take %s (type hf does)", d->file,
+			       tk->line, tok_name(m->cfg.tok.type), hfkey);
 	if (m->cfg.tok.type == TOKENIZE_SPM)
 		return model_tok_spm_yaml(m, d, tk, e);
 	const struct ynode *sv = ynode_get(tk, "source_vocab");

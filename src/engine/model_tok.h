@@ -1,12 +1,15 @@
 /* model_tok.h - a Hugging Face tokenizer as a model's tokenizer: GPT-2's
- * byte-level BPE (formats/gpt2bpe.h) or BERT's WordPiece
- * (formats/wordpiece.h), or a SentencePiece model (formats/spm.h, below), for a model YAML's `tokenizer: {type: gpt2,
- * source_vocab: vocab.json, merges: merges.txt}` or `{type: wordpiece,
- * source_vocab: vocab.txt, lowercase: true}` and for a Hugging Face folder's
- * loader.
+ * byte-level BPE (formats/gpt2bpe.h), BERT's WordPiece
+ * (formats/wordpiece.h), a SentencePiece model (formats/spm.h, below) or a
+ * tokenizer.json (formats/tokjson.h), for a model YAML's `tokenizer: {type:
+ * gpt2, source_vocab: vocab.json, merges: merges.txt}`, `{type: wordpiece,
+ * source_vocab: vocab.txt, lowercase: true}` or `{type: hf, file:
+ * tokenizer.json, config: tokenizer_config.json}` (config optional) and
+ * for a Hugging Face folder's loader.
  *
- * Each sets m->cfg.tok.type, loads the tokenizer into m->gpt2 or
- * m->wordpiece (owned by the model; model_free frees them), makes its
+ * Each sets m->cfg.tok.type, loads the tokenizer into m->gpt2,
+ * m->wordpiece or m->tokjson (owned by the model; model_free frees them;
+ * m->cfg.tok.hf points at the last), makes its
  * vocabulary the model's source and target vocabulary (shared), and gives
  * the specials the model's YAML did not spell out (specials_given) their
  * spellings for this tokenizer:
@@ -14,6 +17,14 @@
  *              <|endoftext|> (null when the vocabulary lacks it), unk null;
  *   wordpiece: pad [PAD], sos [CLS], eos [SEP], unk [UNK] (each null when
  *              the vocabulary lacks it), so the source is [CLS] … [SEP];
+ *   hf:        sos the BOS the post-processor (or tokenizer_config.json's
+ *              add_bos_token) puts in front, null when none (Qwen, Llama 3's
+ *              first files); eos tokenizer_config.json's eos_token (without
+ *              it: tokjson.h's guess); pad its pad_token; unk the model's
+ *              unknown piece; each null when absent.  The ids are the
+ *              file's, its added tokens included; the text is encoded
+ *              without what the post-processor adds (the pass puts sos in
+ *              front, as for every model);
  * then fills m->src_sp / m->tgt_sp with their ids.  A special the YAML
  * spelled out and the vocabulary lacks is an error.  lowercase is BERT's
  * do_lower_case: lower-casing and accent stripping. */
@@ -26,6 +37,9 @@ int model_tok_gpt2(struct model *m, const char *vocab_json, const char *merges,
 		   struct err *e);
 int model_tok_wordpiece(struct model *m, const char *vocab_txt, int lowercase,
 			struct err *e);
+/* tokenizer_config_json may be NULL (the folder has none). */
+int model_tok_tokjson(struct model *m, const char *tokenizer_json,
+		      const char *tokenizer_config_json, struct err *e);
 void model_tok_free(struct model *m);
 
 /* sentencepiece: src_model (and tgt_model, NULL: the same one serves both
@@ -50,11 +64,12 @@ struct spm;
 int model_tok_spm_adopt(struct model *m, struct spm *s, const char *what, struct err *e);
 void model_tok_spm_free(struct model *m);
 
-/* The YAML's tokenizer: mapping tk (type gpt2 or wordpiece, already read
- * with lowercase and specials into m->cfg.tok): source_vocab, and merges
- * for gpt2, as files beside the YAML; type sentencepiece: model (or
- * source_model and target_model), and source_vocab (a vocab.json, for
- * Marian) when given; errors name the YAML's line. */
+/* The YAML's tokenizer: mapping tk (type gpt2, wordpiece, sentencepiece or
+ * hf, already read with lowercase and specials into m->cfg.tok):
+ * source_vocab, and merges for gpt2, as files beside the YAML; type
+ * sentencepiece: model (or source_model and target_model), and
+ * source_vocab (a vocab.json, for Marian) when given; type hf: file and
+ * config; errors name the YAML's line. */
 struct ydoc;
 struct ynode;
 int model_tok_yaml(struct model *m, const struct ydoc *d, const struct ynode *tk,

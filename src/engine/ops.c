@@ -509,6 +509,20 @@ void op_sinusoid(int n, int d, float *out)
 	}
 }
 
+void op_sinusoid_halves(int n, int d, float *out)
+{
+	const int half = (d + 1) / 2;
+	for (int i = 0; i < half; i++) {
+		const double p = pow(10000.0, (double)(2 * i) / d);
+		for (int pos = 0; pos < n; pos++) {
+			const double a = pos / p;
+			out[(size_t)pos * d + i] = (float)sin(a);
+			if (half + i < d)
+				out[(size_t)pos * d + half + i] = (float)cos(a);
+		}
+	}
+}
+
 void op_matmul_nt_naive(const float *a, const float *b, float *c, int m, int n,
 			int k, float alpha)
 {
@@ -554,4 +568,20 @@ void op_transpose(const float *a, int rows, int cols, float *out)
 	int k = pool_threads() * TASKS_PER_THREAD;
 	j.per = ((rows + k - 1) / k + 31) / 32 * 32;
 	pool_run(transpose_task, &j, (rows + j.per - 1) / j.per);
+}
+
+int op_dist_finite(const float *lp, int B, int V)
+{
+	for (size_t b = 0; b < (size_t)B; b++) {
+		int any = 0;
+		for (int j = 0; j < V; j++) {
+			float x = lp[b * (size_t)V + j];
+			if (isnan(x) || x == INFINITY)
+				return 0;
+			any |= isfinite(x);
+		}
+		if (!any)
+			return 0;
+	}
+	return 1;
 }

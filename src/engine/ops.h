@@ -83,9 +83,18 @@ void op_transpose(const float *a, int rows, int cols, float *out);
 
 /* Sinusoidal positional encoding rows [n, d] (Vaswani et al. §3.5). */
 void op_sinusoid(int n, int d, float *out);
+/* Marian's arrangement of the same sinusoid: out[pos, i] = sin(pos /
+ * 10000^(2i/d)) for i < ⌈d/2⌉, out[pos, ⌈d/2⌉ + i] = cos(…) after. */
+void op_sinusoid_halves(int n, int d, float *out);
 
 /* Triple loop reference for tests: c[m, n] = a[m, k] · b[n, k]ᵀ. */
 void op_matmul_nt_naive(const float *a, const float *b, float *c, int m, int n,
 			int k, float alpha);
+
+/* Whether the log-probabilities lp [B, V] are distributions: no NaN, no
+ * +inf, and a finite entry in every row (−inf is a token of probability
+ * 0, as a bias of −inf makes it).  Logits that overflow to ±inf make every
+ * entry NaN. */
+int op_dist_finite(const float *lp, int B, int V);
 
 #endif

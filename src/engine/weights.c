@@ -201,8 +201,21 @@ static int build_wants(struct model *m, struct wants *ws)
 		ok &= !!want_add(ws, &m->tgt_embed, 0, !m->shared_vocab, WI_XAVIER, 2,
 				 m->tgt_vocab.n, d, "tgt_embed.weight");
 	if (c->pe == PE_LEARNED)
-		ok &= !!want_add(ws, &m->pos_embed, 1, 1, WI_XAVIER, 2, c->max_len, d,
-				 "pos_embed.weight");
+		ok &= !!want_add(ws, &m->pos_embed, 1, 1, WI_XAVIER, 2,
+				 c->max_len + c->pos_offset, d, "pos_embed.weight");
+	if (c->pe == PE_LEARNED && c->layout == LAYOUT_BART && enc && dec)
+		ok &= !!want_add(ws, &m->tgt_pos_embed, 1, 1, WI_XAVIER, 2,   /* BART's own */
+				 c->max_len + c->pos_offset, d, "tgt_pos_embed.weight");
+	if (ok && c->embed_norm)   /* BART's layernorm_embedding, each side */
+		ok &= !want_norm(ws, c, &m->in_norm_w, &m->in_norm_b, 1, 1, "input_norm") &&
+		      !want_norm(ws, c, &m->tgt_in_norm_w, &m->tgt_in_norm_b, enc && dec, 1,
+				 "tgt_input_norm");
+	if (c->rel_buckets && enc)   /* T5: the first layer's tables [B, h] */
+		ok &= !!want_add(ws, &m->enc_rel_bias, 1, 1, WI_XAVIER, 2, c->rel_buckets,
+				 c->heads, "encoder.rel_bias.weight");
+	if (c->rel_buckets && dec)
+		ok &= !!want_add(ws, &m->dec_rel_bias, 1, 1, WI_XAVIER, 2, c->rel_buckets,
+				 c->heads, "decoder.rel_bias.weight");
 	for (int i = 0; ok && enc && i < c->enc_layers; i++)
 		ok &= !want_layer(ws, c, &m->enc[i], "encoder", i, 0);
 	if (ok && enc && c->norm != NORM_NONE)
@@ -459,14 +472,31 @@ static int resolve(const struct config *c, const struct wants *ws, int layout,
 }
 
 /* Whether layout fits the file's names, with what it implies (and
- * without the YAML's tensor_names). */
-static int layout_fits(const struct model *m, int layout, const struct fnames *F)
+ * without the YAML's tensor_names); arch >= 0: as that architecture;
+ * shapes: the shapes too. */
+static int part_fits(const struct want *w, int nparts, int k, const struct st_tensor *t);
+
+/* ... and with shapes: every tensor found has the shape it needs. */
+static int shapes_fit(const struct wants *ws, const struct wmatch *mt, const struct fnames *F)
+{
+	for (int i = 0; i < ws->n; i++)
+		for (int k = 0; k < mt[i].nparts; k++)
+			if (mt[i].part[k] >= 0 &&
+			    !part_fits(&ws->w[i], mt[i].nparts, k, &F->t[mt[i].part[k]]))
+				return 0;
+	return 1;
+}
+
+static int layout_fits(const struct model *m, int layout, int arch, const struct fnames *F,
+		       int shapes)
 {
 	struct model tmp = *m;
 	struct wants ws = { 0 };
 	struct wmatch *mt = NULL;
 	int fits = 0, nobias;
 	layout_imply(layout, &tmp.cfg, m->cfg.given);
+	if (arch >= 0)
+		tmp.cfg.arch = (enum arch)arch;
 	if (tmp.cfg.arch == ARCH_DEC_ONLY)
 		tmp.cfg.enc_layers = 0;
 	else if (tmp.cfg.arch == ARCH_ENC_ONLY)
@@ -476,7 +506,8 @@ static int layout_fits(const struct model *m, int layout, const struct fnames *F
 	int *cl = calloc((size_t)F->n + 1, sizeof *cl);
 	if (tmp.enc && tmp.dec && cl && !build_wants(&tmp, &ws) &&
 	    (mt = calloc((size_t)ws.n + 1, sizeof *mt)))
-		fits = resolve(&tmp.cfg, &ws, layout, 0, F, mt, cl, &nobias) == 0;
+		fits = resolve(&tmp.cfg, &ws, layout, 0, F, mt, cl, &nobias) == 0 &&
+		       (!shapes || shapes_fit(&ws, mt, F));
 	free(mt);
 	free(cl);
 	free(ws.w);
@@ -492,17 +523,9 @@ struct msgbuf {
 	int lines, dropped;
 };
 
-static void say(struct msgbuf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void say(struct msgbuf *b, const char *fmt, ...)
+/* Appends one line (already made safe). */
+static void put(struct msgbuf *b, const char *line)
 {
-	char raw[512], line[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(raw, sizeof raw, _(fmt), ap);
-	va_end(ap);
-	safetext_copy(line, sizeof line, raw, 0);   /* names from the file */
 	size_t l = strlen(line);
 	if (b->n + l + 160 >= sizeof b->s) {   /* keep room for the last lines */
 		b->dropped++;
@@ -512,6 +535,43 @@ static void say(struct msgbuf *b, const char *fmt, ...)
 		b->s[b->n++] = '\n';
 	memcpy(b->s + b->n, line, l + 1);
 	b->n += l;
+}
+
+/* The lines of one kind of problem (unexpected, missing, misshapen), kept
+ * so that a few of each come first and the rest after. */
+struct kind {
+	char **l;
+	int n, cap;
+};
+
+static void kind_say(struct kind *k, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void kind_say(struct kind *k, const char *fmt, ...)
+{
+	char raw[512], line[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(raw, sizeof raw, _(fmt), ap);
+	va_end(ap);
+	safetext_copy(line, sizeof line, raw, 0);   /* names from the file */
+	if (k->n == k->cap) {
+		int cap = k->cap ? 2 * k->cap : 16;
+		char **l = realloc(k->l, (size_t)cap * sizeof *l);
+		if (!l)
+			return;
+		k->l = l;
+		k->cap = cap;
+	}
+	if ((k->l[k->n] = strdup(line)))
+		k->n++;
+}
+
+static void kind_free(struct kind *k)
+{
+	for (int i = 0; i < k->n; i++)
+		free(k->l[i]);
+	free(k->l);
 }
 
 static void st_shape_str(char *buf, size_t n, const struct st_tensor *t)
@@ -533,18 +593,88 @@ static int part_rows(const struct want *w, int nparts, int k)
  * more rows than max_len). */
 static int part_fits(const struct want *w, int nparts, int k, const struct st_tensor *t)
 {
+	if (w->ndim == 1 && t->ndim == 2 && t->shape[0] == 1 && nparts == 1)   /* [1, n]: */
+		return t->shape[1] == (uint64_t)w->shape[0];   /* final_logits_bias */
 	if (t->ndim != w->ndim || (!w->part_rows[0] && w->shape[0] % nparts))
 		return 0;
 	if (w->transposed)   /* [in, out] */
 		return nparts == 1 && t->shape[0] == (uint64_t)w->shape[1] &&
 		       t->shape[1] == (uint64_t)w->shape[0];
 	uint64_t rows = (uint64_t)part_rows(w, nparts, k);
-	if (strcmp(w->name, "pos_embed.weight") == 0 ? t->shape[0] < rows : t->shape[0] != rows)
+	if (strstr(w->name, "pos_embed.weight") ? t->shape[0] < rows : t->shape[0] != rows)
 		return 0;
 	return w->ndim == 1 || t->shape[1] == (uint64_t)w->shape[1];
 }
 
-/* Lists every mismatch (unexpected, missing, misshapen) into e. */
+/* How many lines of each kind come before the rest. */
+#define MISMATCH_FIRST 3
+
+static const char *const ARCH_WORDS[] = { "encoder-decoder", "decoder-only", "encoder-only" };
+
+/* What would fit instead, into k: another layout (its names), and when
+ * the names do not fit as they are (names), another architecture (the
+ * YAML forgot architecture: or gave the wrong one), names and shapes,
+ * with the layout it needs when the layout alone does not do. */
+static void suggest(const struct model *m, const struct fnames *F, const char *path,
+		    int names, struct kind *k)
+{
+	const struct config *c = &m->cfg;
+	int fits[LAYOUT_N] = { 0 };
+	for (int L = 0; L < LAYOUT_N; L++)
+		if (L != c->layout && (fits[L] = layout_fits(m, L, -1, F, 0)))
+			kind_say(k, N_("%s: these names fit layout: %s"), path, LAYOUT_NAMES[L]);
+	for (int A = 0; A < 3 && names; A++)
+		for (int L = 0; L < LAYOUT_N; L++) {
+			if (A == (int)c->arch || fits[L] || !layout_fits(m, L, A, F, 1))
+				continue;
+			if (L == c->layout)
+				kind_say(k, N_("%s: these tensors fit architecture: %s"), path,
+					 ARCH_WORDS[A]);
+			else
+				kind_say(k, N_("%s: these tensors fit layout: %s with architecture: %s"),
+					 path, LAYOUT_NAMES[L], ARCH_WORDS[A]);
+		}
+}
+
+/* Want i's problems (missing parts, wrong shapes) into miss and shape. */
+static void want_problems(const struct want *w, const struct wmatch *x, const struct fnames *F,
+			  int nobias, const char *path, struct kind *miss, struct kind *shape)
+{
+	char s1[96], s2[96];
+	shape_str(s2, sizeof s2, w->ndim, w->shape);
+	if (!x->nparts && w->required)
+		kind_say(miss, N_("%s: missing tensor %s %s"), path, w->name, s2);
+	for (int k = 0; k < x->nparts; k++) {
+		int p = x->part[k];
+		if (p < 0 && x->nparts > 1)
+			kind_say(miss, N_("%s: missing tensor %s (part %d of %d of %s %s)"), path,
+				 x->fname[k], k + 1, x->nparts, w->name, s2);
+		else if (p < 0 && w->required && !(w->is_bias && nobias) &&
+			 strcmp(w->name, x->fname[k]) == 0)
+			kind_say(miss, N_("%s: missing tensor %s %s"), path, w->name, s2);
+		else if (p < 0 && w->required && !(w->is_bias && nobias))
+			kind_say(miss, N_("%s: missing tensor %s %s (as %s in the file)"), path,
+				 w->name, s2, x->fname[k]);
+		else if (p >= 0 && !part_fits(w, x->nparts, k, &F->t[p])) {
+			st_shape_str(s1, sizeof s1, &F->t[p]);
+			if (x->nparts > 1) {
+				int rows = part_rows(w, x->nparts, k);
+				if (w->ndim == 1)
+					snprintf(s2, sizeof s2, "[%d]", rows);
+				else
+					snprintf(s2, sizeof s2, "[%d, %d]", rows, w->shape[1]);
+			}
+			if (w->transposed)   /* as the file stores it */
+				snprintf(s2, sizeof s2, "[%d, %d]", w->shape[1], w->shape[0]);
+			kind_say(shape, N_("%s: tensor %s has shape %s; %s needs %s"), path,
+				 F->t[p].name, s1, w->name, s2);
+		}
+	}
+}
+
+/* Lists every mismatch into e: the counts, what would fit, a few of each
+ * kind (unexpected, missing, misshapen), then the rest of each: the
+ * message buffer fills, and what helps must come before it does. */
 static int mismatch(const struct model *m, const struct wants *ws,
 		    const struct fnames *F, const struct wmatch *mt,
 		    const int *claimed, int nobias, struct err *e)
@@ -552,70 +682,41 @@ static int mismatch(const struct model *m, const struct wants *ws,
 	const struct config *c = &m->cfg;
 	const char *path = c->weights_path;
 	struct msgbuf *b = calloc(1, sizeof *b);
-	char s1[96], s2[96];
-	int nunexp = 0, nmiss = 0, nshape = 0;
+	struct kind k[4] = { { 0 } };   /* unexpected, missing, shape, suggestions */
+	char s1[96];
 	if (!b)
 		return err_set(e, "out of memory");
 	for (int i = 0; i < F->n; i++)
-		nunexp += !claimed[i] && !layout_ignored(c, c->layout, F->canon[i]);
-	for (int i = 0; i < ws->n; i++) {
-		const struct want *w = &ws->w[i];
-		for (int k = 0; k < mt[i].nparts; k++)
-			if (mt[i].part[k] < 0 ? (mt[i].nparts > 1 || (w->required &&
-					      !(w->is_bias && nobias)))
-					      : !part_fits(w, mt[i].nparts, k, &F->t[mt[i].part[k]]))
-				mt[i].part[k] < 0 ? nmiss++ : nshape++;
-		nmiss += !mt[i].nparts && w->required;
-	}
-	int fits[LAYOUT_N] = { 0 }, nfit = 0;
-	for (int L = 0; L < LAYOUT_N; L++)
-		nfit += fits[L] = L != c->layout && layout_fits(m, L, F);
-	if (nunexp + nmiss + nshape + nfit > 1)   /* one problem: one line */
-		say(b, N_("%s: the tensors do not fit the model (layout %s): %d unexpected, "
-		    "%d missing, %d of the wrong shape"), path, LAYOUT_NAMES[c->layout],
-		    nunexp, nmiss, nshape);
-	for (int i = 0; i < F->n; i++)
 		if (!claimed[i] && !layout_ignored(c, c->layout, F->canon[i])) {
 			st_shape_str(s1, sizeof s1, &F->t[i]);
-			say(b, N_("%s: unexpected tensor %s %s"), path, F->t[i].name, s1);
+			kind_say(&k[0], N_("%s: unexpected tensor %s %s"), path, F->t[i].name, s1);
 		}
-	for (int i = 0; i < ws->n; i++) {
-		const struct want *w = &ws->w[i];
-		shape_str(s2, sizeof s2, w->ndim, w->shape);
-		if (!mt[i].nparts && w->required)
-			say(b, N_("%s: missing tensor %s %s"), path, w->name, s2);
-		for (int k = 0; k < mt[i].nparts; k++) {
-			int p = mt[i].part[k];
-			if (p < 0 && mt[i].nparts > 1)
-				say(b, N_("%s: missing tensor %s (part %d of %d of %s %s)"), path,
-				    mt[i].fname[k], k + 1, mt[i].nparts, w->name, s2);
-			else if (p < 0 && w->required && !(w->is_bias && nobias) &&
-				 strcmp(w->name, mt[i].fname[k]) == 0)
-				say(b, N_("%s: missing tensor %s %s"), path, w->name, s2);
-			else if (p < 0 && w->required && !(w->is_bias && nobias))
-				say(b, N_("%s: missing tensor %s %s (as %s in the file)"), path,
-				    w->name, s2, mt[i].fname[k]);
-			else if (p >= 0 && !part_fits(w, mt[i].nparts, k, &F->t[p])) {
-				st_shape_str(s1, sizeof s1, &F->t[p]);
-				if (mt[i].nparts > 1) {
-					int rows = part_rows(w, mt[i].nparts, k);
-					if (w->ndim == 1)
-						snprintf(s2, sizeof s2, "[%d]", rows);
-					else
-						snprintf(s2, sizeof s2, "[%d, %d]", rows, w->shape[1]);
-				}
-				if (w->transposed)   /* as the file stores it */
-					snprintf(s2, sizeof s2, "[%d, %d]", w->shape[1], w->shape[0]);
-				say(b, N_("%s: tensor %s has shape %s; %s needs %s"), path,
-				    F->t[p].name, s1, w->name, s2);
-			}
-		}
+	for (int i = 0; i < ws->n; i++)
+		want_problems(&ws->w[i], &mt[i], F, nobias, path, &k[1], &k[2]);
+	suggest(m, F, path, k[0].n + k[1].n > 0, &k[3]);
+	if (k[0].n + k[1].n + k[2].n + k[3].n > 1) {   /* one problem: one line */
+		char head[512], line[1024];
+		snprintf(head, sizeof head, _("%s: the tensors do not fit the model (layout %s): "
+					      "%d unexpected, %d missing, %d of the wrong shape"),
+			 path, LAYOUT_NAMES[c->layout], k[0].n, k[1].n, k[2].n);
+		put(b, safetext_copy(line, sizeof line, head, 0));
 	}
-	for (int L = 0; L < LAYOUT_N; L++)
-		if (fits[L])
-			say(b, N_("%s: these names fit layout: %s"), path, LAYOUT_NAMES[L]);
-	if (b->dropped)
-		say(b, N_("%s: … and %d more"), path, b->dropped);
+	for (int i = 0; i < k[3].n; i++)
+		put(b, k[3].l[i]);
+	for (int j = 0; j < 3; j++)
+		for (int i = 0; i < k[j].n && i < MISMATCH_FIRST; i++)
+			put(b, k[j].l[i]);
+	for (int j = 0; j < 3; j++)
+		for (int i = MISMATCH_FIRST; i < k[j].n; i++)
+			put(b, k[j].l[i]);
+	if (b->dropped) {   /* put kept room for this line */
+		char more[128];
+		snprintf(more, sizeof more, _("… and %d more"), b->dropped);
+		snprintf(b->s + b->n, sizeof b->s - b->n, "\n%s", more);
+		b->lines++;
+	}
+	for (int j = 0; j < 4; j++)
+		kind_free(&k[j]);
 	err_set(e, "%s", b->s);
 	e->lines = b->lines > 1;
 	free(b);
@@ -709,6 +810,55 @@ static void read_average(struct config *c, const char *v)
 	}
 }
 
+/* Wants that a tensor_names mapping points at the same file tensor (a
+ * generator hand-mapped onto the embedding: weight tying) share one copy
+ * of it: the later one points at the earlier one's data and does not own
+ * it (mapped), so memory and info's parameter count see one tensor. */
+static void share_tied(struct model *m, const struct wants *ws, const struct wmatch *mt)
+{
+	for (int j = 0; j < ws->n; j++) {
+		if (mt[j].nparts != 1 || mt[j].part[0] < 0 || ws->w[j].found < 0 ||
+		    ws->w[j].transposed)
+			continue;
+		for (int i = 0; i < j; i++) {
+			if (mt[i].nparts != 1 || mt[i].part[0] != mt[j].part[0] ||
+			    ws->w[i].found < 0 || ws->w[i].transposed ||
+			    want_numel(&ws->w[i]) != want_numel(&ws->w[j]))
+				continue;
+			struct wtensor *a = &m->tensors[ws->w[i].found];
+			struct wtensor *b = &m->tensors[ws->w[j].found];
+			if (b->data == a->data)
+				break;
+			if (!b->mapped)
+				free(b->data);
+			b->data = a->data;
+			b->mapped = 1;   /* not b's to free */
+			*ws->w[j].dest = a->data;
+			break;
+		}
+	}
+}
+
+/* A learned position table saved as a parameter of shape [1, L, d] (a
+ * batch dimension of 1: nn.Parameter(torch.zeros(1, L, d))) is [L, d]:
+ * the same numbers in the same order, read as such (t is the file's
+ * tensors as selected, a copy). */
+static void squeeze_positions(const struct wants *ws, const struct wmatch *mt,
+			      struct st_tensor *t)
+{
+	for (int i = 0; i < ws->n; i++) {
+		if (strcmp(ws->w[i].name, "pos_embed.weight") || mt[i].nparts != 1 ||
+		    mt[i].part[0] < 0)
+			continue;
+		struct st_tensor *p = &t[mt[i].part[0]];
+		if (p->ndim == 3 && p->shape[0] == 1) {
+			p->ndim = 2;
+			p->shape[0] = p->shape[1];
+			p->shape[1] = p->shape[2];
+		}
+	}
+}
+
 static int bind_file(struct model *m, struct wants *ws, struct err *e)
 {
 	struct st_file f;
@@ -731,7 +881,8 @@ static int bind_file(struct model *m, struct wants *ws, struct err *e)
 		goto out;
 	}
 	const int own = m->cfg.layout == LAYOUT_GPT2 || m->cfg.layout == LAYOUT_BERT ||
-			m->cfg.layout == LAYOUT_LLAMA || m->cfg.layout == LAYOUT_PHI3;
+			m->cfg.layout == LAYOUT_LLAMA || m->cfg.layout == LAYOUT_PHI3 ||
+			m->cfg.layout == LAYOUT_BART;
 	if (own && !(cbuf = calloc((size_t)F.n + 1, LAYOUT_NAME_MAX))) {
 		err_set(e, "out of memory");
 		goto out;
@@ -743,8 +894,12 @@ static int bind_file(struct model *m, struct wants *ws, struct err *e)
 	int bi = fn_find(&F, "cls.predictions.decoder.bias");
 	if (m->cfg.layout == LAYOUT_BERT && bi >= 0 && fn_find(&F, "cls.predictions.bias") < 0)
 		F.canon[bi] = "cls.predictions.bias";   /* the same storage, its other name */
+	int ei = fn_find(&F, "encoder.embed_tokens.weight");   /* a file that kept the */
+	if (m->cfg.layout >= LAYOUT_BART && ei >= 0 && fn_find(&F, "shared.weight") < 0)
+		F.canon[ei] = "shared.weight";   /* encoder's copy of shared, not shared */
 	layout_prefix(F.canon, F.n, F.prefix);
 	int problems = resolve(&m->cfg, ws, m->cfg.layout, 1, &F, mt, claimed, &nobias);
+	squeeze_positions(ws, mt, sel);
 	for (int i = 0; i < ws->n; i++)
 		for (int k = 0; k < mt[i].nparts; k++)
 			if (mt[i].part[k] >= 0 &&
@@ -761,6 +916,7 @@ static int bind_file(struct model *m, struct wants *ws, struct err *e)
 		if (mt[i].nparts && mt[i].part[0] >= 0 && load_want(m, w, &mt[i], &F, e))
 			goto out;
 	}
+	share_tied(m, ws, mt);
 	read_average(&m->cfg, st_meta(&f, "attnscope.average"));
 	/* the mapping now belongs to the model */
 	m->map = f.map;
@@ -845,10 +1001,8 @@ int weights_bind(struct model *m, const struct ydoc *doc,
 	}
 	if (c->arch == ARCH_ENC_ONLY)
 		m->tgt_embed = same ? m->src_embed : NULL;
-	if (c->tie_gen == 1 && m->gen_w) {   /* tie_word_embeddings: the embedding */
-		m->gen_w = NULL;
-		m->gen_b = NULL;
-	}
+	if (c->tie_gen == 1 && m->gen_w)   /* tie_word_embeddings: the embedding */
+		m->gen_w = NULL;   /* (a bias stays: Marian's final_logits_bias) */
 	if (c->tie_gen == 0 && !m->gen_w) {
 		err_set(e, "%s: missing tensor generator.weight [%d, %d] (lm_head.weight: the "
 			"config says tie_word_embeddings false)", from, m->tgt_vocab.n, c->d_model);

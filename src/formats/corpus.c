@@ -299,7 +299,12 @@ int corpus_write_tsv(const struct corpus *c, const char *path, struct err *e)
 	struct safefile sf;
 	if (safefile_open(&sf, path, 0, e))
 		return -1;
-	FILE *f = sf.fp;
+	corpus_print_tsv(c, sf.fp);
+	return safefile_commit(&sf, e);
+}
+
+void corpus_print_tsv(const struct corpus *c, FILE *f)
+{
 	for (int i = 0; i < c->n; i++) {
 		const struct corpus_pair *p = &c->pairs[i];
 		fprintf(f, "%s\t%s", p->src, p->tgt);
@@ -311,7 +316,6 @@ int corpus_write_tsv(const struct corpus *c, const char *path, struct err *e)
 		}
 		fputc('\n', f);
 	}
-	return safefile_commit(&sf, e);
 }
 
 /* ---- vocabularies ---- */
@@ -333,6 +337,18 @@ static const char *const SPECIALS[TOK_NSPECIAL] = { "<pad>", "<s>", "</s>", "<un
 
 int corpus_write_vocab(const struct corpus *c, int side, const char *path,
 		       int *ntok, struct err *e)
+{
+	struct safefile sf;
+	if (safefile_open(&sf, path, 0, e))
+		return -1;
+	if (corpus_print_vocab(c, side, sf.fp, ntok, e)) {
+		safefile_abort(&sf);
+		return -1;
+	}
+	return safefile_commit(&sf, e);
+}
+
+int corpus_print_vocab(const struct corpus *c, int side, FILE *f, int *ntok, struct err *e)
 {
 	struct strtab t;
 	if (strtab_init(&t))
@@ -385,16 +401,10 @@ int corpus_write_vocab(const struct corpus *c, int side, const char *path,
 			}
 		}
 		qsort(tc, n, sizeof *tc, tokcount_cmp);
-		struct safefile sf;
-		if (safefile_open(&sf, path, 0, e)) {
-			rc = -1;
-		} else {
-			for (int k = 0; k < TOK_NSPECIAL; k++)
-				fprintf(sf.fp, "%s\n", SPECIALS[k]);
-			for (size_t i = 0; i < n; i++)
-				fprintf(sf.fp, "%s\n", tc[i].tok);
-			rc = safefile_commit(&sf, e);
-		}
+		for (int k = 0; k < TOK_NSPECIAL; k++)
+			fprintf(f, "%s\n", SPECIALS[k]);
+		for (size_t i = 0; i < n; i++)
+			fprintf(f, "%s\n", tc[i].tok);
 	}
 	if (!rc && ntok)
 		*ntok = (int)n + TOK_NSPECIAL;

@@ -20,6 +20,7 @@
 #define ATTNSCOPE_CORPUS_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "base/err.h"
 
@@ -63,12 +64,15 @@ int corpus_add(struct corpus *c, const char *src, const char *tgt,
 /* Appends a copy of pair i (its sentences and alignment). */
 int corpus_repeat(struct corpus *c, int i, struct err *e);
 
-/* Writes c in the TSV format. */
+/* Writes c in the TSV format (to path through safefile, or to f). */
 int corpus_write_tsv(const struct corpus *c, const char *path, struct err *e);
+void corpus_print_tsv(const struct corpus *c, FILE *f);
 
 /* Writes the vocabulary of one side (0 source, 1 target) of c; *ntok, if
  * given, receives the number of lines written (specials included). */
 int corpus_write_vocab(const struct corpus *c, int side, const char *path,
 		       int *ntok, struct err *e);
+/* The same to f; -1 with e set only when out of memory. */
+int corpus_print_vocab(const struct corpus *c, int side, FILE *f, int *ntok, struct err *e);
 
 #endif

@@ -2,94 +2,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "gpt2bpe.h"
 #include "base/i18n.h"
 #include "base/ids.h"
 #include "base/safefile.h"
-#include "base/unicode.h"
+#include "bpemerge.h"
+#include "pretok.h"
 #include "base/utf8.h"
 
 /* vocab.json of GPT-2 is 1 MB, merges.txt 0.5 MB; the limit keeps a
  * hostile file's cost bounded. */
 #define FILE_MAX_BYTES (256u << 20)
 #define PIECE_MAX_BYTES 1024
-
-/* Reads a whole regular file into a malloc'd, NUL-terminated buffer. */
-static char *slurp(const char *path, size_t *len, struct err *e)
-{
-	int fd = safefile_open_read(path, e);
-	if (fd < 0)
-		return NULL;
-	size_t cap = 1 << 16, n = 0;
-	char *buf = malloc(cap);
-	for (;;) {
-		if (!buf) {
-			close(fd);
-			err_set(e, "%s: out of memory", path);
-			return NULL;
-		}
-		if (n + 1 == cap) {
-			if (cap >= FILE_MAX_BYTES) {
-				free(buf);
-				close(fd);
-				err_set(e, "%s: larger than %u MB", path, FILE_MAX_BYTES >> 20);
-				return NULL;
-			}
-			char *nb = realloc(buf, cap * 2);
-			if (!nb)
-				free(buf);
-			buf = nb;
-			cap *= 2;
-			continue;
-		}
-		ssize_t r = read(fd, buf + n, cap - 1 - n);
-		if (r < 0) {
-			free(buf);
-			close(fd);
-			err_set(e, "%s: cannot read", path);
-			return NULL;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	buf[n] = 0;
-	*len = n;
-	return buf;
-}
-
-/* ---- GPT-2's byte-to-unicode map ---- */
-
-/* The code point standing for byte b: the printable bytes ! … ~, ¡ … ¬,
- * ® … ÿ for themselves, the others in order from U+0100. */
-static uint32_t byte_cp(int b)
-{
-	if ((b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF))
-		return (uint32_t)b;
-	int k = 0;
-	for (int c = 0; c < b; c++)
-		k += !((c >= '!' && c <= '~') || (c >= 0xA1 && c <= 0xAC) ||
-		       (c >= 0xAE && c <= 0xFF));
-	return 256u + (uint32_t)k;
-}
-
-/* The byte that cp stands for, or -1. */
-static int cp_byte(uint32_t cp)
-{
-	static int inv[324];
-	static int ready;
-	if (!ready) {
-		for (int i = 0; i < 324; i++)
-			inv[i] = -1;
-		for (int b = 0; b < 256; b++)
-			inv[byte_cp(b)] = b;
-		ready = 1;
-	}
-	return cp < 324 ? inv[cp] : -1;
-}
 
 /* ---- vocab.json: one JSON object of strings to integers ---- */
 
@@ -189,7 +114,7 @@ static int jp_string(struct jp *p, char *out, size_t cap)
 static int load_vocab_json(struct gpt2bpe *g, const char *path, struct err *e)
 {
 	size_t len;
-	char *buf = slurp(path, &len, e);
+	char *buf = safefile_read_all(path, FILE_MAX_BYTES, &len, e);
 	if (!buf)
 		return -1;
 	struct jp p = { buf, buf + len, path, 1, e };
@@ -297,58 +222,25 @@ out:
 
 /* ---- merges ---- */
 
-static uint64_t pair_key(int32_t a, int32_t b)
-{
-	return (uint64_t)(uint32_t)a << 32 | (uint32_t)b;
-}
-
-static size_t pair_slot(const struct gpt2bpe *g, uint64_t k)
-{
-	uint64_t h = k * 0x9E3779B97F4A7C15ull;
-	size_t j = (size_t)(h >> 20) & (g->mcap - 1);
-	while (g->mkey[j] != UINT64_MAX && g->mkey[j] != k)
-		j = (j + 1) & (g->mcap - 1);
-	return j;
-}
-
-/* The rank and product of the pair (a, b), or -1. */
-static int32_t pair_rank(const struct gpt2bpe *g, int32_t a, int32_t b, int32_t *prod)
-{
-	if (!g->mcap)
-		return -1;
-	size_t j = pair_slot(g, pair_key(a, b));
-	if (g->mkey[j] == UINT64_MAX)
-		return -1;
-	*prod = g->mprod[j];
-	return g->mrank[j];
-}
-
 static int load_merges(struct gpt2bpe *g, const char *path, struct err *e)
 {
 	size_t len;
-	char *buf = slurp(path, &len, e);
+	char *buf = safefile_read_all(path, FILE_MAX_BYTES, &len, e);
 	if (!buf)
 		return -1;
 	size_t lines = 1;
 	for (size_t i = 0; i < len; i++)
 		lines += buf[i] == '\n';
-	g->mcap = 16;
-	while (g->mcap < lines * 2)
-		g->mcap *= 2;
-	g->mkey = malloc(g->mcap * sizeof *g->mkey);
-	g->mrank = malloc(g->mcap * sizeof *g->mrank);
-	g->mprod = malloc(g->mcap * sizeof *g->mprod);
 	int rc = -1;
-	if (!g->mkey || !g->mrank || !g->mprod) {
+	if (bpemerge_init(&g->merges, lines)) {
 		err_set(e, "%s: out of memory", path);
 		goto out;
 	}
-	memset(g->mkey, 0xFF, g->mcap * sizeof *g->mkey);
 	char *s = buf;
 	if (len >= 3 && !memcmp(s, "\xef\xbb\xbf", 3))
 		s += 3;
 	char joined[2 * PIECE_MAX_BYTES];
-	int lineno = 0, rank = 0;
+	int lineno = 0;
 	while (s < buf + len) {
 		char *nl = memchr(s, '\n', (size_t)(buf + len - s));
 		char *end = nl ? nl : buf + len;
@@ -386,13 +278,9 @@ static int load_merges(struct gpt2bpe *g, const char *path, struct err *e)
 			goto out;
 		}
 		/* a merge given twice keeps its last rank, as Hugging Face's map */
-		size_t j = pair_slot(g, pair_key(a, b));
-		g->mkey[j] = pair_key(a, b);
-		g->mrank[j] = rank++;
-		g->mprod[j] = ab;
+		bpemerge_add(&g->merges, a, b, ab);
 		s = next;
 	}
-	g->nmerges = rank;
 	rc = 0;
 out:
 	free(buf);
@@ -410,7 +298,7 @@ int gpt2bpe_load(struct gpt2bpe *g, const char *vocab_json, const char *merges,
 	}
 	for (int b = 0; b < 256; b++) {
 		char s[8];
-		s[utf8_encode(byte_cp(b), s)] = 0;
+		s[utf8_encode(pretok_byte_cp(b), s)] = 0;
 		g->byte_id[b] = vocab_id(&g->vocab, s);
 	}
 	g->special_id = vocab_id(&g->vocab, GPT2BPE_EOT);
@@ -420,118 +308,28 @@ int gpt2bpe_load(struct gpt2bpe *g, const char *vocab_json, const char *merges,
 void gpt2bpe_free(struct gpt2bpe *g)
 {
 	vocab_free(&g->vocab);
-	free(g->mkey);
-	free(g->mrank);
-	free(g->mprod);
+	bpemerge_free(&g->merges);
 	memset(g, 0, sizeof *g);
 	g->special_id = -1;
 }
 
 /* ---- encoding ---- */
 
-/* A symbol of the word being merged: a doubly linked list over sym[]. */
-struct sym { int32_t id; int prev, next; };
-/* A candidate merge: the pair starting at symbol pos, of rank rank. */
-struct cand { int32_t rank, pos, prod; int32_t right; };
-
-static int cand_less(const struct cand *a, const struct cand *b)
-{
-	return a->rank != b->rank ? a->rank < b->rank : a->pos < b->pos;
-}
-
-static void heap_push(struct cand *h, int *n, struct cand c)
-{
-	int i = (*n)++;
-	while (i > 0 && cand_less(&c, &h[(i - 1) / 2])) {
-		h[i] = h[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	h[i] = c;
-}
-
-static struct cand heap_pop(struct cand *h, int *n)
-{
-	struct cand top = h[0], last = h[--*n];
-	int i = 0;
-	for (;;) {
-		int c = 2 * i + 1;
-		if (c >= *n)
-			break;
-		if (c + 1 < *n && cand_less(&h[c + 1], &h[c]))
-			c++;
-		if (!cand_less(&h[c], &last))
-			break;
-		h[i] = h[c];
-		i = c;
-	}
-	if (*n > 0)
-		h[i] = last;
-	return top;
-}
-
-static void push_pair(const struct gpt2bpe *g, const struct sym *s, int pos,
-		      struct cand *h, int *nh)
-{
-	int nx = s[pos].next;
-	int32_t prod;
-	if (nx < 0)
-		return;
-	int32_t r = pair_rank(g, s[pos].id, s[nx].id, &prod);
-	if (r >= 0)
-		heap_push(h, nh, (struct cand){ r, pos, prod, s[nx].id });
-}
-
-/* The pieces of one pre-token (its bytes b[0..n)), appended to o.  The
- * merges by rank, the leftmost first, with a heap: n log n for any n. */
+/* The pieces of one pre-token (its bytes b[0..n)), appended to o: a
+ * symbol a byte (a byte the vocabulary lacks is left out, as Hugging
+ * Face's BPE does without an unknown token), then the merges. */
 static int bpe_word(const struct gpt2bpe *g, const unsigned char *b, size_t n,
 		    struct ids *o)
 {
-	struct sym *s = malloc(n * sizeof *s);
-	struct cand *h = malloc(n * sizeof *h * 2 + sizeof *h);
-	if (!s || !h) {
-		free(s);
-		free(h);
+	int32_t *sym = malloc((n ? n : 1) * sizeof *sym);
+	size_t ns = 0;
+	if (!sym)
 		return -1;
-	}
-	int ns = 0, nh = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (g->byte_id[b[i]] < 0)
-			continue;          /* a byte the vocabulary lacks: left out */
-		s[ns] = (struct sym){ g->byte_id[b[i]], ns - 1, -1 };
-		if (ns)
-			s[ns - 1].next = ns;
-		ns++;
-	}
-	for (int i = 0; i < ns; i++)
-		push_pair(g, s, i, h, &nh);
-	while (nh > 0) {
-		struct cand c = heap_pop(h, &nh);
-		int nx = s[c.pos].next;
-		/* stale: the left symbol was merged away or changed, or its
-		 * right neighbour is another symbol now */
-		if (s[c.pos].id < 0 || nx < 0 || s[nx].id != c.right) {
-			continue;
-		}
-		int32_t prod;
-		if (pair_rank(g, s[c.pos].id, s[nx].id, &prod) != c.rank || prod != c.prod)
-			continue;
-		s[c.pos].id = c.prod;
-		s[c.pos].next = s[nx].next;
-		if (s[nx].next >= 0)
-			s[s[nx].next].prev = c.pos;
-		s[nx].id = -1;
-		if (s[c.pos].prev >= 0)
-			push_pair(g, s, s[c.pos].prev, h, &nh);
-		push_pair(g, s, c.pos, h, &nh);
-		/* the heap holds at most one live candidate a symbol plus the
-		 * stale ones: 2n bounds it, since each merge adds two and
-		 * removes one symbol */
-	}
-	int rc = 0;
-	for (int i = ns ? 0 : -1; i >= 0 && !rc; i = s[i].next)
-		rc = ids_push(o, s[i].id);
-	free(s);
-	free(h);
+	for (size_t i = 0; i < n; i++)
+		if (g->byte_id[b[i]] >= 0)
+			sym[ns++] = g->byte_id[b[i]];
+	int rc = bpemerge_apply(&g->merges, sym, ns, o);
+	free(sym);
 	return rc;
 }
 
@@ -542,48 +340,11 @@ struct cps {
 	size_t n;
 };
 
-static int is_ws(uint32_t c) { return (uni_flags(c) & UNI_WS) != 0; }
-
-/* The class of c for the regex: 'L', 'N', 's' (white space) or 'o'. */
-static int cls(uint32_t c)
-{
-	unsigned f = uni_flags(c);
-	return f & UNI_WS ? 's' : f & UNI_L ? 'L' : f & UNI_N ? 'N' : 'o';
-}
-
-/* The length (in code points) of the pre-token at i of c[0..n). */
-static size_t pretoken(const uint32_t *c, size_t i, size_t n)
-{
-	if (c[i] == '\'' && i + 1 < n) {
-		uint32_t a = c[i + 1], b = i + 2 < n ? c[i + 2] : 0;
-		if (a == 's' || a == 't' || a == 'm' || a == 'd')
-			return 2;
-		if ((a == 'r' && b == 'e') || (a == 'v' && b == 'e') || (a == 'l' && b == 'l'))
-			return 3;
-	}
-	size_t j = i;
-	if (c[i] == ' ' && i + 1 < n && !is_ws(c[i + 1]))
-		j++;          /* " ?" takes the space before a word */
-	int k = cls(c[j]);
-	if (k != 's') {
-		do
-			j++;
-		while (j < n && cls(c[j]) == k);
-		return j - i;
-	}
-	/* \s+(?!\S) then \s+ */
-	while (j < n && is_ws(c[j]))
-		j++;
-	if (j == n || j - i == 1)
-		return j - i;
-	return j - i - 1;
-}
-
 static int encode_segment(const struct gpt2bpe *g, const struct cps *c, size_t from,
 			  size_t to, const char *text, struct ids *o)
 {
 	for (size_t i = from; i < to;) {
-		size_t l = pretoken(c->cp + from, i - from, to - from);
+		size_t l = pretok_next(PRETOK_GPT2, c->cp + from, i - from, to - from);
 		if (bpe_word(g, (const unsigned char *)text + c->off[i], c->off[i + l] - c->off[i],
 			     o))
 			return -1;
@@ -655,7 +416,7 @@ size_t gpt2bpe_bytes(const char *piece, char *out, size_t cap)
 	while (*p && o < cap) {
 		uint32_t cp;
 		int l = utf8_decode(p, 4, &cp);
-		int b = cp_byte(cp);
+		int b = pretok_cp_byte(cp);
 		if (b >= 0) {
 			out[o++] = (char)b;
 		} else {
@@ -676,7 +437,7 @@ char *gpt2bpe_label(const char *piece, char *buf, size_t cap)
 	for (const unsigned char *p = (const unsigned char *)piece; *p;) {
 		uint32_t cp;
 		int l = utf8_decode(p, 4, &cp);
-		if (cp_byte(cp) < 0) {
+		if (pretok_cp_byte(cp) < 0) {
 			snprintf(buf, cap, "%s", piece);
 			return buf;
 		}

@@ -5,7 +5,7 @@
  *
  * encode: the text is split into pre-tokens as GPT-2's regex does
  *   's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
- * (contractions in lower case only; a space goes with the word after it; a
+ * (pretok.h's scanner: contractions in lower case only; a space goes with the word after it; a
  * run of white space before a word gives all but its last character, which
  * goes with the word when it is a space; \p{L}, \p{N} and \s from
  * base/unicode.h); each pre-token's UTF-8 bytes become one symbol a byte,
@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "bpemerge.h"
 #include "vocab.h"
 
 #define GPT2BPE_EOT "<|endoftext|>"
@@ -36,11 +37,7 @@ struct gpt2bpe {
 	                            when the vocabulary lacks it (the byte is
 	                            then left out, as Hugging Face's BPE does
 	                            without an unknown token) */
-	int nmerges;
-	/* private: (left id, right id) -> rank and product id */
-	uint64_t *mkey;
-	int32_t *mrank, *mprod;
-	size_t mcap;
+	struct bpemerge merges;  /* from merges.txt (owned) */
 	int special_id;          /* <|endoftext|>'s id, or -1 */
 };
 

@@ -25,6 +25,7 @@ struct js {
 	int rewrite;              /* a surrogate pair was seen */
 	int top_dups;             /* leave the top object's keys to the caller */
 	unsigned nodes;           /* values and keys, as ydoc counts its nodes */
+	unsigned max_nodes;       /* YDOC_MAX_NODES, or JSON_BIG_MAX_NODES */
 	char *arena;              /* decoded keys; never NULL, so an empty key
 	                             still points into it */
 	size_t alen, acap;
@@ -284,9 +285,9 @@ static int check(struct js *s)
 		/* a value */
 		if (s->p >= s->end)
 			return fail(s, N_("expected a JSON value"));
-		if (++s->nodes > YDOC_MAX_NODES)
+		if (++s->nodes > s->max_nodes)
 			return err_set(s->e, "%s:%d: too many JSON values (limit %u)", s->what,
-				       s->line, YDOC_MAX_NODES);
+				       s->line, s->max_nodes);
 		unsigned c = *s->p;
 		if (c == '[' || c == '{') {
 			if (depth == JSON_MAX_DEPTH)
@@ -338,9 +339,9 @@ after_value:
 key:
 		if (s->p >= s->end || *s->p != '"')
 			return fail(s, N_("expected a string as an object key"));
-		if (++s->nodes > YDOC_MAX_NODES)
+		if (++s->nodes > s->max_nodes)
 			return err_set(s->e, "%s:%d: too many JSON values (limit %u)", s->what,
-				       s->line, YDOC_MAX_NODES);
+				       s->line, s->max_nodes);
 		if (s->nkeys == s->kcap) {
 			size_t cap = s->kcap ? s->kcap * 2 : 64;
 			struct key *k = realloc(s->keys, cap * sizeof *k);
@@ -437,7 +438,8 @@ int json_check(const char *what, const char *buf, size_t len, int flags, char **
 {
 	struct js s = { .what = what, .p = (const unsigned char *)buf,
 			.end = (const unsigned char *)buf + len, .line = 1, .e = e,
-			.top_dups = !!(flags & JSON_TOP_DUPS_OK) };
+			.top_dups = !!(flags & JSON_TOP_DUPS_OK),
+			.max_nodes = flags & JSON_BIG ? JSON_BIG_MAX_NODES : YDOC_MAX_NODES };
 	*out = NULL;
 	*outlen = 0;
 	if (len >= UINT32_MAX)

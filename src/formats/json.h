@@ -20,6 +20,11 @@
 /* flags: the caller checks the top-level object's keys itself (to name
  * them in its own words: "duplicate tensor name") */
 #define JSON_TOP_DUPS_OK 1
+/* flags: a file big by nature (tokenizer.json): up to JSON_BIG_MAX_NODES
+ * values and keys instead of ydoc's YDOC_MAX_NODES (read it with
+ * ydoc_parse_max) */
+#define JSON_BIG 2
+#define JSON_BIG_MAX_NODES (4u << 20)
 
 /* Checks buf[0..len) (what names it in messages: "WHAT:LINE: problem").
  * Returns 0 with *out NULL when ydoc can read buf as it is, 0 with *out a

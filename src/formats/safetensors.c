@@ -436,8 +436,8 @@ static int st_parse(struct st_file *f, struct err *e)
 	if (json_check(what, (const char *)base + 8, (size_t)n, JSON_TOP_DUPS_OK, &fixed,
 		       &flen, e))
 		return -1;
-	int bad = fixed ? ydoc_parse(&doc, what, fixed, flen, e) :
-		  ydoc_parse(&doc, what, base + 8, (size_t)n, e);
+	int bad = fixed ? ydoc_parse_flags(&doc, what, fixed, flen, YDOC_TOP_DUPS_OK, e) :
+		  ydoc_parse_flags(&doc, what, base + 8, (size_t)n, YDOC_TOP_DUPS_OK, e);
 	free(fixed);
 	if (bad)
 		return -1;

@@ -378,8 +378,7 @@ void spm_free(struct spm *s)
 	if (s->priv) {
 		free(s->priv->tab);
 		free(s->priv->pfx);
-		free(s->priv->units);
-		free(s->priv->repl);
+		charsmap_free(&s->priv->cm);
 		free(s->priv);
 	}
 	free(s);
@@ -555,10 +554,10 @@ char *spm_label(const char *piece, char *buf, size_t cap)
 		return buf;
 	if (b == '\n' || b == '\t')
 		return buf;
-	size_t o = 0, sl = sizeof SPM_SPACE - 1;
+	size_t o = 0;
 	for (const char *p = piece; *p;) {
 		size_t ul = spm_char_len(p, strlen(p));
-		const char *u = strncmp(p, SPM_SPACE, sl) ? p : "\xe2\x90\xa3";   /* ␣ */
+		const char *u = p;   /* ▁ stays: the word start as the tokenizer writes it */
 		if (o + ul + 1 > cap)
 			break;
 		memcpy(buf + o, u, ul);

@@ -151,7 +151,8 @@ int spm_n(const struct spm *s);
  * or BYTE piece first, then the others), or -1 when there is none. */
 int spm_id(const struct spm *s, const char *piece);
 
-/* A piece as a reader sees it, into buf[cap]: "▁" as "␣", a byte piece
+/* A piece as a reader sees it, into buf[cap]: "▁" as it is (the word
+ * start as SentencePiece writes it, DESIGN.md / issue 40), a byte piece
  * <0x0A> as "↵" (a newline), "⇥" (a tab), its character when it is one
  * printable ASCII byte, else as it is.  Returns buf. */
 char *spm_label(const char *piece, char *buf, size_t cap);

@@ -12,6 +12,7 @@
 #ifndef ATTNSCOPE_SPM_INT_H
 #define ATTNSCOPE_SPM_INT_H
 
+#include "charsmap.h"
 #include "spm.h"
 
 #define SPM_FNV_OFFSET 14695981039346656037ull
@@ -34,12 +35,8 @@ struct spm_priv {
 	float min_score, max_score;   /* over NORMAL pieces (FLT_MAX, FLT_MIN
 	                                 when none, as the library starts) */
 	int has_user;           /* any USER_DEFINED piece */
-	/* precompiled_charsmap: the double-array units and the replacement
-	 * strings (NUL-separated); NULL when there is none */
-	uint32_t *units;
-	size_t nunits;
-	char *repl;
-	size_t nrepl;
+	/* precompiled_charsmap (charsmap.h); no units when there is none */
+	struct charsmap cm;
 };
 
 static inline uint64_t spm_hash_step(uint64_t h, unsigned char b)

@@ -1,6 +1,6 @@
 /* spm_norm.c - SentencePiece's normaliser: the precompiled charsmap (a
- * Darts-clone double-array trie of rules) and the white space rules, as
- * the library's normalizer.cc applies them. */
+ * Darts-clone double-array trie of rules, charsmap.c) and the white space
+ * rules, as the library's normalizer.cc applies them. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,75 +8,9 @@
 #include "base/i18n.h"
 #include "base/utf8.h"
 
-/* The blob: a little-endian uint32 trie size in bytes, the trie's units
- * (uint32, little-endian), then the replacement strings, each ending in a
- * NUL; a unit's value is the offset of its replacement. */
 int spm_charsmap_init(struct spm *s, const void *blob, size_t len, const char **why)
 {
-	const unsigned char *b = blob;
-	struct spm_priv *v = s->priv;
-	if (len <= 4) {
-		*why = N_("shorter than its header");
-		return -1;
-	}
-	uint32_t tsize = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
-			 (uint32_t)b[3] << 24;
-	if (tsize >= len - 4 || tsize % 4 || tsize == 0) {
-		*why = N_("the trie's size does not fit the blob");
-		return -1;
-	}
-	v->nunits = tsize / 4;
-	v->nrepl = len - 4 - tsize;
-	if (!(v->units = malloc(v->nunits * sizeof *v->units)) ||
-	    !(v->repl = malloc(v->nrepl + 1))) {
-		*why = N_("out of memory");
-		return -1;
-	}
-	for (size_t i = 0; i < v->nunits; i++) {
-		const unsigned char *u = b + 4 + 4 * i;
-		v->units[i] = (uint32_t)u[0] | (uint32_t)u[1] << 8 | (uint32_t)u[2] << 16 |
-			      (uint32_t)u[3] << 24;
-	}
-	memcpy(v->repl, b + 4 + tsize, v->nrepl);
-	v->repl[v->nrepl] = 0;       /* a last string without its NUL ends here */
-	return 0;
-}
-
-/* Darts-clone's unit fields. */
-static int u_has_leaf(uint32_t u) { return (u >> 8) & 1; }
-static uint32_t u_value(uint32_t u) { return u & 0x7FFFFFFFu; }
-static uint32_t u_label(uint32_t u) { return u & (0x80000000u | 0xFFu); }
-static uint32_t u_offset(uint32_t u) { return (u >> 10) << ((u & (1u << 9)) >> 6); }
-
-/* The longest rule matching a prefix of text[0..len) (Darts'
- * commonPrefixSearch, the longest of its results): its length, and in
- * *value its replacement's offset; 0 when none (or the trie leads outside
- * itself: a broken trie matches nothing there).  A walk stops after
- * RULE_MAX bytes: real rules are a few characters, and a hostile trie
- * that loops would otherwise make normalising quadratic in the text. */
-#define RULE_MAX 256
-static size_t charsmap_match(const struct spm_priv *v, const char *text, size_t len,
-			     uint32_t *value)
-{
-	size_t best = 0;
-	uint32_t pos = u_offset(v->units[0]);
-	for (size_t i = 0; i < len && i < RULE_MAX; i++) {
-		unsigned char c = (unsigned char)text[i];
-		pos ^= c;
-		if (pos >= v->nunits)
-			break;
-		uint32_t u = v->units[pos];
-		if (u_label(u) != c)
-			break;
-		pos ^= u_offset(u);
-		if (pos >= v->nunits)
-			break;
-		if (u_has_leaf(u)) {
-			best = i + 1;
-			*value = u_value(v->units[pos]);
-		}
-	}
-	return best;
+	return charsmap_init(&s->priv->cm, blob, len, why);
 }
 
 /* One step of the normaliser (NormalizePrefix): the replacement text
@@ -90,17 +24,8 @@ static size_t norm_prefix(const struct spm *s, const char *text, size_t len,
 		*rlen = n;
 		return n;
 	}
-	uint32_t value = 0;
-	if (s->priv->units && (n = charsmap_match(s->priv, text, len, &value))) {
-		if (value < s->priv->nrepl) {
-			*rep = s->priv->repl + value;
-			*rlen = strlen(*rep);
-		} else {           /* outside the strings: as an empty rule */
-			*rep = "";
-			*rlen = 0;
-		}
-		return n;
-	}
+	if ((n = charsmap_match(&s->priv->cm, text, len, 0, rep, rlen)))
+		return n;   /* the longest rule (outside the strings: an empty one) */
 	uint32_t cp;
 	int l = utf8_decode((const unsigned char *)text, len, &cp);
 	if (cp == 0xFFFD && !(l == 3 && !memcmp(text, "\xef\xbf\xbd", 3))) {

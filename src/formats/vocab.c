@@ -8,6 +8,7 @@
 #include "vocab.h"
 #include "bpe.h"
 #include "gpt2bpe.h"
+#include "tokjson.h"
 #include "wordpiece.h"
 #include "spm.h"
 #include "base/safefile.h"
@@ -484,6 +485,8 @@ char *tokens_join(const struct tokenizer_cfg *c, char *const *toks, int n,
 		return wordpiece_text(toks, n, buf, cap);
 	if (c->type == TOKENIZE_SPM)
 		return spm_text(toks, n, buf, cap);
+	if (c->type == TOKENIZE_HF && c->hf)
+		return tokjson_text(c->hf, toks, n, buf, cap);
 	if (!cap)
 		return buf;
 	buf[0] = 0;
@@ -527,6 +530,8 @@ char *tokens_label(const struct tokenizer_cfg *c, const char *tok, char *buf, si
 		return gpt2bpe_label(tok, buf, cap);
 	if (c && c->type == TOKENIZE_SPM)
 		return spm_label(tok, buf, cap);
+	if (c && c->type == TOKENIZE_HF && c->hf)
+		return tokjson_label(c->hf, tok, buf, cap);
 	if (cap)
 		snprintf(buf, cap, "%s", tok);
 	return buf;

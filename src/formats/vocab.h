@@ -25,14 +25,15 @@ struct vocab {
 };
 
 /* bpe: words as in word mode, each then split into BPE pieces (bpe.h);
- * gpt2: GPT-2's byte-level BPE (gpt2bpe.h); wordpiece: BERT's (wordpiece.h):
- * spm: a SentencePiece .model (spm.h);
- * these three tokenise the text themselves (model_tok.h), tokenize() and
- * tokenize_bpe() split them as word mode does */
+ * gpt2: GPT-2's byte-level BPE (gpt2bpe.h); wordpiece: BERT's (wordpiece.h);
+ * spm: a SentencePiece .model (spm.h); hf: a Hugging Face tokenizer.json
+ * (tokjson.h): these four tokenise the text themselves (model_tok.h),
+ * tokenize() and tokenize_bpe() split them as word mode does */
 enum tok_type { TOKENIZE_WORD, TOKENIZE_CHAR, TOKENIZE_BPE, TOKENIZE_GPT2,
-		TOKENIZE_WORDPIECE, TOKENIZE_SPM };
+		TOKENIZE_WORDPIECE, TOKENIZE_SPM, TOKENIZE_HF };
 
 struct bpe;
+struct tokjson;
 
 struct tokenizer_cfg {
 	enum tok_type type;
@@ -41,6 +42,9 @@ struct tokenizer_cfg {
 	char *specials[TOK_NSPECIAL];  /* the special tokens' spellings; NULL:
 	                                  the model has none (`null`) */
 	int specials_given[TOK_NSPECIAL];  /* spelled out in the YAML */
+	/* type hf: the model's tokenizer.json (model.h owns it; not freed
+	 * with the config), which tokens_join and tokens_label read */
+	const struct tokjson *hf;
 };
 
 /* Builds from n strings (copied).  Duplicates are an error. */
@@ -88,15 +92,16 @@ int tokenize_bpe(const struct tokenizer_cfg *c, const struct bpe *b,
  * to its colon: 7 : 30 -> 7:30); in char mode the
  * tokens (spaces included) are concatenated; GPT-2's pieces give their
  * bytes back (gpt2bpe_text), BERT's "##" pieces are glued to the piece
- * before (wordpiece_text), SentencePiece's join as spm_text does.
- * Returns buf. */
+ * before (wordpiece_text), SentencePiece's join as spm_text does, a
+ * tokenizer.json's go through its decoder (tokjson_text).  Returns buf. */
 char *tokens_join(const struct tokenizer_cfg *c, char *const *toks, int n,
 		  char *buf, size_t cap);
 
 /* A token as the views label it, into buf[cap]: GPT-2's pieces as their
  * text with a visible space mark ("Ġcat" -> "␣cat", gpt2bpe_label),
- * SentencePiece's the same ("▁cat" -> "␣cat", spm_label), any other token
- * as it is.  Returns buf. */
+ * SentencePiece's as written ("▁cat" stays, spm_label), a tokenizer.json's
+ * with a visible space mark (tokjson_label), any other token as it is.
+ * Returns buf. */
 char *tokens_label(const struct tokenizer_cfg *c, const char *tok, char *buf, size_t cap);
 
 /* Maps tokens to ids; unknown tokens become <unk> and are counted in

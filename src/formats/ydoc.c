@@ -82,8 +82,85 @@ static int frame_push(struct frame *f, struct ynode *child)
 	return 0;
 }
 
+/* A key of a mapping, for finding the ones given twice. */
+struct mkey {
+	const struct ynode *k;
+	size_t idx;
+};
+
+static int cmp_key(const struct ynode *x, const struct ynode *y)
+{
+	size_t n = x->len < y->len ? x->len : y->len;
+	int c = memcmp(x->str, y->str, n);
+	return c ? c : x->len < y->len ? -1 : x->len > y->len;
+}
+
+static int cmp_mkey(const void *a, const void *b)
+{
+	const struct mkey *x = a, *y = b;
+	int c = cmp_key(x->k, y->k);
+	return c ? c : x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* The mapping c (its n pairs) with no scalar key twice, or an error
+ * naming the earliest repetition in the file.  n log n: a safetensors
+ * header has a key a tensor. */
+static int map_unique(const char *file, const struct ynode *c, struct err *e)
+{
+	if (c->n < 2)
+		return 0;
+	struct mkey *k = malloc(c->n * sizeof *k);
+	if (!k)
+		return err_set(e, "%s: out of memory", file);
+	size_t nk = 0, second = SIZE_MAX;
+	const struct ynode *again = NULL;
+	int first_line = 0;
+	for (size_t i = 0; i < c->n; i++)
+		if (c->items[2 * i]->kind == Y_SCALAR)
+			k[nk].k = c->items[2 * i], k[nk++].idx = i;
+	qsort(k, nk, sizeof *k, cmp_mkey);   /* equal keys: in file order */
+	for (size_t g = 0, i; g < nk; g = i) {
+		for (i = g + 1; i < nk && cmp_key(k[i].k, k[g].k) == 0; i++)
+			;
+		if (i - g < 2)
+			continue;
+		if (k[g + 1].idx < second) {
+			second = k[g + 1].idx;
+			again = k[g + 1].k;
+			first_line = k[g].k->line;
+		}
+	}
+	free(k);
+	if (!again)
+		return 0;
+	return err_set(e, "%s:%d: key \"%.60s\" given twice (first at line %d)", file,
+		       again->line, again->str, first_line);
+}
+
+static int parse(struct ydoc *doc, const char *file, const void *buf, size_t len, int flags,
+		 size_t max_nodes, struct err *e);
+
 int ydoc_parse(struct ydoc *doc, const char *file, const void *buf, size_t len,
 	       struct err *e)
+{
+	return parse(doc, file, buf, len, 0, YDOC_MAX_NODES, e);
+}
+
+int ydoc_parse_max(struct ydoc *doc, const char *file, const void *buf, size_t len,
+		   size_t max_nodes, struct err *e)
+{
+	return parse(doc, file, buf, len, 0, max_nodes, e);
+}
+
+int ydoc_parse_flags(struct ydoc *doc, const char *file, const void *buf, size_t len,
+		     int flags, struct err *e)
+{
+	return parse(doc, file, buf, len, flags, YDOC_MAX_NODES, e);
+}
+
+/* libyaml's events into doc's tree, at most max_nodes nodes. */
+static int parse(struct ydoc *doc, const char *file, const void *buf, size_t len, int flags,
+		 size_t max_nodes, struct err *e)
 {
 	yaml_parser_t parser;
 	yaml_event_t ev;
@@ -146,9 +223,9 @@ int ydoc_parse(struct ydoc *doc, const char *file, const void *buf, size_t len,
 		case YAML_SCALAR_EVENT:
 		case YAML_SEQUENCE_START_EVENT:
 		case YAML_MAPPING_START_EVENT:
-			if (++pool->nodes > YDOC_MAX_NODES) {
+			if (++pool->nodes > max_nodes) {
 				err_set(e, "%s:%d: too many YAML nodes (limit %u)",
-					file, line, YDOC_MAX_NODES);
+					file, line, (unsigned)max_nodes);
 				yaml_event_delete(&ev);
 				goto out;
 			}
@@ -213,6 +290,11 @@ int ydoc_parse(struct ydoc *doc, const char *file, const void *buf, size_t len,
 				memcpy(c->items, f->items, f->n * sizeof *c->items);
 			c->n = c->kind == Y_MAP ? f->n / 2 : f->n;
 			f->n = 0;
+			if (c->kind == Y_MAP && !(depth == 0 && (flags & YDOC_TOP_DUPS_OK)) &&
+			    map_unique(file, c, e)) {
+				yaml_event_delete(&ev);
+				goto out;
+			}
 			break;
 		}
 		default:

@@ -4,7 +4,14 @@
  * line, so that every later error can say "file:line".  Aliases are refused
  * (no billion-laughs), and depth and node count are bounded, so an untrusted
  * file costs bounded time and memory.  JSON is parsed as YAML flow style,
- * which is how safetensors headers are read. */
+ * which is how safetensors headers are read.
+ *
+ * A key given twice in one mapping is an error, "file:LINE: key "k" given
+ * twice (first at line N)", in every document the program reads (model
+ * files, lectures, grammars...): readers would otherwise silently take
+ * the first (ynode_get) or the last, and YAML itself (1.2) says keys are
+ * unique.  The flags of ydoc_parse_flags change that for formats with a
+ * rule of their own. */
 #ifndef ATTNSCOPE_YDOC_H
 #define ATTNSCOPE_YDOC_H
 
@@ -38,10 +45,24 @@ struct ydoc {
  * with e filled.  The document must be freed with ydoc_free. */
 int ydoc_parse(struct ydoc *doc, const char *file, const void *buf, size_t len,
 	       struct err *e);
+/* ydoc_parse with another node limit: for the few files that are big by
+ * nature (a tokenizer.json of 262,144 pieces and 514,906 merges holds
+ * about 2 M nodes, some 100 MB of tree). */
+int ydoc_parse_max(struct ydoc *doc, const char *file, const void *buf, size_t len,
+		   size_t max_nodes, struct err *e);
 int ydoc_load(struct ydoc *doc, const char *path, struct err *e);
 /* The bytes of a regular file of at most YDOC_MAX_FILE into *buf (malloc'd,
  * the caller frees) and *len.  Returns 0, or -1 with e naming path. */
 int ydoc_read(const char *path, char **buf, size_t *len, struct err *e);
+
+enum {
+	/* the top-level mapping may repeat a key: the caller checks them and
+	 * names them in its own words (safetensors: "duplicate tensor name") */
+	YDOC_TOP_DUPS_OK = 1,
+};
+/* ydoc_parse with flags (0: ydoc_parse). */
+int ydoc_parse_flags(struct ydoc *doc, const char *file, const void *buf, size_t len,
+		     int flags, struct err *e);
 void ydoc_free(struct ydoc *doc);
 
 /* Value for key in a Y_MAP, or NULL. */

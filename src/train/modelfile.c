@@ -6,11 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "modelfile.h"
 #include "base/safefile.h"
 #include "base/utf8.h"
+#include "formats/ydoc.h"
 
 /* The file as lines (each without its newline). */
 struct lines {
@@ -314,4 +316,30 @@ int modelfile_set_snapshots(const char *path, const char *const *lines, int n,
 			    struct err *e)
 {
 	return set_block(path, "snapshots", n ? "snapshots:" : NULL, NULL, lines, n, e);
+}
+
+int modelfile_weights_are(const char *path, const char *file, char *shown, size_t n)
+{
+	struct ydoc d;
+	struct err e;
+	int same = 0;
+	snprintf(shown, n, "%s", "");
+	if (ydoc_load(&d, path, &e))
+		return 0;
+	const struct ynode *w = d.root && d.root->kind == Y_MAP ? ynode_get(d.root, "weights") : NULL;
+	if (w && w->kind == Y_SCALAR && *w->str) {
+		snprintf(shown, n, "%s", w->str);
+		/* relative to the YAML's folder, as model_load reads it */
+		char *dup = strdup(path), *full = NULL;
+		if (dup && (w->str[0] == '/' ? (full = strdup(w->str)) != NULL :
+			    asprintf(&full, "%s/%s", dirname(dup), w->str) >= 0)) {
+			struct stat a, b;
+			same = stat(full, &a) == 0 && stat(file, &b) == 0 &&
+			       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+		}
+		free(full);
+		free(dup);
+	}
+	ydoc_free(&d);
+	return same;
 }

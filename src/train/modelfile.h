@@ -7,6 +7,7 @@
 #ifndef ATTNSCOPE_MODELFILE_H
 #define ATTNSCOPE_MODELFILE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/err.h"
@@ -31,5 +32,11 @@ int modelfile_set_training(const char *path, const char *const *keys,
  * removes the list (a file without one is left as it is). */
 int modelfile_set_snapshots(const char *path, const char *const *lines, int n,
 			    struct err *e);
+
+/* Whether path's top-level weights: names file (the same device and
+ * inode; relative names from path's folder): its snapshots: list must
+ * describe the file that weights: names.  shown gets weights:'s value
+ * ("" when it has none: tensors: or init:). */
+int modelfile_weights_are(const char *path, const char *file, char *shown, size_t n);
 
 #endif

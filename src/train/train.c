@@ -501,8 +501,21 @@ static void record(struct run *r, double minutes, double tps)
 static void record_snapshots(struct run *r)
 {
 	struct err e;
+	char w[256];
 	if (!r->snap.taken && !r->o->record)
 		return;
+	if (!modelfile_weights_are(r->o->model, r->o->out, w, sizeof w)) {
+		/* the list describes the file weights: names, which is not this
+		 * one: --snapshot could not load what it would list */
+		if (r->snap.taken)
+			say(r, *w ? _("%d snapshots kept in %s (snapshot.STEP.*); not listed in "
+				      "%s, whose weights: is %s (point it at %s to use them)")
+				  : _("%d snapshots kept in %s (snapshot.STEP.*); not listed in "
+				      "%s, which has no weights: file%s (point weights: at %s to "
+				      "use them)"), r->snap.taken, r->o->out, r->o->model, w,
+			    r->o->out);
+		return;
+	}
 	if (trainsnap_record(&r->snap, r->o->model, &e))
 		say(r, _("attnscope: warning: the snapshots: list was not written: %s"), e.msg);
 	else if (r->snap.taken)

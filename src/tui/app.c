@@ -368,6 +368,13 @@ int tui_run(struct cli *c)
 	}
 	a.scr.v.m = a.m;
 	a.scr.show_training = a.m->cfg.snapshot >= 0;   /* --snapshot STEP */
+	/* what the loader warned (NaN weights...) went to stderr, which the
+	 * stepper is about to cover: the status line says it too */
+	if (warn_count() == 1)
+		app_msg(&a, 1, _("warning: %s"), warn_first());
+	else if (warn_count() > 1)
+		app_msg(&a, 1, _("warning: %s (and %d more on stderr)"), warn_first(),
+			warn_count() - 1);
 	int status = app_loop(&a);
 	app_snapshot_reset(&a);
 	model_free(a.m);

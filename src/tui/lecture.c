@@ -182,10 +182,18 @@ static int parse_step(struct lecture *l, const struct ydoc *d, const struct ynod
 		for (int i = 0; name && VIEW_NAMES[i]; i++)
 			if (strcmp(VIEW_NAMES[i], name) == 0)
 				k = i;
+		if (k < 0 && name) {   /* the list from the table: it cannot drift */
+			char list[256] = "";
+			for (int i = 0; VIEW_NAMES[i]; i++)
+				snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+					 /* TRANSLATORS: before the last of a list of
+					    names: "a, b or c" */
+					 i ? VIEW_NAMES[i + 1] ? ", " : _(" or ") : "", VIEW_NAMES[i]);
+			return err_set(e, "%s:%d: view must be %s, not \"%.30s\"", d->file, v->line,
+				       list, name);
+		}
 		if (k < 0)
-			return name ? err_set(e, "%s:%d: view must be stage, heads, mean, inspect, "
-					      "maskdiff, curves, decode, compare, lines, model or map, not \"%.30s\"",
-					      d->file, v->line, name) : -1;
+			return -1;
 		s->view = (enum lview)k;
 	}
 	if ((v = ynode_get(n, "cursor"))) {

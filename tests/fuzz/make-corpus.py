@@ -4,7 +4,8 @@
     python3 tests/fuzz/make-corpus.py        (from the source tree)
 
 Seeds are the shipped models (models/*.yaml, tests/data/*.yaml) plus
-hand-made edge cases.  The model seeds may name the files fuzz_model keeps
+hand-made edge cases (tokjson: small tokenizer.json files of each kind the
+reader takes).  The model seeds may name the files fuzz_model keeps
 in its temporary directory: v.txt (7 tokens), w.safetensors (the weights of
 an encoder-only d_model 2 model) and base.vocab.txt.  Set ATTNSCOPE=path/to/attnscope
 to include a trace written by `attnscope dump`.  Re-run after adding a
@@ -407,4 +408,161 @@ try:
         put("gguf", name + ".gguf", data)
 except ImportError as exc:
     print("no gguf seeds (tests/gguf needs numpy): %s" % exc, file=sys.stderr)
+
+# ---- tokenizer.json (fuzz_tokjson: the file, then NUL and a text) ------
+shutil.rmtree(os.path.join(out, "tokjson"), ignore_errors=True)
+
+
+def added(i, c, special=True, **kw):
+    d = {"id": i, "content": c, "single_word": False, "lstrip": False, "rstrip": False,
+         "normalized": False, "special": special}
+    d.update(kw)
+    return d
+
+
+def gpt2_bytes():
+    bs = list(range(33, 127)) + list(range(161, 173)) + list(range(174, 256))
+    cs, k = {}, 0
+    for b in range(256):
+        if b in bs:
+            cs[b] = chr(b)
+        else:
+            cs[b] = chr(256 + k)
+            k += 1
+    return cs
+
+
+LLAMA3_RE = ("(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?"
+             "[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+")
+bmap = gpt2_bytes()
+bvocab = {bmap[b]: b for b in range(256)}
+bmerges = []
+for a, b in [("\u0120", "t"), ("h", "e"), ("\u0120t", "he"), ("i", "n"), ("\u0120", "a"),
+             ("o", "r"), ("1", "2"), ("\u0120\u0120", "\u0120")] :
+    if a not in bvocab:
+        bvocab[a] = len(bvocab)
+    bvocab[a + b] = len(bvocab)
+    bmerges.append([a, b])
+bvocab = dict(sorted(bvocab.items(), key=lambda kv: kv[1]))
+n = len(bvocab)
+byte_level = {
+    "version": "1.0", "truncation": None, "padding": None,
+    "added_tokens": [added(n, "<|begin_of_text|>"), added(n + 1, "<|end_of_text|>"),
+                     added(n + 2, "<think>", False)],
+    "normalizer": {"type": "NFC"},
+    "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+        {"type": "Split", "pattern": {"Regex": LLAMA3_RE}, "behavior": "Isolated",
+         "invert": False},
+        {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True,
+         "use_regex": False}]},
+    "post_processor": {"type": "Sequence", "processors": [
+        {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": False,
+         "use_regex": True},
+        {"type": "TemplateProcessing",
+         "single": [{"SpecialToken": {"id": "<|begin_of_text|>", "type_id": 0}},
+                    {"Sequence": {"id": "A", "type_id": 0}}],
+         "pair": [], "special_tokens": {"<|begin_of_text|>": {
+             "id": "<|begin_of_text|>", "ids": [n], "tokens": ["<|begin_of_text|>"]}}}]},
+    "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True,
+                "use_regex": True},
+    "model": {"type": "BPE", "dropout": None, "unk_token": None,
+              "continuing_subword_prefix": None, "end_of_word_suffix": None,
+              "fuse_unk": False, "byte_fallback": False, "ignore_merges": True,
+              "vocab": bvocab, "merges": bmerges}}
+put("tokjson", "byte-level.json", json.dumps(byte_level))
+put("tokjson", "byte-level-text", json.dumps(byte_level).encode() +
+    "\0the 1234 <think> naïve\n\n😀 <|end_of_text|>".encode())
+gpt2 = json.loads(json.dumps(byte_level))
+gpt2["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [
+    {"type": "Digits", "individual_digits": True},
+    {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True}]}
+gpt2["model"]["merges"] = [" ".join(m) for m in bmerges]
+put("tokjson", "gpt2-digits.json", json.dumps(gpt2, indent=1))
+
+sp = ["<unk>", "<s>", "</s>"] + ["<0x%02X>" % b for b in range(256)] + \
+    ["\u2581", "a", "b", "c", "\u2581a", "ab", "\u2581ab", "bc", "\u00e9"]
+spv = {p: i for i, p in enumerate(sp)}
+sp_bpe = {
+    "version": "1.0", "truncation": None, "padding": None,
+    "added_tokens": [added(0, "<unk>"), added(1, "<s>"), added(2, "</s>"),
+                     added(len(sp), "<m>", False, lstrip=True, rstrip=True),
+                     added(len(sp) + 1, "word", False, single_word=True, normalized=True)],
+    "normalizer": {"type": "Sequence", "normalizers": [
+        {"type": "Prepend", "prepend": "\u2581"},
+        {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"}]},
+    "pre_tokenizer": None,
+    "post_processor": {"type": "TemplateProcessing",
+                       "single": [{"SpecialToken": {"id": "<s>", "type_id": 0}},
+                                  {"Sequence": {"id": "A", "type_id": 0}}],
+                       "pair": [], "special_tokens": {"<s>": {"id": "<s>", "ids": [1],
+                                                              "tokens": ["<s>"]}}},
+    "decoder": {"type": "Sequence", "decoders": [
+        {"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "},
+        {"type": "ByteFallback"}, {"type": "Fuse"},
+        {"type": "Strip", "content": " ", "start": 1, "stop": 0}]},
+    "model": {"type": "BPE", "dropout": None, "unk_token": "<unk>", "fuse_unk": True,
+              "byte_fallback": True, "vocab": spv,
+              "merges": ["\u2581 a", "a b", "\u2581a b", "b c"]}}
+put("tokjson", "sentencepiece-bpe.json", json.dumps(sp_bpe))
+put("tokjson", "sentencepiece-bpe-text", json.dumps(sp_bpe).encode() +
+    b"\0ab bc \xc3\xa9\n a <m> b word xyz\xff")
+meta = {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "first", "split": True}
+mistral = json.loads(json.dumps(sp_bpe))
+mistral["normalizer"] = None
+mistral["pre_tokenizer"] = meta
+mistral["decoder"] = meta
+put("tokjson", "metaspace.json", json.dumps(mistral))
+unigram = {
+    "version": "1.0", "truncation": None, "padding": None, "added_tokens": [],
+    "normalizer": {"type": "Sequence", "normalizers": [
+        {"type": "Precompiled", "precompiled_charsmap": None},
+        {"type": "Strip", "strip_left": False, "strip_right": True}, {"type": "Lowercase"}]},
+    "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+        {"type": "WhitespaceSplit"}, dict(meta, prepend_scheme="always")]},
+    "post_processor": {"type": "TemplateProcessing",
+                       "single": [{"Sequence": {"id": "A", "type_id": 0}},
+                                  {"SpecialToken": {"id": "</s>", "type_id": 0}}],
+                       "pair": [], "special_tokens": {"</s>": {"id": "</s>", "ids": [1],
+                                                               "tokens": ["</s>"]}}},
+    "decoder": dict(meta, prepend_scheme="always"),
+    "model": {"type": "Unigram", "unk_id": 2, "byte_fallback": False, "vocab": [
+        ["<pad>", 0], ["</s>", 0], ["<unk>", 0], ["\u2581", -2], ["\u2581a", -1], ["b", -2],
+        ["ab", -1.5], ["a", -3], ["\u2581ab", -4]]}}
+put("tokjson", "unigram.json", json.dumps(unigram))
+put("tokjson", "roberta.json", json.dumps(dict(
+    byte_level, post_processor={"type": "RobertaProcessing", "sep": ["<|end_of_text|>", n + 1],
+                                "cls": ["<|begin_of_text|>", n], "trim_offsets": True,
+                                "add_prefix_space": False})))
+put("tokjson", "wordlevel.json", '{"model": {"type": "WordLevel", "vocab": {"a": 0}}}')
+# a precompiled charsmap the SentencePiece library wrote (tests/unit/test_tokjson.c
+# says its rules), as T5's normalizer
+CHARSMAP = ("AAQAAAAgAAAJDQAAAQAAgAUAAIDMAAIAgQ0AAAoAAICAEAIAiwUAAAAAAICsAAIAgR0AAAcA"
+    "AIChDQAAAwAAgA4AAAARAAAAEAAAABMAAAASAAAAFQAAABQAAAAXAAAAFgAAABkAAAAYAAAA"
+    "vNgCABoAAAAdAAAAHAAAAB8AAAAeAAAAIQAAACAAAAAjAAAAIgAAACUAAAAkAAAAJwAAACYA"
+    "AAApAAAAKAAAACsAAAAqAAAALQAAACwAAAAvAAAALgAAADEAAAAwAAAAMwAAADIAAAA1AAAA"
+    "NAAAADcAAAA2AAAAOQAAADgAAAA7AAAAOgAAAD0AAAA8AAAAPwAAAD4AAABBAAAAQAAAAEMA"
+    "AABCAAAARQAAAEQAAABHAAAARgAAAEkAAABBKQEASwAAAEoAAABNAAAATAAAAE8AAABOAAAA"
+    "UQAAAFAAAABTAAAAUgAAAFUAAABUAAAAVwAAAFYAAABZAAAAWAAAAFsAAABaAAAAXQAAAFwA"
+    "AABfAAAAXgAAAGEAAABgAAAAYwAAAGIAAABlAAAAZAAAAGcAAABmAAAAaQAAAGgAAABrAAAA"
+    "agAAAG0AAABllAIAbwAAAG4AAABxAAAAcAAAAHMAAAByAAAAdQAAAHQAAAB3AAAAdgAAAHkA"
+    "AAB4AAAAewAAAHoAAAB9AAAAfAAAAH8AAAB+AAAAgQAAAIAAAACDAAAAggAAAIUAAACEAAAA"
+    "hwAAAIYAAACJAAAAiAAAAIsAAACKAAAAjQAAAIwAAACPAAAAjgAAAJEAAACQAAAAkwAAAJIA"
+    "AACVAAAAlAAAAJcAAACWAAAAmQAAAJgAAACbAAAAmgAAAJ0AAACcAAAAnwAAAJ4AAAChAAAA"
+    "oAAAAKMAAACiAAAApQAAAKQAAACnAAAApgAAAKkAAACoAAAAqwAAAKoAAACtAAAArAAAAK8A"
+    "AACuAAAAsQAAALAAAACzAAAAsgAAALUAAAC0AAAAtwAAALYAAAC5AAAAuAAAALsAAAC6AAAA"
+    "vQAAALwAAAC/AAAAvgAAAMEAAADAAAAAwwAAAMIAAADFAAAAxAAAAMcAAADGAAAAyQAAAMgA"
+    "AADLAAAAygAAAM0AAADMAAAAzwAAAM4AAADRAAAA0AAAANMAAADSAAAA1QAAANQAAADXAAAA"
+    "1gAAANkAAADYAAAA2wAAANoAAADdAAAA3AAAAN8AAADeAAAA4QAAAOAAAADjAAAA4gAAAOUA"
+    "AADkAAAA5wAAAO8EAQDpAAAA6AAAAOK0AQDqAAAA7QAAAOwAAADvAAAA7gAAAPEAAADwAAAA"
+    "8wAAAPIAAAD1AAAA9AAAAPcAAAD2AAAA+QAAAPgAAAD7AAAA+gAAAP0AAAD8AAAA/wAAAP4A"
+    "AAAAIABBAGEAZmkAw6kA")
+t5 = json.loads(json.dumps(unigram))
+t5["normalizer"] = {"type": "Sequence", "normalizers": [
+    {"type": "Precompiled", "precompiled_charsmap": CHARSMAP},
+    {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "}]}
+put("tokjson", "precompiled.json", json.dumps(t5))
+put("tokjson", "precompiled-text", json.dumps(t5).encode() +
+    "\0A \uff21 \ufb01\te\u0301 A\u0301\u200b  \r\n\u06dd\u0915\u093e".encode())
+
+
 print("corpora written to", out)

@@ -6,6 +6,10 @@
  *   hftok wordpiece vocab.txt lower|cased < TEXTS   ([CLS] … [SEP] added)
  *   hftok time-gpt2 vocab.json merges.txt    (load time, for the README)
  *   hftok probe STEP    (the Unicode lookups, as tests/hf/reference.js probe)
+ *   hftok tokjson TOKENIZER.json CONFIG.json|- ids|decode|time < TEXTS
+ *       a tokenizer.json (formats/tokjson.h) with what its post-processor
+ *       adds: each text's ids, or the text its ids decode to (as hex), or
+ *       the load and encode times (for the README)
  *
  * TEXTS has one text a line, as the hex of its UTF-8 bytes (a text may hold
  * newlines); each output line is the text's ids separated by spaces.
@@ -19,6 +23,7 @@
 #include "base/unicode.h"
 #include "base/utf8.h"
 #include "formats/gpt2bpe.h"
+#include "formats/tokjson.h"
 #include "formats/wordpiece.h"
 
 static int unhex(char *line)
@@ -83,6 +88,58 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* hftok tokjson …: see the top. */
+static int tokjson_mode(const char *tj, const char *cfg, const char *what)
+{
+	struct err e = { "", 0 };
+	struct tokjson t;
+	double t0 = now();
+	if (tokjson_load(&t, tj, strcmp(cfg, "-") ? cfg : NULL, &e)) {
+		fprintf(stderr, "hftok: %s\n", e.msg);
+		return 1;
+	}
+	double t1 = now(), tenc = 0;
+	static char line[1 << 20], text[1 << 21];
+	int lineno = 0;
+	long ntok = 0;
+	while (fgets(line, sizeof line, stdin)) {
+		lineno++;
+		if (unhex(line)) {
+			fprintf(stderr, "hftok: line %d is not hex\n", lineno);
+			return 1;
+		}
+		int32_t *ids;
+		int n, invalid = 0;
+		double a = now();
+		if (tokjson_encode(&t, line, 1, &ids, &n, &invalid, &e)) {
+			fprintf(stderr, "hftok: line %d: %s\n", lineno, e.msg);
+			return 1;
+		}
+		tenc += now() - a;
+		ntok += n;
+		if (!strcmp(what, "decode")) {
+			char **p = malloc(((size_t)n + 1) * sizeof *p);
+			for (int i = 0; p && i < n; i++)
+				p[i] = (char *)vocab_str(&t.vocab, ids[i]);
+			tokjson_text(&t, p, n, text, sizeof text);
+			for (const unsigned char *c = (const unsigned char *)text; *c; c++)
+				printf("%02x", *c);
+			putchar('\n');
+			free(p);
+		} else if (!strcmp(what, "ids")) {
+			for (int i = 0; i < n; i++)
+				printf(i ? " %d" : "%d", ids[i]);
+			putchar('\n');
+		}
+		free(ids);
+	}
+	if (!strcmp(what, "time"))
+		printf("%d pieces, %d merges loaded in %.3f s; %d texts, %ld tokens encoded in "
+		       "%.3f s\n", t.vocab.n, t.merges.n, t1 - t0, lineno, ntok, tenc);
+	tokjson_free(&t);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct err e = { "", 0 };
@@ -100,10 +157,12 @@ int main(int argc, char **argv)
 			fprintf(stderr, "hftok: %s\n", e.msg);
 			return 1;
 		}
-		printf("%d pieces, %d merges loaded in %.3f s\n", g.vocab.n, g.nmerges, now() - t0);
+		printf("%d pieces, %d merges loaded in %.3f s\n", g.vocab.n, g.merges.n, now() - t0);
 		gpt2bpe_free(&g);
 		return 0;
 	}
+	if (argc == 5 && !strcmp(argv[1], "tokjson"))
+		return tokjson_mode(argv[2], argv[3], argv[4]);
 	if (argc == 1) {
 		/* run alone by make check (it is a check program): nothing to test */
 		puts("1..0 # SKIP a helper of tests/hf_tokenizers.test");
@@ -111,7 +170,8 @@ int main(int argc, char **argv)
 	}
 	if (!gpt2 && !wp) {
 		fprintf(stderr, "usage: hftok gpt2 VOCAB.json MERGES.txt | wordpiece VOCAB.txt "
-			"lower|cased  < hex lines\n");
+			"lower|cased | tokjson TOKENIZER.json CONFIG.json|- ids|decode|time  "
+			"< hex lines\n");
 		return 2;
 	}
 	if (gpt2 ? gpt2bpe_load(&g, argv[2], argv[3], &e) :

@@ -86,6 +86,12 @@ def as_stored(v, dtype):
 def make(a):
     rng = np.random.default_rng(a.seed)
     fam = a.family
+    if a.tokenizer:   # a real tokenizer.json: the vocabulary its ids need
+        tj = json.load(open(os.path.join(a.tokenizer, "tokenizer.json"), encoding="utf-8"))
+        v = tj["model"]["vocab"]
+        ids = list(v.values()) if isinstance(v, dict) else list(range(len(v)))
+        ids += [t["id"] for t in tj.get("added_tokens", [])]
+        a.vocab = max(a.vocab, max(ids) + 1)
     d, h = a.d, a.heads
     hkv = a.kv_heads or h
     dk = a.head_dim or d // h
@@ -172,6 +178,11 @@ def make(a):
                   open(os.path.join(a.dir, "model.safetensors.index.json"), "w"), indent=1)
     else:
         write_st(t, os.path.join(a.dir, "model.safetensors"), a.dtype)
+    if a.tokenizer:
+        for f in ("tokenizer.json", "tokenizer_config.json"):
+            if os.path.exists(os.path.join(a.tokenizer, f)):
+                open(os.path.join(a.dir, f), "wb").write(open(os.path.join(a.tokenizer, f), "rb").read())
+        return 0
     # a byte-level tokenizer: the 256 bytes, no merges
     bu = byte_unicode()
     json.dump({c: i for i, c in enumerate(bu)}, open(os.path.join(a.dir, "vocab.json"), "w"))
@@ -438,6 +449,8 @@ def main():
     m.add_argument("--shards", type=int, default=1)
     m.add_argument("--std", type=float, default=0.2)
     m.add_argument("--seed", type=int, default=1)
+    m.add_argument("--tokenizer", default="", help="a folder with tokenizer.json "
+                   "(and tokenizer_config.json) to ship instead of the byte vocabulary")
     c = sub.add_parser("check")
     c.add_argument("dir")
     c.add_argument("dump")

@@ -21,7 +21,8 @@ NAME_FUNCS = ["strcmp:2", "strcmp:1", "strncmp:2", "strncmp:1", "ynode_get:2",
               "json_key:2", "trace_find:2", "trace_get:2", "stage_find:2", "setlocale:2",
               "newterm:1", "tigetstr:1", "tigetnum:1", "setenv:1", "strspn:2",
               "strcspn:2", "known_key:2", "ystr:2", "has_prefix:2", "ends_with:2",
-              "str_eq:2", "name_is:2", "same:2", "starts:2"]
+              "str_eq:2", "name_is:2", "same:2", "starts:2", "jsonout_field:2",
+              "jsonout_num:2", "tokjson_str:3", "tokjson_bool:3"]
 
 
 def unquote(lines):

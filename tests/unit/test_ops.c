@@ -517,8 +517,26 @@ static void test_transpose(void)
 	}
 }
 
+/* op_dist_finite (issue 44): NaN or +inf anywhere, or a row with nothing
+ * finite, is no distribution; -inf entries (probability 0) are fine. */
+static void test_dist_finite(void)
+{
+	const float ok[6] = { -1.0f, -INFINITY, -0.5f, -2.0f, -0.1f, -INFINITY };
+	float bad[6];
+	tap_ok(op_dist_finite(ok, 2, 3), "dist_finite: -inf entries are a distribution");
+	memcpy(bad, ok, sizeof bad);
+	bad[4] = NAN;
+	tap_ok(!op_dist_finite(bad, 2, 3), "dist_finite: a NaN in row 2 is not");
+	memcpy(bad, ok, sizeof bad);
+	bad[0] = INFINITY;
+	tap_ok(!op_dist_finite(bad, 2, 3), "dist_finite: +inf is not");
+	const float none[3] = { -INFINITY, -INFINITY, -INFINITY };
+	tap_ok(!op_dist_finite(none, 1, 3), "dist_finite: a row of -inf only is not");
+}
+
 int main(void)
 {
+	test_dist_finite();
 	test_linear();
 	test_matmul();
 	test_softmax();

@@ -301,7 +301,7 @@ static void labels(void)
 {
 	char buf[64];
 	const char *cases[][2] = {
-		{ SP "cat", "\xe2\x90\xa3" "cat" }, { "<0x0A>", "\xe2\x86\xb5" },
+		{ SP "cat", SP "cat" }, { "<0x0A>", "\xe2\x86\xb5" },
 		{ "<0x09>", "\xe2\x87\xa5" }, { "<0x41>", "A" }, { "<0xC3>", "<0xC3>" },
 		{ "na\xc3\xaf" "ve", "na\xc3\xaf" "ve" }, { "</s>", "</s>" },
 	};
@@ -311,7 +311,7 @@ static void labels(void)
 		       cases[i][0], cases[i][1], buf);
 	}
 	spm_label(SP SP SP SP, buf, 8);
-	tap_ok(!strcmp(buf, "\xe2\x90\xa3\xe2\x90\xa3"), "a label cut at a character (%s)", buf);
+	tap_ok(!strcmp(buf, SP SP), "a label cut at a character (%s)", buf);
 	char *p[] = { SP "ol", "<0xC3>", "<0xA1>", SP "mundo" };
 	spm_text(p, 4, buf, sizeof buf);
 	tap_ok(!strcmp(buf, "ol\xc3\xa1 mundo"), "spm_text joins pieces (%s)", buf);
@@ -351,7 +351,7 @@ static void adopt(void)
 	tap_ok(ok, "the source is <s> \u2581ab \u2581c </s> (%d tokens)", in.S);
 	char lb[32];
 	tokens_label(&m->cfg.tok, in.src_tok[1], lb, sizeof lb);
-	tap_ok(!strcmp(lb, "\xe2\x90\xa3" "ab"), "its label \u2423ab (%s)", lb);
+	tap_ok(!strcmp(lb, "\xe2\x96\x81" "ab"), "its label \u2581ab (%s)", lb);
 	input_free(&in);
 	model_free(m);
 }

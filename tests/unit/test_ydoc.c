@@ -411,8 +411,39 @@ static void test_load(void)
 	tap_contains(e.msg, "/nonexistent/dir/x.yaml", "  message names the path");
 }
 
+/* A key given twice (issue 44): refused in any mapping, at any depth, in
+ * block and flow style; YDOC_TOP_DUPS_OK lets the top level repeat (the caller checks). */
+static void test_duplicates(void)
+{
+	expect_refused("a: 1\nb: 2\na: 3\n", 3, "key \"a\" given twice (first at line 1)",
+		       "a top-level key twice");
+	expect_refused("m:\n  x: 1\n  y: 2\n  x: 1\n", 4, "key \"x\" given twice (first at line 2)",
+		       "a nested key twice, the same value");
+	expect_refused("s:\n  - {k: 1, k: 2}\n", 2, "key \"k\" given twice",
+		       "a flow mapping in a list");
+	expect_refused("{\"q\": 1,\n \"r\": 2,\n \"q\": 3}", 3, "key \"q\" given twice (first at line 1)",
+		       "JSON text");
+	expect_refused("a: 1\nb: 1\nb: 2\na: 2\n", 3, "key \"b\" given twice (first at line 2)",
+		       "the earliest repetition is named");
+	struct ydoc d;
+	struct err e;
+	const char *t;
+	int rc;
+	t = "{\"a\": {\"k\": 1}, \"a\": {\"k\": 2}}";
+	rc = ydoc_parse_flags(&d, "t.yaml", t, strlen(t), YDOC_TOP_DUPS_OK, &e);
+	tap_ok(rc == 0 && d.root->n == 2, "YDOC_TOP_DUPS_OK: the top level keeps both");
+	if (rc == 0)
+		ydoc_free(&d);
+	t = "{\"a\": {\"k\": 1, \"k\": 2}}";
+	rc = ydoc_parse_flags(&d, "t.yaml", t, strlen(t), YDOC_TOP_DUPS_OK, &e);
+	tap_ok(rc == -1, "YDOC_TOP_DUPS_OK: a nested repetition is still refused");
+	if (rc == 0)
+		ydoc_free(&d);
+}
+
 int main(void)
 {
+	test_duplicates();
 	test_block();
 	test_json();
 	test_refusals();
