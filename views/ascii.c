@@ -47,6 +47,18 @@ static const struct { const char *u, *a; } ONE[] = {
 };
 
 /* Latin letters with marks, and their base letters, in the same order. */
+/* Every ASCII character as a one-character string (no buffer to write). */
+static const char ASCII1[128][2] = {
+	{ 0 }, { 1 }, { 2 }, { 3 }, { 4 }, { 5 }, { 6 }, { 7 }, { 8 }, { 9 }, { 10 }, { 11 }, { 12 }, { 13 }, { 14 }, { 15 },
+	{ 16 }, { 17 }, { 18 }, { 19 }, { 20 }, { 21 }, { 22 }, { 23 }, { 24 }, { 25 }, { 26 }, { 27 }, { 28 }, { 29 }, { 30 }, { 31 },
+	{ 32 }, { 33 }, { 34 }, { 35 }, { 36 }, { 37 }, { 38 }, { 39 }, { 40 }, { 41 }, { 42 }, { 43 }, { 44 }, { 45 }, { 46 }, { 47 },
+	{ 48 }, { 49 }, { 50 }, { 51 }, { 52 }, { 53 }, { 54 }, { 55 }, { 56 }, { 57 }, { 58 }, { 59 }, { 60 }, { 61 }, { 62 }, { 63 },
+	{ 64 }, { 65 }, { 66 }, { 67 }, { 68 }, { 69 }, { 70 }, { 71 }, { 72 }, { 73 }, { 74 }, { 75 }, { 76 }, { 77 }, { 78 }, { 79 },
+	{ 80 }, { 81 }, { 82 }, { 83 }, { 84 }, { 85 }, { 86 }, { 87 }, { 88 }, { 89 }, { 90 }, { 91 }, { 92 }, { 93 }, { 94 }, { 95 },
+	{ 96 }, { 97 }, { 98 }, { 99 }, { 100 }, { 101 }, { 102 }, { 103 }, { 104 }, { 105 }, { 106 }, { 107 }, { 108 }, { 109 }, { 110 }, { 111 },
+	{ 112 }, { 113 }, { 114 }, { 115 }, { 116 }, { 117 }, { 118 }, { 119 }, { 120 }, { 121 }, { 122 }, { 123 }, { 124 }, { 125 }, { 126 }, { 127 },
+};
+
 static const char MARKED[] = "áàâãäåéèêëíìîïóòôõöúùûüçñýÿÁÀÂÃÄÅÉÈÊËÍÌÎÏÓÒÔÕÖÚÙÛÜÇÑÝ";
 static const char BASE[] = "aaaaaaeeeeiiiiooooouuuuc" "nyyAAAAAAEEEEIIIIOOOOOUUUUCNY";
 
@@ -69,23 +81,16 @@ const char *canvas_ascii_glyph(const char *g)
 	/* a marked letter (its mark possibly a combining one after it) */
 	uint32_t cp;
 	int n = utf8_decode((const unsigned char *)g, strlen(g), &cp);
-	static char one[2];
 	const char *m = MARKED;
 	for (int k = 0; *m; k++) {
 		uint32_t mc;
 		int ml = utf8_decode((const unsigned char *)m, strnlen(m, 4), &mc);
-		if (mc == cp) {
-			one[0] = BASE[k];
-			one[1] = 0;
-			return one;
-		}
+		if (mc == cp)
+			return ASCII1[(unsigned char)BASE[k] & 0x7f];
 		m += ml;
 	}
-	if (n == 1 && cp < 0x80) {   /* a base letter with a combining mark */
-		one[0] = (char)cp;
-		one[1] = 0;
-		return one;
-	}
+	if (n == 1 && cp < 0x80)   /* a base letter with a combining mark */
+		return ASCII1[cp];
 	return "?";
 }
 

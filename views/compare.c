@@ -46,23 +46,27 @@ struct side {
 	int len;                     /* rows: outputs, plus </s> if it ended so */
 };
 
-/* The tokenizer of the model drawn (GPT-2's pieces are labelled as text). */
-static const struct tokenizer_cfg *cmp_tok;
+/* How the draw spells tokens: the model's target vocabulary and tokenizer
+ * (GPT-2's pieces are labelled as text), and a ring of buffers for the
+ * labels, so that a message may hold a few at once. */
+struct lex {
+	const struct vocab *voc;
+	const struct tokenizer_cfg *tok;
+	char ring[8][48];
+	int next;
+};
 
-/* Token id's label: from a ring of buffers, so that a message may hold a
- * few at once (drawing is single-threaded). */
-static const char *tok_of(const struct vocab *voc, int32_t id)
+/* Token id's label (in one of lx's ring buffers). */
+static const char *tok_of(struct lex *lx, int32_t id)
 {
-	static char ring[8][48];
-	static int next;
-	const char *t = voc ? vocab_str(voc, id) : NULL;
+	const char *t = lx->voc ? vocab_str(lx->voc, id) : NULL;
 	if (!t)
 		return "?";
-	if (!cmp_tok || (cmp_tok->type != TOKENIZE_GPT2 && cmp_tok->type != TOKENIZE_SPM &&
-			 cmp_tok->type != TOKENIZE_HF))
+	if (!lx->tok || (lx->tok->type != TOKENIZE_GPT2 && lx->tok->type != TOKENIZE_SPM &&
+			 lx->tok->type != TOKENIZE_HF))
 		return t;
-	next = (next + 1) % 8;
-	return tokens_label(cmp_tok, t, ring[next], sizeof ring[next]);
+	lx->next = (lx->next + 1) % 8;
+	return tokens_label(lx->tok, t, lx->ring[lx->next], sizeof lx->ring[lx->next]);
 }
 
 /* Cumulative log p of the best hypothesis after position k: the recorded
@@ -99,7 +103,7 @@ static int same_output(const struct decode_result *a, const struct decode_result
 /* Wraps the output sentence into at most nl lines of w columns from
  * (x, y); returns the lines used. */
 static int sentence(struct canvas *c, struct rect r, int x, int y, int w, int nl,
-		    const struct side *s, const struct vocab *voc,
+		    const struct side *s, struct lex *voc,
 		    const struct style *st)
 {
 	if (!s->d)
@@ -132,7 +136,7 @@ static int sentence(struct canvas *c, struct rect r, int x, int y, int w, int nl
 	return line + 1;
 }
 
-static int sentence_lines(const struct side *s, const struct vocab *voc, int w)
+static int sentence_lines(const struct side *s, struct lex *voc, int w)
 {
 	if (!s->d || s->d->nbest == 0 || w < 1)
 		return 1;
@@ -198,7 +202,7 @@ static double lowest_kept(const struct decode_step *st)
 /* Why the two outputs differ, into buf: where greedy's path left the
  * beam (pruned, with its score against the beam's last place), or where
  * the likelier word greedy took led to a lower score in the end. */
-static void why_differ(const struct side *S, const struct vocab *voc, int B,
+static void why_differ(const struct side *S, struct lex *voc, int B,
 		       char *buf, size_t n)
 {
 	int32_t g[256], b[256];
@@ -244,23 +248,195 @@ static void why_differ(const struct side *S, const struct vocab *voc, int B,
 		 fmt_num(n3, sizeof n3, cb->prob, 3), fmt_num(n4, sizeof n4, cb->score, 2));
 }
 
+/* The title on r's first line: what is compared, and the source words. */
+static void compare_title(const struct view_state *v, struct canvas *c, struct rect r, int B)
+{
+	const struct style ti = role_style(R_TITLE, c->depth);
+	char buf[512];
+	/* title: what is compared */
+	size_t used = (size_t)snprintf(buf, sizeof buf, _(" greedy vs beam %d (α=%g)"), B,
+				       v->dec_alpha);
+	if (v->tr && v->tr->src_tokens && v->tr->S > 0) {
+		int k = 0;
+		for (int i = 0; i < v->tr->S && used < sizeof buf - 64; i++) {
+			const char *t = v->tr->src_tokens[i];
+			if (!strcmp(t, "<s>") || !strcmp(t, "</s>") || !strcmp(t, "<pad>"))
+				continue;
+			used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s",
+						 k++ ? " " : " · “", t);
+		}
+		if (k)
+			snprintf(buf + used, sizeof buf - used, "” ");
+		else
+			snprintf(buf + used, sizeof buf - used, " ");
+	} else {
+		snprintf(buf + used, sizeof buf - used, " ");
+	}
+	char fit[512];
+	text_fit(buf, r.w, fit, sizeof fit);
+	clip_text(c, r, r.x, r.y, r.w, fit, &ti);
+}
+
+/* The verdict from line y (which search scores higher) and why the
+ * outputs differ.  Returns the line after it. */
+static int draw_verdict(struct canvas *c, struct rect r, int y, const struct side *S,
+			struct lex *voc, int B)
+{
+	const struct style tx = role_style(R_TEXT, c->depth);
+	const struct style ac = role_style(R_ACCENT, c->depth);
+	const struct style gd = role_style(R_GOOD, c->depth);
+	const struct style wa = role_style(R_WARN, c->depth);
+	char buf[512], n1[32], n2[32];
+	/* the verdict, and why */
+	const struct decode_result *g = S[0].d, *b = S[1].d;
+	const struct style *vs = &ac;
+	char why[512] = "";
+	if (!g || !b)
+		snprintf(buf, sizeof buf, "%s", g ? _("run the beam search too to compare") :
+			 _("run the greedy search too to compare"));
+	else if (same_output(g, b))
+		snprintf(buf, sizeof buf, _("same output: beam search agrees with greedy "
+			 "(score %s)"), fmt_num(n1, sizeof n1, g->best_score, 2));
+	else {
+		if (b->best_score > g->best_score) {
+			snprintf(buf, sizeof buf, _("beam found a higher-scoring translation: %s vs "
+						    "greedy's %s"),
+				 fmt_num(n1, sizeof n1, b->best_score, 2),
+				 fmt_num(n2, sizeof n2, g->best_score, 2));
+			vs = &gd;
+		} else if (b->best_score < g->best_score) {
+			snprintf(buf, sizeof buf, _("greedy scores higher than beam: %s vs %s"),
+				 fmt_num(n1, sizeof n1, g->best_score, 2),
+				 fmt_num(n2, sizeof n2, b->best_score, 2));
+			vs = &wa;
+		} else {
+			snprintf(buf, sizeof buf, _("different outputs with the same score %s"),
+				 fmt_num(n1, sizeof n1, g->best_score, 2));
+		}
+		why_differ(S, voc, B, why, sizeof why);
+	}
+	clip_text(c, r, r.x + 1, y++, r.w - 1, buf, vs);
+	if (*why && y < r.y + r.h) {
+		int lines = canvas_wrap(NULL, rect_sub(r, r.x + 1, y, r.w - 1, r.w < 70 ? 4 : 3), why, 0, 0, 0);
+		struct rect wr = rect_sub(r, r.x + 1, y, r.w - 1, lines);
+		y += canvas_wrap(c, wr, why, tx.fg, tx.bg, tx.attr);
+	}
+	return y;
+}
+
+/* The two outputs aligned as a diff of words from line y, the step on
+ * screen (dec_step of the beam's side when on_beam) marked. */
+static void draw_aligned(const struct view_state *v, struct canvas *c, struct rect r, int y,
+			 const struct side *S, struct lex *voc, int on_beam)
+{
+	const struct style hd = role_style(R_HEADER, c->depth);
+	const struct style mu = role_style(R_MUTED, c->depth);
+	const struct style tx = role_style(R_TEXT, c->depth);
+	const struct style ac = role_style(R_ACCENT, c->depth);
+	const struct style cur = role_style(c->figure ? R_HEADER : R_CURSOR, c->depth);
+	char buf[512], n1[32], fit[512];
+	/* the two outputs aligned as a diff of words */
+	int32_t ia[256], ib[256];
+	const int na = out_ids(&S[0], ia, 256), nb = out_ids(&S[1], ib, 256);
+	struct wd_op ops[512];
+	int nops = worddiff_run(ia, na, ib, nb, ops);
+	if (nops < 0)
+		return;
+	/* TRANSLATORS: headings of the aligned outputs: greedy's token, the
+	 * token of beam search's best hypothesis (at most 14 columns). */
+	const char *hg = _("greedy");
+	/* TRANSLATORS: heading: the best hypothesis of beam search, at most 14
+	 * columns. */
+	const char *hb = _("beam best");
+	int tw = utf8_width(hg) > utf8_width(hb) ? utf8_width(hg) : utf8_width(hb);
+	for (int k = 0; k < na; k++)
+		tw = utf8_width(tok_of(voc, ia[k])) > tw ? utf8_width(tok_of(voc, ia[k])) : tw;
+	for (int k = 0; k < nb; k++)
+		tw = utf8_width(tok_of(voc, ib[k])) > tw ? utf8_width(tok_of(voc, ib[k])) : tw;
+	tw = tw > TOKEN_MAX ? TOKEN_MAX : tw;
+	/* columns: ▸, position, token, Σ log p, op, position, token, Σ log p */
+	const int lpw = r.w >= 2 + 2 * (4 + tw + 10) + 3 ? 9 : 0;
+	const int xg = r.x + 6, xgl = xg + tw, xm = xgl + lpw + 2,
+		  xb = xm + 7, xbl = xb + tw, xn = xbl + lpw + 2;
+	int diverge = -1;
+	for (int k = 0; k < nops && diverge < 0; k++)
+		if (ops[k].kind != WD_SAME)
+			diverge = k;
+	clip_text(c, r, xg, y, tw, hg, &hd);
+	if (lpw)
+		clip_rtext(c, r, xgl, y, lpw, "Σ log p", &mu);
+	clip_text(c, r, xb, y, tw, hb, &hd);
+	if (lpw)
+		clip_rtext(c, r, xbl, y, lpw, "Σ log p", &mu);
+	y++;
+	/* the legend goes last when there is room for it and a row */
+	const int legend = r.y + r.h - y >= 3;
+	int vis = r.y + r.h - y - legend;
+	if (vis < 1)
+		return;
+	/* the step on screen: a position of the search on screen */
+	const int cur_k = v->dec_step;
+	int cur_row = -1;
+	for (int k = 0; k < nops; k++)
+		if ((on_beam ? ops[k].ib : ops[k].ia) == cur_k)
+			cur_row = k;
+	int first = 0;
+	if (nops > vis) {
+		/* keep the step on screen in sight, else the first difference */
+		int want = cur_row >= 0 ? cur_row : diverge;
+		if (want >= vis)
+			first = want - vis + 1;
+		if (first > nops - vis)
+			first = nops - vis;
+	}
+	/* TRANSLATORS: the marks of the aligned outputs (one column each). */
+	static const char *const mark[] = { "=", "≠", "−", "+" };
+	for (int k = first; k < nops && y < r.y + r.h - legend; k++, y++) {
+		const struct wd_op *op = &ops[k];
+		const int on = k == cur_row, differ = op->kind != WD_SAME;
+		const struct style *st = on ? &cur : &tx;
+		if (on)
+			for (int x = r.x; x < xn && x < r.x + r.w; x++)
+				clip_text(c, r, x, y, 1, " ", st);
+		clip_text(c, r, r.x, y, 1, on ? "▸" : " ", st);
+		const int pos[2] = { op->ia, op->ib }, x0[2] = { xg, xb }, xl[2] = { xgl, xbl };
+		const int32_t *ids[2] = { ia, ib };
+		for (int i = 0; i < 2; i++) {
+			double lp;
+			if (pos[i] < 0)
+				continue;
+			snprintf(buf, sizeof buf, "%3d", pos[i] + 1);
+			clip_text(c, r, x0[i] - 4, y, 3, buf, on ? st : &mu);
+			text_fit(tok_of(voc, ids[i][pos[i]]), tw, fit, sizeof fit);
+			clip_text(c, r, x0[i], y, tw, fit, on ? st : differ ? &ac : &tx);
+			if (lpw && logp_at(&S[i], pos[i], &lp))
+				clip_rtext(c, r, xl[i], y, lpw, fmt_num(n1, sizeof n1, lp, 3),
+					   on ? st : &mu);
+		}
+		clip_text(c, r, xm, y, 1, mark[op->kind], on ? st : differ ? &ac : &mu);
+		if (k == diverge)
+			clip_text(c, r, xn, y, r.x + r.w - xn, _("◀ first difference"), &ac);
+	}
+	if (legend && nops > 0)
+		clip_text(c, r, r.x + 1, y, r.w - 1,
+			  _("= same  ≠ substituted  − only greedy's  + only beam's"), &mu);
+}
+
 static void draw(struct view_state *v, struct canvas *c, struct rect r)
 {
 	v->geom.valid = 0;
 	if (r.w < 1 || r.h < 1)
 		return;
-	const struct style ti = role_style(R_TITLE, c->depth);
 	const struct style hd = role_style(R_HEADER, c->depth);
 	const struct style mu = role_style(R_MUTED, c->depth);
 	const struct style tx = role_style(R_TEXT, c->depth);
 	const struct style lab = role_style(R_LABEL, c->depth);
-	const struct style ac = role_style(R_ACCENT, c->depth);
 	const struct style gd = role_style(R_GOOD, c->depth);
 	const struct style wa = role_style(R_WARN, c->depth);
-	const struct style cur = role_style(c->figure ? R_HEADER : R_CURSOR, c->depth);
-	const struct vocab *voc = v->m ? &v->m->tgt_vocab : v->tr ? v->tr->vocab : NULL;
-	cmp_tok = v->m ? &v->m->cfg.tok : v->tr ? v->tr->tok : NULL;
-	char buf[512], n1[32], n2[32];
+	struct lex lx = { .voc = v->m ? &v->m->tgt_vocab : v->tr ? v->tr->vocab : NULL,
+			  .tok = v->m ? &v->m->cfg.tok : v->tr ? v->tr->tok : NULL };
+	struct lex *voc = &lx;
+	char buf[512];
 
 	if (!v->dec) {
 		clip_text(c, r, r.x, r.y, r.w, _("no decoding to compare"), &mu);
@@ -282,28 +458,8 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 		S[i].len = S[i].d ? S[i].d->nbest + !S[i].d->hit_max_len : 0;
 
 	/* title: what is compared */
-	int y = r.y;
-	size_t used = (size_t)snprintf(buf, sizeof buf, _(" greedy vs beam %d (α=%g)"), B,
-				       v->dec_alpha);
-	if (v->tr && v->tr->src_tokens && v->tr->S > 0) {
-		int k = 0;
-		for (int i = 0; i < v->tr->S && used < sizeof buf - 64; i++) {
-			const char *t = v->tr->src_tokens[i];
-			if (!strcmp(t, "<s>") || !strcmp(t, "</s>") || !strcmp(t, "<pad>"))
-				continue;
-			used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s",
-						 k++ ? " " : " · “", t);
-		}
-		if (k)
-			snprintf(buf + used, sizeof buf - used, "” ");
-		else
-			snprintf(buf + used, sizeof buf - used, " ");
-	} else {
-		snprintf(buf + used, sizeof buf - used, " ");
-	}
-	char fit[512];
-	text_fit(buf, r.w, fit, sizeof fit);
-	clip_text(c, r, r.x, y++, r.w, fit, &ti);
+	compare_title(v, c, r, B);
+	int y = r.y + 1;
 	const int roomy = r.h >= 24;
 	y += roomy;
 
@@ -369,128 +525,13 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	y += roomy;
 
 	/* the verdict, and why */
-	const struct decode_result *g = S[0].d, *b = S[1].d;
-	const struct style *vs = &ac;
-	char why[512] = "";
-	if (!g || !b)
-		snprintf(buf, sizeof buf, "%s", g ? _("run the beam search too to compare") :
-			 _("run the greedy search too to compare"));
-	else if (same_output(g, b))
-		snprintf(buf, sizeof buf, _("same output: beam search agrees with greedy "
-			 "(score %s)"), fmt_num(n1, sizeof n1, g->best_score, 2));
-	else {
-		if (b->best_score > g->best_score) {
-			snprintf(buf, sizeof buf, _("beam found a higher-scoring translation: %s vs "
-						    "greedy's %s"),
-				 fmt_num(n1, sizeof n1, b->best_score, 2),
-				 fmt_num(n2, sizeof n2, g->best_score, 2));
-			vs = &gd;
-		} else if (b->best_score < g->best_score) {
-			snprintf(buf, sizeof buf, _("greedy scores higher than beam: %s vs %s"),
-				 fmt_num(n1, sizeof n1, g->best_score, 2),
-				 fmt_num(n2, sizeof n2, b->best_score, 2));
-			vs = &wa;
-		} else {
-			snprintf(buf, sizeof buf, _("different outputs with the same score %s"),
-				 fmt_num(n1, sizeof n1, g->best_score, 2));
-		}
-		why_differ(S, voc, B, why, sizeof why);
-	}
-	clip_text(c, r, r.x + 1, y++, r.w - 1, buf, vs);
-	if (*why && y < r.y + r.h) {
-		int lines = canvas_wrap(NULL, rect_sub(r, r.x + 1, y, r.w - 1, r.w < 70 ? 4 : 3), why, 0, 0, 0);
-		struct rect wr = rect_sub(r, r.x + 1, y, r.w - 1, lines);
-		y += canvas_wrap(c, wr, why, tx.fg, tx.bg, tx.attr);
-	}
+	y = draw_verdict(c, r, y, S, voc, B);
 	y += roomy;
 	if (y >= r.y + r.h)
 		return;
 
 	/* the two outputs aligned as a diff of words */
-	int32_t ia[256], ib[256];
-	const int na = out_ids(&S[0], ia, 256), nb = out_ids(&S[1], ib, 256);
-	struct wd_op ops[512];
-	int nops = worddiff_run(ia, na, ib, nb, ops);
-	if (nops < 0)
-		return;
-	/* TRANSLATORS: headings of the aligned outputs: greedy's token, the
-	 * token of beam search's best hypothesis (at most 14 columns). */
-	const char *hg = _("greedy");
-	/* TRANSLATORS: heading: the best hypothesis of beam search, at most 14
-	 * columns. */
-	const char *hb = _("beam best");
-	int tw = utf8_width(hg) > utf8_width(hb) ? utf8_width(hg) : utf8_width(hb);
-	for (int k = 0; k < na; k++)
-		tw = utf8_width(tok_of(voc, ia[k])) > tw ? utf8_width(tok_of(voc, ia[k])) : tw;
-	for (int k = 0; k < nb; k++)
-		tw = utf8_width(tok_of(voc, ib[k])) > tw ? utf8_width(tok_of(voc, ib[k])) : tw;
-	tw = tw > TOKEN_MAX ? TOKEN_MAX : tw;
-	/* columns: ▸, position, token, Σ log p, op, position, token, Σ log p */
-	const int lpw = r.w >= 2 + 2 * (4 + tw + 10) + 3 ? 9 : 0;
-	const int xg = r.x + 6, xgl = xg + tw, xm = xgl + lpw + 2,
-		  xb = xm + 7, xbl = xb + tw, xn = xbl + lpw + 2;
-	int diverge = -1;
-	for (int k = 0; k < nops && diverge < 0; k++)
-		if (ops[k].kind != WD_SAME)
-			diverge = k;
-	clip_text(c, r, xg, y, tw, hg, &hd);
-	if (lpw)
-		clip_rtext(c, r, xgl, y, lpw, "Σ log p", &mu);
-	clip_text(c, r, xb, y, tw, hb, &hd);
-	if (lpw)
-		clip_rtext(c, r, xbl, y, lpw, "Σ log p", &mu);
-	y++;
-	/* the legend goes last when there is room for it and a row */
-	const int legend = r.y + r.h - y >= 3;
-	int vis = r.y + r.h - y - legend;
-	if (vis < 1)
-		return;
-	/* the step on screen: a position of the search on screen */
-	const int on_beam = dec_is_beam, cur_k = v->dec_step;
-	int cur_row = -1;
-	for (int k = 0; k < nops; k++)
-		if ((on_beam ? ops[k].ib : ops[k].ia) == cur_k)
-			cur_row = k;
-	int first = 0;
-	if (nops > vis) {
-		/* keep the step on screen in sight, else the first difference */
-		int want = cur_row >= 0 ? cur_row : diverge;
-		if (want >= vis)
-			first = want - vis + 1;
-		if (first > nops - vis)
-			first = nops - vis;
-	}
-	/* TRANSLATORS: the marks of the aligned outputs (one column each). */
-	static const char *const mark[] = { "=", "≠", "−", "+" };
-	for (int k = first; k < nops && y < r.y + r.h - legend; k++, y++) {
-		const struct wd_op *op = &ops[k];
-		const int on = k == cur_row, differ = op->kind != WD_SAME;
-		const struct style *st = on ? &cur : &tx;
-		if (on)
-			for (int x = r.x; x < xn && x < r.x + r.w; x++)
-				clip_text(c, r, x, y, 1, " ", st);
-		clip_text(c, r, r.x, y, 1, on ? "▸" : " ", st);
-		const int pos[2] = { op->ia, op->ib }, x0[2] = { xg, xb }, xl[2] = { xgl, xbl };
-		const int32_t *ids[2] = { ia, ib };
-		for (int i = 0; i < 2; i++) {
-			double lp;
-			if (pos[i] < 0)
-				continue;
-			snprintf(buf, sizeof buf, "%3d", pos[i] + 1);
-			clip_text(c, r, x0[i] - 4, y, 3, buf, on ? st : &mu);
-			text_fit(tok_of(voc, ids[i][pos[i]]), tw, fit, sizeof fit);
-			clip_text(c, r, x0[i], y, tw, fit, on ? st : differ ? &ac : &tx);
-			if (lpw && logp_at(&S[i], pos[i], &lp))
-				clip_rtext(c, r, xl[i], y, lpw, fmt_num(n1, sizeof n1, lp, 3),
-					   on ? st : &mu);
-		}
-		clip_text(c, r, xm, y, 1, mark[op->kind], on ? st : differ ? &ac : &mu);
-		if (k == diverge)
-			clip_text(c, r, xn, y, r.x + r.w - xn, _("◀ first difference"), &ac);
-	}
-	if (legend && nops > 0)
-		clip_text(c, r, r.x + 1, y, r.w - 1,
-			  _("= same  ≠ substituted  − only greedy's  + only beam's"), &mu);
+	draw_aligned(v, c, r, y, S, voc, dec_is_beam);
 }
 
 const struct view_class compare_view = {

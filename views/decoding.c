@@ -173,6 +173,21 @@ static void next_text(const struct page *P, int k, char *buf, size_t n)
 		snprintf(buf, n, "%s", _("→ ✗ every continuation pruned"));
 }
 
+/* "→ a · b · c" in w columns: the tokens that fit whole, then " …" for
+ * the rest (in place). */
+static void fit_list(char *s, int w)
+{
+	char *sep;
+	while (utf8_width(s) > w && (sep = strrchr(s, 0xB7)) && sep - s >= 2 &&
+	       sep[-1] == (char)0xC2 && sep[-2] == ' ') {
+		/* drop the last " · tok", mark the cut */
+		snprintf(sep - 2, 5, " …");
+		if (utf8_width(s) <= w)
+			return;
+		sep[-2] = 0;
+	}
+}
+
 /* Width of section (a) at the last step for any hypothesis (the widest
  * kept token of every step), so the layout does not jump while stepping. */
 static int input_width(const struct page *P, int lw)
@@ -231,10 +246,19 @@ static void draw_input(const struct page *P, struct canvas *c, struct rect r)
 	int tw_nat = toks_width(t, n) + (skipped ? 2 : 0);
 	int tx = r.x + 2 + lw + 2;
 	int tarea = r.x + r.w - tx;
+	/* room for "→ tok" of every row that may show: the older rows' one
+	 * token whole, the newest row's list up to 12 columns (the tokens
+	 * give way, cut from the left, rather than an arrow's token) */
 	next_text(P, P->s, nx, sizeof nx);
 	int nxw = utf8_width(nx);
-	if (tarea - tw_nat - 2 < (nxw < 12 ? nxw : 12))
-		tw_nat = tarea - 2 - (nxw < 12 ? nxw : 12);
+	nxw = nxw < 12 ? nxw : 12;
+	for (int k = P->s - r.h > 0 ? P->s - r.h : 0; k < P->s; k++) {
+		next_text(P, k, nx, sizeof nx);
+		int w = utf8_width(nx);
+		nxw = w > nxw ? w : nxw;
+	}
+	if (tarea - tw_nat - 2 < nxw)
+		tw_nat = tarea - 2 - nxw;
 	if (tw_nat < 4)
 		tw_nat = tarea > 4 ? tarea : 4;
 	int ax = tx + tw_nat + 2;
@@ -287,6 +311,7 @@ static void draw_input(const struct page *P, struct canvas *c, struct rect r)
 				  on ? st : last ? &ac : st);
 		}
 		next_text(P, k, nx, sizeof nx);
+		fit_list(nx, r.x + r.w - ax);
 		clip_text(c, r, ax, y, r.x + r.w - ax, nx, on ? &ac : &mu);
 	}
 }
@@ -300,6 +325,64 @@ static int cands_of(const struct page *P)
 	for (int i = 0; i < st->ncands; i++)
 		n += st->cands[i].parent == P->hyp;
 	return n;
+}
+
+/* The note after candidate i of step st (rank: its place among the
+ * followed hypothesis's): forced, ends, arg-max, its beam slot, or "". */
+static void cand_note(const struct page *P, const struct decode_step *st, int i, int rank,
+		      char *buf, size_t n)
+{
+	const struct cand *cd = &st->cands[i];
+	if (cd->forced && cd->finished)
+		/* TRANSLATORS: the user forced this token (what-if, key f). */
+		snprintf(buf, n, "%s", _("forced: ends (</s>)"));
+	else if (cd->forced && P->beam <= 1)
+		snprintf(buf, n, "%s", _("forced"));
+	else if (cd->forced)
+		snprintf(buf, n, _("forced → slot #%d"), next_slot(st, i));
+	else if (cd->finished)
+		snprintf(buf, n, "%s", _("ends (</s>)"));
+	else if (P->beam <= 1 && rank == 1)
+		/* TRANSLATORS: the most probable token, greedy's choice
+		 * unless the user forced another one. */
+		snprintf(buf, n, "%s", cd->kept ? _("arg-max") : _("arg-max, not taken"));
+	else if (cd->kept && P->beam > 1)
+		/* TRANSLATORS: the beam slot a kept candidate went to. */
+		snprintf(buf, n, _("→ slot #%d"), next_slot(st, i));
+	else
+		buf[0] = 0;
+}
+
+/* The candidates' legend on line r (with the score's formula when the
+ * score column shows). */
+static void cands_legend(const struct page *P, struct canvas *c, struct rect r, int score)
+{
+	const struct style mu = role_style(R_MUTED, c->depth);
+	const struct decode_step *st = &P->d->steps[P->s];
+	int any_forced = 0;
+	for (int i = 0; i < st->ncands; i++)
+		any_forced |= st->cands[i].parent == P->hyp && st->cands[i].forced;
+	int x = r.x + clip_text(c, r, r.x, r.y, r.w, any_forced ?
+				_("⇒ forced  ✓ kept  ● </s>  ✗ pruned") :
+				_("✓ kept  ● </s>  ✗ pruned"), &mu);
+	if (score)
+		clip_text(c, r, x, r.y, r.x + r.w - x, _("  · Σ log p: the sum over the steps · "
+		     "score = Σ log p ÷ ((5+n)/6)^α"), &mu);
+}
+
+/* Why no p passes ~90%: the model was trained with label smoothing ε (its
+ * target for the right word was 1 − ε). */
+static void smoothing_note(const struct page *P, struct canvas *c, struct rect r)
+{
+	const struct style mu = role_style(R_MUTED, c->depth);
+	char buf[192], e1[32], e2[32];
+	/* TRANSLATORS: under the candidates, for a model trained with label
+	 * smoothing: 100·(1 − ε), then ε */
+	snprintf(buf, sizeof buf, _("p tops out near %s%%: label smoothing ε = %s in training"),
+		 i18n_num(e1, sizeof e1, 100 * (1 - P->smoothing), 0),
+		 i18n_num(e2, sizeof e2, P->smoothing,
+			  P->smoothing * 10 == (int)(P->smoothing * 10) ? 1 : 2));
+	clip_text(c, r, r.x, r.y, r.w, buf, &mu);
 }
 
 static void draw_cands(const struct page *P, struct canvas *c, struct rect r)
@@ -333,6 +416,9 @@ static void draw_cands(const struct page *P, struct canvas *c, struct rect r)
 	else
 		snprintf(buf, sizeof buf, _("next token at step %d: top %d of the distribution"),
 			 P->s + 1, nc);
+	if (utf8_width(buf) > r.w)
+		/* TRANSLATORS: the short form of the candidates' titles above */
+		snprintf(buf, sizeof buf, _("next token at step %d: top %d"), P->s + 1, nc - added);
 	clip_text(c, r, r.x, r.y, r.w, buf, &hd);
 	if (nc == 0) {
 		clip_text(c, r, r.x, r.y + 1, r.w, _("no candidates recorded for this hypothesis"), &mu);
@@ -396,27 +482,7 @@ static void draw_cands(const struct page *P, struct canvas *c, struct rect r)
 		if (scw)
 			clip_rtext(c, r, px + 7 + lpw, y, scw, fmt_num(n1, sizeof n1, cd->score, 3), &tx);
 		int nx = px + 7 + lpw + scw + 2;
-		if (cd->forced && cd->finished)
-			/* TRANSLATORS: the user forced this token (what-if, key f). */
-			snprintf(buf, sizeof buf, "%s", _("forced: ends (</s>)"));
-		else if (cd->forced && P->beam <= 1)
-			snprintf(buf, sizeof buf, "%s", _("forced"));
-		else if (cd->forced)
-			snprintf(buf, sizeof buf, _("forced → slot #%d"), next_slot(st, i));
-		else if (cd->finished)
-			snprintf(buf, sizeof buf, "%s", _("ends (</s>)"));
-		else if (P->beam <= 1 && rank == 1)
-			/* TRANSLATORS: the most probable token, greedy's choice
-			 * unless the user forced another one. */
-			snprintf(buf, sizeof buf, "%s", cd->kept ? _("arg-max") :
-				 _("arg-max, not taken"));
-		else if (cd->kept && P->beam <= 1)
-			buf[0] = 0;
-		else if (cd->kept)
-			/* TRANSLATORS: the beam slot a kept candidate went to. */
-			snprintf(buf, sizeof buf, _("→ slot #%d"), next_slot(st, i));
-		else
-			buf[0] = 0;
+		cand_note(P, st, i, rank, buf, sizeof buf);
 		clip_text(c, r, nx, y, r.x + r.w - nx, buf, cd->kept ? &ac : &mu);
 		y++;
 	}
@@ -428,37 +494,129 @@ static void draw_cands(const struct page *P, struct canvas *c, struct rect r)
 		clip_text(c, r, r.x, y - 1, r.w, buf, &mu);
 	}
 	int legend = r.h >= nc + 4 && y < r.y + r.h;
-	if (legend) {
-		int x = r.x;
-		int any_forced = 0;
-		for (int i = 0; i < st->ncands; i++)
-			any_forced |= st->cands[i].parent == P->hyp && st->cands[i].forced;
-		x += clip_text(c, r, x, y, r.w, any_forced ? _("⇒ forced  ✓ kept  ● </s>  ✗ pruned") :
-			       _("✓ kept  ● </s>  ✗ pruned"), &mu);
-		if (scw)
-			clip_text(c, r, x, y, r.x + r.w - x, _("  · Σ log p: the sum over the steps · "
-			     "score = Σ log p ÷ ((5+n)/6)^α"), &mu);
-	}
+	if (legend)
+		cands_legend(P, c, rect_sub(r, r.x, y, r.w, 1), scw > 0);
 	y += legend;
-	if (P->smoothing > 0 && y < r.y + r.h) {
-		char e1[32], e2[32];
-		/* TRANSLATORS: under the candidates, for a model trained with
-		 * label smoothing: 100·(1 − ε), then ε */
-		snprintf(buf, sizeof buf, _("p tops out near %s%%: label smoothing ε = %s in "
-					    "training"),
-			 i18n_num(e1, sizeof e1, 100 * (1 - P->smoothing), 0),
-			 i18n_num(e2, sizeof e2, P->smoothing,
-				  P->smoothing * 10 == (int)(P->smoothing * 10) ? 1 : 2));
-		clip_text(c, r, r.x, y, r.w, buf, &mu);
-	}
+	if (P->smoothing > 0 && y < r.y + r.h)
+		smoothing_note(P, c, rect_sub(r, r.x, y, r.w, 1));
 }
 
 /* --- the page --- */
+
+/* What decoding does with the masks, on the line under the title: the
+ * search computes the next token from the tokens chosen so far, so it is
+ * always causal whatever m says (m changes the stages' pass, not the
+ * search); the encoder mask and an ablated head it uses.  Returns the
+ * lines used. */
+static int mask_note(const struct view_state *v, struct canvas *c, struct rect r)
+{
+	if (r.h < 1 || !v->tr)
+		return 0;
+	const struct pass_opts *o = &v->tr->opts;
+	const struct style mu = role_style(R_MUTED, c->depth);
+	const struct style wa = role_style(R_WARN, c->depth);
+	const char *forms[2];
+	if (o->causal) {
+		/* TRANSLATORS: the decoding page's note on the masks, with the
+		 * decoder mask on; the short form after it */
+		forms[0] = _("decoder mask causal: decoding is always causal (the next tokens "
+			     "are not there yet)");
+		forms[1] = _("decoding: always causal");
+	} else {
+		/* TRANSLATORS: the decoding page's note with the decoder mask
+		 * off (m): the search does not change */
+		forms[0] = _("decoder mask OFF in the stages only: decoding is always causal "
+			     "(the next tokens are not there yet)");
+		forms[1] = _("mask OFF in the stages; decoding: always causal");
+	}
+	char extra[160] = "";
+	if (o->encoder_causal || o->ablate_head >= 0)
+		/* TRANSLATORS: after the note above: what decoding does use */
+		snprintf(extra, sizeof extra, " · %s%s%s", o->encoder_causal ?
+			 _("encoder mask causal") : "", o->encoder_causal && o->ablate_head >= 0 ?
+			 ", " : "", o->ablate_head >= 0 ? _("head ablated") : "");
+	char buf[512];
+	for (int k = 0; k < 2; k++) {
+		snprintf(buf, sizeof buf, " %s%s%s", forms[k], *extra ? extra : "",
+			 *extra ? _(": used") : "");
+		if (utf8_width(buf) <= r.w || k == 1)
+			break;
+	}
+	if (utf8_width(buf) > r.w)
+		snprintf(buf, sizeof buf, " %s", forms[1]);
+	clip_text(c, r, r.x, r.y, r.w, buf, o->causal ? &mu : &wa);
+	return 1;
+}
 
 static void message(struct canvas *c, struct rect r, const char *s)
 {
 	const struct style mu = role_style(R_MUTED, c->depth);
 	clip_text(c, r, r.x, r.y, r.w, s, &mu);
+}
+
+/* (d) the page's title line: the step, the search, and at the last step
+ * how it ended (on a line of its own when the title leaves no room).
+ * Returns the line after it. */
+static int draw_title(const struct page *P, const struct view_state *v, struct canvas *c,
+		      struct rect r)
+{
+	const struct style ti = role_style(R_TITLE, c->depth);
+	const struct style wa = role_style(R_WARN, c->depth);
+	const struct style mu = role_style(R_MUTED, c->depth);
+	char buf[192];
+
+	/* (d) status */
+	if (P->so)
+		/* TRANSLATORS: the decoding page's status while sampling */
+		snprintf(buf, sizeof buf, _(" step %d of %d · sampling, seed %llu "), P->s + 1, P->N,
+			 (unsigned long long)P->so->seed);
+	else if (P->beam > 1)
+		snprintf(buf, sizeof buf, _(" step %d of %d · beam %d, α=%g · following #%d of %d "),
+			     P->s + 1, P->N, P->beam, P->alpha,
+			     P->hyp, P->d->steps[P->s].nhyps);
+	else
+		snprintf(buf, sizeof buf, _(" step %d of %d · greedy "), P->s + 1, P->N);
+	int x = r.x + clip_text(c, r, r.x, r.y, r.w, buf, &ti);
+	int y = r.y + 1;
+	const int last = P->s == P->N - 1;
+	if (last && P->d->hit_max_len) {
+		const char *w = _("stopped at the length limit without </s>");
+		if (r.x + r.w - x - 2 >= utf8_width(w))
+			clip_text(c, r, x + 2, r.y, r.x + r.w - x - 2, w, &wa);
+		else
+			clip_text(c, r, r.x, y++, r.w, w, &wa);
+	} else if (last && v->m && (v->m->cfg.tok.type == TOKENIZE_BPE ||
+				    v->m->cfg.tok.type == TOKENIZE_GPT2 ||
+				    v->m->cfg.tok.type == TOKENIZE_HF ||
+				    v->m->cfg.tok.type == TOKENIZE_WORDPIECE ||
+				    v->m->cfg.tok.type == TOKENIZE_SPM)) {
+		/* the followed hypothesis as words: its pieces joined back (from
+		 * the vocabulary's strings: GPT-2's bytes) */
+		const struct hyp *h = hyp_at(P, P->s, P->hyp);
+		const char *t[ROW_MAX];
+		char text[512], line[600];
+		int n = h ? (h->n < ROW_MAX ? h->n : ROW_MAX) : 0;
+		for (int i = 0; i < n; i++) {
+			t[i] = vocab_str(P->voc, h->ids[i]);
+			if (!t[i])
+				t[i] = "?";
+		}
+		tokens_join(&v->m->cfg.tok, (char *const *)t, n, text, sizeof text);
+		for (char *q = text; *q; q++)      /* GPT-2's newlines and tabs */
+			if ((unsigned char)*q < 0x20 || *q == 0x7F)
+				*q = ' ';
+		/* TRANSLATORS: the decoding page at its last step, with the
+		   output's BPE pieces joined back into words */
+		snprintf(line, sizeof line, _("search finished: “%s”"), text);
+		/* on the title's line when it holds it, else on a line of its own */
+		if (utf8_width(line) <= r.x + r.w - x - 2)
+			clip_text(c, r, x + 2, r.y, r.x + r.w - x - 2, line, &mu);
+		else
+			clip_text(c, r, r.x + 1, y++, r.w - 1, line, &mu);
+	} else if (last) {
+		clip_text(c, r, x + 2, r.y, r.x + r.w - x - 2, _("search finished"), &mu);
+	}
+	return y;
 }
 
 static void draw(struct view_state *v, struct canvas *c, struct rect r)
@@ -476,58 +634,10 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 		message(c, r, _("out of memory"));
 		return;
 	}
-	const struct style ti = role_style(R_TITLE, c->depth);
-	const struct style wa = role_style(R_WARN, c->depth);
-	const struct style mu = role_style(R_MUTED, c->depth);
-	char buf[192], a[32];
-
-	/* (d) status */
-	if (P.so)
-		/* TRANSLATORS: the decoding page's status while sampling */
-		snprintf(buf, sizeof buf, _(" step %d of %d · sampling, seed %llu "), P.s + 1, P.N,
-			 (unsigned long long)P.so->seed);
-	else if (P.beam > 1)
-		snprintf(buf, sizeof buf, _(" step %d of %d · beam %d, α=%g · following #%d of %d "),
-			     P.s + 1, P.N, P.beam, P.alpha,
-			     P.hyp, P.d->steps[P.s].nhyps);
-	else
-		snprintf(buf, sizeof buf, _(" step %d of %d · greedy "), P.s + 1, P.N);
-	int x = r.x + clip_text(c, r, r.x, r.y, r.w, buf, &ti);
-	int y = r.y + 1;
+	int y = draw_title(&P, v, c, r);
 	const int last = P.s == P.N - 1;
-	if (last && P.d->hit_max_len) {
-		const char *w = _("stopped at the length limit without </s>");
-		if (r.x + r.w - x - 2 >= utf8_width(w))
-			clip_text(c, r, x + 2, r.y, r.x + r.w - x - 2, w, &wa);
-		else
-			clip_text(c, r, r.x, y++, r.w, w, &wa);
-	} else if (last && v->m && (v->m->cfg.tok.type == TOKENIZE_BPE ||
-				    v->m->cfg.tok.type == TOKENIZE_GPT2 ||
-				    v->m->cfg.tok.type == TOKENIZE_HF ||
-				    v->m->cfg.tok.type == TOKENIZE_WORDPIECE ||
-				    v->m->cfg.tok.type == TOKENIZE_SPM)) {
-		/* the followed hypothesis as words: its pieces joined back (from
-		 * the vocabulary's strings: GPT-2's bytes) */
-		const struct hyp *h = hyp_at(&P, P.s, P.hyp);
-		const char *t[ROW_MAX];
-		char text[512], line[600];
-		int n = h ? (h->n < ROW_MAX ? h->n : ROW_MAX) : 0;
-		for (int i = 0; i < n; i++) {
-			t[i] = vocab_str(P.voc, h->ids[i]);
-			if (!t[i])
-				t[i] = "?";
-		}
-		tokens_join(&v->m->cfg.tok, (char *const *)t, n, text, sizeof text);
-		for (char *q = text; *q; q++)      /* GPT-2's newlines and tabs */
-			if ((unsigned char)*q < 0x20 || *q == 0x7F)
-				*q = ' ';
-		/* TRANSLATORS: the decoding page at its last step, with the
-		   output's BPE pieces joined back into words */
-		snprintf(line, sizeof line, _("search finished: “%s”"), text);
-		clip_text(c, r, x + 2, r.y, r.x + r.w - x - 2, line, &mu);
-	} else if (last) {
-		clip_text(c, r, x + 2, r.y, r.x + r.w - x - 2, _("search finished"), &mu);
-	}
+	char a[32];
+	y += mask_note(v, c, rect_sub(r, r.x, y, r.w, 1));
 	int H = r.y + r.h - y;
 	if (H < 1) {
 		free(P.anc);
@@ -586,7 +696,47 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	free(P.anc);
 }
 
+/* ↑↓ pick a candidate of the followed hypothesis (f forces it), ] [
+ * another hypothesis to follow (its pass: the stepper's). */
+static unsigned on_key(struct view_state *v, enum view_key k)
+{
+	if (!v->dec || v->dec->nsteps < 1)
+		return 0;
+	const struct decode_step *st = &v->dec->steps[clampi(v->dec_step, 0, v->dec->nsteps - 1)];
+	int ncand = 0;
+	for (int i = 0; i < st->ncands; i++)
+		ncand += st->cands[i].parent == v->dec_hyp;
+	switch (k) {
+	case VK_UP:
+		if (v->dec_cand > 0)
+			v->dec_cand--;
+		return VR_REDRAW;
+	case VK_DOWN:
+		if (v->dec_cand + 1 < ncand)
+			v->dec_cand++;
+		return VR_REDRAW;
+	case VK_NEXT:
+	case VK_PREV:
+		if (st->nhyps < 1)
+			return VR_REDRAW;
+		v->dec_hyp = (v->dec_hyp + (k == VK_NEXT ? 1 : st->nhyps - 1)) % st->nhyps;
+		v->dec_cand = 0;
+		return VR_STEP_PASS;
+	default:
+		return 0;
+	}
+}
+
+static const struct view_help HELP[] = {
+	/* TRANSLATORS: the help's lines of the decoding page's own keys */
+	{ "↑ ↓", N_("decoding page: the candidate above / below (f forces it)") },
+	{ "] [", N_("decoding page: the next / previous hypothesis to follow") },
+	{ NULL, NULL },
+};
+
 const struct view_class decoding_view = {
 	.name = "decoding",
 	.draw = draw,
+	.on_key = on_key,
+	.help = HELP,
 };

@@ -640,10 +640,10 @@ const char *explain_note(const struct view_state *v, char *buf, size_t n)
 }
 
 void explain_draw_view(struct canvas *c, struct rect r, const struct stage *s,
-		       int flags, const char *note)
+		       enum view_mode mode, const char *note)
 {
 	const char *t = NULL;
-	if (flags & VF_MAP)
+	if (mode == VM_MAP)
 		/* TRANSLATORS: the explanation panel of the architecture map
 		   (o key), before the stage's own explanation */
 		t = N_("The map is Figure 1 of the paper: the encoder stack on the left reads "
@@ -651,13 +651,13 @@ void explain_draw_view(struct canvas *c, struct rect r, const struct stage *s,
 		       "token at a time and reads the encoder's output in its middle "
 		       "attention. The lit box is the stage on screen; N× is the number of "
 		       "layers, and the layer shown is named beside the stack.");
-	else if (flags & VF_MODEL)
+	else if (mode == VM_MODEL)
 		/* TRANSLATORS: the explanation panel of the model view (V key) */
 		t = N_("Every layer × head of one attention at once: one row of small maps "
 		       "per layer, one column per head. Each tile's title is its mean row "
 		       "entropy in bits (low: sharp, high: spread out) and its tag the "
 		       "pattern it follows. Enter opens the selected one.");
-	else if (flags & VF_LINES)
+	else if (mode == VM_LINES)
 		/* TRANSLATORS: the explanation panel of the head view (v key) */
 		t = N_("The head view: each query on the left is joined to every key on the "
 		       "right by a line as strong as its attention weight, all heads at once "

@@ -11,6 +11,7 @@
 
 #include "canvas.h"
 #include "engine/trace.h"
+#include "view.h"
 
 /* The family a stage belongs to, the key of its explanation: "scores",
  * "cross.scores", "masked.enc", "norm.pre", "ffn.hidden", ...  Chosen from
@@ -29,11 +30,11 @@ const char *explain_text(const struct stage *s);
 void explain_draw(struct canvas *c, struct rect r, const struct stage *s);
 
 /* The same panel for a stage seen through a view other than its own
- * (flags: enum view_flag of views/view.h): the view's explanation first
+ * (mode: VM_MAP, VM_MODEL or VM_LINES): the view's explanation first
  * (the head view, the model view, the map), then the stage's, then note
  * (or NULL). */
 void explain_draw_view(struct canvas *c, struct rect r, const struct stage *s,
-		       int flags, const char *note);
+		       enum view_mode mode, const char *note);
 
 struct view_state;
 /* What the stage's explanation should add about this pass and model (the

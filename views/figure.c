@@ -10,7 +10,6 @@
 #include "figure.h"
 #include "palette.h"
 #include "base/i18n.h"
-#include "engine/forward.h"
 
 #define FIGURE_MAX_H 400
 
@@ -19,9 +18,9 @@ void figure_title(const struct view_state *v, char *buf, size_t n)
 	const struct stage *s = view_stage(v);
 	const int H = view_heads(s);
 	char what[96] = "";
-	if (H > 1 && (v->flags & VF_MEAN_HEADS))
+	if (H > 1 && (v->mode == VM_MEAN))
 		snprintf(what, sizeof what, P_("mean over %d heads", "mean over %d heads", H), H);
-	else if (H > 1 && (v->flags & VF_ALL_HEADS))
+	else if (H > 1 && (v->mode == VM_HEADS))
 		snprintf(what, sizeof what, P_("all %d heads", "all %d heads", H), H);
 	else if (H > 1)
 		snprintf(what, sizeof what, _("head %d of %d"), v->head, H);
@@ -35,12 +34,12 @@ static int view_lines(const struct view_state *v)
 	const struct stage *s = view_stage(v);
 	int rows, cols, H = view_heads(s);
 	view_dims(s, &rows, &cols);
-	if (v->dec && (v->flags & (VF_DECODE | VF_COMPARE)))
+	if (v->dec && ((v->mode == VM_DECODE || v->mode == VM_COMPARE)))
 		return 60;
-	if (v->flags & VF_MAP)
+	if (v->mode == VM_MAP)
 		return 36;   /* the figure with a line between boxes */
 	const struct stage *w = view_attn_weights(v->tr, s);
-	if (w && (v->flags & VF_MODEL)) {
+	if (w && (v->mode == VM_MODEL)) {
 		/* a row of tiles a layer, a line a query: as tall as the deepest
 		 * stack (the canvas is cut to what is drawn) */
 		int L = 0;
@@ -49,19 +48,19 @@ static int view_lines(const struct view_state *v)
 				L = v->tr->stages[i].layer + 1;
 		return L * (w->shape[1] + 2) + 6;
 	}
-	if (w && (v->flags & VF_LINES)) {
+	if (w && (v->mode == VM_LINES)) {
 		int n = w->shape[1] > w->shape[2] ? w->shape[1] : w->shape[2];
 		return 2 * n + 5;   /* two lines a token, as render --view */
 	}
-	if (v->flags & VF_INSPECT)
+	if (v->mode == VM_INSPECT)
 		return 60;
-	if (v->flags & VF_PE_CURVES)
+	if (v->mode == VM_CURVES)
 		return 40;   /* the plot takes the height it is given: strips of 7 */
 	if (s->kind == SK_LOGITS || s->kind == SK_PROBS || s->kind == SK_LOSS)
 		return rows > 20 ? rows + 8 : 28;
-	if (v->flags & VF_MASK_DIFF)
+	if (v->mode == VM_MASK_DIFF)
 		return 2 * rows + 16;
-	if (H > 1 && (v->flags & VF_ALL_HEADS) && !(v->flags & VF_MEAN_HEADS))
+	if (H > 1 && (v->mode == VM_HEADS) && !(v->mode == VM_MEAN))
 		return (rows + 4) * H + 8;
 	return rows + 10;
 }
@@ -116,11 +115,11 @@ struct canvas *figure_new(struct view_state *v, int width, enum depth d)
 
 	/* title: the stage (and head); the formula and the shape */
 	figure_title(v, buf, sizeof buf);
-	if (v->dec && (v->flags & (VF_DECODE | VF_COMPARE)))
-		snprintf(buf, sizeof buf, "%s", v->flags & VF_COMPARE ?
+	if (v->dec && ((v->mode == VM_DECODE || v->mode == VM_COMPARE)))
+		snprintf(buf, sizeof buf, "%s", v->mode == VM_COMPARE ?
 			 _("greedy and beam search side by side") : _("decoding step by step"));
 	clip_text(c, all, 0, 0, width, buf, &ti);
-	if (!(v->dec && (v->flags & (VF_DECODE | VF_COMPARE)))) {
+	if (!(v->dec && ((v->mode == VM_DECODE || v->mode == VM_COMPARE)))) {
 		view_shape_text(s, shape, sizeof shape);
 		snprintf(buf, sizeof buf, "%s%s%s", s->formula && *s->formula ? _(s->formula) : "",
 			 s->formula && *s->formula ? "   " : "", shape);
@@ -129,20 +128,10 @@ struct canvas *figure_new(struct view_state *v, int width, enum depth d)
 
 	struct rect r = { 0, 3, width, h - 3 };
 	view_clamp(v);
-	/* PE curves over PE_CURVE_POSITIONS positions: the engine's table,
-	 * when the caller has none */
-	float *pe = NULL;
-	if ((v->flags & VF_PE_CURVES) && !v->pe_table && v->m && s->ndim == 2) {
-		int want = s->shape[0] > PE_CURVE_POSITIONS ? s->shape[0] : PE_CURVE_POSITIONS;
-		pe = forward_pe_table(v->m, want, &v->pe_n);
-		v->pe_table = pe;
-	}
+	/* (the PE curves' table over more positions than the sentence's is
+	 * the caller's: v->pe_table; a view computes no model math) */
 	view_for(v)->draw(v, c, r);
 	cell_tips(v, c);
-	if (pe) {
-		v->pe_table = NULL;
-		free(pe);
-	}
 	int w2, h2;
 	canvas_extent(c, &w2, &h2);
 	canvas_crop(c, w2 + 1, h2 + 1);   /* a margin; failing leaves it whole */

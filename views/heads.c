@@ -1,6 +1,6 @@
 /* heads.c - every head of one attention stage at once (like BertViz's model
  * view): a grid of small heatmaps on one shared colour scale, each titled
- * with its head, mean row entropy and pattern; or, with VF_MEAN_HEADS, the
+ * with its head, mean row entropy and pattern; or, with VM_MEAN, the
  * mean over heads as one heatmap (for long sequences).
  *
  * Dimension names: H heads, n rows (queries / tokens), m columns (keys /
@@ -29,6 +29,7 @@ static int has_neginf(const float *m, size_t n)
 
 static void draw_mean(struct view_state *v, struct canvas *c, struct rect r)
 {
+	char rtb[64], ctb[64];   /* the axes' titles */
 	const struct stage *s = view_stage(v);
 	const struct style mu = role_style(R_MUTED, c->depth);
 	const struct style hd = role_style(R_HEADER, c->depth);
@@ -55,8 +56,8 @@ static void draw_mean(struct view_state *v, struct canvas *c, struct rect r)
 	/* (the English says "heads" for one head too) */
 	snprintf(buf, sizeof buf, P_("mean over %d heads", "mean over %d heads", H), H);
 	x += clip_text(c, r, x, r.y, r.w, buf, &hd) + 2;
-	snprintf(buf, sizeof buf, _("rows: %s · columns: %s"), view_row_title(s),
-		 view_col_title(s));
+	snprintf(buf, sizeof buf, _("rows: %s · columns: %s"), view_row_title(s, rtb, sizeof rtb),
+		 view_col_title(s, ctb, sizeof ctb));
 	x += clip_text(c, r, x, r.y, r.x + r.w - x, buf, &mu) + 2;
 	if (s->kind == SK_WEIGHTS) {
 		const char *pat = attn_pattern(mean, n, m);
@@ -243,6 +244,7 @@ static void draw_tile(struct view_state *v, struct canvas *c, struct rect r,
 
 static void draw_grid(struct view_state *v, struct canvas *c, struct rect r)
 {
+	char rtb[64], ctb[64];   /* the axes' titles */
 	const struct stage *s = view_stage(v);
 	const struct style mu = role_style(R_MUTED, c->depth);
 	const struct style hd = role_style(R_HEADER, c->depth);
@@ -313,7 +315,7 @@ static void draw_grid(struct view_state *v, struct canvas *c, struct rect r)
 		if (*fmt_shown(part, sizeof part, 1000, sr, sc2))
 			n0 += snprintf(buf + n0, sizeof buf - n0, "%s · ", part);
 		snprintf(buf + n0, sizeof buf - n0, _("rows: %s · columns: %s · one scale"),
-			 view_row_title(s), view_col_title(s));
+			 view_row_title(s, rtb, sizeof rtb), view_col_title(s, ctb, sizeof ctb));
 		if (r.x + r.w - x > 0) {
 			text_fit(buf, r.x + r.w - x, fit, sizeof fit);
 			clip_text(c, r, x, r.y, r.x + r.w - x, fit, &mu);
@@ -362,6 +364,7 @@ static void draw_grid(struct view_state *v, struct canvas *c, struct rect r)
  * many side by side as fit; no selection, no key hint. */
 static void draw_figure_grid(struct view_state *v, struct canvas *c, struct rect r)
 {
+	char rtb[64], ctb[64];   /* the axes' titles */
 	const struct stage *s = view_stage(v);
 	const struct style mu = role_style(R_MUTED, c->depth);
 	const struct style la = role_style(R_HEADER, c->depth);
@@ -373,7 +376,7 @@ static void draw_figure_grid(struct view_state *v, struct canvas *c, struct rect
 
 	/* (the figure's title says "all N heads") */
 	snprintf(buf, sizeof buf, _("rows: %s · columns: %s · one scale"),
-		 view_row_title(s), view_col_title(s));
+		 view_row_title(s, rtb, sizeof rtb), view_col_title(s, ctb, sizeof ctb));
 	clip_text(c, r, r.x, r.y, r.w, buf, &mu);
 
 	/* the size of one panel: head 0 drawn on a scratch canvas */
@@ -426,7 +429,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 		clip_text(c, r, r.x, r.y, r.w, _("this stage has no heads"), &mu);
 		return;
 	}
-	if (v->flags & VF_MEAN_HEADS)
+	if (v->mode == VM_MEAN)
 		draw_mean(v, c, r);
 	else if (c->figure)
 		draw_figure_grid(v, c, r);

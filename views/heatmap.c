@@ -150,46 +150,50 @@ static void cursor_frame(struct canvas *c, int x, int y, int cw, int lines)
 		}
 }
 
-struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
-			 const struct stage *s, const float *m, int rows,
-			 int cols, const struct scale *sc, enum zoom z,
-			 int *top, int *left, int crow, int ccol,
-			 struct grid_geom *geom)
-{
-	const int color = c->depth != DEPTH_NONE;
-	const enum axis ra = row_axis(s), ca = col_axis(s);
-	const struct style lab = role_style(R_LABEL, c->depth);
-	const struct style mut = role_style(R_MUTED, c->depth);
-	const struct style cur = role_style(R_CURSOR, c->depth);
-	const struct style hdr = role_style(R_HEADER, c->depth);
-	const int dk = head_width(t, s, cols);
-	char buf[256];
-	struct rect used = { r.x, r.y, 0, 0 };
-	/* a figure has no cursor, and cells wide enough for whole labels */
-	const int fig = c->figure;
-	if (fig)
-		crow = ccol = -1;
+/* What heatmap_draw lays out before it paints: the zoom it settled on,
+ * the label column, the cell size and how many rows and columns show. */
+struct hm {
+	struct canvas *c;
+	struct rect r;
+	const struct trace *t;
+	const struct stage *s;
+	const float *m;              /* [rows, cols] */
+	int rows, cols;
+	const struct scale *sc;
+	enum zoom z;
+	enum axis ra, ca;
+	int crow, ccol, top, left;   /* cursor (−1: none) and scroll */
+	int color, fig, dk;
+	int lw, rlw, cw, ch, hh;     /* label widths, cell size, header lines */
+	int numbered, half;
+	int nr, nc, x0;              /* visible rows and columns, first cell's x */
+};
 
-	/* nothing drawn (too small) leaves no stale geometry for mouse clicks
-	 * and the mask diff's −∞ marks */
-	if (geom)
-		geom->valid = 0;
+/* The layout of H's matrix in H->r (the zoom, the label column, the cell
+ * size, what is visible), the scroll kept on the cursor.  Returns 0 when
+ * nothing fits. */
+static int hm_layout(struct hm *H)
+{
+	const struct trace *t = H->t;
+	const struct rect r = H->r;
+	const int rows = H->rows, cols = H->cols, fig = H->fig;
+	char buf[256];
 	/* row label column */
 	int lw = 1;
 	for (int i = 0; i < rows && i < 4096; i++) {
-		row_label(t, ra, i, buf, sizeof buf, fig);
+		row_label(t, H->ra, i, buf, sizeof buf, fig);
 		int w = utf8_width(buf);
 		lw = w > lw ? w : lw;
 	}
 	lw += 1;
 	int avail = r.w - lw;
 	if (avail < 1 || r.h < 2)
-		return used;
+		return 0;
 
 	/* column label width (for a figure's header) */
 	int clw = 1;
 	for (int j = 0; j < cols && j < 4096; j++) {
-		label(t, ca, j, buf, sizeof buf, fig);
+		label(t, H->ca, j, buf, sizeof buf, fig);
 		int w = utf8_width(buf);
 		clw = w > clw ? w : clw;
 	}
@@ -197,6 +201,7 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 	const int ncw = fig && clw + 2 > 7 ? (clw + 2 < 24 ? clw + 2 : 24) : 7;
 
 	/* big cells (presenter): as big as the screen allows, from 9 × 3 */
+	enum zoom z = H->z;
 	int cw = 9, ch = 3;
 	if (z == ZOOM_BIG) {
 		if (cols * 9 <= avail && rows * 3 + 1 <= r.h) {
@@ -221,10 +226,10 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 	/* cells too narrow for a token: the columns are numbered and a legend
 	 * under the matrix names them, on screen and in a figure alike (letters
 	 * stacked one a line read as noise: issue 43) */
-	const int numbered = z == ZOOM_CELLS && (fig ? ca != AX_NONE : is_token_axis(ca));
+	const int numbered = z == ZOOM_CELLS && (fig ? H->ca != AX_NONE : is_token_axis(H->ca));
 	const int hh = 1;   /* header lines */
 	int vc = avail / cw;
-	int legend = numbered ? column_legend(NULL, r, t, ca, 0, vc < cols ? vc : cols, -1) : 0;
+	int legend = numbered ? column_legend(NULL, r, t, H->ca, 0, vc < cols ? vc : cols, -1) : 0;
 	/* lines under the matrix: the legend, and "rows … · columns …" when
 	 * something is out of sight */
 	int below = legend + (vc < cols);
@@ -234,18 +239,18 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 		lines--;
 	}
 	/* two rows a line (half blocks) only when one a line does not fit */
-	const int half = z == ZOOM_FIT && color && rows > lines && !canvas_ascii();
+	const int half = z == ZOOM_FIT && H->color && rows > lines && !canvas_ascii();
 	int rlw = 0;   /* half blocks: the odd rows' labels on the right */
 	if (half) {
 		for (int i = 1; i < rows && i < 4096; i += 2) {
-			row_label(t, ra, i, buf, sizeof buf, fig);
+			row_label(t, H->ra, i, buf, sizeof buf, fig);
 			int w = utf8_width(buf) + 3;   /* " ▄ " and the label */
 			rlw = w > rlw ? w : rlw;
 		}
 		lw += 2;   /* the label and " ▀" */
 		avail = r.w - lw - rlw;
 		if (avail < 1)
-			return used;
+			return 0;
 		vc = avail / cw;
 		if (vc < cols && below == legend) {
 			below++;
@@ -254,15 +259,41 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 	}
 	int vr = lines * (half ? 2 : 1) / ch;
 	if (vr < 1 || vc < 1)
-		return used;
-	view_follow(left, ccol, vc, cols);
-	view_follow(top, crow, vr, rows);
-	int nc = cols - *left < vc ? cols - *left : vc;
-	int nr = rows - *top < vr ? rows - *top : vr;
+		return 0;
+	view_follow(&H->left, H->ccol, vc, cols);
+	view_follow(&H->top, H->crow, vr, rows);
+	H->z = z;
+	H->lw = lw;
+	H->rlw = rlw;
+	H->cw = cw;
+	H->ch = ch;
+	H->hh = hh;
+	H->numbered = numbered;
+	H->half = half;
+	H->nc = cols - H->left < vc ? cols - H->left : vc;
+	H->nr = rows - H->top < vr ? rows - H->top : vr;
+	H->x0 = r.x + lw;
+	return 1;
+}
 
-	/* column header */
-	int x0 = r.x + lw;
-	if (numbered) {
+/* The column header: numbers (narrow cells, with a legend), the
+ * labels, or index ticks (and where each head starts, in a concat). */
+static void hm_header(const struct hm *H)
+{
+	struct canvas *c = H->c;
+	const struct trace *t = H->t;
+	const struct rect r = H->r;
+	const struct style lab = role_style(R_LABEL, c->depth);
+	const struct style mut = role_style(R_MUTED, c->depth);
+	const struct style cur = role_style(R_CURSOR, c->depth);
+	const struct style hdr = role_style(R_HEADER, c->depth);
+	const enum axis ca = H->ca;
+	const enum zoom z = H->z;
+	const int nc = H->nc, cw = H->cw, x0 = H->x0, dk = H->dk;
+	const int ccol = H->ccol;
+	const int *left = &H->left;
+	char buf[256];
+	if (H->numbered) {
 		/* each visible column's number, centred on its cell, skipped
 		 * where it would touch the one before */
 		int end = -1;
@@ -308,10 +339,118 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 			}
 		}
 	}
+}
 
-	/* rows */
-	const int yrows = half ? (nr + 1) / 2 : nr;
+/* Cell (i0, col) at x, y; i1 ≥ 0: the row drawn in its lower half (half
+ * blocks). */
+static void hm_cell(const struct hm *H, int x, int y, int i0, int i1, int col)
+{
+	struct canvas *c = H->c;
+	const struct scale *sc = H->sc;
+	const float *m = H->m;
+	const int cols = H->cols, crow = H->crow, ccol = H->ccol, color = H->color;
+	const int cw = H->cw, ch = H->ch, dk = H->dk, fig = H->fig;
+	const enum zoom z = H->z;
 	const struct style bnd = role_style(R_TEXT, c->depth);
+	char buf[256];
+	float v0 = m[(size_t)i0 * cols + col];
+	int is_cur = i0 == crow && col == ccol;
+	int edge = dk && col % dk == 0 && col > 0 && color;   /* a head starts */
+	if (H->half) {
+		uint32_t top_c = is_cur ? CURSOR_MARK : scale_color(sc, v0);
+		uint32_t bot_c = COLOR_DEFAULT;
+		if (i1 >= 0) {
+			float v1 = m[(size_t)i1 * cols + col];
+			bot_c = (i1 == crow && col == ccol) ? CURSOR_MARK : scale_color(sc, v1);
+		}
+		/* both halves −∞: the glyph, which reads in every colour mode
+		 * (a colour alone may not) */
+		if (!is_cur && neg_inf(v0) && (i1 < 0 || (neg_inf(m[(size_t)i1 * cols + col]) &&
+							    !(i1 == crow && col == ccol))))
+			canvas_put(c, x, y, NEGINF_GLYPH, NEGINF_FG, NEGINF_BG, 0);
+		else
+			canvas_put(c, x, y, "▀", top_c, bot_c, 0);
+		return;
+	}
+	uint32_t bg = color ? scale_color(sc, v0) : COLOR_DEFAULT;
+	uint32_t fg = color ? contrast_fg(bg) : COLOR_DEFAULT;
+	uint8_t attr = 0;
+	if (isinf(v0) && v0 < 0 && color)
+		fg = NEGINF_FG;
+	if (z == ZOOM_NUMBERS || z == ZOOM_BIG) {
+		if (ch > 1) {   /* centred in a big cell (the
+				   cursor's inside its frame) */
+			char num[32];
+			fmt_cell_fit(num, sizeof num, v0, is_cur && color && cw - 3 < 8 ?
+				     cw - 3 : 8);
+			int pad = (cw - 1 - utf8_width(num)) / 2;
+			snprintf(buf, sizeof buf, "%*s%s", pad > 0 ? pad : 0, "", num);
+		} else {
+			cell_number(buf, sizeof buf, v0, cw, fig);
+		}
+		/* the cursor keeps its value's colour (a cursor
+		 * colour of its own would read as a value of the
+		 * scale) and is marked by shape: bold, underlined,
+		 * framed (below); reverse without colour */
+		if (is_cur)
+			attr = color ? ATTR_BOLD | ATTR_UNDERLINE : ATTR_REVERSE | ATTR_BOLD;
+		/* big cells: the cell's colour on all its lines but
+		 * the last of a tall cell, the gap column blank on
+		 * every line (a grid of tiles, not notched) */
+		int tall = ch - (ch >= 4);
+		if (ch > 1)
+			canvas_fill(c, (struct rect){ x, y - (tall - 1) / 2, cw - 1, tall }, " ", fg, bg, 0);
+		canvas_text(c, x, y, ch > 1 ? cw - 1 : cw, buf, fg, bg,
+			    attr | (ch > 1 ? ATTR_BOLD : 0));
+		if (edge)
+			for (int k = 0; k < tall; k++)
+				canvas_put(c, x, y - (tall - 1) / 2 + k, "▏", bnd.fg == COLOR_DEFAULT ?
+					   contrast_fg(bg) : bnd.fg, bg, 0);
+		if (is_cur && color)
+			cursor_frame(c, x, y - (tall - 1) / 2, cw, ch > 1 ? tall : 1);
+	} else if (z == ZOOM_CELLS) {
+		const char *g = color ? palette_vanishes(c->depth, bg) ? "·" : " " :
+				scale_glyph(sc, v0);
+		if (isinf(v0) && v0 < 0)
+			g = NEGINF_GLYPH;
+		for (int k = 0; k < cw; k++)
+			canvas_put(c, x + k, y, k == 1 || !color ? g : " ",
+				   fg, bg, 0);
+		if (edge)
+			canvas_put(c, x, y, "▏", contrast_fg(bg), bg, 0);
+		if (is_cur) {
+			canvas_put(c, x, y, "[", color ? CURSOR_MARK : COLOR_DEFAULT, bg, ATTR_BOLD);
+			canvas_put(c, x + cw - 1, y, "]", color ? CURSOR_MARK : COLOR_DEFAULT, bg, ATTR_BOLD);
+		}
+	} else {
+		const char *g = color ? edge ? "▏" : palette_vanishes(c->depth, bg) ? "·" : " " :
+				scale_glyph(sc, v0);
+		if (is_cur) {
+			g = color ? "●" : "@";
+			fg = color ? CURSOR_MARK : COLOR_DEFAULT;
+			attr = color ? 0 : ATTR_REVERSE;
+		}
+		canvas_put(c, x, y, g, fg, bg, attr);
+	}
+}
+
+/* The rows: each one's label (half blocks: the odd rows' on the right),
+ * then its cells. */
+static void hm_rows(const struct hm *H)
+{
+	struct canvas *c = H->c;
+	const struct trace *t = H->t;
+	const struct rect r = H->r;
+	const struct style lab = role_style(R_LABEL, c->depth);
+	const struct style mut = role_style(R_MUTED, c->depth);
+	const struct style cur = role_style(R_CURSOR, c->depth);
+	const int half = H->half, nr = H->nr, nc = H->nc, ch = H->ch, cw = H->cw;
+	const int hh = H->hh, lw = H->lw, rlw = H->rlw, x0 = H->x0, rows = H->rows;
+	const int crow = H->crow, fig = H->fig;
+	const enum axis ra = H->ra;
+	const int *top = &H->top, *left = &H->left;
+	char buf[256];
+	const int yrows = half ? (nr + 1) / 2 : nr;
 	for (int yy = 0; yy < yrows; yy++) {
 		/* big cells: the middle line of the coloured ones */
 		int y = r.y + hh + yy * ch + (ch - (ch >= 4) - 1) / 2;
@@ -333,102 +472,29 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 				canvas_text(c, rx + 2, y, rlw - 3, buf, st->fg, st->bg, st->attr);
 			}
 		}
-		for (int j = 0; j < nc; j++) {
-			int col = *left + j, x = x0 + j * cw;
-			float v0 = m[(size_t)i0 * cols + col];
-			int is_cur = i0 == crow && col == ccol;
-			int edge = dk && col % dk == 0 && col > 0 && color;   /* a head starts */
-			if (half) {
-				uint32_t top_c = is_cur ? CURSOR_MARK : scale_color(sc, v0);
-				uint32_t bot_c = COLOR_DEFAULT;
-				if (i1 >= 0) {
-					float v1 = m[(size_t)i1 * cols + col];
-					bot_c = (i1 == crow && col == ccol) ? CURSOR_MARK : scale_color(sc, v1);
-				}
-				/* both halves −∞: the glyph, which reads in every
-				 * colour mode (a colour alone may not) */
-				if (!is_cur && neg_inf(v0) && (i1 < 0 || (neg_inf(m[(size_t)i1 * cols + col]) &&
-								    !(i1 == crow && col == ccol))))
-					canvas_put(c, x, y, NEGINF_GLYPH, NEGINF_FG, NEGINF_BG, 0);
-				else
-					canvas_put(c, x, y, "▀", top_c, bot_c, 0);
-				continue;
-			}
-			uint32_t bg = color ? scale_color(sc, v0) : COLOR_DEFAULT;
-			uint32_t fg = color ? contrast_fg(bg) : COLOR_DEFAULT;
-			uint8_t attr = 0;
-			if (isinf(v0) && v0 < 0 && color)
-				fg = NEGINF_FG;
-			if (z == ZOOM_NUMBERS || z == ZOOM_BIG) {
-				if (ch > 1) {   /* centred in a big cell (the
-						   cursor's inside its frame) */
-					char num[32];
-					fmt_cell_fit(num, sizeof num, v0, is_cur && color && cw - 3 < 8 ?
-						     cw - 3 : 8);
-					int pad = (cw - 1 - utf8_width(num)) / 2;
-					snprintf(buf, sizeof buf, "%*s%s", pad > 0 ? pad : 0, "", num);
-				} else {
-					cell_number(buf, sizeof buf, v0, cw, fig);
-				}
-				/* the cursor keeps its value's colour (a cursor
-				 * colour of its own would read as a value of the
-				 * scale) and is marked by shape: bold, underlined,
-				 * framed (below); reverse without colour */
-				if (is_cur)
-					attr = color ? ATTR_BOLD | ATTR_UNDERLINE : ATTR_REVERSE | ATTR_BOLD;
-				/* big cells: the cell's colour on all its lines but
-				 * the last of a tall cell, the gap column blank on
-				 * every line (a grid of tiles, not notched) */
-				int tall = ch - (ch >= 4);
-				if (ch > 1)
-					canvas_fill(c, (struct rect){ x, y - (tall - 1) / 2, cw - 1, tall }, " ", fg, bg, 0);
-				canvas_text(c, x, y, ch > 1 ? cw - 1 : cw, buf, fg, bg,
-					    attr | (ch > 1 ? ATTR_BOLD : 0));
-				if (edge)
-					for (int k = 0; k < tall; k++)
-						canvas_put(c, x, y - (tall - 1) / 2 + k, "▏", bnd.fg == COLOR_DEFAULT ?
-							   contrast_fg(bg) : bnd.fg, bg, 0);
-				if (is_cur && color)
-					cursor_frame(c, x, y - (tall - 1) / 2, cw, ch > 1 ? tall : 1);
-			} else if (z == ZOOM_CELLS) {
-				const char *g = color ? palette_vanishes(c->depth, bg) ? "·" : " " :
-						scale_glyph(sc, v0);
-				if (isinf(v0) && v0 < 0)
-					g = NEGINF_GLYPH;
-				for (int k = 0; k < cw; k++)
-					canvas_put(c, x + k, y, k == 1 || !color ? g : " ",
-						   fg, bg, 0);
-				if (edge)
-					canvas_put(c, x, y, "▏", contrast_fg(bg), bg, 0);
-				if (is_cur) {
-					canvas_put(c, x, y, "[", color ? CURSOR_MARK : COLOR_DEFAULT, bg, ATTR_BOLD);
-					canvas_put(c, x + cw - 1, y, "]", color ? CURSOR_MARK : COLOR_DEFAULT, bg, ATTR_BOLD);
-				}
-			} else {
-				const char *g = color ? edge ? "▏" : palette_vanishes(c->depth, bg) ? "·" : " " :
-						scale_glyph(sc, v0);
-				if (is_cur) {
-					g = color ? "●" : "@";
-					fg = color ? CURSOR_MARK : COLOR_DEFAULT;
-					attr = color ? 0 : ATTR_REVERSE;
-				}
-				canvas_put(c, x, y, g, fg, bg, attr);
-			}
-		}
+		for (int j = 0; j < nc; j++)
+			hm_cell(H, x0 + j * cw, y, i0, i1, *left + j);
 	}
-	used.w = lw + nc * cw + (half ? rlw + 1 : 0);
-	used.h = hh + yrows * ch;
-	if (geom)
-		*geom = (struct grid_geom){ 1, x0, r.y + hh, cw, half ? 2 : 1,
-					    *top, *left, nr, nc, ch };
-	if (numbered && used.h < r.h)
-		used.h += column_legend(c, rect_sub(r, r.x, r.y + used.h, r.w, r.h - used.h),
-					t, ca, *left, nc, ccol);
+}
 
+/* Under the matrix: the columns' legend (numbered columns), and what is
+ * out of sight with the keys that page to it.  Returns the lines used
+ * from line y0. */
+static int hm_footer(const struct hm *H, int y0)
+{
+	struct canvas *c = H->c;
+	const struct rect r = H->r;
+	const struct style mut = role_style(R_MUTED, c->depth);
+	const int nr = H->nr, nc = H->nc, rows = H->rows, cols = H->cols;
+	int used = y0 - r.y;
+	if (H->numbered && used < r.h)
+		used += column_legend(c, rect_sub(r, r.x, r.y + used, r.w, r.h - used), H->t, H->ca,
+				      H->left, nc, H->ccol);
 	/* what is out of sight, and how to page to it */
-	if ((nr < rows || nc < cols) && used.h < r.h) {
-		const struct shown sr = { SH_ROWS, *top, nr, rows }, sc2 = { SH_COLUMNS, *left, nc, cols };
-		int x = draw_shown(c, r, r.x, r.y + used.h, r.w, sr, sc2);
+	if ((nr < rows || nc < cols) && used < r.h) {
+		const struct shown sr = { SH_ROWS, H->top, nr, rows };
+		const struct shown sc2 = { SH_COLUMNS, H->left, nc, cols };
+		int x = draw_shown(c, r, r.x, r.y + used, r.w, sr, sc2);
 		/* TRANSLATORS: after "rows a–b of N · columns a–b of N": the
 		 * keys that page */
 		const char *keys = nc < cols && nr < rows ?
@@ -438,10 +504,44 @@ struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
 		if (x + utf8_width(keys) > r.w && nc < cols)
 			/* TRANSLATORS: the short form of the above */
 			keys = _("  (H L: page)");
-		if (!fig && x + utf8_width(keys) <= r.w)
-			canvas_text(c, r.x + x, r.y + used.h, r.w - x, keys, mut.fg, mut.bg, mut.attr);
-		used.h++;
+		if (!H->fig && x + utf8_width(keys) <= r.w)
+			canvas_text(c, r.x + x, r.y + used, r.w - x, keys, mut.fg, mut.bg, mut.attr);
+		used++;
 	}
+	return used - (y0 - r.y);
+}
+
+/* Layout, then paint: header, rows, footer. */
+struct rect heatmap_draw(struct canvas *c, struct rect r, const struct trace *t,
+			 const struct stage *s, const float *m, int rows,
+			 int cols, const struct scale *sc, enum zoom z,
+			 int *top, int *left, int crow, int ccol,
+			 struct grid_geom *geom)
+{
+	struct rect used = { r.x, r.y, 0, 0 };
+	/* a figure has no cursor, and cells wide enough for whole labels */
+	if (c->figure)
+		crow = ccol = -1;
+	struct hm H = { .c = c, .r = r, .t = t, .s = s, .m = m, .rows = rows, .cols = cols,
+			.sc = sc, .z = z, .ra = row_axis(s), .ca = col_axis(s), .crow = crow,
+			.ccol = ccol, .top = *top, .left = *left, .color = c->depth != DEPTH_NONE,
+			.fig = c->figure, .dk = head_width(t, s, cols) };
+	/* nothing drawn (too small) leaves no stale geometry for mouse clicks
+	 * and the mask diff's −∞ marks */
+	if (geom)
+		geom->valid = 0;
+	if (!hm_layout(&H))
+		return used;
+	*top = H.top;
+	*left = H.left;
+	hm_header(&H);
+	hm_rows(&H);
+	used.w = H.lw + H.nc * H.cw + (H.half ? H.rlw + 1 : 0);
+	used.h = H.hh + (H.half ? (H.nr + 1) / 2 : H.nr) * H.ch;
+	if (geom)
+		*geom = (struct grid_geom){ 1, H.x0, r.y + H.hh, H.cw, H.half ? 2 : 1,
+					    H.top, H.left, H.nr, H.nc, H.ch };
+	used.h += hm_footer(&H, r.y + used.h);
 	return used;
 }
 
@@ -480,6 +580,7 @@ int view_title(struct canvas *c, struct rect r, const char *head,
 
 static void draw(struct view_state *v, struct canvas *c, struct rect r)
 {
+	char rtb[64], ctb[64];   /* the axes' titles */
 	const struct stage *s = view_stage(v);
 	int rows, cols;
 	view_dims(s, &rows, &cols);
@@ -491,8 +592,8 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	 * too narrow (never cut while two lines hold it) */
 	if (view_heads(s) > 1)
 		snprintf(head, sizeof head, _("head %d of %d"), v->head, view_heads(s));
-	snprintf(axes, sizeof axes, _("rows: %s · columns: %s"), view_row_title(s),
-		 view_col_title(s));
+	snprintf(axes, sizeof axes, _("rows: %s · columns: %s"), view_row_title(s, rtb, sizeof rtb),
+		 view_col_title(s, ctb, sizeof ctb));
 	if (s->kind == SK_WEIGHTS) {
 		const char *pat = attn_pattern(m, rows, cols);
 		snprintf(ent, sizeof ent, _("entropy %.2f bits%s%s"),

@@ -241,13 +241,142 @@ static const char *mask_line(const struct trace *t, const struct attn *a,
 	return _("+ mask −∞ (masked) → −∞, so the weight is 0");
 }
 
+/* The whole weight row of query qi, key kj marked (the cursor's matrix:
+ * sets v->geom), its key labels when show_keys and they fit, and which
+ * keys are shown.  Returns the line after it. */
+static int draw_weight_strip(struct view_state *v, struct canvas *c, struct rect r, int y,
+			     const struct attn *pa, const float *wrow, const float *mrow,
+			     int qi, int kj, int show_keys)
+{
+	const struct trace *t = v->tr;
+	const struct style mu = role_style(R_MUTED, c->depth);
+	const struct style lb = role_style(R_LABEL, c->depth);
+	const struct style ac = role_style(R_ACCENT, c->depth);
+	const struct attn a = *pa;
+	const enum axis ka = a.weights->axes[2];
+	const int bottom = r.y + r.h;
+	char tok[96], fit[64];
+	struct scale sw = scale_for(a.weights, wrow, (size_t)a.nk);
+	int avail = r.w - LABEL_W;
+	int scw = pick_cw(a.nk, avail);
+	int vis = avail >= scw ? avail / scw : 0;
+	if (vis > 0) {
+		if (v->left > kj) v->left = kj;
+		if (kj >= v->left + vis) v->left = kj - vis + 1;
+		if (v->left > a.nk - vis) v->left = a.nk - vis;
+		if (v->left < 0) v->left = 0;
+		int nc = a.nk - v->left < vis ? a.nk - v->left : vis;
+		/* TRANSLATORS: labels left of rows of cells, at most 8
+		 * columns each. */
+		char lf[64];
+		put(c, r, r.x, y, text_fit(_("weights"), LABEL_W - 1, lf, sizeof lf), lb);
+		for (int j = 0; j < nc; j++)
+			cell(c, r, r.x + LABEL_W + j * scw, y, wrow[v->left + j],
+			     &sw, scw, v->left + j == kj,
+			     isinf(mrow[v->left + j]) && mrow[v->left + j] < 0);
+		v->geom = (struct grid_geom){ 1, r.x + LABEL_W, y, scw, 1,
+					      qi, v->left, 1, nc, 0 };
+		y++;
+		/* key labels under the strip, when there is room */
+		if (scw >= 7 && show_keys && y < bottom) {
+			put(c, r, r.x, y, text_fit(_("keys"), LABEL_W - 1, lf,
+						   sizeof lf), mu);
+			for (int j = 0; j < nc; j++) {
+				trace_axis_label(t, ka, v->left + j, tok, sizeof tok);
+				text_fit(tok, 6, fit, sizeof fit);
+				int fw = utf8_width(fit);
+				const struct style *st = v->left + j == kj ? &ac : &mu;
+				put(c, r, r.x + LABEL_W + j * scw + (6 - fw), y, fit, *st);
+			}
+			y++;
+		}
+		if (nc < a.nk && y < bottom)
+			y += draw_shown(c, r, r.x + LABEL_W, y, r.w - LABEL_W, (struct shown){ 0 },
+					(struct shown){ SH_KEYS, v->left, nc, a.nk }) > 0;
+	}
+	return y;
+}
+
+/* 3. key kj's contribution to the head output: weight × v_key beside the
+ * head's output o [dk], and their norms.  contrib: room for dk floats. */
+static void draw_contribution(struct canvas *c, struct rect r, int y, float w,
+			      const float *vv, const float *o, int dk, int cw, float *contrib,
+			      int show_foot)
+{
+	const struct style tx = role_style(R_TEXT, c->depth);
+	const struct style mu = role_style(R_MUTED, c->depth);
+	const struct style lb = role_style(R_LABEL, c->depth);
+	const int bottom = r.y + r.h;
+	char buf[256], n1[32], n2[32];
+	double cn = 0, on = 0;
+	for (int i = 0; i < dk; i++) {
+		contrib[i] = w * vv[i];
+		cn += (double)contrib[i] * contrib[i];
+		on += (double)o[i] * o[i];
+	}
+	cn = sqrt(cn);
+	on = sqrt(on);
+	struct scale sc = diverging(contrib, dk, o, dk);
+	/* TRANSLATORS: labels left of rows of cells, at most 8 columns: the
+	 * key's weight × its value vector, and the head's output. */
+	y += cell_row(c, r, y, _("weight×v"), contrib, dk, &sc, cw, 1, lb);
+	y += cell_row(c, r, y, _("head out"), o, dk, &sc, cw, 1, lb);
+	if (on > 0)
+		snprintf(buf, sizeof buf, _("‖weight × v_key‖ = %s = %.1f%% of ‖head output‖ = %s"),
+			 fmt_cell(n1, sizeof n1, cn), 100.0 * cn / on, fmt_cell(n2, sizeof n2, on));
+	else
+		snprintf(buf, sizeof buf, _("‖weight × v_key‖ = %s; the head output is zero"),
+			 fmt_cell(n1, sizeof n1, cn));
+	put(c, r, r.x, y++, buf, tx);
+	if (y < bottom && show_foot)
+		put(c, r, r.x, y++,
+		    _("head output = Σ over all keys of weight × v_key"), mu);
+}
+
+/* The inspector's title and its two tokens, from line y of r.  Returns
+ * the line after them. */
+static int draw_head_lines(const struct trace *t, struct canvas *c, struct rect r, int y,
+			   const struct attn *pa, int hh, int qi, int kj)
+{
+	const struct style hd = role_style(R_HEADER, c->depth);
+	const struct style tx = role_style(R_TEXT, c->depth);
+	const struct attn a = *pa;
+	const enum axis qa = a.weights->axes[1], ka = a.weights->axes[2];
+	char buf[256], tok[96], fit[64];
+	/* title and the two tokens */
+	/* TRANSLATORS: %s is the attention block ("decoder.0.cross_attn"). */
+	snprintf(buf, sizeof buf, a.cross ?
+		 _("cell inspector · head %d of %d · %s (cross-attention)") :
+		 _("cell inspector · head %d of %d · %s (self-attention)"), hh,
+		 a.h, a.prefix);
+	if (utf8_width(buf) > r.w)
+		/* TRANSLATORS: the short form of the title above. */
+		snprintf(buf, sizeof buf, _("inspector · head %d of %d · %s"), hh,
+			 a.h, a.prefix);
+	put(c, r, r.x, y++, buf, hd);
+	trace_row_label(t, qa, qi, tok, sizeof tok);
+	text_fit(tok, 30, fit, sizeof fit);
+	/* TRANSLATORS: %s is "source token", "decoder token" or "token",
+	 * then the token and its position. */
+	snprintf(buf, sizeof buf, _("query: %s “%s” (position %d)"),
+		 qa == AX_SRC ? _("source token") : qa == AX_TGT ? _("decoder token") :
+		 _("token"), fit, qi);
+	put(c, r, r.x, y++, buf, tx);
+	trace_axis_label(t, ka, kj, tok, sizeof tok);
+	text_fit(tok, 24, fit, sizeof fit);
+	snprintf(buf, sizeof buf, _("key: %s “%s” (position %d)"),
+		 ka == AX_SRC ? _("source token") : ka == AX_TGT ? _("decoder token") :
+		 _("token"), fit, kj);
+	put(c, r, r.x, y++, buf, tx);
+	return y;
+}
+
 static void draw(struct view_state *v, struct canvas *c, struct rect r)
 {
 	const struct stage *s = view_stage(v);
 	const struct trace *t = v->tr;
 	const struct style hd = role_style(R_HEADER, c->depth);
 	const struct style tx = role_style(R_TEXT, c->depth);
-	const struct style mu = role_style(R_MUTED, c->depth);
 	const struct style lb = role_style(R_LABEL, c->depth);
 	const struct style ac = role_style(R_ACCENT, c->depth);
 	const struct style wn = role_style(R_WARN, c->depth);
@@ -280,30 +409,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	const int bottom = r.y + r.h;
 
 	/* title and the two tokens */
-	/* TRANSLATORS: %s is the attention block ("decoder.0.cross_attn"). */
-	snprintf(buf, sizeof buf, a.cross ?
-		 _("cell inspector · head %d of %d · %s (cross-attention)") :
-		 _("cell inspector · head %d of %d · %s (self-attention)"), hh,
-		 a.h, a.prefix);
-	if (utf8_width(buf) > r.w)
-		/* TRANSLATORS: the short form of the title above. */
-		snprintf(buf, sizeof buf, _("inspector · head %d of %d · %s"), hh,
-			 a.h, a.prefix);
-	put(c, r, r.x, y++, buf, hd);
-	trace_row_label(t, qa, qi, tok, sizeof tok);
-	text_fit(tok, 30, fit, sizeof fit);
-	/* TRANSLATORS: %s is "source token", "decoder token" or "token",
-	 * then the token and its position. */
-	snprintf(buf, sizeof buf, _("query: %s “%s” (position %d)"),
-		 qa == AX_SRC ? _("source token") : qa == AX_TGT ? _("decoder token") :
-		 _("token"), fit, qi);
-	put(c, r, r.x, y++, buf, tx);
-	trace_axis_label(t, ka, kj, tok, sizeof tok);
-	text_fit(tok, 24, fit, sizeof fit);
-	snprintf(buf, sizeof buf, _("key: %s “%s” (position %d)"),
-		 ka == AX_SRC ? _("source token") : ka == AX_TGT ? _("decoder token") :
-		 _("token"), fit, kj);
-	put(c, r, r.x, y++, buf, tx);
+	y = draw_head_lines(t, c, r, y, &a, hh, qi, kj);
 
 	/* 13 lines are the core; the rest comes as the height allows */
 	const int show_qk = r.h >= 15;     /* the q and k rows */
@@ -376,73 +482,11 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	put(c, r, r.x, y++, buf, ac);
 
 	/* the whole weight row, the selected key marked: the cursor's matrix */
-	if (y < bottom) {
-		struct scale sw = scale_for(a.weights, wrow, (size_t)a.nk);
-		int avail = r.w - LABEL_W;
-		int scw = pick_cw(a.nk, avail);
-		int vis = avail >= scw ? avail / scw : 0;
-		if (vis > 0) {
-			if (v->left > kj) v->left = kj;
-			if (kj >= v->left + vis) v->left = kj - vis + 1;
-			if (v->left > a.nk - vis) v->left = a.nk - vis;
-			if (v->left < 0) v->left = 0;
-			int nc = a.nk - v->left < vis ? a.nk - v->left : vis;
-			/* TRANSLATORS: labels left of rows of cells, at most 8
-			 * columns each. */
-			char lf[64];
-			put(c, r, r.x, y, text_fit(_("weights"), LABEL_W - 1, lf, sizeof lf), lb);
-			for (int j = 0; j < nc; j++)
-				cell(c, r, r.x + LABEL_W + j * scw, y, wrow[v->left + j],
-				     &sw, scw, v->left + j == kj,
-				     isinf(mrow[v->left + j]) && mrow[v->left + j] < 0);
-			v->geom = (struct grid_geom){ 1, r.x + LABEL_W, y, scw, 1,
-						      qi, v->left, 1, nc, 0 };
-			y++;
-			/* key labels under the strip, when there is room */
-			if (scw >= 7 && show_keys && y < bottom) {
-				put(c, r, r.x, y, text_fit(_("keys"), LABEL_W - 1, lf,
-							   sizeof lf), mu);
-				for (int j = 0; j < nc; j++) {
-					trace_axis_label(t, ka, v->left + j, tok, sizeof tok);
-					text_fit(tok, 6, fit, sizeof fit);
-					int fw = utf8_width(fit);
-					const struct style *st = v->left + j == kj ? &ac : &mu;
-					put(c, r, r.x + LABEL_W + j * scw + (6 - fw), y, fit, *st);
-				}
-				y++;
-			}
-			if (nc < a.nk && y < bottom)
-				y += draw_shown(c, r, r.x + LABEL_W, y, r.w - LABEL_W, (struct shown){ 0 },
-						(struct shown){ SH_KEYS, v->left, nc, a.nk }) > 0;
-		}
-	}
+	if (y < bottom)
+		y = draw_weight_strip(v, c, r, y, &a, wrow, mrow, qi, kj, show_keys);
 
 	/* 3. the key's contribution to the head output */
-	if (blanks)
-		y++;
-	double cn = 0, on = 0;
-	for (int i = 0; i < dk; i++) {
-		contrib[i] = w * vv[i];
-		cn += (double)contrib[i] * contrib[i];
-		on += (double)o[i] * o[i];
-	}
-	cn = sqrt(cn);
-	on = sqrt(on);
-	struct scale sc = diverging(contrib, dk, o, dk);
-	/* TRANSLATORS: labels left of rows of cells, at most 8 columns: the
-	 * key's weight × its value vector, and the head's output. */
-	y += cell_row(c, r, y, _("weight×v"), contrib, dk, &sc, cw, 1, lb);
-	y += cell_row(c, r, y, _("head out"), o, dk, &sc, cw, 1, lb);
-	if (on > 0)
-		snprintf(buf, sizeof buf, _("‖weight × v_key‖ = %s = %.1f%% of ‖head output‖ = %s"),
-			 fmt_cell(n1, sizeof n1, cn), 100.0 * cn / on, fmt_cell(n2, sizeof n2, on));
-	else
-		snprintf(buf, sizeof buf, _("‖weight × v_key‖ = %s; the head output is zero"),
-			 fmt_cell(n1, sizeof n1, cn));
-	put(c, r, r.x, y++, buf, tx);
-	if (y < bottom && show_foot)
-		put(c, r, r.x, y++,
-		    _("head output = Σ over all keys of weight × v_key"), mu);
+	draw_contribution(c, r, y + blanks, w, vv, o, dk, cw, contrib, show_foot);
 	free(prod);
 }
 

@@ -310,8 +310,13 @@ void ranking_draw(const struct page *P, struct canvas *c, struct rect r)
 	if (r.h < 1 || r.w < 1)
 		return;
 	const int last = P->s == P->N - 1;
-	clip_text(c, r, r.x, r.y, r.w, last ? _("final ranking, best first: score · log p · output") :
-	     _("finished so far (</s>)"), &hd);
+	const char *title = last ? _("final ranking, best first: score · log p · output") :
+			    _("finished so far (</s>)");
+	if (last && utf8_width(title) > r.w)
+		/* TRANSLATORS: the short form of "final ranking, best first:
+		   score · log p · output" */
+		title = _("final ranking: score · log p · output");
+	clip_text(c, r, r.x, r.y, r.w, title, &hd);
 	int y = r.y + 1, shown = 0, rank = 0;
 	const int sw = 7;
 	for (int f = 0; f < d->nfinished && y < r.y + r.h; f++) {
@@ -360,6 +365,64 @@ static int npruned(const struct page *P)
 
 /* rank_w: width the lattice keeps when the ranking goes to its right
  * (0: the ranking goes under it). */
+/* Under the newest column (from px0): the np candidates step s pruned,
+ * down to line bottom.  Returns the line after them. */
+static int draw_pruned(const struct page *P, struct canvas *c, struct rect lr, int yp,
+		       int bottom, int px0, int tw, int sw, int np)
+{
+	const struct style mu = role_style(R_MUTED, c->depth);
+	char buf[160], b[32], n1[32];
+	const struct decode_step *st = &P->d->steps[P->s];
+	snprintf(buf, sizeof buf, _("✗ pruned at step %d: %d"), P->s + 1, np);
+	int need = 2 + tw + 1 + sw + 8, px = px0;
+	need = utf8_width(buf) > need ? utf8_width(buf) : need;
+	if (lr.x + lr.w - px < need)
+		px = lr.x + lr.w - need > lr.x ? lr.x + lr.w - need : lr.x;
+	int pw = lr.x + lr.w - px;
+	clip_text(c, lr, px, yp++, pw, buf, &mu);
+	int room = bottom - yp, shown = 0;
+	int show = np <= room ? np : room >= 2 ? room - 1 : 0;
+	for (int i = 0; i < st->ncands && shown < show; i++) {
+		const struct cand *cd = &st->cands[i];
+		if (cd->kept)
+			continue;
+		text_fit(page_tok(P, cd->token, b, sizeof b), tw, n1, sizeof n1);
+		int xx = px;
+		xx += clip_text(c, lr, xx, yp, 2, "✗ ", &mu);
+		clip_text(c, lr, xx, yp, tw, n1, &mu);
+		xx += tw + 1;
+		clip_rtext(c, lr, xx, yp, sw, fmt_num(n1, sizeof n1, cd->score, 2), &mu);
+		xx += sw + 1;
+		snprintf(buf, sizeof buf, _("from #%d"), cd->parent);
+		clip_text(c, lr, xx, yp, lr.x + lr.w - xx, buf, &mu);
+		yp++;
+		shown++;
+	}
+	if (shown < np && show > 0) {
+		snprintf(buf, sizeof buf, _("  ⋮ %d more"), np - shown);
+		clip_text(c, lr, px, yp++, pw, buf, &mu);
+	}
+	return yp;
+}
+
+/* The lattice's title on r's first line: the long form, or the short one
+ * without the score's formula. */
+static void lattice_title(const struct page *P, struct canvas *c, struct rect r)
+{
+	const struct style hd = role_style(R_HEADER, c->depth);
+	char buf[160];
+	snprintf(buf, sizeof buf, P_("beam: %d slot · cell = token and score "
+				     "(Σ log p ÷ ((5+n)/6)^α) · ▸ followed",
+				     "beam: %d slots · cell = token and score "
+				     "(Σ log p ÷ ((5+n)/6)^α) · ▸ followed", P->beam), P->beam);
+	if (utf8_width(buf) > r.w)
+		/* TRANSLATORS: the short form of the lattice's title above */
+		snprintf(buf, sizeof buf, P_("beam: %d slot · cell = token and score · ▸ followed",
+					     "beam: %d slots · cell = token and score · ▸ followed",
+					     P->beam), P->beam);
+	clip_text(c, r, r.x, r.y, r.w, buf, &hd);
+}
+
 void lattice_draw(const struct page *P, struct canvas *c, struct rect r, int rank_w)
 {
 	const int rank_right = rank_w > 0;
@@ -393,11 +456,7 @@ void lattice_draw(const struct page *P, struct canvas *c, struct rect r, int ran
 		ranking_draw(P, c, rr);
 	}
 
-	snprintf(buf, sizeof buf, P_("beam: %d slot · cell = token and score "
-				     "(Σ log p ÷ ((5+n)/6)^α) · ▸ followed",
-				     "beam: %d slots · cell = token and score "
-				     "(Σ log p ÷ ((5+n)/6)^α) · ▸ followed", P->beam), P->beam);
-	clip_text(c, lr, lr.x, lr.y, lr.w, buf, &hd);
+	lattice_title(P, c, lr);
 
 	/* which columns fit: the newest always, then back to the oldest */
 	int lw = 2 + (nslots > 10 ? 2 : 1) + 1;
@@ -466,38 +525,8 @@ void lattice_draw(const struct page *P, struct canvas *c, struct rect r, int ran
 		bottom = r.y + r.h - (r.h - (yp - r.y) >= ranking_rows(P) + 2 ?
 				      ranking_rows(P) + 1 : 0);
 	int np = npruned(P);
-	if (np && yp < bottom) {
-		const struct decode_step *st = &P->d->steps[P->s];
-		snprintf(buf, sizeof buf, _("✗ pruned at step %d: %d"), P->s + 1, np);
-		int need = 2 + tw + 1 + sw + 8, px = colx_new;
-		need = utf8_width(buf) > need ? utf8_width(buf) : need;
-		if (lr.x + lr.w - px < need)
-			px = lr.x + lr.w - need > lr.x ? lr.x + lr.w - need : lr.x;
-		int pw = lr.x + lr.w - px;
-		clip_text(c, lr, px, yp++, pw, buf, &mu);
-		int room = bottom - yp, shown = 0;
-		int show = np <= room ? np : room >= 2 ? room - 1 : 0;
-		for (int i = 0; i < st->ncands && shown < show; i++) {
-			const struct cand *cd = &st->cands[i];
-			if (cd->kept)
-				continue;
-			text_fit(page_tok(P, cd->token, b, sizeof b), tw, n1, sizeof n1);
-			int xx = px;
-			xx += clip_text(c, lr, xx, yp, 2, "✗ ", &mu);
-			clip_text(c, lr, xx, yp, tw, n1, &mu);
-			xx += tw + 1;
-			clip_rtext(c, lr, xx, yp, sw, fmt_num(n1, sizeof n1, cd->score, 2), &mu);
-			xx += sw + 1;
-			snprintf(buf, sizeof buf, _("from #%d"), cd->parent);
-			clip_text(c, lr, xx, yp, lr.x + lr.w - xx, buf, &mu);
-			yp++;
-			shown++;
-		}
-		if (shown < np && show > 0) {
-			snprintf(buf, sizeof buf, _("  ⋮ %d more"), np - shown);
-			clip_text(c, lr, px, yp++, pw, buf, &mu);
-		}
-	}
+	if (np && yp < bottom)
+		yp = draw_pruned(P, c, lr, yp, bottom, colx_new, tw, sw, np);
 	if (!rank_right) {
 		int ry = yp + 1 > y0 + nslots + nfinrows + 1 ? yp + 1 : y0 + nslots + nfinrows + 1;
 		if (ry < r.y + r.h)

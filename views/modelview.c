@@ -283,7 +283,30 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	}
 }
 
+/* ↑↓ choose the layer (the stepper moves to it), h l the head. */
+static unsigned on_key(struct view_state *v, enum view_key k)
+{
+	const struct stage *w = view_attn_weights(v->tr, view_stage(v));
+	int H = w ? w->shape[0] : 1;
+	switch (k) {
+	case VK_UP: return VR_LAYER_UP;
+	case VK_DOWN: return VR_LAYER_DOWN;
+	case VK_LEFT: v->head = (v->head + H - 1) % H; return VR_REDRAW;
+	case VK_RIGHT: v->head = (v->head + 1) % H; return VR_REDRAW;
+	default: return 0;
+	}
+}
+
+static const struct view_help HELP[] = {
+	/* TRANSLATORS: the help's lines of the model view's own keys */
+	{ "↑ ↓", N_("model view: the layer above / below") },
+	{ "h l", N_("model view: the head to the left / right") },
+	{ NULL, NULL },
+};
+
 const struct view_class modelview_view = {
 	.name = "model",
 	.draw = draw,
+	.on_key = on_key,
+	.help = HELP,
 };

@@ -128,19 +128,163 @@ static void draw_positions(struct view_state *v, struct canvas *c,
 }
 
 /* logits / probs: the top-k next tokens at position v->row. */
+/* The line under the output view's title: the label of position row, its
+ * rank of V, p and loss (parts that do not fit flow onto the next line),
+ * or why there is none.  own: the labels are the model's own translation
+ * (no target was given), not a teacher's. */
+static void draw_label_line(const struct trace *t, struct canvas *c, struct rect pr,
+			    int row, int rows, int V, int lid, int lrank, const float *p,
+			    const struct stage *loss, int mlm, int own)
+{
+	const struct style mu = role_style(R_MUTED, c->depth);
+	const struct style lab = role_style(R_LABEL, c->depth);
+	const struct style gd = role_style(R_GOOD, c->depth);
+	const struct style wa = role_style(R_WARN, c->depth);
+	char fit[64], num[32];
+	int y = pr.y + 1;
+	if (lid >= 0 && lid == t->pad_id) {
+		clip_text(c, pr, pr.x, y, pr.w, _("label <pad>: a padded position, no loss"), &mu);
+	} else if (lid >= 0 && lid < V) {
+		/* "label “x”: rank r of V · p … · loss …", the parts that do not
+		 * fit flowing onto the (otherwise blank) next line */
+		char part[3][160];
+		int np = 0;
+		char lb[64];
+		text_fit(t->tok ? tokens_label(t->tok, t->label_tokens[row], lb, sizeof lb) :
+			 t->label_tokens[row], 24, fit, sizeof fit);
+		/* TRANSLATORS: the teacher-forced label token and its rank among
+		 * the V tokens of the vocabulary. */
+		if (own)
+			/* TRANSLATORS: no target was given: the label is the next
+			 * word of the model's own translation, and its rank */
+			snprintf(part[np++], sizeof part[0], _("its translation's next word “%s”: "
+							       "rank %d of %d"), fit, lrank, V);
+		else
+			snprintf(part[np++], sizeof part[0], _("label “%s”: rank %d of %d"), fit,
+				 lrank, V);
+		if (p) {
+			fmt_pct(num, sizeof num, p[lid]);
+			snprintf(part[np++], sizeof part[0], "p %s", num);
+		}
+		if (loss)
+			snprintf(part[np++], sizeof part[0], _("loss −log p = %.3f"),
+				 stage_f32(loss)[row]);
+		const struct style *st = lrank == 1 ? &gd : &lab;
+		int lx = pr.x;
+		for (int i = 0; i < np; i++) {
+			int w = utf8_width(part[i]) + (lx > pr.x ? 3 : 0);
+			if (lx > pr.x && lx + w > pr.x + pr.w && y == pr.y + 1) {
+				y++;
+				lx = pr.x;
+				w -= 3;
+			}
+			if (lx > pr.x)
+				lx += clip_text(c, pr, lx, y, pr.x + pr.w - lx, " · ", st);
+			lx += clip_text(c, pr, lx, y, pr.x + pr.w - lx, part[i], st);
+		}
+	} else if (t->label_tokens && rows == t->T && lid < 0) {
+		clip_text(c, pr, pr.x, y, pr.w, _("label not in the vocabulary"), &wa);
+	} else if (mlm) {
+		clip_text(c, pr, pr.x, y, pr.w,
+			  _("masked-LM head: what the model reads at this position ([MASK]: its guess)"),
+			  &mu);
+	} else {
+		clip_text(c, pr, pr.x, y, pr.w, _("no label (no target given)"), &mu);
+	}
+}
+
+/* The columns of the output view's list: rank, token, bar, p, logit and
+ * the label's mark. */
+struct dist_cols {
+	int rw, tw, bw, pw, lgw, logit_col, mark_text, mw;
+	const char *mark;
+};
+
+/* One row of the list at line y: token j of rank `rank`, its bar, p
+ * and logit (p, lg: the position's [V], either may be NULL). */
+static void draw_dist_row(const struct trace *t, struct canvas *c, struct rect pr, int y,
+			  const struct dist_cols *L, int j, int rank, int is_label, int first,
+			  const float *p, const float *lg)
+{
+	const struct style mu = role_style(R_MUTED, c->depth);
+	const struct style tx = role_style(R_TEXT, c->depth);
+	const struct style lab = role_style(R_LABEL, c->depth);
+	const struct style gd = role_style(R_GOOD, c->depth);
+	const struct style ac = role_style(R_ACCENT, c->depth);
+	const struct style *st = is_label ? &gd : first ? &ac : &tx;
+	char buf[256], tok[96], fit[64], num[32];
+	snprintf(buf, sizeof buf, "%*d ", L->rw > 11 ? 10 : L->rw - 1, rank);
+	clip_text(c, pr, pr.x, y, L->rw, buf, &mu);
+	trace_axis_label(t, AX_VOCAB, j, tok, sizeof tok);
+	text_fit(tok, L->tw, fit, sizeof fit);
+	clip_text(c, pr, pr.x + L->rw, y, L->tw, fit, is_label ? &gd : &lab);
+	int bx = pr.x + L->rw + L->tw + 1;
+	if (p && L->bw > 0)
+		draw_bar(c, pr, bx, y, L->bw, p[j], st->fg, COLOR_DEFAULT, is_label ? ATTR_BOLD : 0);
+	int nx = bx + L->bw + 1;
+	if (p) {
+		fmt_pct(num, sizeof num, p[j]);
+		snprintf(buf, sizeof buf, "%*s", L->pw, num);
+		clip_text(c, pr, nx, y, L->pw, buf, st);
+	}
+	nx += L->pw;
+	if (L->logit_col) {
+		if (isinf(lg[j]) && lg[j] < 0)
+			snprintf(buf, sizeof buf, "%*s", L->lgw, "−∞");
+		else
+			snprintf(buf, sizeof buf, "%*.3f", L->lgw, lg[j]);
+		clip_text(c, pr, nx, y, L->lgw, buf, &tx);
+		nx += L->lgw;
+	}
+	if (is_label)
+		clip_text(c, pr, nx + 1, y, L->mark_text ? L->mw - 1 : 1,
+			  L->mark_text ? L->mark : "◀", &gd);
+}
+
+/* The list's columns for the tokens idx[0..k) (and the label lid when
+ * show_label) in pr; lg: whether there are logits to show. */
+static struct dist_cols dist_layout(const struct trace *t, struct rect pr, const int *idx,
+				    int k, int show_label, int lid, int V, const float *lg)
+{
+	char tok[96];
+	int tw = 5;
+	for (int i = 0; i < k; i++) {
+		trace_axis_label(t, AX_VOCAB, idx[i], tok, sizeof tok);
+		int w = utf8_width(tok);
+		tw = w > tw ? w : tw;
+	}
+	if (show_label) {
+		trace_axis_label(t, AX_VOCAB, lid, tok, sizeof tok);
+		int w = utf8_width(tok);
+		tw = w > tw ? w : tw;
+	}
+	tw = tw > TOKEN_MAX ? TOKEN_MAX : tw;
+	const int pw = 7, lgw = lg ? 9 : 0;
+	int rw = 4;          /* "%3d ", wider for a rank of 4 digits or more */
+	for (int q = V; q >= 1000; q /= 10)
+		rw++;
+	/* TRANSLATORS: marks the label's row in the list of top tokens. */
+	const char *mark = _("◀ label");
+	int mark_text = lid >= 0 && pr.w >= 70, logit_col = lg != NULL;
+	int mw = lid < 0 ? 0 : mark_text ? utf8_width(mark) + 1 : 2;
+	int bw = pr.w - rw - tw - 1 - pw - lgw - mw - 1;
+	if (bw < 6 && logit_col) { bw += lgw; logit_col = 0; }
+	if (bw > 50)
+		bw = 50;
+	if (bw < 1)
+		bw = 0;
+
+	return (struct dist_cols){ rw, tw, bw, pw, lgw, logit_col, mark_text, mw, mark };
+}
+
 static void draw_dist(struct view_state *v, struct canvas *c, struct rect r)
 {
 	const struct stage *s = view_stage(v);
 	const struct trace *t = v->tr;
 	const struct style hd = role_style(R_HEADER, c->depth);
 	const struct style mu = role_style(R_MUTED, c->depth);
-	const struct style tx = role_style(R_TEXT, c->depth);
-	const struct style lab = role_style(R_LABEL, c->depth);
-	const struct style gd = role_style(R_GOOD, c->depth);
-	const struct style ac = role_style(R_ACCENT, c->depth);
-	const struct style wa = role_style(R_WARN, c->depth);
 	const int rows = s->shape[0], V = s->shape[1];
-	char buf[256], tok[96], fit[64], num[32];
+	char buf[256], tok[96], fit[64];
 
 	const struct stage *ps = s->kind == SK_PROBS ? s : sibling(t, "probs", rows, V);
 	const struct stage *ls = s->kind == SK_LOGITS ? s : sibling(t, "logits", rows, V);
@@ -179,56 +323,8 @@ static void draw_dist(struct view_state *v, struct canvas *c, struct rect r)
 
 	int lid = label_id(t, rows, row);
 	int lrank = lid >= 0 && lid < V && key ? rank_of(key, V, lid) : 0;
-	int y = pr.y + 1;
-	if (lid >= 0 && lid == t->pad_id) {
-		clip_text(c, pr, pr.x, y, pr.w, _("label <pad>: a padded position, no loss"), &mu);
-	} else if (lid >= 0 && lid < V) {
-		/* "label “x”: rank r of V · p … · loss …", the parts that do not
-		 * fit flowing onto the (otherwise blank) next line */
-		char part[3][160];
-		int np = 0;
-		char lb[64];
-		text_fit(t->tok ? tokens_label(t->tok, t->label_tokens[row], lb, sizeof lb) :
-			 t->label_tokens[row], 24, fit, sizeof fit);
-		/* TRANSLATORS: the teacher-forced label token and its rank among
-		 * the V tokens of the vocabulary. */
-		if (v->labels_own)
-			/* TRANSLATORS: no target was given: the label is the next
-			 * word of the model's own translation, and its rank */
-			snprintf(part[np++], sizeof part[0], _("its translation's next word “%s”: "
-							       "rank %d of %d"), fit, lrank, V);
-		else
-			snprintf(part[np++], sizeof part[0], _("label “%s”: rank %d of %d"), fit,
-				 lrank, V);
-		if (p) {
-			fmt_pct(num, sizeof num, p[lid]);
-			snprintf(part[np++], sizeof part[0], "p %s", num);
-		}
-		if (loss)
-			snprintf(part[np++], sizeof part[0], _("loss −log p = %.3f"),
-				 stage_f32(loss)[row]);
-		const struct style *st = lrank == 1 ? &gd : &lab;
-		int lx = pr.x;
-		for (int i = 0; i < np; i++) {
-			int w = utf8_width(part[i]) + (lx > pr.x ? 3 : 0);
-			if (lx > pr.x && lx + w > pr.x + pr.w && y == pr.y + 1) {
-				y++;
-				lx = pr.x;
-				w -= 3;
-			}
-			if (lx > pr.x)
-				lx += clip_text(c, pr, lx, y, pr.x + pr.w - lx, " · ", st);
-			lx += clip_text(c, pr, lx, y, pr.x + pr.w - lx, part[i], st);
-		}
-	} else if (t->label_tokens && rows == t->T && lid < 0) {
-		clip_text(c, pr, pr.x, y, pr.w, _("label not in the vocabulary"), &wa);
-	} else if (mlm) {
-		clip_text(c, pr, pr.x, y, pr.w,
-			  _("masked-LM head: what the model reads at this position ([MASK]: its guess)"),
-			  &mu);
-	} else {
-		clip_text(c, pr, pr.x, y, pr.w, _("no label (no target given)"), &mu);
-	}
+	draw_label_line(t, c, pr, row, rows, V, lid, lrank, p, loss, mlm, v->labels_own);
+	int y;
 	if (!key)
 		return;
 
@@ -243,50 +339,24 @@ static void draw_dist(struct view_state *v, struct canvas *c, struct rect r)
 			 avail - k >= 2 && k > 0;
 
 	/* columns: rank, token, bar, p, logit, label mark */
-	int tw = 5;
-	for (int i = 0; i < k; i++) {
-		trace_axis_label(t, AX_VOCAB, idx[i], tok, sizeof tok);
-		int w = utf8_width(tok);
-		tw = w > tw ? w : tw;
-	}
-	if (show_label) {
-		trace_axis_label(t, AX_VOCAB, lid, tok, sizeof tok);
-		int w = utf8_width(tok);
-		tw = w > tw ? w : tw;
-	}
-	tw = tw > TOKEN_MAX ? TOKEN_MAX : tw;
-	const int pw = 7, lgw = lg ? 9 : 0;
-	int rw = 4;          /* "%3d ", wider for a rank of 4 digits or more */
-	for (int q = V; q >= 1000; q /= 10)
-		rw++;
-	/* TRANSLATORS: marks the label's row in the list of top tokens. */
-	const char *mark = _("◀ label");
-	int mark_text = lid >= 0 && pr.w >= 70, logit_col = lg != NULL;
-	int mw = lid < 0 ? 0 : mark_text ? utf8_width(mark) + 1 : 2;
-	int bw = pr.w - rw - tw - 1 - pw - lgw - mw - 1;
-	if (bw < 6 && logit_col) { bw += lgw; logit_col = 0; }
-	if (bw > 50)
-		bw = 50;
-	if (bw < 1)
-		bw = 0;
-
+	const struct dist_cols L = dist_layout(t, pr, idx, k, show_label, lid, V, lg);
 	y = pr.y + 3;
 	if (k > 0) {
-		int hx = pr.x + rw + tw + 1;
+		int hx = pr.x + L.rw + L.tw + 1;
 		/* TRANSLATORS: heading of the token column, after the rank "#". */
 		snprintf(buf, sizeof buf, "   # %s", _("token"));
-		clip_text(c, pr, pr.x, y, rw + tw, buf, &mu);
+		clip_text(c, pr, pr.x, y, L.rw + L.tw, buf, &mu);
 		/* TRANSLATORS: heading of the column of probability bars; the
 		 * short form when the long one does not fit. */
 		const char *ph = _("probability (bar 0–100%)");
 		if (p)
-			clip_text(c, pr, hx, y, bw, bw >= utf8_width(ph) + 2 ? ph :
+			clip_text(c, pr, hx, y, L.bw, L.bw >= utf8_width(ph) + 2 ? ph :
 			     _("bar 0–100%"), &mu);
-		clip_text(c, pr, hx + bw + 1 + pw - 1, y, 1, "p", &mu);
-		if (logit_col)
+		clip_text(c, pr, hx + L.bw + 1 + L.pw - 1, y, 1, "p", &mu);
+		if (L.logit_col)
 			/* TRANSLATORS: heading of the logit column, at most 5
 			 * columns. */
-			clip_text(c, pr, hx + bw + 1 + pw + lgw - 5, y, 5, _("logit"), &mu);
+			clip_text(c, pr, hx + L.bw + 1 + L.pw + L.lgw - 5, y, 5, _("logit"), &mu);
 		y++;
 	}
 	for (int i = 0; i <= k; i++) {
@@ -299,36 +369,7 @@ static void draw_dist(struct view_state *v, struct canvas *c, struct rect r)
 		} else {
 			break;
 		}
-		int rank = i < k ? i + 1 : lrank, is_label = j == lid;
-		const struct style *st = is_label ? &gd : i == 0 ? &ac : &tx;
-		snprintf(buf, sizeof buf, "%*d ", rw > 11 ? 10 : rw - 1, rank);
-		clip_text(c, pr, pr.x, y, rw, buf, &mu);
-		trace_axis_label(t, AX_VOCAB, j, tok, sizeof tok);
-		text_fit(tok, tw, fit, sizeof fit);
-		clip_text(c, pr, pr.x + rw, y, tw, fit, is_label ? &gd : &lab);
-		int bx = pr.x + rw + tw + 1;
-		if (p && bw > 0)
-			draw_bar(c, pr, bx, y, bw, p[j], st->fg, COLOR_DEFAULT,
-			    is_label ? ATTR_BOLD : 0);
-		int nx = bx + bw + 1;
-		if (p) {
-			fmt_pct(num, sizeof num, p[j]);
-			snprintf(buf, sizeof buf, "%*s", pw, num);
-			clip_text(c, pr, nx, y, pw, buf, st);
-		}
-		nx += pw;
-		if (logit_col) {
-			if (isinf(lg[j]) && lg[j] < 0)
-				snprintf(buf, sizeof buf, "%*s", lgw, "−∞");
-			else
-				snprintf(buf, sizeof buf, "%*.3f", lgw, lg[j]);
-			clip_text(c, pr, nx, y, lgw, buf, &tx);
-			nx += lgw;
-		}
-		if (is_label)
-			clip_text(c, pr, nx + 1, y, mark_text ? mw - 1 : 1,
-			     mark_text ? mark : "◀", &gd);
-		y++;
+		draw_dist_row(t, c, pr, y++, &L, j, i < k ? i + 1 : lrank, j == lid, i == 0, p, lg);
 	}
 	if (k > 0 && y + 1 < pr.y + pr.h) {
 		/* TRANSLATORS: the last %s is " · ◀ the teacher-forced label" or
@@ -342,11 +383,14 @@ static void draw_dist(struct view_state *v, struct canvas *c, struct rect r)
 }
 
 /* loss: −log p(label) per position, and the mean over real positions. */
-static void draw_loss(struct view_state *v, struct canvas *c, struct rect r)
+/* Row i of the loss table at line y: the cursor's mark, the position,
+ * input → label, −log p, p and the bar (0 to scale_max). */
+static void draw_loss_row(const struct view_state *v, struct canvas *c, struct rect r,
+			  int y, int i, int tokw, int bw, double scale_max,
+			  const struct stage *ps)
 {
 	const struct stage *s = view_stage(v);
 	const struct trace *t = v->tr;
-	const struct style hd = role_style(R_HEADER, c->depth);
 	const struct style mu = role_style(R_MUTED, c->depth);
 	const struct style tx = role_style(R_TEXT, c->depth);
 	const struct style lab = role_style(R_LABEL, c->depth);
@@ -355,6 +399,57 @@ static void draw_loss(struct view_state *v, struct canvas *c, struct rect r)
 	const int rows = s->shape[0];
 	const float *loss = stage_f32(s);   /* [T] */
 	char buf[256], tok[96], fit[64], num[32];
+	const int on = i == v->row;
+	int lid = label_id(t, rows, i);
+	const struct style *st = on ? &cur : &tx;
+	if (on)
+		for (int xx = 0; xx < r.w; xx++)
+			clip_put(c, r, r.x + xx, y, " ", st->fg, st->bg, st->attr);
+	clip_put(c, r, r.x, y, on ? "▸" : " ", st->fg, st->bg, st->attr);
+	snprintf(buf, sizeof buf, "%3d ", i);
+	int cx = r.x + 1;
+	cx += clip_text(c, r, cx, y, 4, buf, on ? st : &mu);
+	trace_axis_label(t, s->axes[0], i, tok, sizeof tok);
+	text_fit(tok, tokw, fit, sizeof fit);
+	clip_text(c, r, cx, y, tokw, fit, st);
+	cx += tokw;
+	clip_text(c, r, cx, y, 3, " → ", on ? st : &mu);
+	cx += 3;
+	const char *lt = t->label_tokens && rows <= t->T ? t->label_tokens[i] : "?";
+	char lb[64];
+	if (t->tok && t->label_tokens && rows <= t->T)
+		lt = tokens_label(t->tok, lt, lb, sizeof lb);
+	text_fit(lt, tokw, fit, sizeof fit);
+	clip_text(c, r, cx, y, tokw, fit, on ? st : &lab);
+	cx += tokw;
+	if (lid >= 0 && lid == t->pad_id) {
+		clip_text(c, r, cx + 2, y, r.x + r.w - cx - 2, _("padding (not counted)"),
+		     on ? st : &mu);
+		return;
+	}
+	snprintf(buf, sizeof buf, "%9.3f", loss[i]);
+	clip_text(c, r, cx, y, 9, buf, st);
+	cx += 9;
+	if (ps && lid >= 0 && lid < ps->shape[1]) {
+		fmt_pct(num, sizeof num, stage_f32(ps)[(size_t)i * ps->shape[1] + lid]);
+		snprintf(buf, sizeof buf, "%8s", num);
+		clip_text(c, r, cx, y, 8, buf, st);
+	}
+	cx += 8 + 2;
+	if (bw > 0 && scale_max > 0)
+		draw_bar(c, r, cx, y, bw, loss[i] / scale_max, on ? cur.fg : ac.fg,
+		    on ? cur.bg : COLOR_DEFAULT, on ? cur.attr : 0);
+}
+
+static void draw_loss(struct view_state *v, struct canvas *c, struct rect r)
+{
+	const struct stage *s = view_stage(v);
+	const struct trace *t = v->tr;
+	const struct style hd = role_style(R_HEADER, c->depth);
+	const struct style mu = role_style(R_MUTED, c->depth);
+	const int rows = s->shape[0];
+	const float *loss = stage_f32(s);   /* [T] */
+	char buf[256];
 
 	const struct stage *ps = trace_find(t, "probs");
 	if (ps && (ps->ndim != 2 || ps->shape[0] != rows))
@@ -426,46 +521,7 @@ static void draw_loss(struct view_state *v, struct canvas *c, struct rect r)
 	view_follow(&v->top, v->row, vis, rows);
 	int nvis = 0;
 	for (int k = 0; k < vis && v->top + k < rows; k++, nvis++) {
-		int i = v->top + k, y = y0 + k, on = i == v->row;
-		int lid = label_id(t, rows, i);
-		const struct style *st = on ? &cur : &tx;
-		if (on)
-			for (int xx = 0; xx < r.w; xx++)
-				clip_put(c, r, r.x + xx, y, " ", st->fg, st->bg, st->attr);
-		clip_put(c, r, r.x, y, on ? "▸" : " ", st->fg, st->bg, st->attr);
-		snprintf(buf, sizeof buf, "%3d ", i);
-		int cx = r.x + 1;
-		cx += clip_text(c, r, cx, y, 4, buf, on ? st : &mu);
-		trace_axis_label(t, s->axes[0], i, tok, sizeof tok);
-		text_fit(tok, tokw, fit, sizeof fit);
-		clip_text(c, r, cx, y, tokw, fit, st);
-		cx += tokw;
-		clip_text(c, r, cx, y, 3, " → ", on ? st : &mu);
-		cx += 3;
-		const char *lt = t->label_tokens && rows <= t->T ? t->label_tokens[i] : "?";
-		char lb[64];
-		if (t->tok && t->label_tokens && rows <= t->T)
-			lt = tokens_label(t->tok, lt, lb, sizeof lb);
-		text_fit(lt, tokw, fit, sizeof fit);
-		clip_text(c, r, cx, y, tokw, fit, on ? st : &lab);
-		cx += tokw;
-		if (lid >= 0 && lid == t->pad_id) {
-			clip_text(c, r, cx + 2, y, r.x + r.w - cx - 2, _("padding (not counted)"),
-			     on ? st : &mu);
-			continue;
-		}
-		snprintf(buf, sizeof buf, "%9.3f", loss[i]);
-		clip_text(c, r, cx, y, 9, buf, st);
-		cx += 9;
-		if (ps && lid >= 0 && lid < ps->shape[1]) {
-			fmt_pct(num, sizeof num, stage_f32(ps)[(size_t)i * ps->shape[1] + lid]);
-			snprintf(buf, sizeof buf, "%8s", num);
-			clip_text(c, r, cx, y, 8, buf, st);
-		}
-		cx += 8 + 2;
-		if (bw > 0 && scale_max > 0)
-			draw_bar(c, r, cx, y, bw, loss[i] / scale_max, on ? cur.fg : ac.fg,
-			    on ? cur.bg : COLOR_DEFAULT, on ? cur.attr : 0);
+		draw_loss_row(v, c, r, y0 + k, v->top + k, tokw, bw, scale_max, ps);
 	}
 	v->geom = (struct grid_geom){ 1, r.x, y0, r.w, 1, v->top, 0, nvis, 1, 0 };
 	if (cut)

@@ -177,15 +177,238 @@ static int pos_x(int p, int P, int pw)
 	return P > 1 ? (int)lround((double)p * (2 * pw - 1) / (P - 1)) / 2 : 0;
 }
 
+/* The legend on line ly of r: each curve's marker and name, and (not in
+ * a figure) its value at the cursor's position (tok: its token); a second
+ * line when one does not hold it.  Returns the lines used. */
+static int pe_legend(struct canvas *c, struct rect r, int ly, const float *pe, int d,
+		     const int *dims, int nc, int row, const char *fit, int sinusoidal)
+{
+	const struct style mu = role_style(R_MUTED, c->depth);
+	const struct style lab = role_style(R_LABEL, c->depth);
+	const int color = c->depth != DEPTH_NONE, fig = c->figure;
+	const uint32_t *fgs = fig ? FIGURE_FG : CURVE_FG;
+	char buf[200];
+	/* legend: marker and name, and (not in a figure) the value at the
+	 * cursor's position */
+	int lx = r.x;
+	if (!fig) {
+		/* TRANSLATORS: the position under the cursor and its token, before
+		 * the values of the curves there. */
+		snprintf(buf, sizeof buf, _("at %d “%s”:"), row, fit);
+		lx += clip_text(c, r, lx, ly, r.w, buf, &mu) + 1;
+	}
+	int legend_lines = 1;
+	for (int k = 0; k < nc; k++) {
+		char name[48];
+		dim_label(name, sizeof name, dims[k], sinusoidal);
+		if (fig)
+			snprintf(buf, sizeof buf, " %s", name);
+		else
+			snprintf(buf, sizeof buf, " %s %+.3f", name, pe[(size_t)row * d + dims[k]]);
+		int need = 2 + utf8_width(buf) + 2;
+		if (lx + need > r.x + r.w && lx > r.x + 14 && r.h >= 12 && legend_lines < 2) {
+			ly++;
+			legend_lines++;
+			lx = r.x + 4;
+		}
+		struct style sw = { color ? fgs[k] : COLOR_DEFAULT, COLOR_DEFAULT, ATTR_BOLD };
+		lx += clip_text(c, r, lx, ly, r.x + r.w - lx, color ? "━━" : CURVE_MARK[k], &sw);
+		lx += clip_text(c, r, lx, ly, r.x + r.w - lx, buf, &lab) + 2;
+	}
+	if (!fig && lx < r.x + r.w - 12)
+		/* TRANSLATORS: a key hint in the legend of the PE curves */
+		clip_text(c, r, lx, ly, r.x + r.w - lx, _("(h l: other dimensions)"), &mu);
+	return legend_lines;
+}
+
+/* The plot of the PE curves, as draw lays it out for the strips and the
+ * axis. */
+struct pe_plot {
+	struct canvas *c;
+	struct rect r;
+	const float *pe;             /* [P, d] */
+	int P, d, nc, ns, row, band;
+	const int *dims;             /* [nc] */
+	double ymax;
+	int sinusoidal, color, fig;
+	const uint32_t *fgs;
+	int px0, py0, pw, sh;        /* plot area, lines a strip */
+	int cur_x, band_x1;
+	uint32_t band_bg;
+};
+
+/* Strip sp of the plot (stacked: one curve a strip; else all curves in
+ * one), with its y axis and name; mask: [NCURVES, sh, pw] scratch. */
+static void pe_strip(const struct pe_plot *G, int sp, uint8_t *mask)
+{
+	struct canvas *c = G->c;
+	const struct rect r = G->r;
+	const struct style mu = role_style(R_MUTED, c->depth);
+	const struct style bo = role_style(R_BORDER, c->depth);
+	const float *pe = G->pe;
+	const int P = G->P, d = G->d, nc = G->nc, pw = G->pw, sh = G->sh, px0 = G->px0;
+	const int color = G->color, cur_x = G->cur_x, band_x1 = G->band_x1;
+	const int stacked = nc > 1, np = nc, sinusoidal = G->sinusoidal;
+	const int *dims = G->dims;
+	const uint32_t *fgs = G->fgs, band_bg = G->band_bg;
+	const double ymax = G->ymax;
+	const int py0 = G->py0;
+	char ytop[16], ybot[16];
+	snprintf(ytop, sizeof ytop, "+%.2g", ymax);
+	snprintf(ybot, sizeof ybot, "−%.2g", ymax);
+	const int ylw = utf8_width(ytop) > utf8_width(ybot) ? utf8_width(ytop) : utf8_width(ybot);
+	const int k0 = stacked ? sp : 0, k1 = stacked ? sp + 1 : nc;
+	const int y0 = py0 + sp * (sh + 1);
+	const int zero_y = (int)lround(ymax / (2 * ymax) * (4 * sh - 1)) / 4;
+	memset(mask, 0, (size_t)NCURVES * pw * sh);
+	for (int k = k0; c->figure && color && k < k1; k++)   /* SVG: curves as paths */
+		plot_path(c, px0, y0, pw, sh, pe, P, d, dims[k], ymax, fgs[k]);
+	if (color)
+		for (int k = k0; k < k1; k++)
+			plot_dots(mask + (size_t)k * pw * sh, pw, sh, pe, P, d, dims[k], ymax);
+	else
+		for (int k = k1 - 1; k >= k0; k--)
+			for (int xx = 0; xx < pw; xx++) {
+				double t = P > 1 ? (double)xx * (P - 1) / (pw - 1) : 0;
+				double val = sample(pe, P, d, dims[k], t);
+				int yy = (int)lround((ymax - val) / (2 * ymax) * (sh - 1));
+				if (yy >= 0 && yy < sh)
+					mask[(size_t)k * pw * sh + (size_t)yy * pw + xx] = 1;
+			}
+	for (int yy = 0; yy < sh; yy++)
+		for (int xx = 0; xx < pw; xx++) {
+			size_t at = (size_t)yy * pw + xx;
+			int X = px0 + xx, Y = y0 + yy;
+			uint32_t bg = color && xx <= band_x1 ? band_bg : COLOR_DEFAULT;
+			if (color) {
+				uint8_t bits = 0;
+				int best = -1, bestn = 0;
+				for (int k = k0; k < k1; k++) {
+					uint8_t b = mask[(size_t)k * pw * sh + at];
+					int cnt = __builtin_popcount(b);
+					bits |= b;
+					if (cnt > bestn) {
+						best = k;   /* ties: the first curve wins */
+						bestn = cnt;
+					}
+				}
+				if (bits) {
+					char g[4];
+					braille(bits, g);
+					clip_put(c, r, X, Y, g, fgs[best], bg, 0);
+					continue;
+				}
+			} else {
+				int hit = -1;
+				for (int k = k0; k < k1 && hit < 0; k++)
+					if (mask[(size_t)k * pw * sh + at])
+						hit = k;   /* the first curve on top */
+				if (hit >= 0) {
+					clip_put(c, r, X, Y, CURVE_MARK[hit], COLOR_DEFAULT,
+					    COLOR_DEFAULT, hit < 2 ? ATTR_BOLD : 0);
+					continue;
+				}
+			}
+			if (xx == cur_x)
+				clip_put(c, r, X, Y, "╎", bo.fg, bg, bo.attr);
+			else if (yy == zero_y)
+				clip_put(c, r, X, Y, "┈", bo.fg, bg, bo.attr);
+			else if (bg != COLOR_DEFAULT)
+				clip_put(c, r, X, Y, " ", COLOR_DEFAULT, bg, 0);
+		}
+	/* y axis; a strip's name at the right of the line above it
+	 * (the gap under the legend, or the line between two strips),
+	 * where no curve is drawn */
+	for (int yy = 0; yy < sh; yy++) {
+		int tick = yy == 0 || yy == sh - 1 || yy == zero_y;
+		clip_put(c, r, px0 - 1, y0 + yy, tick ? "┤" : "│", bo.fg, bo.bg, bo.attr);
+	}
+	clip_text(c, r, px0 - 1 - utf8_width(ytop), y0, ylw, ytop, &mu);
+	if (zero_y > 0 && zero_y < sh - 1)
+		clip_text(c, r, px0 - 2, y0 + zero_y, 1, "0", &mu);
+	clip_text(c, r, px0 - 1 - utf8_width(ybot), y0 + sh - 1, ylw, ybot, &mu);
+	if (stacked) {
+		char name[48];
+		dim_label(name, sizeof name, dims[k0], sinusoidal);
+		int w = utf8_width(name), nx = px0 + pw - w;
+		struct style sw = { color ? fgs[k0] : COLOR_DEFAULT,
+				    color && nx - px0 <= band_x1 ? band_bg : COLOR_DEFAULT, ATTR_BOLD };
+		clip_text(c, r, nx, y0 - 1, w, name, &sw);
+	}
+	if (stacked && sp + 1 < np)
+		for (int xx = -1; xx < pw; xx++)
+			clip_put(c, r, px0 + xx, y0 + sh, xx < 0 ? "│" : " ", bo.fg,
+			    color && xx >= 0 && xx <= band_x1 ? band_bg : COLOR_DEFAULT, bo.attr);
+}
+
+/* Under the strips: the x axis with its ticks (every 1-2-5 positions) and
+ * the cursor's position, then the sentence's bar. */
+static void pe_xaxis(const struct pe_plot *G)
+{
+	struct canvas *c = G->c;
+	const struct rect r = G->r;
+	const struct style mu = role_style(R_MUTED, c->depth);
+	const struct style bo = role_style(R_BORDER, c->depth);
+	const struct style ac = role_style(R_ACCENT, c->depth);
+	const struct style cur = role_style(c->figure ? R_HEADER : R_CURSOR, c->depth);
+	const int P = G->P, pw = G->pw, sh = G->sh, px0 = G->px0, py0 = G->py0, np = G->nc;
+	const int fig = G->fig, row = G->row, cur_x = G->cur_x, band = G->band;
+	const int band_x1 = G->band_x1, ns = G->ns;
+	char buf[200];
+	const int ay = py0 + np * (sh + 1) - 1;   /* under the last strip */
+	clip_put(c, r, px0 - 1, ay, "└", bo.fg, bo.bg, bo.attr);
+	for (int xx = 0; xx < pw; xx++)
+		clip_put(c, r, px0 + xx, ay, "─", bo.fg, bo.bg, bo.attr);
+	/* the cursor's label first, then the word, then the ticks that fit */
+	const char *word = _("position");
+	const int cx = fig ? -100 : px0 + cur_x;
+	snprintf(buf, sizeof buf, "%d", row);
+	const int cw = fig ? 0 : utf8_width(buf);
+	if (!fig)
+		clip_text(c, r, cx, ay + 1, cw, buf, &cur);
+	int wx = px0 + pw - utf8_width(word);
+	int word_on = wx > px0 + 2 && (wx > cx + cw || wx + utf8_width(word) < cx);
+	if (word_on)
+		clip_text(c, r, wx, ay + 1, r.x + r.w - wx, word, &mu);
+	int step = tick_step(P, pw, 5);
+	for (int p = 0; p < P; p++) {
+		int on = !fig && p == row;
+		if (p % step && !on)
+			continue;
+		int tx = px0 + pos_x(p, P, pw);
+		clip_put(c, r, tx, ay, "┴", on ? cur.fg : bo.fg, on ? cur.bg : bo.bg,
+		    on ? cur.attr : bo.attr);
+		if (on)
+			continue;
+		snprintf(buf, sizeof buf, "%d", p);
+		int w = utf8_width(buf);
+		if (word_on && tx + w >= wx)
+			continue;
+		if (tx + w >= cx && tx <= cx + cw)
+			continue;   /* would touch the cursor's label */
+		clip_text(c, r, tx, ay + 1, w, buf, &mu);
+	}
+
+	/* the sentence's positions: a bar under the axis and what it is */
+	if (band) {
+		const int by = ay + 2;
+		for (int xx = 0; xx <= band_x1; xx++)
+			clip_put(c, r, px0 + xx, by, "▔", ac.fg, COLOR_DEFAULT, 0);
+		/* TRANSLATORS: under the PE curves, the positions of the
+		 * sentence on screen among the positions plotted */
+		if (ns == 1)
+			snprintf(buf, sizeof buf, "%s", _("the sentence: position 0"));
+		else
+			snprintf(buf, sizeof buf, _("the sentence: positions 0–%d"), ns - 1);
+		clip_text(c, r, px0 + band_x1 + 2, by, r.x + r.w - (px0 + band_x1 + 2), buf, &ac);
+	}
+}
+
 static void draw(struct view_state *v, struct canvas *c, struct rect r)
 {
 	const struct stage *s = view_stage(v);
 	const struct style hd = role_style(R_HEADER, c->depth);
 	const struct style mu = role_style(R_MUTED, c->depth);
-	const struct style lab = role_style(R_LABEL, c->depth);
-	const struct style bo = role_style(R_BORDER, c->depth);
-	const struct style ac = role_style(R_ACCENT, c->depth);
-	const struct style cur = role_style(c->figure ? R_HEADER : R_CURSOR, c->depth);
 	const struct style wa = role_style(R_WARN, c->depth);
 	const int color = c->depth != DEPTH_NONE, fig = c->figure;
 	const uint32_t *fgs = fig ? FIGURE_FG : CURVE_FG;
@@ -246,34 +469,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 
 	/* legend: marker and name, and (not in a figure) the value at the
 	 * cursor's position */
-	int lx = r.x, ly = r.y + 1;
-	if (!fig) {
-		/* TRANSLATORS: the position under the cursor and its token, before
-		 * the values of the curves there. */
-		snprintf(buf, sizeof buf, _("at %d “%s”:"), row, fit);
-		lx += clip_text(c, r, lx, ly, r.w, buf, &mu) + 1;
-	}
-	int legend_lines = 1;
-	for (int k = 0; k < nc; k++) {
-		char name[48];
-		dim_label(name, sizeof name, dims[k], sinusoidal);
-		if (fig)
-			snprintf(buf, sizeof buf, " %s", name);
-		else
-			snprintf(buf, sizeof buf, " %s %+.3f", name, pe[(size_t)row * d + dims[k]]);
-		int need = 2 + utf8_width(buf) + 2;
-		if (lx + need > r.x + r.w && lx > r.x + 14 && r.h >= 12 && legend_lines < 2) {
-			ly++;
-			legend_lines++;
-			lx = r.x + 4;
-		}
-		struct style sw = { color ? fgs[k] : COLOR_DEFAULT, COLOR_DEFAULT, ATTR_BOLD };
-		lx += clip_text(c, r, lx, ly, r.x + r.w - lx, color ? "━━" : CURVE_MARK[k], &sw);
-		lx += clip_text(c, r, lx, ly, r.x + r.w - lx, buf, &lab) + 2;
-	}
-	if (!fig && lx < r.x + r.w - 12)
-		/* TRANSLATORS: a key hint in the legend of the PE curves */
-		clip_text(c, r, lx, ly, r.x + r.w - lx, _("(h l: other dimensions)"), &mu);
+	const int legend_lines = pe_legend(c, r, r.y + 1, pe, d, dims, nc, row, fit, sinusoidal);
 
 	/* plot area: y labels and axis on the left, x axis and ticks below,
 	 * and the sentence's bar under them */
@@ -291,7 +487,6 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	const int band_x1 = band ? pos_x(ns - 1, P, pw) : -1;   /* last band column */
 	const uint32_t band_bg = fig ? FIGURE_BAND_BG : BAND_BG;
 
-	const int stacked = nc > 1;
 	const int np = nc;
 	const int sh = (ph - (nc - 1)) / nc;   /* lines a strip */
 	if (sh < 1)
@@ -301,140 +496,12 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 		clip_text(c, r, r.x, py0, r.w, _("out of memory for the plot"), &wa);
 		return;
 	}
-	for (int sp = 0; sp < np; sp++) {
-		const int k0 = stacked ? sp : 0, k1 = stacked ? sp + 1 : nc;
-		const int y0 = py0 + sp * (sh + 1);
-		const int zero_y = (int)lround(ymax / (2 * ymax) * (4 * sh - 1)) / 4;
-		memset(mask, 0, (size_t)NCURVES * pw * sh);
-		for (int k = k0; fig && color && k < k1; k++)
-			plot_path(c, px0, y0, pw, sh, pe, P, d, dims[k], ymax, fgs[k]);
-		if (color)
-			for (int k = k0; k < k1; k++)
-				plot_dots(mask + (size_t)k * pw * sh, pw, sh, pe, P, d, dims[k], ymax);
-		else
-			for (int k = k1 - 1; k >= k0; k--)
-				for (int xx = 0; xx < pw; xx++) {
-					double t = P > 1 ? (double)xx * (P - 1) / (pw - 1) : 0;
-					double val = sample(pe, P, d, dims[k], t);
-					int yy = (int)lround((ymax - val) / (2 * ymax) * (sh - 1));
-					if (yy >= 0 && yy < sh)
-						mask[(size_t)k * pw * sh + (size_t)yy * pw + xx] = 1;
-				}
-		for (int yy = 0; yy < sh; yy++)
-			for (int xx = 0; xx < pw; xx++) {
-				size_t at = (size_t)yy * pw + xx;
-				int X = px0 + xx, Y = y0 + yy;
-				uint32_t bg = color && xx <= band_x1 ? band_bg : COLOR_DEFAULT;
-				if (color) {
-					uint8_t bits = 0;
-					int best = -1, bestn = 0;
-					for (int k = k0; k < k1; k++) {
-						uint8_t b = mask[(size_t)k * pw * sh + at];
-						int cnt = __builtin_popcount(b);
-						bits |= b;
-						if (cnt > bestn) {
-							best = k;   /* ties: the first curve wins */
-							bestn = cnt;
-						}
-					}
-					if (bits) {
-						char g[4];
-						braille(bits, g);
-						clip_put(c, r, X, Y, g, fgs[best], bg, 0);
-						continue;
-					}
-				} else {
-					int hit = -1;
-					for (int k = k0; k < k1 && hit < 0; k++)
-						if (mask[(size_t)k * pw * sh + at])
-							hit = k;   /* the first curve on top */
-					if (hit >= 0) {
-						clip_put(c, r, X, Y, CURVE_MARK[hit], COLOR_DEFAULT,
-						    COLOR_DEFAULT, hit < 2 ? ATTR_BOLD : 0);
-						continue;
-					}
-				}
-				if (xx == cur_x)
-					clip_put(c, r, X, Y, "╎", bo.fg, bg, bo.attr);
-				else if (yy == zero_y)
-					clip_put(c, r, X, Y, "┈", bo.fg, bg, bo.attr);
-				else if (bg != COLOR_DEFAULT)
-					clip_put(c, r, X, Y, " ", COLOR_DEFAULT, bg, 0);
-			}
-		/* y axis; a strip's name at the right of the line above it
-		 * (the gap under the legend, or the line between two strips),
-		 * where no curve is drawn */
-		for (int yy = 0; yy < sh; yy++) {
-			int tick = yy == 0 || yy == sh - 1 || yy == zero_y;
-			clip_put(c, r, px0 - 1, y0 + yy, tick ? "┤" : "│", bo.fg, bo.bg, bo.attr);
-		}
-		clip_text(c, r, px0 - 1 - utf8_width(ytop), y0, ylw, ytop, &mu);
-		if (zero_y > 0 && zero_y < sh - 1)
-			clip_text(c, r, px0 - 2, y0 + zero_y, 1, "0", &mu);
-		clip_text(c, r, px0 - 1 - utf8_width(ybot), y0 + sh - 1, ylw, ybot, &mu);
-		if (stacked) {
-			char name[48];
-			dim_label(name, sizeof name, dims[k0], sinusoidal);
-			int w = utf8_width(name), nx = px0 + pw - w;
-			struct style sw = { color ? fgs[k0] : COLOR_DEFAULT,
-					    color && nx - px0 <= band_x1 ? band_bg : COLOR_DEFAULT, ATTR_BOLD };
-			clip_text(c, r, nx, y0 - 1, w, name, &sw);
-		}
-		if (stacked && sp + 1 < np)
-			for (int xx = -1; xx < pw; xx++)
-				clip_put(c, r, px0 + xx, y0 + sh, xx < 0 ? "│" : " ", bo.fg,
-				    color && xx >= 0 && xx <= band_x1 ? band_bg : COLOR_DEFAULT, bo.attr);
-	}
+	const struct pe_plot G = { c, r, pe, P, d, nc, ns, row, band, dims, ymax, sinusoidal,
+				   color, fig, fgs, px0, py0, pw, sh, cur_x, band_x1, band_bg };
+	for (int sp = 0; sp < np; sp++)
+		pe_strip(&G, sp, mask);
 	free(mask);
-
-	/* x axis: ticks every 1-2-5 positions, the cursor's position marked */
-	const int ay = py0 + np * (sh + 1) - 1;   /* under the last strip */
-	clip_put(c, r, px0 - 1, ay, "└", bo.fg, bo.bg, bo.attr);
-	for (int xx = 0; xx < pw; xx++)
-		clip_put(c, r, px0 + xx, ay, "─", bo.fg, bo.bg, bo.attr);
-	/* the cursor's label first, then the word, then the ticks that fit */
-	const char *word = _("position");
-	const int cx = fig ? -100 : px0 + cur_x;
-	snprintf(buf, sizeof buf, "%d", row);
-	const int cw = fig ? 0 : utf8_width(buf);
-	if (!fig)
-		clip_text(c, r, cx, ay + 1, cw, buf, &cur);
-	int wx = px0 + pw - utf8_width(word);
-	int word_on = wx > px0 + 2 && (wx > cx + cw || wx + utf8_width(word) < cx);
-	if (word_on)
-		clip_text(c, r, wx, ay + 1, r.x + r.w - wx, word, &mu);
-	int step = tick_step(P, pw, 5);
-	for (int p = 0; p < P; p++) {
-		int on = !fig && p == row;
-		if (p % step && !on)
-			continue;
-		int tx = px0 + pos_x(p, P, pw);
-		clip_put(c, r, tx, ay, "┴", on ? cur.fg : bo.fg, on ? cur.bg : bo.bg,
-		    on ? cur.attr : bo.attr);
-		if (on)
-			continue;
-		snprintf(buf, sizeof buf, "%d", p);
-		int w = utf8_width(buf);
-		if (word_on && tx + w >= wx)
-			continue;
-		if (tx + w >= cx && tx <= cx + cw)
-			continue;   /* would touch the cursor's label */
-		clip_text(c, r, tx, ay + 1, w, buf, &mu);
-	}
-
-	/* the sentence's positions: a bar under the axis and what it is */
-	if (band) {
-		const int by = ay + 2;
-		for (int xx = 0; xx <= band_x1; xx++)
-			clip_put(c, r, px0 + xx, by, "▔", ac.fg, COLOR_DEFAULT, 0);
-		/* TRANSLATORS: under the PE curves, the positions of the
-		 * sentence on screen among the positions plotted */
-		if (ns == 1)
-			snprintf(buf, sizeof buf, "%s", _("the sentence: position 0"));
-		else
-			snprintf(buf, sizeof buf, _("the sentence: positions 0–%d"), ns - 1);
-		clip_text(c, r, px0 + band_x1 + 2, by, r.x + r.w - (px0 + band_x1 + 2), buf, &ac);
-	}
+	pe_xaxis(&G);
 }
 
 const struct view_class posenc_view = {

@@ -8,6 +8,7 @@
 #include "palette.h"
 #include "losscurve.h"
 #include "screen.h"
+#include "screen_int.h"
 #include "base/i18n.h"
 #include "base/safetext.h"
 #include "base/utf8.h"
@@ -15,168 +16,6 @@
 #include "engine/model.h"
 
 #define SIDEBAR_W 24
-
-static void fill_line(struct canvas *c, int y, enum role r)
-{
-	struct style st = role_style(r, c->depth);
-	struct rect line = { 0, y, c->w, 1 };
-	canvas_fill(c, line, " ", st.fg, st.bg, st.attr);
-}
-
-/* Text in a role's style; returns columns used. */
-static int put(struct canvas *c, int x, int y, int maxw, enum role r,
-	       const char *s)
-{
-	struct style st = role_style(r, c->depth);
-	return canvas_text(c, x, y, maxw, s, st.fg, st.bg, st.attr);
-}
-
-/* "  ⚠ unknown: reads, xyz · left out: ." while the pass has tokens typed
- * as words the vocabulary lacks, or punctuation it left out. */
-static void input_marker(const struct trace *t, char *buf, size_t n)
-{
-	size_t len = 0;
-	buf[0] = 0;
-	for (int k = 0; k < 2; k++) {
-		char **typed = k ? t->tgt_typed : t->src_typed;
-		int m = k ? t->T : t->S;
-		for (int i = 0; typed && i < m; i++) {
-			if (!typed[i])
-				continue;
-			/* each word once */
-			int seen = 0;
-			for (int kk = 0; kk <= k && !seen; kk++) {
-				char **ty = kk ? t->tgt_typed : t->src_typed;
-				int mm = kk == k ? i : t->S;
-				for (int j = 0; ty && j < mm && !seen; j++)
-					seen = ty[j] && !strcmp(ty[j], typed[i]);
-			}
-			if (seen || len + 8 >= n)
-				continue;
-			/* TRANSLATORS: the header's marker of words outside the
-			 * vocabulary, then the words */
-			len += (size_t)snprintf(buf + len, n - len, "%s%s", len ? ", " : _("  ⚠ unknown: "),
-						typed[i]);
-		}
-	}
-	for (int i = 0; i < t->ndropped && len + 8 < n; i++)
-		/* TRANSLATORS: the header's marker of punctuation left out */
-		len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? " " :
-					len ? _(" · left out: ") : _("  ⚠ left out: "), t->dropped[i]);
-}
-
-/* Training time in the header, after the model's name: "· training step
- * 54 of 3000, loss 2.31 ⠑⠢⣀⣀" with the snapshot on screen lit in the loss
- * curve.  Returns the column after it. */
-static int draw_training(struct screen *s, struct canvas *c, int x)
-{
-	const struct model *m = s->v.m;
-	if (!s->show_training || !m || (m->cfg.nsnaps < 1 && m->cfg.snapshot < 0))
-		return x;
-	const struct config *g = &m->cfg;
-	int cur = g->snapshot < 0 ? g->nsnaps - 1 : model_snapshot_index(m, g->snapshot);
-	long step = g->snapshot >= 0 ? g->snapshot : g->snaps[g->nsnaps - 1].step;
-	char buf[160];
-	if (g->snapshot < 0 && g->avg_k)
-		/* TRANSLATORS: the header in training time on the trained weights
-		   of train --average: the mean of that many checkpoints */
-		snprintf(buf, sizeof buf, _("· trained: the mean of %d checkpoints, steps %ld to %ld "),
-			 g->avg_k, g->avg_first, g->avg_last);
-	else if (cur >= 0 && !isnan(g->snaps[cur].loss))
-		/* TRANSLATORS: the header in training time (< >): the training
-		   snapshot on screen, the run's last step and its training loss */
-		snprintf(buf, sizeof buf, _("· training step %ld of %ld, loss %.2f "), step,
-			 g->snaps[g->nsnaps - 1].step, g->snaps[cur].loss);
-	else if (g->nsnaps)
-		snprintf(buf, sizeof buf, _("· training step %ld of %ld "), step,
-			 g->snaps[g->nsnaps - 1].step);
-	else
-		snprintf(buf, sizeof buf, _("· training step %ld "), step);
-	/* a narrow terminal: the short form, so that the sentence shows */
-	if (c->w - x - utf8_width(buf) - g->nsnaps < 40 && g->snapshot < 0 && g->avg_k)
-		/* TRANSLATORS: the short form of "· trained: the mean of %d
-		   checkpoints, steps %ld to %ld " for narrow terminals */
-		snprintf(buf, sizeof buf, _("· mean of steps %ld–%ld "), g->avg_first, g->avg_last);
-	else if (c->w - x - utf8_width(buf) - g->nsnaps < 40 && cur >= 0 &&
-		 !isnan(g->snaps[cur].loss))
-		/* TRANSLATORS: the short form of "· training step %ld of %ld,
-		   loss %.2f " for narrow terminals */
-		snprintf(buf, sizeof buf, _("· step %ld/%ld, loss %.2f "), step,
-			 g->snaps[g->nsnaps - 1].step, g->snaps[cur].loss);
-	x += put(c, x, 0, c->w - x, R_TITLE, i18n_decimals(buf));
-	if (g->nsnaps < 2 || x + g->nsnaps + 1 >= c->w)
-		return x;
-	char curve[8 * 64];
-	int at[65];
-	int n = losscurve_text(g->snaps, g->nsnaps < 64 ? g->nsnaps : 64, cur, curve,
-			       sizeof curve, at);
-	int x0 = x;
-	x += put(c, x, 0, c->w - x, R_TITLE, curve);
-	if (cur >= 0 && cur < n) {   /* where you are: the bar, in the cursor's colours */
-		char one[8];
-		snprintf(one, sizeof one, "%.*s", at[cur + 1] - at[cur], curve + at[cur]);
-		put(c, x0 + cur, 0, 1, R_CURSOR, one);
-	}
-	return x + put(c, x, 0, c->w - x, R_TITLE, " ");
-}
-
-static void draw_header(struct screen *s, struct canvas *c)
-{
-	const struct pass_opts *o = &s->v.tr->opts;
-	char buf[512];
-	fill_line(c, 0, R_TITLE);
-	int x = put(c, 0, 0, c->w, R_TITLE, " attnscope ");
-	snprintf(buf, sizeof buf, "│ %s ", s->model_name);
-	x += put(c, x, 0, c->w - x, R_TITLE, buf);
-	x = draw_training(s, c, x);
-	snprintf(buf, sizeof buf, "│ %s", s->sentence);
-	x += put(c, x, 0, c->w - x, R_TITLE, buf);
-	/* words the model does not know, for as long as they are in the pass */
-	char mark[512];
-	input_marker(s->v.tr, mark, sizeof mark);
-	if (s->caveats && strlen(mark) + strlen(s->caveats) < sizeof mark)
-		strcat(mark, s->caveats);   /* what the model cannot know */
-	if (s->target && s->target_is_own) {
-		/* the model's translation gives way to the marker: the long
-		 * form, else the short one, cut at the end if need be */
-		int room = c->w - x - utf8_width(mark);
-		/* TRANSLATORS: the header, when no target was given: the
-		 * decoder is teacher-forced on the model's own translation. */
-		snprintf(buf, sizeof buf, _(" → target: the model's translation “%s”"), s->target);
-		if (utf8_width(buf) > room) {
-			char cut[512];
-			/* TRANSLATORS: the short form of the above. */
-			snprintf(cut, sizeof cut, _(" → model's: %s"), s->target);
-			text_fit(cut, room > 12 ? room : 12, buf, sizeof buf);
-		}
-		x += put(c, x, 0, c->w - x, R_TITLE, buf);
-	} else if (s->target) {
-		snprintf(buf, sizeof buf, " → %s", s->target);
-		x += put(c, x, 0, c->w - x, R_TITLE, buf);
-	}
-	snprintf(buf, sizeof buf, "%s", mark);
-	if (*buf) {
-		struct style wn = role_style(R_WARN, c->depth), ti = role_style(R_TITLE, c->depth);
-		x += canvas_text(c, x, 0, c->w - x, buf, wn.fg, ti.bg, wn.attr | ATTR_BOLD);
-	}
-	/* the masks that exist in this model, right-aligned */
-	enum arch arch = s->v.m ? s->v.m->cfg.arch : ARCH_ENC_DEC;
-	char dm[96] = "", em[96] = "";
-	if (arch != ARCH_ENC_ONLY)
-		/* TRANSLATORS: the header's state of the masks; keep these short
-		 * (the header drops them when the line is full). */
-		snprintf(dm, sizeof dm, " %s", o->causal ? _("decoder mask causal") :
-			 _("decoder mask OFF"));
-	if (arch != ARCH_DEC_ONLY)
-		snprintf(em, sizeof em, "%s %s", *dm ? " ·" : "",
-			 o->encoder_causal ? _("encoder mask causal") : _("encoder mask off"));
-	snprintf(buf, sizeof buf, "%s%s%s%s ", dm, em,
-		 o->ablate_head >= 0 ? " · " : "",
-		 o->ablate_head >= 0 ? _("head ablated") : "");
-	int w = utf8_width(buf);
-	if (c->w - w > x + 2)
-		put(c, c->w - w, 0, w, R_TITLE, buf);
-}
 
 /* Short name of a stage inside its layer: "self_attn.q" for
  * "encoder.0.self_attn.q". */
@@ -215,7 +54,7 @@ static void draw_sidebar(struct screen *s, struct canvas *c, struct rect r)
 {
 	const struct trace *t = s->v.tr;
 	/* lines: group titles and stages */
-	static int line_stage[4096];
+	int line_stage[4096];
 	int nlines = 0, cur_line = 0;
 	char prev[64] = "", title[64] = "";
 	for (int i = 0; i < t->n && nlines < 4094; i++) {
@@ -346,7 +185,7 @@ void screen_status_line(const struct view_state *v, int width, char *out,
 	char shape[64], where[256], val[64], cut[SP_N][256], dname[96];
 	const char *name = st->name, *formula = st->formula && *st->formula ?
 						  _(st->formula) : "";
-	if (v->dec && (v->flags & (VF_DECODE | VF_COMPARE)) && v->dec->nsteps > 0) {
+	if (v->dec && ((v->mode == VM_DECODE || v->mode == VM_COMPARE)) && v->dec->nsteps > 0) {
 		decode_status(v, dname, sizeof dname, where, sizeof where, val, sizeof val);
 		name = dname;
 		formula = "";
@@ -405,8 +244,52 @@ void screen_status_line(const struct view_state *v, int width, char *out,
 		 cut[SP_SHAPE], cut[SP_WHERE], val);
 }
 
+/* Key hints ("  "-separated items, "? keys" and "q quit" among them) in
+ * width w: the items that fit whole, in order, and always the help's and
+ * quit's at the end, so that the line never ends in a cut word. */
+static const char *hints_fit(const char *hints, int w, char *out, size_t n)
+{
+	if (utf8_width(hints) <= w)
+		return hints;
+	const char *item[64];
+	int len[64], wid[64], k = 0, tail = 0;
+	for (const char *p = hints; *p && k < 64;) {
+		while (*p == ' ')
+			p++;
+		const char *e = strstr(p, "  ");
+		int l = e ? (int)(e - p) : (int)strlen(p);
+		if (!l)
+			break;
+		char tmp[256];
+		snprintf(tmp, sizeof tmp, "%.*s", l, p);
+		item[k] = p;
+		len[k] = l;
+		wid[k] = utf8_width(tmp);
+		if ((p[0] == '?' || p[0] == 'q') && p[1] == ' ')
+			tail += wid[k] + 2;
+		k++;
+		p += l;
+	}
+	size_t used = 0;
+	int x = 1;
+	out[0] = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < k; i++) {
+			int is_tail = (item[i][0] == '?' || item[i][0] == 'q') && item[i][1] == ' ';
+			if (is_tail != pass || x + wid[i] + (pass ? 0 : tail) > w)
+				continue;
+			used += (size_t)snprintf(out + used, n - used, "%s%.*s", used ? "  " : " ",
+						 len[i], item[i]);
+			x += wid[i] + 2;
+			if (used >= n)
+				return out;
+		}
+	return out;
+}
+
 static void draw_status(struct screen *s, struct canvas *c)
 {
+	char hb[1024];
 	char buf[1024];
 	int y = c->h - 2;
 	fill_line(c, y, R_STATUS);
@@ -415,8 +298,23 @@ static void draw_status(struct screen *s, struct canvas *c)
 	} else if (s->edit_prompt) {
 		/* TRANSLATORS: the status line while the sentence or target is
 		 * edited, until Tab completes a word */
-		snprintf(buf, sizeof buf, " %s", s->edit_hint && *s->edit_hint ? s->edit_hint :
-			 _("Tab completes a word from the model's vocabulary · Enter runs · Esc cancels"));
+		const char *hint = s->edit_hint && *s->edit_hint ? s->edit_hint : NULL;
+		if (!hint && s->edit_selected) {
+			/* TRANSLATORS: the status line when the editor opens with
+			 * the old text selected; the short form for narrow
+			 * terminals after it */
+			hint = _("typing replaces the text · ← → edit it · Ctrl-U clears · "
+				 "Tab completes a word · Enter runs · Esc cancels");
+			if (utf8_width(hint) + 1 > c->w)
+				hint = _("typing replaces · ←→ edit · Ctrl-U clears · Enter runs · "
+					 "Esc cancels");
+		} else if (!hint) {
+			hint = _("Tab completes a word from the model's vocabulary · Ctrl-U clears · "
+				 "Enter runs · Esc cancels");
+			if (utf8_width(hint) + 1 > c->w)
+				hint = _("Tab completes a word · Ctrl-U clears · Enter runs · Esc cancels");
+		}
+		snprintf(buf, sizeof buf, " %s", hint);
 		put(c, 0, y, c->w, R_STATUS, buf);
 	} else {
 		screen_status_line(&s->v, c->w, buf, sizeof buf);
@@ -444,7 +342,7 @@ static void draw_status(struct screen *s, struct canvas *c)
 			bw += w;
 			shown = p;
 		}
-		put(c, x, y, room, R_TEXT, shown);
+		put(c, x, y, room, s->edit_selected ? R_SELECTED : R_TEXT, shown);
 		struct style cur = role_style(R_CURSOR, c->depth);
 		char g[8] = " ";
 		const char *at = s->edit_text + s->edit_cursor;
@@ -461,112 +359,27 @@ static void draw_status(struct screen *s, struct canvas *c)
 		put(c, 0, y, c->w, s->message_is_error ? R_WARN : R_ACCENT, s->message);
 		return;
 	}
+	const char *hints;
 	if (s->caption)
-		/* TRANSLATORS: key hints on the last line, cut at the screen's
-		 * width (80 columns and up), so the most used keys come first;
-		 * the keys themselves (←, ?, q, Esc ...) stay as they are. */
-		put(c, 0, y, c->w, R_MUTED,
-		    _(" lecture: space → next step  ← back  (any other key explores; "
-		      "space returns to the script)  ? keys  q quit"));
-	else if (s->v.dec && s->v.dec_sample && (s->v.flags & VF_DECODE))
+		/* TRANSLATORS: key hints on the last line: items apart by two
+		 * spaces, the most used first; those that do not fit are left
+		 * out whole ("? keys" and "q quit" always stay); the keys
+		 * themselves (←, ?, q, Esc ...) stay as they are. */
+		hints = _(" lecture: space → next step  ← back  (any other key explores; "
+			  "space returns to the script)  ? keys  q quit");
+	else if (s->v.dec && s->v.dec_sample && (s->v.mode == VM_DECODE))
 		/* TRANSLATORS: key hints of the decoding page while sampling. */
-		put(c, 0, y, c->w, R_MUTED,
-		    _(" . , step  $ to the end  T greedy  + - temperature  ( ) top-p  * top-k  "
-		      "# another seed  f force  r stages  R stop  ? keys"));
-	else if (s->v.dec && (s->v.flags & (VF_DECODE | VF_COMPARE)))
+		hints = _(" . , step  $ to the end  T greedy  + - temperature  ( ) top-p  * top-k  "
+			  "# another seed  f force  r stages  R stop  ? keys");
+	else if (s->v.dec && ((s->v.mode == VM_DECODE || s->v.mode == VM_COMPARE)))
 		/* TRANSLATORS: key hints of the decoding page (see above). */
-		put(c, 0, y, c->w, R_MUTED,
-		    _(" . , step  $ to the end  b greedy/beam  T sample  + - width  ( ) α  "
-		      "↑↓ candidate  f force it  [ ] hypothesis  C compare  r stages  R stop  ? keys"));
+		hints = _(" . , step  $ to the end  b greedy/beam  T sample  + - width  ( ) α  "
+			  "↑↓ candidate  f force it  [ ] hypothesis  C compare  r stages  R stop  ? keys");
 	else
 		/* TRANSLATORS: key hints of the stepper (see above). */
-		put(c, 0, y, c->w, R_MUTED,
-		    _(" ←→ stage  ↑↓ hjkl cell  [ ] head  { } layer  a heads  i inspect  "
-		      "d mask diff  m/M masks  x ablate  e edit  r decode  ? keys  q quit"));
-}
-
-/* Lines key i's description takes wrapped in dw columns (at most max). */
-static int help_lines(const struct screen *s, int i, int dw, int max)
-{
-	int n = canvas_wrap(NULL, (struct rect){ 0, 0, dw, max }, s->keys[i].what, 0, 0, 0);
-	return n > 0 ? n : 1;
-}
-
-/* Whether the key table fits in cols columns with descriptions wrapped
- * onto at most two lines. */
-static int help_fits(const struct screen *s, int cols, int rows, int dw)
-{
-	int col = 0, y = 0;
-	for (int i = 0; i < s->nkeys; i++) {
-		int n = help_lines(s, i, dw, 3);
-		if (n > 2)
-			return 0;
-		if (y + n > rows) {
-			col++;
-			y = 0;
-		}
-		y += n;
-	}
-	return col < cols;
-}
-
-/* The key table: the fewest columns (at least 30 columns of text each) in
- * which every description fits on two lines; else one line each, cut with
- * "…", in as many columns as the height needs while they keep 30 columns
- * of text; else (a small terminal) the widest columns that keep 30, the
- * descriptions wrapped, scrolled from s->help_top. */
-static void draw_help(struct screen *s, struct canvas *c, struct rect r)
-{
-	int rows = r.h - 2;
-	if (rows < 1 || s->nkeys < 1) {
-		put(c, r.x, r.y, r.w, R_HEADER, _("keys  (Esc closes)"));
-		return;
-	}
-	int kw = 1;
-	for (int i = 0; i < s->nkeys; i++)
-		kw = clampi(utf8_width(s->keys[i].keys), kw, 16);
-	int cols, wrap = 0, first = 0;
-	for (cols = 1; r.w / cols - kw - 2 >= 30; cols++)
-		if ((wrap = help_fits(s, cols, rows, r.w / cols - kw - 2)))
-			break;
-	if (!wrap) {
-		cols = (s->nkeys + rows - 1) / rows;
-		if (r.w / cols - kw - 2 < 30) {
-			/* scroll: wrapped, as many columns as keep 30 of text */
-			cols = clampi(r.w / (kw + 2 + 30), 1, cols);
-			wrap = 1;
-			first = clampi(s->help_top, 0, s->nkeys - 1);
-		}
-	}
-	int cw = r.w / cols, dw = cw - kw - 2, last = first;
-	struct style st = role_style(R_TEXT, c->depth);
-	char cut[256];
-	for (int i = first, col = 0, y = 0; i < s->nkeys; i++) {
-		int n = wrap ? help_lines(s, i, dw, 3) : 1;
-		if (y + n > rows) {
-			col++;
-			y = 0;
-		}
-		int x = r.x + col * cw;
-		if (col >= cols || x + kw + 2 >= r.x + r.w)
-			break;
-		put(c, x, r.y + 2 + y, kw, R_ACCENT, s->keys[i].keys);
-		if (n > 1)
-			canvas_wrap(c, (struct rect){ x + kw + 1, r.y + 2 + y, dw, n },
-				    s->keys[i].what, st.fg, st.bg, st.attr);
-		else
-			put(c, x + kw + 1, r.y + 2 + y, dw, R_TEXT,
-			    text_fit(s->keys[i].what, dw, cut, sizeof cut));
-		y += n;
-		last = i;
-	}
-	if (first > 0 || last < s->nkeys - 1)
-		/* TRANSLATORS: the help's title when it scrolls; %d-%d of %d keys */
-		snprintf(cut, sizeof cut, _("keys %d–%d of %d  (↑↓ PgUp PgDn scroll, Esc closes)"),
-			 first + 1, last + 1, s->nkeys);
-	else
-		snprintf(cut, sizeof cut, "%s", _("keys  (Esc closes)"));
-	put(c, r.x, r.y, r.w, R_HEADER, cut);
+		hints = _(" ←→ stage  ↑↓ hjkl cell  [ ] head  { } layer  a heads  i inspect  "
+			  "d mask diff  m/M masks  x ablate  e edit  r decode  ? keys  q quit");
+	put(c, 0, y, c->w, R_MUTED, hints_fit(hints, c->w, hb, sizeof hb));
 }
 
 /* The lecture's breadcrumb in place of the stage list: "encoder layer 0 ›
@@ -659,20 +472,23 @@ void screen_draw(struct screen *s, struct canvas *c)
 		return;
 	}
 	view_clamp(&s->v);
-	draw_header(s, c);
 	/* a lecture below 120 columns: the view needs the width more than the
 	 * stage list does, which becomes a breadcrumb line (until a key that
-	 * moves between stages asks for it) */
+	 * moves between stages asks for it); the header keeps to one line
+	 * then, for the caption */
 	int crumb = s->lecture && !s->show_stages && c->w < SCREEN_LECTURE_SIDEBAR_W;
-	int side = c->w >= 80 && !s->presenter && !crumb ? SIDEBAR_W : 0;
-	struct rect main = { side ? side + 2 : 1, 2, c->w - (side ? side + 3 : 2), c->h - 5 };
+	const int top = screen_draw_header(s, c, crumb ? 1 : 2);   /* 1 or 2 lines */
+	int side = c->w >= 80 && !s->presenter && !crumb && !s->hide_stages ? SIDEBAR_W : 0;
+	/* a breadcrumb below a two-line header takes a line of the view */
+	const int my = crumb && !side ? top + 1 : 2;
+	struct rect main = { side ? side + 2 : 1, my, c->w - (side ? side + 3 : 2), c->h - 3 - my };
 	if (side) {
-		struct rect sb = { 0, 1, side, c->h - 3 };
-		if ((s->v.flags & VF_MAP_SIDE) && !(s->v.flags & VF_MAP) && sb.h >= 20) {
+		struct rect sb = { 0, top, side, c->h - 2 - top };
+		if ((s->v.map_side) && !(s->v.mode == VM_MAP) && sb.h >= 20) {
 			/* the small map above the stage list, at most half of it */
-			int used = map_draw_mini(&s->v, c, (struct rect){ 0, 1, side, sb.h / 2 + 3 });
+			int used = map_draw_mini(&s->v, c, (struct rect){ 0, top, side, sb.h / 2 + 3 });
 			struct style b = role_style(R_BORDER, c->depth);
-			for (int y = 1; y < 1 + used; y++)
+			for (int y = top; y < top + used; y++)
 				canvas_put(c, side, y, "│", b.fg, b.bg, b.attr);
 			sb.y += used;
 			sb.h -= used;
@@ -681,7 +497,7 @@ void screen_draw(struct screen *s, struct canvas *c)
 	} else {
 		s->sidebar = (struct rect){ 0, 0, 0, 0 };
 		if (crumb)
-			draw_breadcrumb(s, c, 1);
+			draw_breadcrumb(s, c, top);
 	}
 	if (s->show_explain && main.h > 14) {
 		/* the stage's explanation under the view */
@@ -694,8 +510,8 @@ void screen_draw(struct screen *s, struct canvas *c)
 		char note[1024];
 		if (!page || explain_draw_page(c, box, page))
 			explain_draw_view(c, box, view_stage(&s->v),
-					  vc == &lines_view ? VF_LINES : vc == &modelview_view ? VF_MODEL :
-					  vc == &map_view ? VF_MAP : 0,
+					  vc == &lines_view ? VM_LINES : vc == &modelview_view ? VM_MODEL :
+					  vc == &map_view ? VM_MAP : VM_STAGE,
 					  explain_note(&s->v, note, sizeof note));
 	}
 	s->caption_pages = 1;
@@ -706,7 +522,7 @@ void screen_draw(struct screen *s, struct canvas *c)
 		 * width more than the stage list does */
 		struct rect body = { 1, 2, c->w - 2, c->h - 5 };
 		canvas_fill(c, (struct rect){ 0, 1, c->w, c->h - 3 }, " ", base.fg, base.bg, 0);
-		draw_help(s, c, body);
+		screen_draw_help(s, c, body);
 	} else
 		view_for(&s->v)->draw(&s->v, c, main);
 	draw_status(s, c);

@@ -36,11 +36,15 @@ struct screen {
 	const char *edit_prompt;       /* line editor open: prompt, text, */
 	const char *edit_text;         /*   and the cursor's byte offset */
 	int edit_cursor;
+	int edit_selected;             /*   the whole text selected (typing
+	                                    replaces it) */
 	const char *edit_hint;         /*   and Tab's completions, or NULL */
 	int show_help;
 	int help_top;                  /* first key shown when the help scrolls */
 	int show_explain;              /* the "what this stage does" panel */
 	int presenter;                 /* projector: no stage list, big cells */
+	int hide_stages;               /* the stage list hidden (| key): the
+	                                  view takes the width */
 	const char *caption;           /* lecture: the step's caption, or NULL */
 	char caption_title[160];       /*   "step 3 of 12 · title" */
 	int caption_page;              /*   the page shown when it does not fit */

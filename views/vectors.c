@@ -17,6 +17,7 @@ static int wants_stats(const struct stage *s)
 
 static void draw(struct view_state *v, struct canvas *c, struct rect r)
 {
+	char rtb[64], ctb[64];   /* the axes' titles */
 	const struct stage *s = view_stage(v);
 	const struct style mu = role_style(R_MUTED, c->depth);
 	const struct style hd = role_style(R_HEADER, c->depth);
@@ -26,8 +27,8 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	struct scale sc = scale_for(s, m, (size_t)rows * cols);
 	char buf[160];
 
-	snprintf(buf, sizeof buf, _("rows: %s · columns: %s"), view_row_title(s),
-		 view_col_title(s));
+	snprintf(buf, sizeof buf, _("rows: %s · columns: %s"), view_row_title(s, rtb, sizeof rtb),
+		 view_col_title(s, ctb, sizeof ctb));
 	int tl = view_title(c, r, "", buf, "");
 	int ty = tl < 2 ? 2 : tl;
 

@@ -60,42 +60,13 @@ const struct stage *view_attn_weights(const struct trace *t, const struct stage 
 	return w && w->ndim == 3 && w->dtype == DT_F32 && w->kind == SK_WEIGHTS ? w : NULL;
 }
 
-const struct view_class *view_for(const struct view_state *v)
+/* The stage's own view, by its kind. */
+static const struct view_class *stage_view(const struct stage *s)
 {
-	const struct stage *s = view_stage(v);
-	if (v->dec && (v->flags & VF_COMPARE))
-		return &compare_view;
-	if (v->dec && (v->flags & VF_DECODE))
-		return &decoding_view;
-	if (v->lens && (v->flags & VF_LENS))
-		return &lens_view;
-	if (v->imp && (v->flags & VF_IMPORTANCE))
-		return &importance_view;
-	if (v->flags & VF_MAP)
-		return &map_view;
-	if ((v->flags & VF_MODEL) && view_attn_weights(v->tr, s) && s->layer >= 0)
-		return &modelview_view;
-	if ((v->flags & VF_LINES) && view_attn_weights(v->tr, s))
-		return &lines_view;
-	if (is_attention(s)) {
-		if (v->flags & VF_MASK_DIFF)
-			return &maskdiff_view;
-		if (v->flags & VF_INSPECT)
-			return &inspect_view;
-		if (v->flags & VF_ALL_HEADS)
-			return &heads_view;
-		return &heatmap_view;
-	}
 	switch (s->kind) {
 	case SK_IDS:
 		return &ids_view;
-	case SK_PERHEAD:
-		if ((v->flags & VF_PE_CURVES) && strstr(s->name, "_rot"))
-			return &rotary_view;
-		return (v->flags & VF_ALL_HEADS) ? &heads_view : &heatmap_view;
 	case SK_VECTORS:
-		if (strstr(s->name, ".pos") && (v->flags & VF_PE_CURVES))
-			return &posenc_view;
 		return &vectors_view;
 	case SK_LOGITS:
 	case SK_PROBS:
@@ -107,6 +78,53 @@ const struct view_class *view_for(const struct view_state *v)
 	default:
 		return &heatmap_view;
 	}
+}
+
+int view_mode_applies(const struct view_state *v, enum view_mode m)
+{
+	const struct stage *s = view_stage(v);
+	switch (m) {
+	case VM_HEADS:
+	case VM_MEAN:
+		return is_attention(s) || (s->kind == SK_PERHEAD && m == VM_HEADS);
+	case VM_INSPECT:
+	case VM_MASK_DIFF:
+		return is_attention(s);
+	case VM_CURVES:   /* the PE curves, or the rotary picture of q_rot, k_rot */
+		return (s->kind == SK_VECTORS && strstr(s->name, ".pos") != NULL) ||
+		       (s->kind == SK_PERHEAD && strstr(s->name, "_rot") != NULL);
+	case VM_DECODE:
+	case VM_COMPARE:
+		return v->dec != NULL;
+	case VM_LINES:
+		return view_attn_weights(v->tr, s) != NULL;
+	case VM_MODEL:
+		return view_attn_weights(v->tr, s) != NULL && s->layer >= 0;
+	case VM_LENS:
+		return v->lens != NULL;
+	case VM_IMPORTANCE:
+		return v->imp != NULL;
+	default:
+		return 1;
+	}
+}
+
+/* Each mode's view (NULL: the stage's own). */
+static const struct view_class *const MODE_VIEW[VM_COUNT] = {
+	[VM_HEADS] = &heads_view, [VM_MEAN] = &heads_view, [VM_INSPECT] = &inspect_view,
+	[VM_MASK_DIFF] = &maskdiff_view, [VM_CURVES] = &posenc_view,
+	[VM_DECODE] = &decoding_view, [VM_COMPARE] = &compare_view, [VM_LINES] = &lines_view,
+	[VM_MODEL] = &modelview_view, [VM_MAP] = &map_view, [VM_LENS] = &lens_view,
+	[VM_IMPORTANCE] = &importance_view,
+};
+
+const struct view_class *view_for(const struct view_state *v)
+{
+	enum view_mode m = (unsigned)v->mode < VM_COUNT ? v->mode : VM_STAGE;
+	if (MODE_VIEW[m] && view_mode_applies(v, m))
+		return m == VM_CURVES && view_stage(v)->kind == SK_PERHEAD ? &rotary_view :
+		       MODE_VIEW[m];
+	return stage_view(view_stage(v));
 }
 
 static const char *axis_noun(enum axis a)
@@ -123,31 +141,29 @@ static const char *axis_noun(enum axis a)
 	}
 }
 
-const char *view_row_title(const struct stage *s)
+const char *view_row_title(const struct stage *s, char *buf, size_t n)
 {
-	static char buf[64];
 	enum axis a = s->axes[s->ndim == 3 ? 1 : 0];
 	if (is_attention(s))
 		/* TRANSLATORS: the rows of an attention matrix; %s is "source
 		 * token", "decoder token", ... */
-		snprintf(buf, sizeof buf, _("query: %s"), axis_noun(a));
+		snprintf(buf, n, _("query: %s"), axis_noun(a));
 	else
-		snprintf(buf, sizeof buf, "%s", axis_noun(a));
+		snprintf(buf, n, "%s", axis_noun(a));
 	return buf;
 }
 
-const char *view_col_title(const struct stage *s)
+const char *view_col_title(const struct stage *s, char *buf, size_t n)
 {
-	static char buf[64];
 	if (s->ndim == 1)
 		return "";
 	enum axis a = s->axes[s->ndim - 1];
 	if (is_attention(s))
 		/* TRANSLATORS: the columns of an attention matrix; %s is "source
 		 * token", "decoder token", ... */
-		snprintf(buf, sizeof buf, _("key: %s"), axis_noun(a));
+		snprintf(buf, n, _("key: %s"), axis_noun(a));
 	else
-		snprintf(buf, sizeof buf, "%s", axis_noun(a));
+		snprintf(buf, n, "%s", axis_noun(a));
 	return buf;
 }
 

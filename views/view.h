@@ -3,8 +3,8 @@
  * A view draws one stage of a trace into a rectangle of a canvas.  It reads
  * the trace (never computes model math) and the cursor state below; the
  * only thing draw may change is the scroll offset, to keep the cursor in
- * sight.  Which view shows a stage is chosen by view_for from the stage's
- * kind and the toggles in flags.
+ * sight.  Which view shows a stage is chosen by view_for from the mode
+ * (enum view_mode) and the stage's kind.
  *
  * Axes: for an attention stage [h, nq, nk] rows are queries and columns
  * keys; for [n, d] activations rows are tokens and columns dimensions. */
@@ -20,20 +20,25 @@ struct sample_opts;
 struct lens;
 struct importance;
 
-enum view_flag {
-	VF_ALL_HEADS = 1,    /* grid of every head of an attention stage */
-	VF_INSPECT = 2,      /* cell inspector for the cursor's query/key */
-	VF_MASK_DIFF = 4,    /* with / without the causal mask, side by side */
-	VF_PE_CURVES = 8,    /* sin/cos curves of the positional encoding */
-	VF_MEAN_HEADS = 16,  /* average over heads (long sequences) */
-	VF_DECODE = 32,      /* decoding page: input so far, candidates, beam */
-	VF_COMPARE = 64,     /* greedy and beam side by side */
-	VF_LINES = 128,      /* head view: queries and keys joined by lines */
-	VF_MODEL = 256,      /* model view: every layer × head of one attention */
-	VF_MAP = 512,        /* architecture map (the paper's Figure 1) */
-	VF_MAP_SIDE = 1024,  /* a small map above the stage list */
-	VF_LENS = 2048,      /* the logit lens (v->lens) */
-	VF_IMPORTANCE = 4096, /* the head importance table (v->imp) */
+/* What the main view shows: one mode at a time (ncdu's pstate), each mode
+ * a view class (view_for); a mode whose view does not apply to the stage
+ * on screen (the inspector on a norm stage) shows the stage's own view
+ * until a stage it applies to comes back. */
+enum view_mode {
+	VM_STAGE,        /* the stage's own view: heatmap, vectors, ids, ... */
+	VM_HEADS,        /* grid of every head of an attention stage */
+	VM_MEAN,         /* average over heads (long sequences) */
+	VM_INSPECT,      /* cell inspector for the cursor's query/key */
+	VM_MASK_DIFF,    /* with / without the causal mask, side by side */
+	VM_CURVES,       /* sin/cos curves of the positional encoding */
+	VM_DECODE,       /* decoding page: input so far, candidates, beam */
+	VM_COMPARE,      /* greedy and beam side by side */
+	VM_LINES,        /* head view: queries and keys joined by lines */
+	VM_MODEL,        /* model view: every layer × head of one attention */
+	VM_MAP,          /* architecture map (the paper's Figure 1) */
+	VM_LENS,         /* the logit lens (v->lens) */
+	VM_IMPORTANCE,   /* the head importance table (v->imp) */
+	VM_COUNT
 };
 
 /* A region of the architecture map that a click jumps from: the stage it
@@ -78,7 +83,8 @@ struct view_state {
 	int row, col;                /* cell cursor (row: query / token) */
 	int top, left;               /* first visible row and column */
 	enum zoom zoom;
-	int flags;                   /* enum view_flag */
+	enum view_mode mode;
+	int map_side;                /* a small map above the stage list */
 	struct grid_geom geom;       /* set by draw: the cursor's matrix */
 	unsigned long long heads_off; /* head view: heads hidden (bit h) */
 	struct map_hit map_hits[MAP_HITS_MAX];   /* set by the map's draw */
@@ -94,7 +100,7 @@ struct view_state {
 	                                hypothesis at dec_step (what-if) */
 	int dec_beam;                /* beam width of dec (1: greedy) */
 	double dec_alpha;
-	/* the positional-encoding curves (VF_PE_CURVES): the model's PE over
+	/* the positional-encoding curves (VM_CURVES): the model's PE over
 	 * positions 0…pe_n−1, more than the sentence has [pe_n, d]
 	 * (forward_pe_table; not owned), or NULL to plot the stage's own
 	 * positions; the dimensions picked (pe_ndims 0: four from the
@@ -105,15 +111,39 @@ struct view_state {
 	int pe_ndims;
 	const struct sample_opts *dec_sample;   /* dec was sampled with these
 	                                           (NULL: greedy or beam) */
-	const struct lens *lens;     /* the logit lens of tr (VF_LENS), or NULL;
+	const struct lens *lens;     /* the logit lens of tr (VM_LENS), or NULL;
 	                                v->row is the position it details */
-	const struct importance *imp;   /* head importance (VF_IMPORTANCE) */
+	const struct importance *imp;   /* head importance (VM_IMPORTANCE) */
+};
+
+/* The keys a view may take before the stepper's own (its on_key): the
+ * stepper's ↑ ↓ h l and ] [ (tab). */
+enum view_key { VK_UP, VK_DOWN, VK_LEFT, VK_RIGHT, VK_NEXT, VK_PREV };
+
+/* What a view's key did (flags; 0: not this view's key, the stepper's
+ * own meaning applies). */
+enum view_reaction {
+	VR_REDRAW = 1,
+	VR_LAYER_UP = 2,      /* the same stage one layer up: the stepper moves */
+	VR_LAYER_DOWN = 4,    /*   (it knows the trace's stages) */
+	VR_STEP_PASS = 8,     /* the decoding step's pass again (another
+	                         hypothesis followed) */
+};
+
+/* A line of the help a view adds for its own keys. */
+struct view_help {
+	const char *keys;     /* "↑↓" */
+	const char *what;     /* N_() text: the help translates it */
 };
 
 struct view_class {
 	const char *name;
 	/* Draws v's stage into r.  May adjust v->top/v->left only. */
 	void (*draw)(struct view_state *v, struct canvas *c, struct rect r);
+	/* Its own meaning of key k (enum view_reaction), or NULL. */
+	unsigned (*on_key)(struct view_state *v, enum view_key k);
+	/* Its keys for the help, ended by a NULL keys (NULL: none). */
+	const struct view_help *help;
 };
 
 /* The start of a view's draw: clears v->geom; returns 0 when there is
@@ -122,8 +152,24 @@ struct view_class {
 int view_begin(struct view_state *v, struct canvas *c, struct rect r, int missing,
 	       const char *msg);
 
-/* The view for the current stage and flags. */
+/* Mode m on, or (on already) back to the stage's own view. */
+static inline void view_mode_toggle(struct view_state *v, enum view_mode m)
+{
+	v->mode = v->mode == m ? VM_STAGE : m;
+}
+
+/* Back to the stage's own view when mode m or n is on screen. */
+static inline void view_mode_off(struct view_state *v, enum view_mode m, enum view_mode n)
+{
+	if (v->mode == m || v->mode == n)
+		v->mode = VM_STAGE;
+}
+
+/* The view for the mode and the stage on screen. */
 const struct view_class *view_for(const struct view_state *v);
+/* Whether mode m's view applies to the stage on screen (else view_for
+ * shows the stage's own view). */
+int view_mode_applies(const struct view_state *v, enum view_mode m);
 
 /* The stage on screen. */
 static inline const struct stage *view_stage(const struct view_state *v)
@@ -141,9 +187,10 @@ int view_heads(const struct stage *s);
 /* Clamps cursor and head to the stage's dimensions. */
 void view_clamp(struct view_state *v);
 
-/* "query: decoder token" style axis names for a stage's rows and columns. */
-const char *view_row_title(const struct stage *s);
-const char *view_col_title(const struct stage *s);
+/* "query: decoder token" style axis names for a stage's rows and columns,
+ * written into buf[n] (returned). */
+const char *view_row_title(const struct stage *s, char *buf, size_t n);
+const char *view_col_title(const struct stage *s, char *buf, size_t n);
 
 /* The cell under the cursor: where it is ("head 0 · query “cat” (2) × key
  * “your” (1)") and its value as fmt_cell writes it ("0.4213", "2.90e-12",

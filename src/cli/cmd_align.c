@@ -12,7 +12,7 @@
  * Source word i sits at position i + 1 when the source is wrapped in
  * <s> … </s>; an arg-max on <s> or </s> counts as a miss.  Target words
  * without a gold link are not counted. */
-#include <getopt.h>
+#include <getopt.h>   /* optind */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -282,41 +282,23 @@ out_m:
 
 int cmd_align_eval(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "model", required_argument, 0, 'm' },
-		{ "corpus", required_argument, 0, 'c' },
-		{ "max", required_argument, 0, 'n' },
-		{ "snapshot", required_argument, 0, 's' },
-		{ "help", no_argument, 0, 'h' },
-		{ 0, 0, 0, 0 },
-	};
-	const char *model = NULL, *path = NULL;
+	const char *model = NULL, *path = NULL, *snapshot = NULL;
 	long max = 0, snap = -1;
 	int all = 0;
-	int ch;
-	optind = 1;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'm': model = optarg; break;
-		case 'c': path = optarg; break;
-		case 's':
-			if (strcmp(optarg, "all") == 0)
-				all = 1;
-			else if (cli_long("--snapshot", optarg, 0, 2147483647, &snap))
-				return 2;
-			break;
-		case 'n':
-			if (cli_long("--max", optarg, 1, 100000000, &max))
-				return 2;
-			break;
-		case 'h':
-			fputs(_(ALIGN_USAGE), stdout);
-			return 0;
-		default:
-			return cli_bad_option(ch, "align-eval", argv);
-		}
-	}
+	const struct cli_opt opts[] = {
+		{ .name = "model", .kind = CLI_STR, .dst = &model },
+		{ .name = "corpus", .kind = CLI_STR, .dst = &path },
+		{ .name = "max", .kind = CLI_LONG, .dst = &max, .lo = 1, .hi = 100000000 },
+		{ .name = "snapshot", .kind = CLI_STR, .dst = &snapshot },   /* a step, or "all" */
+		{ .name = NULL },
+	};
+	int pr = cli_parse_table("align-eval", opts, _(ALIGN_USAGE), argc, argv);
+	if (pr)
+		return pr == 1 ? 0 : 2;
+	if (snapshot && strcmp(snapshot, "all") == 0)
+		all = 1;
+	else if (snapshot && cli_long("--snapshot", snapshot, 0, 2147483647, &snap))
+		return 2;
 	if (!path || optind < argc) {
 		cli_fail("align-eval needs --corpus FILE.tsv and no other words "
 			 "(try attnscope align-eval --help)");

@@ -219,7 +219,7 @@ static int bench_interactive(const struct cli *c, const struct model *m)
 			goto out;
 		s.v.tr = tr;
 		s.v.alt = NULL;
-		s.v.flags = 0;
+		s.v.mode = VM_STAGE;
 		s.v.stage = trace_index(tr, name) >= 0 ? trace_index(tr, name) : 0;
 		screen_draw(&s, cv);
 		double t1 = clock_ms();
@@ -227,12 +227,12 @@ static int bench_interactive(const struct cli *c, const struct model *m)
 		if (!forward_run(m, &in, &c->pass, tr, &e) || !forward_run(m, &in, &flip, alt, &e))
 			goto out;
 		s.v.alt = alt;
-		s.v.flags = VF_MASK_DIFF;
+		s.v.mode = VM_MASK_DIFF;
 		screen_draw(&s, cv);
 		double t2 = clock_ms();
 		/* a step: the cursor moves, one frame */
 		s.v.alt = NULL;
-		s.v.flags = 0;
+		s.v.mode = VM_STAGE;
 		s.v.row = i % len;
 		s.v.col = (i * 7) % len;
 		screen_draw(&s, cv);

@@ -3,8 +3,8 @@
  * model's `tokenizer: {type: bpe}` names (README "Subword tokens").
  *
  * It takes its own options, so main() hands it argv directly. */
+#include <getopt.h>   /* optind */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,19 +39,6 @@ static const char *const BPE_USAGE = N_(
 	"  --merges N       the number of merges (default 4000)\n"
 	"  --min-count N    stop when the best pair is rarer (default 2)\n"
 	"  --keep-case      do not lower-case the words\n");
-
-static int parse_num(const char *opt, const char *s, long lo, long hi, long *out)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi) {
-		cli_fail("%s needs a whole number from %ld to %ld, got \"%s\"", opt, lo, hi, s);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
 
 /* Counts the words of one side (0 source, 1 target) of c into wc. */
 static int count_words(const struct corpus *c, int side,
@@ -191,39 +178,21 @@ out:
 
 int cmd_bpe(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "corpus", required_argument, 0, 'c' },
-		{ "out", required_argument, 0, 'o' },
-		{ "side", required_argument, 0, 's' },
-		{ "merges", required_argument, 0, 'm' },
-		{ "min-count", required_argument, 0, 'n' },
-		{ "keep-case", no_argument, 0, 'k' },
-		{ "help", no_argument, 0, 'h' },
-		{ 0, 0, 0, 0 },
-	};
 	const char *cpath = NULL, *prefix = NULL, *side = "both";
 	long merges = 4000, min_count = 2;
-	int keep_case = 0, ch;
-	optind = 1;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
-		int r = 0;
-		switch (ch) {
-		case 'c': cpath = optarg; break;
-		case 'o': prefix = optarg; break;
-		case 's': side = optarg; break;
-		case 'm': r = parse_num("--merges", optarg, 0, BPE_MAX_MERGES, &merges); break;
-		case 'n': r = parse_num("--min-count", optarg, 1, 1000000000L, &min_count); break;
-		case 'k': keep_case = 1; break;
-		case 'h':
-			fputs(_(BPE_USAGE), stdout);
-			return 0;
-		default:
-			return cli_bad_option(ch, "bpe", argv);
-		}
-		if (r)
-			return 2;
-	}
+	int keep_case = 0;
+	const struct cli_opt opts[] = {
+		{ .name = "corpus", .kind = CLI_STR, .dst = &cpath },
+		{ .name = "out", .kind = CLI_STR, .dst = &prefix },
+		{ .name = "side", .kind = CLI_STR, .dst = &side },
+		{ .name = "merges", .kind = CLI_LONG, .dst = &merges, .lo = 0, .hi = BPE_MAX_MERGES },
+		{ .name = "min-count", .kind = CLI_LONG, .dst = &min_count, .lo = 1, .hi = 1000000000L },
+		{ .name = "keep-case", .kind = CLI_FLAG, .dst = &keep_case },
+		{ .name = NULL },
+	};
+	int pr = cli_parse_table("bpe", opts, _(BPE_USAGE), argc, argv);
+	if (pr)
+		return pr == 1 ? 0 : 2;
 	if (optind < argc) {
 		cli_fail("bpe: unexpected argument \"%s\" (try attnscope bpe --help)", argv[optind]);
 		return 2;

@@ -3,8 +3,8 @@
  *
  * It takes its own options (none of the model options apply), so main()
  * hands it argv directly. */
+#include <getopt.h>   /* optind */
 #include <errno.h>
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,20 +35,6 @@ static const char *const CORPUS_USAGE = N_(
 	"  --heldout N      distinct held-out pairs, no sentence shared with\n"
 	"                   training (default 1000)\n"
 	"  --seed S         random seed (default 1)\n");
-
-static int parse_num(const char *opt, const char *s, unsigned long long lo,
-		     unsigned long long hi, unsigned long long *out)
-{
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || *s == '-' || v < lo || v > hi) {
-		cli_fail("%s needs a whole number from %llu to %llu, got \"%s\"", opt, lo, hi, s);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
 
 /* Distinct sentences of one side, and the longest in words. */
 static long distinct_side(const struct corpus *c, int side, int *longest)
@@ -199,37 +185,19 @@ static int write_set(const char *prefix, char *path, size_t plen, const struct c
 
 int cmd_corpus(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "grammar", required_argument, 0, 'g' },
-		{ "out", required_argument, 0, 'o' },
-		{ "pairs", required_argument, 0, 'p' },
-		{ "heldout", required_argument, 0, 'H' },
-		{ "seed", required_argument, 0, 's' },
-		{ "help", no_argument, 0, 'h' },
-		{ 0, 0, 0, 0 },
-	};
 	const char *gpath = NULL, *prefix = NULL;
 	unsigned long long pairs = 20000, heldout = 1000, seed = 1;
-	int ch;
-	optind = 1;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
-		int r = 0;
-		switch (ch) {
-		case 'g': gpath = optarg; break;
-		case 'o': prefix = optarg; break;
-		case 'p': r = parse_num("--pairs", optarg, 1, 10000000, &pairs); break;
-		case 'H': r = parse_num("--heldout", optarg, 0, 10000000, &heldout); break;
-		case 's': r = parse_num("--seed", optarg, 0, UINT64_MAX, &seed); break;
-		case 'h':
-			fputs(_(CORPUS_USAGE), stdout);
-			return 0;
-		default:
-			return cli_bad_option(ch, "corpus", argv);
-		}
-		if (r)
-			return 2;
-	}
+	const struct cli_opt opts[] = {
+		{ .name = "grammar", .kind = CLI_STR, .dst = &gpath },
+		{ .name = "out", .kind = CLI_STR, .dst = &prefix },
+		{ .name = "pairs", .kind = CLI_U64, .dst = &pairs, .lo = 1, .hi = 10000000 },
+		{ .name = "heldout", .kind = CLI_U64, .dst = &heldout, .lo = 0, .hi = 10000000 },
+		{ .name = "seed", .kind = CLI_U64, .dst = &seed, .lo = 0, .hi = UINT64_MAX },
+		{ .name = NULL },
+	};
+	int pr = cli_parse_table("corpus", opts, _(CORPUS_USAGE), argc, argv);
+	if (pr)
+		return pr == 1 ? 0 : 2;
 	if (optind < argc) {
 		cli_fail("corpus: unexpected argument \"%s\" (try attnscope corpus --help)",
 			 argv[optind]);

@@ -2,7 +2,7 @@
  * output needs (src/engine/importance.h): the drop in the labels'
  * log-probability with each head zeroed, most important first, and with
  * --corpus the held-out exact match left without it. */
-#include <getopt.h>
+#include <getopt.h>   /* optind */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,39 +118,21 @@ static int print_json(const struct model *m, const char *sentence, const char *l
 
 int cmd_importance(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "model", required_argument, 0, 'm' },
-		{ "target", required_argument, 0, 't' },
-		{ "corpus", required_argument, 0, 'c' },
-		{ "max", required_argument, 0, 'n' },
-		{ "json", no_argument, 0, 'j' },
-		{ "lang", required_argument, 0, 'L' },   /* read by i18n_init */
-		{ "help", no_argument, 0, 'h' },
-		{ 0, 0, 0, 0 },
-	};
 	const char *model = NULL, *target = NULL, *corpus = NULL;
 	long max = 100;
-	int ch, json = 0;
-	optind = 1;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'm': model = optarg; break;
-		case 't': target = optarg; break;
-		case 'c': corpus = optarg; break;
-		case 'j': json = 1; break;
-		case 'L': break;
-		case 'n':
-			if (cli_long("--max", optarg, 1, 1000000, &max))
-				return 2;
-			break;
-		case 'h':
-			fputs(_(IMPORTANCE_USAGE), stdout);
-			return 0;
-		default:
-			return cli_bad_option(ch, "importance", argv);
-		}
-	}
+	int json = 0;
+	const struct cli_opt opts[] = {
+		{ .name = "model", .kind = CLI_STR, .dst = &model },
+		{ .name = "target", .kind = CLI_STR, .dst = &target },
+		{ .name = "corpus", .kind = CLI_STR, .dst = &corpus },
+		{ .name = "max", .kind = CLI_LONG, .dst = &max, .lo = 1, .hi = 1000000 },
+		{ .name = "json", .kind = CLI_FLAG, .dst = &json },
+		{ .name = "lang", .kind = CLI_IGNORE },   /* read by i18n_init */
+		{ .name = NULL },
+	};
+	int pr = cli_parse_table("importance", opts, _(IMPORTANCE_USAGE), argc, argv);
+	if (pr)
+		return pr == 1 ? 0 : 2;
 	/* the remaining words are the sentence */
 	char sentence[4096] = "";
 	size_t used = 0;

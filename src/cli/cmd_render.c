@@ -11,6 +11,7 @@
 #include "base/i18n.h"
 #include "base/safetext.h"
 #include "base/utf8.h"
+#include "engine/forward.h"
 #include "engine/lens.h"
 #include "views/canvas.h"
 #include "views/figure.h"
@@ -222,13 +223,21 @@ static int print_picture(const struct trace *t, const struct model *m,
 	v.stage = idx;
 	v.head = head >= 0 ? head : 0;
 	if (head < 0 && view_heads(s) > 1)
-		v.flags |= VF_ALL_HEADS;
+		v.mode = VM_HEADS;
+	float *pe = NULL;
 	if (cl->ndims) {   /* the PE curves of these dimensions */
-		v.flags |= VF_PE_CURVES;
+		v.mode = VM_CURVES;
 		v.pe_ndims = cl->ndims;
 		memcpy(v.pe_dims, cl->dims, (size_t)cl->ndims * sizeof *cl->dims);
+		/* over PE_CURVE_POSITIONS positions, the model's table (the
+		 * engine computes it; the view only draws) */
+		if (s->ndim == 2) {
+			int want = s->shape[0] > PE_CURVE_POSITIONS ? s->shape[0] : PE_CURVE_POSITIONS;
+			v.pe_table = pe = forward_pe_table(m, want, &v.pe_n);
+		}
 	}
 	struct canvas *c = figure_new(&v, width, svg ? DEPTH_TRUE : env_depth());
+	free(pe);
 	if (!c)
 		return cli_fail("out of memory");
 	if (svg)
@@ -241,12 +250,12 @@ static int print_picture(const struct trace *t, const struct model *m,
 	return 0;
 }
 
-/* The flag of a --view name, or 0 when there is none. */
+/* The mode of a --view name (enum view_mode), or 0 when there is none. */
 static int view_flag(const char *name)
 {
 	static const struct { const char *name; int flag; } V[] = {
-		{ "lines", VF_LINES }, { "model", VF_MODEL }, { "map", VF_MAP },
-		{ "lens", VF_LENS },
+		{ "lines", VM_LINES }, { "model", VM_MODEL }, { "map", VM_MAP },
+		{ "lens", VM_LENS },
 	};
 	for (size_t i = 0; i < sizeof V / sizeof *V; i++)
 		if (!strcmp(V[i].name, name))
@@ -258,12 +267,12 @@ static int view_flag(const char *name)
  * weights (the map: the first stage; the lens: the output). */
 static int view_default_stage(const struct trace *t, int flag)
 {
-	if (flag == VF_LENS)
+	if (flag == VM_LENS)
 		return t->n - 1;
 	for (int i = 0; i < t->n; i++)
 		if (t->stages[i].kind == SK_WEIGHTS)
 			return i;
-	return flag == VF_LINES || flag == VF_MODEL ? -1 : 0;
+	return flag == VM_LINES || flag == VM_MODEL ? -1 : 0;
 }
 
 /* --view lens --format csv: one line per lens row and position. */
@@ -300,7 +309,7 @@ static int print_view(struct cli *c, const struct trace *t, const struct model *
 	struct view_state v;
 	int svg = !strcmp(fmt, "svg"), ansi = !strcmp(fmt, "ansi");
 	struct lens l = { 0 };
-	if (flag == VF_LENS) {
+	if (flag == VM_LENS) {
 		struct err e;
 		if (lens_compute(m, t, &l, &e))
 			return cli_fail("%s", e.msg);
@@ -311,27 +320,27 @@ static int print_view(struct cli *c, const struct trace *t, const struct model *
 		}
 	}
 	memset(&v, 0, sizeof v);
-	v.lens = flag == VF_LENS ? &l : NULL;
+	v.lens = flag == VM_LENS ? &l : NULL;
 	v.tr = t;
 	v.m = m;
 	v.stage = idx;
 	v.head = c->head >= 0 ? c->head : 0;
-	v.flags = flag;
+	v.mode = (enum view_mode)flag;
 	const struct stage *w = view_attn_weights(t, &t->stages[idx]);
-	if ((flag == VF_LINES || flag == VF_MODEL) && !w)
+	if ((flag == VM_LINES || flag == VM_MODEL) && !w)
 		return cli_fail("--view %s draws an attention stage; %s is not one (try "
 				"--stage %s)", c->view, t->stages[idx].name,
 				t->stages[view_default_stage(t, flag) >= 0 ?
 					  view_default_stage(t, flag) : idx].name);
 	int h = c->height;
-	if (!h && flag == VF_LENS)   /* the grid, then every position in full */
+	if (!h && flag == VM_LENS)   /* the grid, then every position in full */
 		h = 3 + l.L + l.T * (l.L + 2);
 	if (!h) {
 		int n = w ? (w->shape[1] > w->shape[2] ? w->shape[1] : w->shape[2]) : 8;
 		h = 2 * n + 5;
-		if (flag == VF_MAP)
+		if (flag == VM_MAP)
 			h = 36;   /* the figure with a line between boxes */
-		if (flag == VF_MODEL) {   /* every layer: a row of tiles each */
+		if (flag == VM_MODEL) {   /* every layer: a row of tiles each */
 			int L = 0;
 			for (int i = 0; i < t->n; i++)
 				if (t->stages[i].block == w->block && t->stages[i].layer >= L)
@@ -386,9 +395,9 @@ int cmd_render(struct cli *c)
 	int vflag = c->view ? view_flag(c->view) : 0;
 	if (c->view && !vflag)
 		return cli_fail("--view must be lines, model, map or lens, not \"%s\"", c->view);
-	if (vflag && vflag != VF_LENS && !strcmp(fmt, "csv"))
+	if (vflag && vflag != VM_LENS && !strcmp(fmt, "csv"))
 		return cli_fail("--view draws a picture: --format text, ansi or svg, not csv");
-	if (vflag == VF_LENS && (c->head >= 0 || c->stage))
+	if (vflag == VM_LENS && (c->head >= 0 || c->stage))
 		return cli_fail("--view lens shows every layer of the output: no --stage or --head");
 	if (!c->stage && !vflag)
 		return cli_fail("render needs --stage NAME (--stage list prints the names)");
@@ -478,10 +487,11 @@ int cmd_render(struct cli *c)
 		if (view_heads(s) > 1)
 			/* TRANSLATORS: render --format text, after the stage's name */
 			printf(_("  head %d of %d"), h, view_heads(s));
+		char rtb[64], ctb[64];
 		/* TRANSLATORS: render --format text: what the rows and the
 		 * columns of the table are */
-		printf(_("\nrows: %s%s%s\n"), view_row_title(s), s->ndim > 1 ? _(" · columns: ") : "",
-		       view_col_title(s));
+		printf(_("\nrows: %s%s%s\n"), view_row_title(s, rtb, sizeof rtb),
+		       s->ndim > 1 ? _(" · columns: ") : "", view_col_title(s, ctb, sizeof ctb));
 		print_matrix(t, s, h, c->width);   /* every column unless --width */
 		if (h + 1 < view_heads(s) && c->head < 0)
 			putchar('\n');

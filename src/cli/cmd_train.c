@@ -69,103 +69,42 @@ static void on_signal(int sig)
 	signal(sig, SIG_DFL);
 }
 
-enum {
-	T_MODEL = 256, T_CORPUS, T_OUT, T_STEPS, T_BATCH, T_LR, T_WARMUP, T_SMOOTH,
-	T_CLIP, T_SEED, T_HELDOUT, T_EVERY, T_EVALN, T_RESUME, T_RECORD, T_THREADS,
-	T_SNAPS, T_AVG, T_HELP,
-};
-
-static const struct option TRAIN_OPTS[] = {
-	{ "model", required_argument, 0, T_MODEL },
-	{ "corpus", required_argument, 0, T_CORPUS },
-	{ "out", required_argument, 0, T_OUT },
-	{ "steps", required_argument, 0, T_STEPS },
-	{ "batch-tokens", required_argument, 0, T_BATCH },
-	{ "lr-scale", required_argument, 0, T_LR },
-	{ "warmup", required_argument, 0, T_WARMUP },
-	{ "label-smoothing", required_argument, 0, T_SMOOTH },
-	{ "clip", required_argument, 0, T_CLIP },
-	{ "seed", required_argument, 0, T_SEED },
-	{ "heldout", required_argument, 0, T_HELDOUT },
-	{ "eval-every", required_argument, 0, T_EVERY },
-	{ "eval-size", required_argument, 0, T_EVALN },
-	{ "resume", required_argument, 0, T_RESUME },
-	{ "record", no_argument, 0, T_RECORD },
-	{ "threads", required_argument, 0, T_THREADS },
-	{ "snapshots", required_argument, 0, T_SNAPS },
-	{ "average", required_argument, 0, T_AVG },
-	{ "help", no_argument, 0, T_HELP },
-	{ 0, 0, 0, 0 },
-};
-
 int cmd_train(int argc, char **argv)
 {
 	struct train_opts o;
 	train_opts_default(&o);
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	o.threads = ncpu < 1 ? 1 : ncpu > 16 ? 16 : (int)ncpu;
-	optind = 1;
-	opterr = 0;
-	int ch;
-	while ((ch = getopt_long(argc, argv, "+:h", TRAIN_OPTS, NULL)) != -1) {
-		long v = 0;
-		int r = 0;
-		switch (ch) {
-		case T_MODEL: o.model = optarg; break;
-		case T_CORPUS: o.corpus = optarg; break;
-		case T_OUT: o.out = optarg; break;
-		case T_HELDOUT: o.heldout = optarg; break;
-		case T_RESUME: o.resume = optarg; break;
-		case T_RECORD: o.record = 1; break;
-		case T_STEPS:
-			r = cli_long("--steps", optarg, 1, 100000000, &v);
-			o.steps = v;
-			break;
-		case T_BATCH:
-			r = cli_long("--batch-tokens", optarg, 2, 100000000, &v);
-			o.batch_tokens = (int)v;
-			break;
-		case T_WARMUP:
-			r = cli_long("--warmup", optarg, 1, 100000000, &v);
-			o.warmup = (int)v;
-			break;
-		case T_EVERY:
-			r = cli_long("--eval-every", optarg, 0, 100000000, &v);
-			o.eval_every = (int)v;
-			break;
-		case T_EVALN:
-			r = cli_long("--eval-size", optarg, 1, 100000000, &v);
-			o.eval_size = (int)v;
-			break;
-		case T_THREADS:
-			r = cli_long("--threads", optarg, 1, 16, &v);
-			o.threads = (int)v;
-			break;
-		case T_SNAPS:
-			r = cli_long("--snapshots", optarg, 2, 1000, &v);
-			o.snapshots = (int)v;
-			break;
-		case T_AVG:
-			r = cli_long("--average", optarg, 2, 1000, &v);
-			o.average = (int)v;
-			break;
-		case T_SEED:
-			r = cli_long("--seed", optarg, 0, 2147483647, &v);
-			o.seed = (uint64_t)v;
-			break;
-		case T_LR: r = cli_double("--lr-scale", optarg, 0, 1e300, 0, &o.lr_scale); break;
-		case T_SMOOTH: r = cli_double("--label-smoothing", optarg, 0, 1, 1, &o.smoothing); break;
-		case T_CLIP: r = cli_double("--clip", optarg, 0, 1e300, 0, &o.clip); break;
-		case 'h':
-		case T_HELP:
-			fputs(_(TRAIN_USAGE), stdout);
-			return 0;
-		default:
-			return cli_bad_option(ch, "train", argv);
-		}
-		if (r)
-			return 2;
-	}
+	unsigned long long seed = o.seed;
+	const struct cli_opt opts[] = {
+		{ .name = "model", .kind = CLI_STR, .dst = &o.model },
+		{ .name = "corpus", .kind = CLI_STR, .dst = &o.corpus },
+		{ .name = "out", .kind = CLI_STR, .dst = &o.out },
+		{ .name = "steps", .kind = CLI_LONG, .dst = &o.steps, .lo = 1, .hi = 100000000 },
+		{ .name = "batch-tokens", .kind = CLI_INT, .dst = &o.batch_tokens, .lo = 2,
+		  .hi = 100000000 },
+		{ .name = "lr-scale", .kind = CLI_DOUBLE, .dst = &o.lr_scale, .dlo = 0, .dhi = 1e300 },
+		{ .name = "warmup", .kind = CLI_INT, .dst = &o.warmup, .lo = 1, .hi = 100000000 },
+		{ .name = "label-smoothing", .kind = CLI_DOUBLE, .dst = &o.smoothing, .dlo = 0,
+		  .dhi = 1, .open_hi = 1 },
+		{ .name = "clip", .kind = CLI_DOUBLE, .dst = &o.clip, .dlo = 0, .dhi = 1e300 },
+		{ .name = "seed", .kind = CLI_U64, .dst = &seed, .lo = 0, .hi = 2147483647 },
+		{ .name = "heldout", .kind = CLI_STR, .dst = &o.heldout },
+		{ .name = "eval-every", .kind = CLI_INT, .dst = &o.eval_every, .lo = 0,
+		  .hi = 100000000 },
+		{ .name = "eval-size", .kind = CLI_INT, .dst = &o.eval_size, .lo = 1,
+		  .hi = 100000000 },
+		{ .name = "resume", .kind = CLI_STR, .dst = &o.resume },
+		{ .name = "record", .kind = CLI_FLAG, .dst = &o.record },
+		{ .name = "threads", .kind = CLI_INT, .dst = &o.threads, .lo = 1, .hi = 16 },
+		{ .name = "snapshots", .kind = CLI_INT, .dst = &o.snapshots, .lo = 2, .hi = 1000 },
+		{ .name = "average", .kind = CLI_INT, .dst = &o.average, .lo = 2, .hi = 1000 },
+		{ .name = NULL },
+	};
+	int pr = cli_parse_table("train", opts, _(TRAIN_USAGE), argc, argv);
+	if (pr)
+		return pr == 1 ? 0 : 2;
+	o.seed = (uint64_t)seed;
 	if (optind < argc) {
 		cli_fail("train takes no sentence (unexpected \"%s\")", argv[optind]);
 		return 2;

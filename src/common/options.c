@@ -278,6 +278,62 @@ int cli_bad_option(int ch, const char *cmd, char **argv)
 	return 2;
 }
 
+/* One value of a table's option into its destination; -1 after the
+ * message. */
+static int opt_set(const struct cli_opt *o, const char *arg)
+{
+	char name[64], *end;
+	snprintf(name, sizeof name, "--%s", o->name);
+	unsigned long long u = 0;
+	switch (o->kind) {
+	case CLI_STR: *(const char **)o->dst = arg; return 0;
+	case CLI_FLAG: *(int *)o->dst = 1; return 0;
+	case CLI_IGNORE: return 0;
+	case CLI_DOUBLE: return cli_double(name, arg, o->dlo, o->dhi, o->open_hi, o->dst);
+	default: break;
+	}
+	errno = 0;
+	u = strtoull(arg, &end, 10);
+	if (errno || end == arg || *end || *arg == '-' || u < o->lo || u > o->hi) {
+		cli_fail("%s needs a whole number from %llu to %llu, got \"%s\"", name, o->lo,
+			 o->hi, arg);
+		return -1;
+	}
+	if (o->kind == CLI_INT)
+		*(int *)o->dst = (int)u;
+	else if (o->kind == CLI_LONG)
+		*(long *)o->dst = (long)u;
+	else
+		*(unsigned long long *)o->dst = u;
+	return 0;
+}
+
+int cli_parse_table(const char *cmd, const struct cli_opt *opts, const char *usage,
+		    int argc, char **argv)
+{
+	struct option lo[64];
+	int n = 0;
+	for (; opts[n].name && n < 62; n++)
+		lo[n] = (struct option){ opts[n].name, opts[n].kind == CLI_FLAG ? no_argument :
+					 required_argument, 0, 256 + n };
+	lo[n] = (struct option){ "help", no_argument, 0, 'h' };
+	lo[n + 1] = (struct option){ 0, 0, 0, 0 };
+	optind = 1;
+	opterr = 0;
+	int ch;
+	while ((ch = getopt_long(argc, argv, "+:h", lo, NULL)) != -1) {
+		if (ch == 'h') {
+			fputs(usage, stdout);
+			return 1;
+		}
+		if (ch < 256 || ch >= 256 + n)
+			return cli_bad_option(ch, cmd, argv);
+		if (opt_set(&opts[ch - 256], optarg))
+			return 2;
+	}
+	return 0;
+}
+
 int cli_long(const char *opt, const char *s, long lo, long hi, long *out)
 {
 	char *end;
@@ -351,6 +407,26 @@ static int parse_count(const char *opt, const char *s, int lo, int hi, int *out)
 	if (cli_long(opt, s, lo, hi, &v))
 		return -1;
 	*out = (int)v;
+	return 0;
+}
+
+/* The words after the options, joined by spaces: the sentence. */
+static int join_words(struct cli *c, int argc, char **argv)
+{
+	size_t len = 1;
+	for (int i = optind; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	c->nwords = argc - optind;
+	if (optind >= argc)
+		return 0;
+	if (!(c->sentence = malloc(len)))
+		return cli_fail("out of memory"), -1;
+	c->sentence[0] = 0;
+	for (int i = optind; i < argc; i++) {
+		if (i > optind)
+			strcat(c->sentence, " ");
+		strcat(c->sentence, argv[i]);
+	}
 	return 0;
 }
 
@@ -451,22 +527,7 @@ int cli_parse(struct cli *c, const char *cmd, int argc, char **argv)
 		if (r)
 			return -1;
 	}
-	/* the remaining words are the sentence */
-	size_t len = 1;
-	for (int i = optind; i < argc; i++)
-		len += strlen(argv[i]) + 1;
-	c->nwords = argc - optind;
-	if (optind < argc) {
-		if (!(c->sentence = malloc(len)))
-			return cli_fail("out of memory"), -1;
-		c->sentence[0] = 0;
-		for (int i = optind; i < argc; i++) {
-			if (i > optind)
-				strcat(c->sentence, " ");
-			strcat(c->sentence, argv[i]);
-		}
-	}
-	if (check_use(c))
+	if (join_words(c, argc, argv) || check_use(c))
 		return -1;
 	if (!c->model) {
 		struct err e;

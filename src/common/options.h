@@ -59,6 +59,35 @@ int cli_long(const char *opt, const char *s, long lo, long hi, long *out);
 int cli_double(const char *opt, const char *s, double lo, double hi, int open_hi,
 	       double *out);
 
+/* The options of the subcommands that have their own (train, corpus, bpe,
+ * align-eval, importance), one table each, parsed by cli_parse_table:
+ * each entry names its option (without "--"), its kind and where its
+ * value goes.  Numbers are checked against [lo, hi] (doubles: [dlo, dhi],
+ * or [dlo, dhi) with open_hi) with the one message of cli_long. */
+enum cli_opt_kind {
+	CLI_STR,      /* const char *                                  */
+	CLI_FLAG,     /* int, set to 1; no value                       */
+	CLI_INT,      /* int within [lo, hi]                           */
+	CLI_LONG,     /* long within [lo, hi]                          */
+	CLI_U64,      /* unsigned long long within [lo, hi]            */
+	CLI_DOUBLE,   /* double within [dlo, dhi] or [dlo, dhi)        */
+	CLI_IGNORE,   /* takes a value, read elsewhere (--lang)        */
+};
+struct cli_opt {
+	const char *name;
+	enum cli_opt_kind kind;
+	void *dst;
+	unsigned long long lo, hi;
+	double dlo, dhi;
+	int open_hi;
+};
+/* Parses argv (after the subcommand cmd) by the table opts (ended by a
+ * NULL name); --help and -h print usage.  Returns 0 to go on (the words
+ * after the options from optind), 1 after the usage, 2 after printing
+ * the error of a bad option or value. */
+int cli_parse_table(const char *cmd, const struct cli_opt *opts, const char *usage,
+		    int argc, char **argv);
+
 /* Prints "attnscope: message" to stderr and returns the exit status 1. */
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

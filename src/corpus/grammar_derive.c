@@ -13,50 +13,6 @@
 #include "grammar_int.h"
 #include "base/i18n.h"
 
-/* ---- the random number generator ---- */
-
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-void gr_rng_seed(struct gr_rng *r, uint64_t seed)
-{
-	for (int i = 0; i < 4; i++)
-		r->s[i] = splitmix64(&seed);
-}
-
-static uint64_t rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-uint64_t gr_rng_next(struct gr_rng *r)
-{
-	uint64_t *s = r->s, out = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return out;
-}
-
-uint32_t gr_rng_below(struct gr_rng *r, uint32_t n)
-{
-	/* reject the top partial block so every value is equally likely */
-	uint64_t lim = UINT64_MAX - UINT64_MAX % n;
-	uint64_t x;
-	do
-		x = gr_rng_next(r);
-	while (x >= lim);
-	return (uint32_t)(x % n);
-}
-
 /* ---- the chooser ---- */
 
 int gr_chooser_init(struct gr_chooser *c, enum gr_mode mode, struct gr_rng *rng,
@@ -421,6 +377,30 @@ static int link_all(struct ctx *x, int sa, int a0, int an, int b0, int bn)
 	return 0;
 }
 
+/* Slot s of phrase p: one of its rules (every one in turn when
+ * enumerating, by weight when sampling), expanded into *out; res: the
+ * rule's slots so far (for keys_allowed).  Returns 1, 0 (no fit) or -1. */
+static int expand_phrase(struct ctx *x, const struct gr_slot *s, const struct gr_phrase *p,
+			 gr_env env, struct res *res, struct res *out)
+{
+	int k = 0;
+	if (p->nrules > 1 && x->ch->mode == GR_ENUMERATE) {
+		/* every rule once: weights only shape sampling */
+		if ((k = choose(x->ch, (uint32_t)p->nrules)) < 0)
+			return err_set(x->e, "out of memory");
+	} else if (p->nrules > 1) {
+		int w = choose(x->ch, (uint32_t)p->total_weight);
+		if (w < 0)
+			return err_set(x->e, "out of memory");
+		while (w >= p->rules[k].weight)
+			w -= p->rules[k++].weight;
+	}
+	int rc = expand_rule(x, &p->rules[k], env, out);
+	if (rc > 0 && !keys_allowed(s, out->key, res))
+		rc = 0;
+	return rc;
+}
+
 static int expand_rule(struct ctx *x, const struct gr_rule *r, gr_env inherit,
 		       struct res *out)
 {
@@ -450,22 +430,7 @@ static int expand_rule(struct ctx *x, const struct gr_rule *r, gr_env inherit,
 		if (sym->kind == SYM_CLASS) {
 			rc = expand_class(x, r, s, &g->classes[sym->idx], res, env, &res[si]);
 		} else {
-			const struct gr_phrase *p = &g->phrases[sym->idx];
-			int k = 0;
-			if (p->nrules > 1 && x->ch->mode == GR_ENUMERATE) {
-				/* every rule once: weights only shape sampling */
-				if ((k = choose(x->ch, (uint32_t)p->nrules)) < 0)
-					return err_set(x->e, "out of memory");
-			} else if (p->nrules > 1) {
-				int w = choose(x->ch, (uint32_t)p->total_weight);
-				if (w < 0)
-					return err_set(x->e, "out of memory");
-				while (w >= p->rules[k].weight)
-					w -= p->rules[k++].weight;
-			}
-			rc = expand_rule(x, &p->rules[k], env, &res[si]);
-			if (rc > 0 && !keys_allowed(s, res[si].key, res))
-				rc = 0;
+			rc = expand_phrase(x, s, &g->phrases[sym->idx], env, res, &res[si]);
 		}
 		if (rc <= 0)
 			return rc;

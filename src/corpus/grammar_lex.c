@@ -530,6 +530,37 @@ int gr_class_ref(struct grammar *g, const struct ynode *n, const char *what,
 
 /* depth: classes being resolved around this one (like:/union: chains
  * recurse here; GR_MAXDEPTH bounds the stack). */
+static int resolve_class(struct grammar *g, struct gr_class *c, int depth, struct err *e);
+
+/* A union class: the entries of its member classes, in order. */
+static int resolve_union(struct grammar *g, struct gr_class *c, const struct ynode *uni,
+			 int depth, struct err *e)
+{
+	if (gr_need(g, uni, Y_SEQ, "union", e))
+		return -1;
+	int total = 0;
+	struct gr_class **mem = gr_alloc(g, (uni->n ? uni->n : 1) * sizeof *mem);
+	if (!mem)
+		return OOM(g, e);
+	for (size_t i = 0; i < uni->n; i++) {
+		if (gr_class_ref(g, uni->items[i], "union", &mem[i], e) ||
+		    resolve_class(g, mem[i], depth + 1, e))
+			return -1;
+		total += mem[i]->nentries;
+		if (total > GR_MAXENTRIES)
+			return err_set(e, "%s:%d: class %s: the union has more than %d entries",
+				       g->file, uni->line, c->name, GR_MAXENTRIES);
+	}
+	c->is_union = 1;
+	c->entries = gr_alloc(g, (size_t)(total ? total : 1) * sizeof *c->entries);
+	if (!c->entries)
+		return OOM(g, e);
+	for (size_t i = 0; i < uni->n; i++)
+		for (int k = 0; k < mem[i]->nentries; k++)
+			c->entries[c->nentries++] = mem[i]->entries[k];
+	return 0;
+}
+
 static int resolve_class(struct grammar *g, struct gr_class *c, int depth, struct err *e)
 {
 	if (c->state == 2)
@@ -571,28 +602,8 @@ static int resolve_class(struct grammar *g, struct gr_class *c, int depth, struc
 		if (like || words || fk[EN] || fk[PT] || fmap)
 			return err_set(e, "%s:%d: class %s: a union takes no other keys",
 				       g->file, uni->line, c->name);
-		if (gr_need(g, uni, Y_SEQ, "union", e))
+		if (resolve_union(g, c, uni, depth, e))
 			return -1;
-		int total = 0;
-		struct gr_class **mem = gr_alloc(g, (uni->n ? uni->n : 1) * sizeof *mem);
-		if (!mem)
-			return OOM(g, e);
-		for (size_t i = 0; i < uni->n; i++) {
-			if (gr_class_ref(g, uni->items[i], "union", &mem[i], e) ||
-			    resolve_class(g, mem[i], depth + 1, e))
-				return -1;
-			total += mem[i]->nentries;
-			if (total > GR_MAXENTRIES)
-				return err_set(e, "%s:%d: class %s: the union has more than %d entries",
-					       g->file, uni->line, c->name, GR_MAXENTRIES);
-		}
-		c->is_union = 1;
-		c->entries = gr_alloc(g, (size_t)(total ? total : 1) * sizeof *c->entries);
-		if (!c->entries)
-			return OOM(g, e);
-		for (size_t i = 0; i < uni->n; i++)
-			for (int k = 0; k < mem[i]->nentries; k++)
-				c->entries[c->nentries++] = mem[i]->entries[k];
 	} else {
 		if (like) {
 			struct gr_class *base;

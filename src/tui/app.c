@@ -39,25 +39,28 @@ static int blank(const char *s)
 
 /* Without a target an encoder-decoder's decoder would see <s> alone (T =
  * 1: the causal mask has nothing to hide).  The stepper teacher-forces it
- * on the model's own greedy translation instead (a->own), decoded once per
- * sentence and model with the default masks, so that the what-ifs (m, M,
- * x) change the pass and not what it is fed.  dump and render keep the
- * contract's <s> alone (README). */
+ * on the model's own greedy translation instead (a->own.ids), decoded with the
+ * masks and ablation on screen, so that the header shows what decoding
+ * gives now (decoding itself is always causal: m leaves it as it is; M
+ * and x change it).  Made again when the sentence, the model or the
+ * options change.  dump and render keep the contract's <s> alone
+ * (README). */
 static void own_translation(struct app *a, const char *sentence, const char *target)
 {
 	if (a->m->cfg.arch != ARCH_ENC_DEC || !blank(target)) {
-		a->own_ok = 0;
+		a->own.ok = 0;
 		return;
 	}
-	if (a->own_ok && a->own_m == a->m && strcmp(a->own_for, sentence) == 0)
+	if (a->own.ok && a->own.m == a->m && strcmp(a->own.sentence, sentence) == 0 &&
+	    memcmp(&a->own.opts, &a->opts, sizeof a->opts) == 0)
 		return;
-	a->own_ok = 0;
+	a->own.ok = 0;
 	struct pass_input in;
 	struct pass_opts po;
 	struct decode_opts o;
 	struct decode_result r;
 	struct err e;
-	pass_opts_default(&po);
+	po = a->opts;
 	if (input_build(a->m, sentence, NULL, &po, &in, &e))
 		return;   /* run_into says why */
 	decode_opts_default(&o);
@@ -69,33 +72,35 @@ static void own_translation(struct app *a, const char *sentence, const char *tar
 	if (ids) {
 		if (r.nbest)
 			memcpy(ids, r.best, (size_t)r.nbest * sizeof *ids);
-		free(a->own);
-		a->own = ids;
-		a->nown = r.nbest;
-		a->own_ok = 1;
-		a->own_m = a->m;
-		snprintf(a->own_for, sizeof a->own_for, "%s", sentence);
-		model_target_text(a->m, ids, r.nbest, sentence, a->own_text, sizeof a->own_text);
+		free(a->own.ids);
+		a->own.ids = ids;
+		a->own.n = r.nbest;
+		a->own.ok = 1;
+		a->own.m = a->m;
+		a->own.opts = a->opts;
+		snprintf(a->own.sentence, sizeof a->own.sentence, "%s", sentence);
+		model_target_text(a->m, ids, r.nbest, sentence, a->own.text, sizeof a->own.text);
 	}
 	decode_result_free(&r);
 }
 
-/* The header's warnings (a->caveats): what the model cannot know of the
- * sentence (engine/caveats.h), against its own translation when there is
- * one.  The words outside the vocabulary have the header's own marker. */
+/* The header's warnings (a->own.caveats): what the model cannot know of
+ * the sentence (engine/caveats.h), against its own translation when there
+ * is one.  The words outside the vocabulary have the header's own marker. */
 static void find_caveats(struct app *a, const char *sentence)
 {
 	struct caveats cv = { NULL, 0 };
 	struct err e;
-	size_t k = 0, n = sizeof a->caveats;
-	a->caveats[0] = 0;
-	if (caveats_find(a->m, sentence, a->own_ok ? a->own : NULL, a->own_ok ? a->nown : -1,
+	char *out = a->own.caveats;
+	size_t k = 0, n = sizeof a->own.caveats;
+	out[0] = 0;
+	if (caveats_find(a->m, sentence, a->own.ok ? a->own.ids : NULL, a->own.ok ? a->own.n : -1,
 			 &cv, &e))
 		return;
 	for (int i = 0; i < cv.n && k + 1 < n; i++) {
 		if (cv.v[i].kind == CAV_UNK)
 			continue;
-		int w = snprintf(a->caveats + k, n - k, "%s%s%s%s", k ? " · " : "  ⚠ ",
+		int w = snprintf(out + k, n - k, "%s%s%s%s", k ? " · " : "  ⚠ ",
 				 cv.v[i].word, *cv.v[i].word ? ": " : "", _(cv.v[i].tag));
 		k = w < 0 || (size_t)w >= n - k ? n - 1 : k + (size_t)w;
 	}
@@ -114,19 +119,19 @@ static int run_into(struct app *a, const char *sentence, const char *target,
 		app_msg(a, 1, "%s", e.msg);
 		return -1;
 	}
-	if (a->own_ok && blank(target) &&
-	    decode_teacher_force(a->m, &in, a->own, a->nown, o->pad_target))
+	if (a->own.ok && blank(target) &&
+	    decode_teacher_force(a->m, &in, a->own.ids, a->own.n, o->pad_target))
 		term_fatal("%s", _("out of memory"));
-	a->scr.v.labels_own = a->own_ok && blank(target);   /* not the user's target */
+	a->scr.v.labels_own = a->own.ok && blank(target);   /* not the user's target */
 	if (report) {
 		char buf[600];
 		if (in.nunknown)
 			app_msg(a, 1, "%s%s", input_unknown_summary(&in, buf, sizeof buf),
-				a->caveats);
+				a->own.caveats);
 		else if (in.ndropped)
 			app_msg(a, 0, "%s", input_dropped_summary(&in, buf, sizeof buf));
-		else if (a->caveats[0])   /* the header may not hold them all */
-			app_msg(a, 1, "%s", a->caveats + 2);
+		else if (a->own.caveats[0])   /* the header may not hold them all */
+			app_msg(a, 1, "%s", a->own.caveats + 2);
 		if (in.invalid_utf8)
 			app_msg(a, 1, P_("%d invalid UTF-8 byte replaced by U+FFFD",
 					 "%d invalid UTF-8 bytes replaced by U+FFFD", in.invalid_utf8),
@@ -146,7 +151,7 @@ static int run_into(struct app *a, const char *sentence, const char *target,
 int app_recompute(struct app *a, const char *sentence, const char *target)
 {
 	a->churn = 1;
-	if (a->decoding) {
+	if (a->ds.on) {
 		if (app_decode_all(a, sentence))
 			return -1;
 		if (sentence != a->sentence)
@@ -166,16 +171,20 @@ int app_recompute(struct app *a, const char *sentence, const char *target)
 		snprintf(a->sentence, sizeof a->sentence, "%s", sentence);
 	if (target != a->target)
 		snprintf(a->target, sizeof a->target, "%s", target);
-	if (a->scr.v.flags & VF_MASK_DIFF) {
+	if (a->scr.v.mode == VM_MASK_DIFF) {
 		struct pass_opts o = a->opts;
 		o.causal = !o.causal;
 		run_into(a, a->sentence, a->target, &o, &a->alt, 0);
 	}
 	a->scr.v.tr = a->tr;
-	a->pass_gen++;
-	a->scr.v.alt = (a->scr.v.flags & VF_MASK_DIFF) ? a->alt : NULL;
+	a->ins.pass_gen++;
+	a->scr.v.alt = (a->scr.v.mode == VM_MASK_DIFF) ? a->alt : NULL;
 	int i = *name ? trace_index(a->tr, name) : -1;
 	a->scr.v.stage = i >= 0 ? i : (a->scr.v.stage < a->tr->n ? a->scr.v.stage : 0);
+	if (a->ds.reopen) {   /* a new session, on the page it replaces */
+		a->ds.reopen = 0;
+		app_decode_start(a);
+	}
 	return 0;
 }
 
@@ -238,13 +247,14 @@ void app_draw(struct app *a, struct canvas *c)
 	struct screen *s = &a->scr;
 	s->model_name = a->m->cfg.name;
 	s->sentence = a->sentence;
-	s->target = *a->target ? a->target : a->own_ok && !a->decoding ? a->own_text : NULL;
-	s->target_is_own = !*a->target && a->own_ok && !a->decoding;
-	s->caveats = a->caveats;
-	s->edit_prompt = a->editing ? _(prompt[a->editing]) : NULL;
-	s->edit_text = a->edit.text;
-	s->edit_cursor = a->edit.cur;
-	s->edit_hint = a->editing ? a->edit_hint : NULL;
+	s->target = *a->target ? a->target : a->own.ok && !a->ds.on ? a->own.text : NULL;
+	s->target_is_own = !*a->target && a->own.ok && !a->ds.on;
+	s->caveats = a->own.caveats;
+	s->edit_prompt = a->ed.which ? _(prompt[a->ed.which]) : NULL;
+	s->edit_text = a->ed.line.text;
+	s->edit_cursor = a->ed.line.cur;
+	s->edit_selected = a->ed.which && a->ed.line.selected;
+	s->edit_hint = a->ed.which ? a->ed.hint : NULL;
 	app_pe_curves(a);
 	app_inside_sync(a);
 	screen_draw(s, c);
@@ -255,16 +265,16 @@ void app_pe_curves(struct app *a)
 	struct view_state *v = &a->scr.v;
 	const struct stage *st = app_stage(a);
 	v->pe_table = NULL;
-	if ((v->flags & VF_PE_CURVES) && st->ndim == 2) {
+	if ((v->mode == VM_CURVES) && st->ndim == 2) {
 		int want = st->shape[0] > PE_CURVE_POSITIONS ? st->shape[0] : PE_CURVE_POSITIONS;
-		if (a->pe_m != a->m || a->pe_want != want || !a->pe_tab) {
-			free(a->pe_tab);
-			a->pe_tab = forward_pe_table(a->m, want, &a->pe_n);
-			a->pe_m = a->m;
-			a->pe_want = want;
+		if (a->pe.m != a->m || a->pe.want != want || !a->pe.tab) {
+			free(a->pe.tab);
+			a->pe.tab = forward_pe_table(a->m, want, &a->pe.n);
+			a->pe.m = a->m;
+			a->pe.want = want;
 		}
-		v->pe_table = a->pe_tab;   /* NULL (out of memory): the stage's */
-		v->pe_n = a->pe_n;
+		v->pe_table = a->pe.tab;   /* NULL (out of memory): the stage's */
+		v->pe_n = a->pe.n;
 	}
 }
 
@@ -274,12 +284,12 @@ void app_release(struct app *a)
 	trace_free(a->alt);
 	a->tr = a->alt = NULL;
 	for (int k = 0; k < 3; k++)
-		decode_result_free(&a->dec[k]);
+		decode_result_free(&a->ds.res[k]);
 	app_inside_free(a);
-	free(a->own);
-	a->own = NULL;
-	free(a->pe_tab);
-	a->pe_tab = NULL;
+	free(a->own.ids);
+	a->own.ids = NULL;
+	free(a->pe.tab);
+	a->pe.tab = NULL;
 }
 
 /* Writes the view on screen as a figure to attnscope-N.svg in the current
@@ -322,10 +332,11 @@ void app_save_svg(struct app *a)
 		app_msg(a, 0, _("saved %s"), path);
 }
 
-int tui_run(struct cli *c)
+/* The state from the command line, up to the first lecture (c->lecture:
+ * returns 2, the caller plays it). */
+static int app_settings(struct app *a, struct cli *c)
 {
-	struct app a;
-	memset(&a, 0, sizeof a);
+	memset(a, 0, sizeof *a);
 	if (c->scheme) {
 		int sch = palette_scheme_by_name(c->scheme);
 		if (sch < 0)
@@ -333,51 +344,78 @@ int tui_run(struct cli *c)
 					"not \"%s\"", c->scheme);
 		palette_set_scheme((enum scheme)sch);
 	}
-	a.scr.presenter = c->presenter;
-	a.scr.v.zoom = c->presenter ? ZOOM_BIG : ZOOM_AUTO;
-	a.opts = c->pass;
-	a.beam_w = c->beam > 1 ? c->beam : 4;
-	a.alpha = c->alpha;
-	a.force_step[0] = a.force_step[1] = a.force_step[2] = -1;
-	sample_opts_default(&a.so);
-	a.so.temperature = c->temperature;
-	a.so.top_k = c->top_k;
-	a.so.top_p = c->top_p;
-	a.so.seed = c->seed;
+	a->scr.presenter = c->presenter;
+	a->scr.v.zoom = c->presenter ? ZOOM_BIG : ZOOM_AUTO;
+	a->opts = c->pass;
+	a->ds.beam_w = c->beam > 1 ? c->beam : 4;
+	a->ds.alpha = c->alpha;
+	a->ds.force_step[0] = a->ds.force_step[1] = a->ds.force_step[2] = -1;
+	sample_opts_default(&a->ds.so);
+	a->ds.so.temperature = c->temperature;
+	a->ds.so.top_k = c->top_k;
+	a->ds.so.top_p = c->top_p;
+	a->ds.so.seed = c->seed;
 	if (c->sample)
-		a.which = 2;
-	if (c->lecture)
-		return app_lecture_run(&a, c);
-	if (!(a.m = cli_load_model(c)))
+		a->ds.which = 2;
+	keys_build_help(a);
+	return 0;
+}
+
+int app_open(struct app *a, struct cli *c)
+{
+	if (app_settings(a, c))
+		return 1;
+	if (!(a->m = cli_load_model(c)))
 		return 1;
 	const char *sentence = c->sentence ? c->sentence :
-			       a.m->cfg.nexamples ? a.m->cfg.examples[0] : NULL;
+			       a->m->cfg.nexamples ? a->m->cfg.examples[0] : NULL;
 	if (!sentence) {
-		model_free(a.m);
+		model_free(a->m);
 		return cli_fail("%s: no sentence given and the model has no examples", c->model);
 	}
 	if (strlen(sentence) >= EDIT_MAX || (c->target && strlen(c->target) >= EDIT_MAX)) {
-		model_free(a.m);
+		model_free(a->m);
 		return cli_fail("the sentence is limited to %d bytes", EDIT_MAX - 1);
 	}
-	snprintf(a.sentence, sizeof a.sentence, "%s", sentence);
-	snprintf(a.target, sizeof a.target, "%s", c->target ? c->target : "");
-	if (app_recompute(&a, a.sentence, a.target)) {
-		model_free(a.m);
-		return cli_fail("%s", a.msg + 1);
+	snprintf(a->sentence, sizeof a->sentence, "%s", sentence);
+	snprintf(a->target, sizeof a->target, "%s", c->target ? c->target : "");
+	if (app_recompute(a, a->sentence, a->target)) {
+		app_release(a);
+		model_free(a->m);
+		return cli_fail("%s", a->msg + 1);
 	}
-	a.scr.v.m = a.m;
-	a.scr.show_training = a.m->cfg.snapshot >= 0;   /* --snapshot STEP */
+	a->scr.v.m = a->m;
+	a->scr.show_training = a->m->cfg.snapshot >= 0;   /* --snapshot STEP */
 	/* what the loader warned (NaN weights...) went to stderr, which the
 	 * stepper is about to cover: the status line says it too */
 	if (warn_count() == 1)
-		app_msg(&a, 1, _("warning: %s"), warn_first());
+		app_msg(a, 1, _("warning: %s"), warn_first());
 	else if (warn_count() > 1)
-		app_msg(&a, 1, _("warning: %s (and %d more on stderr)"), warn_first(),
+		app_msg(a, 1, _("warning: %s (and %d more on stderr)"), warn_first(),
 			warn_count() - 1);
+	return 0;
+}
+
+void app_close(struct app *a)
+{
+	app_release(a);
+	app_snapshot_reset(a);
+	model_free(a->m);
+	a->m = NULL;
+}
+
+int tui_run(struct cli *c)
+{
+	struct app a;
+	if (c->lecture) {
+		if (app_settings(&a, c))
+			return 1;
+		return app_lecture_run(&a, c);
+	}
+	if (app_open(&a, c))
+		return 1;
 	int status = app_loop(&a);
-	app_snapshot_reset(&a);
-	model_free(a.m);
+	app_close(&a);
 	return status;
 }
 
@@ -385,11 +423,8 @@ int tui_run(struct cli *c)
 int app_loop(struct app *a)
 {
 	struct err e;
-	a->scr.nkeys = keys_build_help(&a->scr.keys);
-	if (term_init(&e)) {
-		trace_free(a->tr);
+	if (term_init(&e))
 		return cli_fail("%s", e.msg);
-	}
 	int w, h;
 	term_size(&w, &h);
 	struct canvas *cv = canvas_new(w, h, term_depth());
@@ -412,11 +447,11 @@ int app_loop(struct app *a)
 			a->churn = 0;
 		}
 		char utf8[8];
-		int playing = a->lec && a->play_ms > 0 && (a->lstep + 1 < a->lec->n ||
+		int playing = a->lp.lec && a->lp.play_ms > 0 && (a->lp.step + 1 < a->lp.lec->n ||
 					a->scr.caption_page + 1 < a->scr.caption_pages) &&
-			      !a->editing;
+			      !a->ed.which;
 		/* a paste whose closing bracket never comes ends after a second */
-		int key = term_key(playing ? a->play_ms : a->pasting ? 1000 : -1, utf8);
+		int key = term_key(playing ? a->lp.play_ms : a->ed.pasting ? 1000 : -1, utf8);
 		if (key == TK_NONE && playing) {
 			app_lecture_advance(a, 1);
 			continue;
@@ -430,11 +465,11 @@ int app_loop(struct app *a)
 				if ((w != cv->w || h != cv->h) && canvas_resize(cv, w, h))
 					term_fatal("%s", _("out of memory"));
 				a->churn = 1;
-				if (key == TK_NONE && a->pasting)
-					a->pasting = 0;
+				if (key == TK_NONE && a->ed.pasting)
+					a->ed.pasting = 0;
 			}
 			if (key != TK_NONE)
-				app_on_key(a, key, utf8);
+				app_key(a, key, utf8);
 			if (a->quit || a->churn || batch >= 65536)
 				break;   /* a recompute shows at once */
 			key = term_key(0, utf8);

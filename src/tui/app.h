@@ -18,61 +18,90 @@
 #include "views/screen.h"
 
 #define EDIT_MAX LINEEDIT_MAX
+#define A_COUNT_MAX 80   /* at least A_COUNT (keys.c checks) */
 
-struct app {
-	struct model *m;
-	int churn;                   /* big buffers freed since the last trim */
-	char sentence[EDIT_MAX], target[EDIT_MAX];
-	/* no target given (encoder-decoder): the decoder is teacher-forced on
-	 * the model's own greedy translation, own[0..nown) (own_text for the
-	 * header); own_ok 0 when there is none (decoder-only, or it failed) */
-	int32_t *own;
-	int nown, own_ok;
-	char own_text[EDIT_MAX];
-	char own_for[EDIT_MAX];      /* the sentence it translates, */
-	char caveats[512];           /* what the model cannot know of the
-	                                sentence, for the header (caveats.h) */
-	const struct model *own_m;   /*   with this model */
-	struct pass_opts opts;
-	struct trace *tr;            /* the pass on screen */
-	struct trace *alt;           /* causal mask flipped, for the mask diff */
-	struct screen scr;
-	char msg[768];
-	int editing;                 /* 0, or which text: 1 sentence, 2 target */
-	struct lineedit edit;
-	int edit_dirty;              /* edited since the length was checked */
-	int edit_bad;                /* the check's message is on screen */
+/* The line editor of the sentence and the target (keys.c). */
+struct app_edit {
+	int which;                   /* 0, or which text: 1 sentence, 2 target */
+	struct lineedit line;
+	int dirty;                   /* edited since the length was checked */
+	int bad;                     /* the check's message is on screen */
 	int pasting;                 /* between the brackets of a paste */
-	char edit_hint[512];         /* Tab's completions, shown while editing */
-	int quit;
-	/* decoding: the trace on screen is the pass of one decoding step */
-	int decoding;
-	struct decode_result dec[3];  /* greedy, beam, sampling */
-	int which;                    /* the search shown: 0 greedy, 1 beam,
-	                                 2 sampling */
+	char hint[512];              /* Tab's completions, shown while editing */
+};
+
+/* The decode session (decoding.c): while on, the trace on screen is the
+ * pass of one decoding step. */
+struct app_decode {
+	int on;
+	int reopen;                  /* app_decode_reset closed the page: the
+	                                next recompute opens it again */
+	struct decode_result res[3]; /* greedy, beam, sampling */
+	int which;                   /* the search shown: 0 greedy, 1 beam,
+	                                2 sampling */
 	int beam_w;
 	double alpha;
-	struct sample_opts so;        /* sampling: temperature, top-k, top-p,
-	                                 seed */
+	struct sample_opts so;       /* sampling: temperature, top-k, top-p,
+	                                seed */
 	int force_step[3], force_token[3], force_hyp[3];
-	/* training time (training.c): a snapshot of snap_base on screen,
-	 * owned here (a->m is it), or NULL: a->m is the model as loaded */
-	struct model *snap, *snap_base;
-	/* the logit lens and head importance of the pass on screen, computed
-	 * again when pass_gen (one more each new pass) moves on */
+};
+
+/* No target given (encoder-decoder): the decoder is teacher-forced on the
+ * model's own greedy translation, ids[0..n) (text for the header), under
+ * the masks and ablation on screen; ok 0 when there is none (decoder-only,
+ * or it failed).  Derived: made again when sentence, model or opts
+ * change (app.c). */
+struct app_own {
+	int32_t *ids;
+	int n, ok;
+	char text[EDIT_MAX];
+	char sentence[EDIT_MAX];     /* the sentence it translates, */
+	const struct model *m;       /*   with this model */
+	struct pass_opts opts;       /*   and these masks and ablation */
+	char caveats[512];           /* what the model cannot know of the
+	                                sentence, for the header (caveats.h) */
+};
+
+/* The logit lens and head importance of the pass on screen (inside.c),
+ * computed again when pass_gen (one more each new pass) moves on. */
+struct app_inside {
 	struct lens lens;
 	struct importance imp;
 	int pass_gen, lens_gen, imp_gen;
-	/* lecture mode: the script and the step on screen */
-	struct lecture *lec;
-	int lstep;
-	char caption[4096];           /* its caption, references filled in */
-	int deck;                     /* 1 while --export writes the page */
-	int play_ms;                  /* --play: advance every play_ms (0: off) */
-	/* the PE curves' table (forward_pe_table) for pe_m, pe_want positions */
-	float *pe_tab;
-	int pe_n, pe_want;
-	const struct model *pe_m;
+};
+
+struct app {
+	/* the input: model, sentence, target, masks and ablation */
+	struct model *m;
+	char sentence[EDIT_MAX], target[EDIT_MAX];
+	struct pass_opts opts;
+	/* derived from the input (app_recompute): the pass on screen, the
+	 * mask diff's other pass, the model's own translation */
+	struct trace *tr;            /* the pass on screen */
+	struct trace *alt;           /* causal mask flipped, for the mask diff */
+	struct app_own own;
+	struct app_inside ins;
+	struct app_decode ds;
+	struct app_edit ed;
+	/* the screen: view state, message, help */
+	struct screen scr;
+	char msg[768];
+	struct key_help help[A_COUNT_MAX];   /* made from the key table */
+	char help_keys[A_COUNT_MAX][48];
+	/* the PE curves' table (forward_pe_table) for pe.m, pe.want positions */
+	struct { float *tab; int n, want; const struct model *m; } pe;
+	/* training time (training.c): a snapshot of base on screen, owned
+	 * here (a->m is it), or NULL: a->m is the model as loaded */
+	struct { struct model *snap, *base; } tt;
+	/* lecture mode (player.c): the script, the step on screen, --play */
+	struct {
+		struct lecture *lec;
+		int step, play_ms;
+		char caption[4096];  /* the step's caption, references filled */
+		int deck;            /* 1 while --export writes the page */
+	} lp;
+	int churn;                   /* big buffers freed since the last trim */
+	int quit;
 };
 
 enum action {
@@ -86,7 +115,7 @@ enum action {
 	A_BEAM_TOGGLE, A_BEAM_MORE, A_BEAM_LESS, A_ALPHA_UP, A_ALPHA_DOWN,
 	A_SAMPLE, A_RESEED, A_TOPK, A_LENS, A_IMPORTANCE,
 	A_COMPARE, A_FORCE, A_UNFORCE, A_CROSS, A_EXPLAIN, A_SCHEME, A_SVG, A_PRESENTER,
-	A_ZOOM, A_LINES, A_HEAD_SHOW, A_MODEL, A_MAP, A_MAP_SIDE, A_SNAP_PREV, A_SNAP_NEXT, A_HELP,
+	A_ZOOM, A_LINES, A_HEAD_SHOW, A_MODEL, A_MAP, A_MAP_SIDE, A_STAGE_LIST, A_SNAP_PREV, A_SNAP_NEXT, A_HELP,
 	A_ESCAPE, A_QUIT, A_COUNT
 };
 
@@ -110,26 +139,50 @@ void app_pe_curves(struct app *a);
 /* Frees the passes, decodings and tables of the state (app_loop's end). */
 void app_release(struct app *a);
 void app_save_svg(struct app *a);
+/* The state for the command line c: the model, the sentence, the first
+ * pass.  Returns 0, or 1 after printing the error (nothing to free). */
+int app_open(struct app *a, struct cli *c);
+/* Frees what app_open made (the terminal is app_loop's). */
+void app_close(struct app *a);
 /* Opens the terminal and runs the key loop until q. */
 int app_loop(struct app *a);
 
-/* keys.c: the key table, the help made from it, what each key does */
-int keys_build_help(const struct key_help **lines);
-void app_on_key(struct app *a, int key, const char *utf8);
+/* What a key changed (app_key's answer), as htop's actions answer with
+ * their reactions: the loop redraws, trims the heap or quits from it. */
+enum reaction {
+	RE_REDRAW = 1,     /* the screen changed */
+	RE_PASS = 2,       /* the pass (and what derives from it) was recomputed */
+	RE_QUIT = 4,
+	RE_RECOMPUTE = 8,  /* (an action's answer) the pass's input or options
+	                      changed: app_action recomputes it, once */
+};
+
+/* keys.c: the key table, the help made from it, the line editor */
+int keys_build_help(struct app *a);
+/* Handles one key (a term.h code; utf8 the typed text) and returns what
+ * changed (enum reaction). */
+unsigned app_key(struct app *a, int key, const char *utf8);
 /* After a batch of keys: the text being edited against the model's
  * max_len, with a message when it is too long (Enter keeps the editor
  * open then). */
 void app_edit_check(struct app *a);
+/* Opens the line editor on the sentence (which 1) or the target (2). */
+void app_edit_open(struct app *a, int which);
+
+/* actions.c: what each key's action does; returns enum reaction (the pass
+ * recomputed here when the action asks) */
+unsigned app_action(struct app *a, enum action act, int key);
 
 /* decoding.c: greedy, beam search and sampling, the step on screen */
 int app_decode_all(struct app *a, const char *sentence);
 int app_step_pass(struct app *a);
 void app_decode_start(struct app *a);
 void app_decode_stop(struct app *a);
+/* Ends the decode session without a recompute (a new sentence or target:
+ * app_recompute starts a new one, from step 1, when the decoding page was
+ * open). */
+void app_decode_reset(struct app *a);
 void app_decode_action(struct app *a, enum action act);
-/* On the decoding page ↑↓ pick a candidate and [ ] a hypothesis; returns
- * whether act was taken so. */
-int app_decoding_page_key(struct app *a, enum action act);
 
 /* training.c: < and >, the model's training snapshots */
 void app_snapshot_step(struct app *a, int delta);
@@ -138,10 +191,10 @@ void app_snapshot_step(struct app *a, int delta);
 int app_snapshot_load(struct app *a, long step);
 /* Back to the model as loaded, freeing the snapshot. */
 void app_snapshot_reset(struct app *a);
-/* inside.c: the logit lens (L) and head importance (I) of the pass on
- * screen: toggle one (flag VF_LENS or VF_IMPORTANCE), bring them up to date
- * before drawing, free them */
-void app_inside_toggle(struct app *a, int flag);
+/* inside.c: the logit lens (y) and head importance (I) of the pass on
+ * screen: toggle one (mode VM_LENS or VM_IMPORTANCE), bring them up to
+ * date before drawing, free them */
+void app_inside_toggle(struct app *a, enum view_mode m);
 void app_inside_sync(struct app *a);
 void app_inside_free(struct app *a);
 

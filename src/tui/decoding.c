@@ -25,13 +25,13 @@ int app_decode_all(struct app *a, const char *sentence)
 	}
 	for (int k = 0; k < 3; k++) {
 		decode_opts_default(&o);
-		o.beam = k == 1 ? a->beam_w : 1;
-		o.alpha = a->alpha;
+		o.beam = k == 1 ? a->ds.beam_w : 1;
+		o.alpha = a->ds.alpha;
 		o.sample = k == 2;
-		o.so = a->so;
-		o.force_step = a->force_step[k];
-		o.force_token = a->force_token[k];
-		o.force_hyp = a->force_hyp[k];
+		o.so = a->ds.so;
+		o.force_step = a->ds.force_step[k];
+		o.force_token = a->ds.force_token[k];
+		o.force_hyp = a->ds.force_hyp[k];
 		if (decode_run(a->m, &in, &a->opts, &o, &r[k], &e)) {
 			for (int j = 0; j < k; j++)
 				decode_result_free(&r[j]);
@@ -42,8 +42,8 @@ int app_decode_all(struct app *a, const char *sentence)
 	}
 	input_free(&in);
 	for (int k = 0; k < 3; k++) {
-		decode_result_free(&a->dec[k]);
-		a->dec[k] = r[k];
+		decode_result_free(&a->ds.res[k]);
+		a->ds.res[k] = r[k];
 	}
 	return 0;
 }
@@ -75,7 +75,7 @@ static void label_next(struct app *a, const struct decode_step *st, int hyp, int
 int app_step_pass(struct app *a)
 {
 	struct view_state *v = &a->scr.v;
-	const struct decode_result *r = &a->dec[a->which];
+	const struct decode_result *r = &a->ds.res[a->ds.which];
 	struct pass_input in;
 	struct err e;
 	char name[STAGE_NAME_MAX] = "";
@@ -102,13 +102,13 @@ int app_step_pass(struct app *a)
 	label_next(a, st, v->dec_hyp, in_len);
 	v->tr = a->tr;
 	v->labels_own = 0;
-	a->pass_gen++;
+	a->ins.pass_gen++;
 	v->alt = NULL;
 	v->dec = r;
-	v->dec_other = &a->dec[a->which == 1 ? 0 : 1];   /* greedy ↔ beam */
-	v->dec_beam = a->which == 1 ? a->beam_w : 1;
-	v->dec_alpha = a->alpha;
-	v->dec_sample = a->which == 2 ? &a->so : NULL;
+	v->dec_other = &a->ds.res[a->ds.which == 1 ? 0 : 1];   /* greedy ↔ beam */
+	v->dec_beam = a->ds.which == 1 ? a->ds.beam_w : 1;
+	v->dec_alpha = a->ds.alpha;
+	v->dec_sample = a->ds.which == 2 ? &a->ds.so : NULL;
 	int i = *name ? trace_index(a->tr, name) : -1;
 	v->stage = i >= 0 ? i : 0;
 	v->row = in_len - 1;     /* the newest token: the row this step adds */
@@ -117,37 +117,160 @@ int app_step_pass(struct app *a)
 
 void app_decode_start(struct app *a)
 {
-	if (!a->decoding) {
-		a->decoding = 1;
+	if (!a->ds.on) {
+		a->ds.on = 1;
 		a->scr.v.dec_step = a->scr.v.dec_hyp = a->scr.v.dec_cand = 0;
 		if (app_decode_all(a, a->sentence) || app_step_pass(a)) {
-			a->decoding = 0;
+			a->ds.on = 0;
 			return;
 		}
 	}
-	a->scr.v.flags |= VF_DECODE;
+	a->scr.v.mode = VM_DECODE;
 }
 
 void app_decode_stop(struct app *a)
 {
 	struct view_state *v = &a->scr.v;
-	if (!a->decoding)
+	if (!a->ds.on)
 		return;
-	a->decoding = 0;
-	v->flags &= ~(VF_DECODE | VF_COMPARE);
+	a->ds.on = 0;
+	view_mode_off(v, VM_DECODE, VM_COMPARE);
 	v->dec = v->dec_other = NULL;
 	v->dec_sample = NULL;
 	for (int k = 0; k < 3; k++)
-		decode_result_free(&a->dec[k]);
+		decode_result_free(&a->ds.res[k]);
 	app_recompute(a, a->sentence, a->target);
+}
+
+void app_decode_reset(struct app *a)
+{
+	struct view_state *v = &a->scr.v;
+	if (!a->ds.on)
+		return;
+	int page = ((v->mode == VM_DECODE || v->mode == VM_COMPARE)) != 0;
+	a->ds.on = 0;
+	view_mode_off(v, VM_DECODE, VM_COMPARE);
+	v->dec = v->dec_other = NULL;
+	v->dec_sample = NULL;
+	v->dec_step = v->dec_hyp = v->dec_cand = 0;
+	for (int k = 0; k < 3; k++) {
+		decode_result_free(&a->ds.res[k]);
+		a->ds.force_step[k] = -1;
+	}
+	a->ds.reopen = page;
 }
 
 /* Actions that need decoding start it first. */
 static int need_decoding(struct app *a)
 {
-	if (!a->decoding)
+	if (!a->ds.on)
 		app_decode_start(a);
-	return a->decoding;
+	return a->ds.on;
+}
+
+/* # and * while sampling: another seed, the next top-k.  Returns -1 when
+ * nothing changed (the message says why). */
+static int sampling_key(struct app *a, enum action act)
+{
+	if (a->ds.which != 2) {
+		app_msg(a, 0, _("T switches to sampling first"));
+		return -1;
+	}
+	if (act == A_RESEED) {
+		a->ds.so.seed++;
+	} else {
+		static const int K[] = { 0, 1, 2, 3, 5, 10, 20, 50 };
+		int i = 0;
+		while (i < 8 && K[i] != a->ds.so.top_k)
+			i++;
+		a->ds.so.top_k = K[(i + 1) % 8];
+	}
+	if (app_decode_all(a, a->sentence))
+		return -1;
+	if (act == A_RESEED)
+		app_msg(a, 0, _("sampling: seed %llu"), (unsigned long long)a->ds.so.seed);
+	else
+		app_msg(a, 0, _("sampling: top-k %d (0: no cut)"), a->ds.so.top_k);
+	return 0;
+}
+
+/* + and -: the beam width, or the temperature while sampling. */
+static int width_key(struct app *a, enum action act)
+{
+	if (a->ds.which == 2) {
+		double t = a->ds.so.temperature + (act == A_BEAM_MORE ? 0.1 : -0.1);
+		if (t < -1e-9 || t > 5 + 1e-9) {
+			app_msg(a, 0, _("the temperature stays within 0…5"));
+			return -1;
+		}
+		a->ds.so.temperature = t < 1e-9 ? 0 : t;
+		if (app_decode_all(a, a->sentence))
+			return -1;
+		app_msg(a, 0, _("sampling: temperature %.1f"), a->ds.so.temperature);
+		return 0;
+	}
+	int w = a->ds.beam_w + (act == A_BEAM_MORE ? 1 : -1);
+	if (w < 2 || w > 16) {
+		app_msg(a, 0, _("beam width stays within 2…16 here (b switches to greedy)"));
+		return -1;
+	}
+	a->ds.beam_w = w;
+	a->ds.which = 1;
+	if (app_decode_all(a, a->sentence))
+		return -1;
+	app_msg(a, 0, _("beam width %d"), w);
+	return 0;
+}
+
+/* ( and ): the length penalty α, or top-p while sampling. */
+static int alpha_key(struct app *a, enum action act)
+{
+	if (a->ds.which == 2) {
+		double p = a->ds.so.top_p + (act == A_ALPHA_UP ? 0.05 : -0.05);
+		if (p < 0.05 - 1e-9 || p > 1 + 1e-9) {
+			app_msg(a, 0, _("top-p stays within 0.05…1"));
+			return -1;
+		}
+		a->ds.so.top_p = p > 1 ? 1 : p;
+		if (app_decode_all(a, a->sentence))
+			return -1;
+		app_msg(a, 0, _("sampling: top-p %.2f (1: no cut)"), a->ds.so.top_p);
+		return 0;
+	}
+	double al = a->ds.alpha + (act == A_ALPHA_UP ? 0.1 : -0.1);
+	if (al < -1e-9 || al > 2.0 + 1e-9) {
+		app_msg(a, 0, _("α stays within 0…2"));
+		return -1;
+	}
+	a->ds.alpha = al < 1e-9 ? 0 : al;
+	if (app_decode_all(a, a->sentence))
+		return -1;
+	app_msg(a, 0, _("length penalty α = %.1f"), a->ds.alpha);
+	return 0;
+}
+
+/* f: force the selected candidate at the step on screen; the forced token
+ * continues the followed hypothesis, which is followed on. */
+static int force_key(struct app *a)
+{
+	struct view_state *v = &a->scr.v;
+	const struct decode_step *st = &a->ds.res[a->ds.which].steps[v->dec_step];
+	int k = 0, tok = -1;
+	for (int i = 0; i < st->ncands; i++)
+		if (st->cands[i].parent == v->dec_hyp && k++ == v->dec_cand)
+			tok = st->cands[i].token;
+	if (tok < 0) {
+		app_msg(a, 0, _("select a candidate with ↑/↓ first"));
+		return -1;
+	}
+	a->ds.force_step[a->ds.which] = v->dec_step;
+	a->ds.force_token[a->ds.which] = tok;
+	a->ds.force_hyp[a->ds.which] = v->dec_hyp;
+	if (app_decode_all(a, a->sentence))
+		return -1;
+	app_msg(a, 0, _("what-if: step %d forced to “%s”; decoding continues from there "
+			"(F undoes)"), v->dec_step + 1, vocab_str(&a->m->tgt_vocab, tok));
+	return 0;
 }
 
 void app_decode_action(struct app *a, enum action act)
@@ -155,7 +278,7 @@ void app_decode_action(struct app *a, enum action act)
 	struct view_state *v = &a->scr.v;
 	if (!need_decoding(a))
 		return;
-	const struct decode_result *r = &a->dec[a->which];
+	const struct decode_result *r = &a->ds.res[a->ds.which];
 	switch (act) {
 	case A_STEP_NEXT:
 		if (v->dec_step + 1 < r->nsteps)
@@ -167,118 +290,45 @@ void app_decode_action(struct app *a, enum action act)
 		break;
 	case A_STEP_PREV: if (v->dec_step > 0) v->dec_step--; break;
 	case A_STEP_LAST: v->dec_step = r->nsteps - 1; break;
-	case A_BEAM_TOGGLE: a->which = a->which == 1 ? 0 : 1; break;
+	case A_BEAM_TOGGLE: a->ds.which = a->ds.which == 1 ? 0 : 1; break;
 	case A_SAMPLE:
-		a->which = a->which == 2 ? 0 : 2;
-		if (a->which == 2)
+		a->ds.which = a->ds.which == 2 ? 0 : 2;
+		if (a->ds.which == 2)
 			app_msg(a, 0, _("sampling: T=%g, top-k %d, top-p %g, seed %llu "
 					"(+ - temperature, ( ) top-p, * top-k, # another seed; T: greedy)"),
-				a->so.temperature, a->so.top_k, a->so.top_p,
-				(unsigned long long)a->so.seed);
-		v->flags &= ~VF_COMPARE;
+				a->ds.so.temperature, a->ds.so.top_k, a->ds.so.top_p,
+				(unsigned long long)a->ds.so.seed);
+		if (v->mode == VM_COMPARE)
+			v->mode = VM_DECODE;
 		break;
 	case A_RESEED:
 	case A_TOPK:
-		if (a->which != 2) {
-			app_msg(a, 0, _("T switches to sampling first"));
+		if (sampling_key(a, act))
 			return;
-		}
-		if (act == A_RESEED) {
-			a->so.seed++;
-		} else {
-			static const int K[] = { 0, 1, 2, 3, 5, 10, 20, 50 };
-			int i = 0;
-			while (i < 8 && K[i] != a->so.top_k)
-				i++;
-			a->so.top_k = K[(i + 1) % 8];
-		}
-		if (app_decode_all(a, a->sentence))
-			return;
-		if (act == A_RESEED)
-			app_msg(a, 0, _("sampling: seed %llu"), (unsigned long long)a->so.seed);
-		else
-			app_msg(a, 0, _("sampling: top-k %d (0: no cut)"), a->so.top_k);
 		break;
 	case A_BEAM_MORE:
-	case A_BEAM_LESS: {
-		if (a->which == 2) {
-			double t = a->so.temperature + (act == A_BEAM_MORE ? 0.1 : -0.1);
-			if (t < -1e-9 || t > 5 + 1e-9) {
-				app_msg(a, 0, _("the temperature stays within 0…5"));
-				return;
-			}
-			a->so.temperature = t < 1e-9 ? 0 : t;
-			if (app_decode_all(a, a->sentence))
-				return;
-			app_msg(a, 0, _("sampling: temperature %.1f"), a->so.temperature);
-			break;
-		}
-		int w = a->beam_w + (act == A_BEAM_MORE ? 1 : -1);
-		if (w < 2 || w > 16) {
-			app_msg(a, 0, _("beam width stays within 2…16 here (b switches to greedy)"));
+	case A_BEAM_LESS:
+		if (width_key(a, act))
 			return;
-		}
-		a->beam_w = w;
-		a->which = 1;
-		if (app_decode_all(a, a->sentence))
-			return;
-		app_msg(a, 0, _("beam width %d"), w);
 		break;
-	}
 	case A_ALPHA_UP:
-	case A_ALPHA_DOWN: {
-		if (a->which == 2) {
-			double p = a->so.top_p + (act == A_ALPHA_UP ? 0.05 : -0.05);
-			if (p < 0.05 - 1e-9 || p > 1 + 1e-9) {
-				app_msg(a, 0, _("top-p stays within 0.05…1"));
-				return;
-			}
-			a->so.top_p = p > 1 ? 1 : p;
-			if (app_decode_all(a, a->sentence))
-				return;
-			app_msg(a, 0, _("sampling: top-p %.2f (1: no cut)"), a->so.top_p);
-			break;
-		}
-		double al = a->alpha + (act == A_ALPHA_UP ? 0.1 : -0.1);
-		if (al < -1e-9 || al > 2.0 + 1e-9) {
-			app_msg(a, 0, _("α stays within 0…2"));
+	case A_ALPHA_DOWN:
+		if (alpha_key(a, act))
 			return;
-		}
-		a->alpha = al < 1e-9 ? 0 : al;
-		if (app_decode_all(a, a->sentence))
-			return;
-		app_msg(a, 0, _("length penalty α = %.1f"), a->alpha);
 		break;
-	}
 	case A_COMPARE:
-		if (a->which == 2) {
+		if (a->ds.which == 2) {
 			app_msg(a, 0, _("the comparison is greedy ↔ beam: T leaves sampling"));
 			return;
 		}
-		v->flags ^= VF_COMPARE;
+		v->mode = v->mode == VM_COMPARE ? VM_DECODE : VM_COMPARE;
 		break;
-	case A_FORCE: {
-		const struct decode_step *st = &r->steps[v->dec_step];
-		int k = 0, tok = -1;
-		for (int i = 0; i < st->ncands; i++)
-			if (st->cands[i].parent == v->dec_hyp && k++ == v->dec_cand)
-				tok = st->cands[i].token;
-		if (tok < 0) {
-			app_msg(a, 0, _("select a candidate with ↑/↓ first"));
+	case A_FORCE:
+		if (force_key(a))
 			return;
-		}
-		/* the forced token continues the followed hypothesis: follow it */
-		a->force_step[a->which] = v->dec_step;
-		a->force_token[a->which] = tok;
-		a->force_hyp[a->which] = v->dec_hyp;
-		if (app_decode_all(a, a->sentence))
-			return;
-		app_msg(a, 0, _("what-if: step %d forced to “%s”; decoding continues from there "
-				"(F undoes)"), v->dec_step + 1, vocab_str(&a->m->tgt_vocab, tok));
 		break;
-	}
 	case A_UNFORCE:
-		a->force_step[a->which] = -1;
+		a->ds.force_step[a->ds.which] = -1;
 		if (app_decode_all(a, a->sentence))
 			return;
 		break;
@@ -287,28 +337,3 @@ void app_decode_action(struct app *a, enum action act)
 	}
 	app_step_pass(a);
 }
-
-/* On the decoding page ↑↓ pick a candidate and [ ] a hypothesis. */
-int app_decoding_page_key(struct app *a, enum action act)
-{
-	struct view_state *v = &a->scr.v;
-	if (!a->decoding || !(v->flags & VF_DECODE) || (v->flags & VF_COMPARE))
-		return 0;
-	const struct decode_step *st = &a->dec[a->which].steps[v->dec_step];
-	int ncand = 0;
-	for (int i = 0; i < st->ncands; i++)
-		ncand += st->cands[i].parent == v->dec_hyp;
-	switch (act) {
-	case A_UP: if (v->dec_cand > 0) v->dec_cand--; return 1;
-	case A_DOWN: if (v->dec_cand + 1 < ncand) v->dec_cand++; return 1;
-	case A_HEAD_NEXT:
-	case A_HEAD_PREV:
-		v->dec_hyp = (v->dec_hyp + (act == A_HEAD_NEXT ? 1 : st->nhyps - 1)) % st->nhyps;
-		v->dec_cand = 0;
-		app_step_pass(a);
-		return 1;
-	default:
-		return 0;
-	}
-}
-

@@ -102,7 +102,7 @@ static int make_dir(const char *dir)
 
 int app_lecture_export(struct app *a, const char *dir)
 {
-	const struct lecture *l = a->lec;
+	const struct lecture *l = a->lp.lec;
 	char path[4096];
 	struct err e = { "", 0 };
 	struct safefile sf;
@@ -135,13 +135,13 @@ int app_lecture_export(struct app *a, const char *dir)
 	fputs("</small></header>\n<main>\n", fp);
 
 	int status = 0;
-	a->deck = 1;   /* the captions' {deck: …} parts, not their {tui: …} */
+	a->lp.deck = 1;   /* the captions' {deck: …} parts, not their {tui: …} */
 	for (int i = 0; i < l->n && !status; i++) {
 		a->scr.message = NULL;
 		a->scr.message_is_error = 0;
 		app_lecture_go(a, i);
 		if (!a->tr || (a->scr.message && a->scr.message_is_error)) {
-			status = cli_fail("%s:%d: %s", a->lec->path, l->steps[i].line,
+			status = cli_fail("%s:%d: %s", a->lp.lec->path, l->steps[i].line,
 					  a->scr.message ? a->msg + 1 : _("the step did not run"));
 			break;
 		}

@@ -2,7 +2,7 @@
  * engine computes them for the pass on screen (src/engine/lens.h,
  * importance.h), views/lens.c and views/importance.c draw them.  Both are
  * computed again when the pass changes (a new sentence, target, mask,
- * what-if or decoding step: a->pass_gen), before the screen is drawn. */
+ * what-if or decoding step: a->ins.pass_gen), before the screen is drawn. */
 #include <stdio.h>
 #include <string.h>
 
@@ -15,12 +15,12 @@
 static int importance_of(struct app *a, struct err *e)
 {
 	struct pass_input in;
-	const int own = a->own_ok && !*a->target;
+	const int own = a->own.ok && !*a->target;
 	if (input_build(a->m, a->sentence, *a->target ? a->target : NULL, &a->opts, &in, e))
 		return -1;
-	if (own && decode_teacher_force(a->m, &in, a->own, a->nown, a->opts.pad_target))
+	if (own && decode_teacher_force(a->m, &in, a->own.ids, a->own.n, a->opts.pad_target))
 		term_fatal("%s", _("out of memory"));
-	int rc = importance_run(a->m, &in, &a->opts, &a->imp, e);
+	int rc = importance_run(a->m, &in, &a->opts, &a->ins.imp, e);
 	input_free(&in);
 	return rc;
 }
@@ -29,26 +29,26 @@ void app_inside_sync(struct app *a)
 {
 	struct view_state *v = &a->scr.v;
 	struct err e;
-	if ((v->flags & VF_LENS) && (!v->lens || a->lens_gen != a->pass_gen)) {
-		lens_free(&a->lens);
+	if ((v->mode == VM_LENS) && (!v->lens || a->ins.lens_gen != a->ins.pass_gen)) {
+		lens_free(&a->ins.lens);
 		v->lens = NULL;
-		if (lens_compute(a->m, a->tr, &a->lens, &e)) {
-			v->flags &= ~VF_LENS;
+		if (lens_compute(a->m, a->tr, &a->ins.lens, &e)) {
+			v->mode = VM_STAGE;
 			app_msg(a, 1, "%s", e.msg);
 		} else {
-			v->lens = &a->lens;
-			a->lens_gen = a->pass_gen;
+			v->lens = &a->ins.lens;
+			a->ins.lens_gen = a->ins.pass_gen;
 		}
 	}
-	if ((v->flags & VF_IMPORTANCE) && (!v->imp || a->imp_gen != a->pass_gen)) {
-		importance_free(&a->imp);
+	if ((v->mode == VM_IMPORTANCE) && (!v->imp || a->ins.imp_gen != a->ins.pass_gen)) {
+		importance_free(&a->ins.imp);
 		v->imp = NULL;
 		if (importance_of(a, &e)) {
-			v->flags &= ~VF_IMPORTANCE;
+			v->mode = VM_STAGE;
 			app_msg(a, 1, "%s", e.msg);
 		} else {
-			v->imp = &a->imp;
-			a->imp_gen = a->pass_gen;
+			v->imp = &a->ins.imp;
+			a->ins.imp_gen = a->ins.pass_gen;
 		}
 	}
 }
@@ -64,23 +64,21 @@ static void go_output(struct app *a)
 	}
 }
 
-void app_inside_toggle(struct app *a, int flag)
+void app_inside_toggle(struct app *a, enum view_mode m)
 {
 	struct view_state *v = &a->scr.v;
 	if (a->m->cfg.arch == ARCH_ENC_ONLY) {
-		app_msg(a, 0, flag == VF_LENS ?
+		app_msg(a, 0, m == VM_LENS ?
 			_("an encoder-only model has no decoder layers for the logit lens") :
 			_("an encoder-only model has no labels to score its heads with"));
 		return;
 	}
-	if (v->flags & flag) {
-		v->flags &= ~flag;
+	if (v->mode == m) {
+		v->mode = VM_STAGE;
 		return;
 	}
-	v->flags &= ~(VF_LENS | VF_IMPORTANCE | VF_DECODE | VF_COMPARE | VF_ALL_HEADS |
-		      VF_MEAN_HEADS | VF_INSPECT | VF_MASK_DIFF | VF_LINES | VF_MODEL | VF_MAP);
-	v->flags |= flag;
-	if (flag == VF_LENS) {
+	v->mode = m;
+	if (m == VM_LENS) {
 		go_output(a);
 		app_msg(a, 0, "%s", _("logit lens: ↑↓ a position · each layer's output through the "
 				      "final norm and the generator (y closes)"));
@@ -88,14 +86,14 @@ void app_inside_toggle(struct app *a, int flag)
 		app_msg(a, 0, "%s", _("head importance: each head zeroed in turn, the whole pass "
 				      "again (I closes)"));
 	}
-	a->lens_gen = a->imp_gen = -1;
+	a->ins.lens_gen = a->ins.imp_gen = -1;
 	app_inside_sync(a);
 }
 
 void app_inside_free(struct app *a)
 {
-	lens_free(&a->lens);
-	importance_free(&a->imp);
+	lens_free(&a->ins.lens);
+	importance_free(&a->ins.imp);
 	a->scr.v.lens = NULL;
 	a->scr.v.imp = NULL;
 }

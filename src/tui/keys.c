@@ -74,6 +74,7 @@ static const char *const ACTION_HELP[A_COUNT] = {
 	[A_MODEL] = N_("model view: every layer × head of this attention (Enter opens one)"),
 	[A_MAP] = N_("architecture map (the paper's Figure 1): the stage lit, click a box to jump"),
 	[A_MAP_SIDE] = N_("a small architecture map above the stage list on/off"),
+	[A_STAGE_LIST] = N_("the stage list on/off: its width to the view (80 columns)"),
 	[A_SNAP_PREV] = N_("training time: the previous training snapshot (same sentence and stage)"),
 	[A_SNAP_NEXT] = N_("training time: the next training snapshot, up to the trained weights"),
 	[A_HELP] = N_("this help (Esc closes)"),
@@ -118,7 +119,7 @@ static const struct binding KEYS[] = {
 	{ 'w', "w", A_EXPLAIN }, { 'P', "P", A_PRESENTER }, { 'S', "S", A_SCHEME }, { 's', "s", A_SVG },
 	{ 'X', "X", A_CROSS }, { 'C', "C", A_COMPARE }, { 'f', "f", A_FORCE }, { 'F', "F", A_UNFORCE },
 	{ 'z', "z", A_ZOOM }, { 'v', "v", A_LINES }, { 'V', "V", A_MODEL },
-	{ 'o', "o", A_MAP }, { 'u', "u", A_MAP_SIDE },
+	{ 'o', "o", A_MAP }, { 'u', "u", A_MAP_SIDE }, { '|', "|", A_STAGE_LIST },
 	{ '1', "1–9", A_HEAD_SHOW }, { '2', NULL, A_HEAD_SHOW }, { '3', NULL, A_HEAD_SHOW },
 	{ '4', NULL, A_HEAD_SHOW }, { '5', NULL, A_HEAD_SHOW }, { '6', NULL, A_HEAD_SHOW },
 	{ '7', NULL, A_HEAD_SHOW }, { '8', NULL, A_HEAD_SHOW }, { '9', NULL, A_HEAD_SHOW },
@@ -127,123 +128,81 @@ static const struct binding KEYS[] = {
 };
 
 /* Help lines made from KEYS: the keys of each action, in table order. */
-static struct key_help help_lines[A_COUNT];
-static char help_keys[A_COUNT][48];
-
-int keys_build_help(const struct key_help **lines)
+int keys_build_help(struct app *a)
 {
-	*lines = help_lines;
+	_Static_assert(A_COUNT <= A_COUNT_MAX, "A_COUNT_MAX");
 	int n = 0;
 	for (int act = 0; act < A_COUNT; act++) {
-		help_keys[n][0] = 0;
+		char *k = a->help_keys[n];
+		k[0] = 0;
 		for (size_t i = 0; i < sizeof KEYS / sizeof *KEYS; i++) {
 			if ((int)KEYS[i].act != act || !KEYS[i].name)
 				continue;
-			size_t l = strlen(help_keys[n]);
-			snprintf(help_keys[n] + l, sizeof help_keys[n] - l, "%s%s",
-				 l ? " " : "", KEYS[i].name);
+			size_t l = strlen(k);
+			snprintf(k + l, sizeof a->help_keys[n] - l, "%s%s", l ? " " : "", KEYS[i].name);
 		}
-		if (!help_keys[n][0])
+		if (!k[0])
 			continue;
-		help_lines[n].keys = help_keys[n];
-		help_lines[n].what = _(ACTION_HELP[act]);
+		a->help[n].keys = k;
+		a->help[n].what = _(ACTION_HELP[act]);
 		n++;
 	}
+	a->scr.keys = a->help;
+	a->scr.nkeys = n;
 	return n;
-}
-
-static int is_attention_stage(const struct stage *s)
-{
-	return strstr(s->name, "_attn.") != NULL;
-}
-
-static void toggle_flag(struct app *a, int flag, int need_attention,
-			const char *why)
-{
-	const struct stage *s = app_stage(a);
-	if (!(a->scr.v.flags & flag) && need_attention &&
-	    !(s->kind == SK_SCORES || s->kind == SK_WEIGHTS)) {
-		app_msg(a, 0, "%s", why);
-		return;
-	}
-	a->scr.v.flags ^= flag;
-}
-
-static void ablate(struct app *a)
-{
-	const struct stage *s = app_stage(a);
-	struct pass_opts *o = &a->opts;
-	if (o->ablate_head >= 0) {
-		o->ablate_head = -1;
-		app_recompute(a, a->sentence, a->target);
-		app_msg(a, 0, _("head restored"));
-		return;
-	}
-	if (!is_attention_stage(s)) {
-		app_msg(a, 0, _("select an attention stage to ablate one of its heads"));
-		return;
-	}
-	o->ablate_block = s->block;
-	o->ablate_layer = s->layer;
-	o->ablate_attn = strstr(s->name, "cross_attn") != NULL;
-	o->ablate_head = a->scr.v.head;
-	app_recompute(a, a->sentence, a->target);
-	/* (the encoder has self-attention only) */
-	app_msg(a, 0, s->block == BLK_ENCODER ?
-		_("what-if: encoder layer %d self-attention head %d zeroed — step on to see "
-		  "the effect; x restores") : o->ablate_attn ?
-		_("what-if: decoder layer %d cross-attention head %d zeroed — step on to see "
-		  "the effect; x restores") :
-		_("what-if: decoder layer %d self-attention head %d zeroed — step on to see "
-		  "the effect; x restores"), s->layer, o->ablate_head);
 }
 
 /* ---- the line editor ---- */
 
-static void edit_open(struct app *a, int which)
+void app_edit_open(struct app *a, int which)
 {
 	if (which == 2 && a->m->cfg.arch == ARCH_ENC_ONLY) {
 		app_msg(a, 0, _("an encoder-only model has no decoder: no target to edit"));
 		return;
 	}
-	a->editing = which;
-	a->edit_dirty = a->edit_bad = 0;
-	a->edit_hint[0] = 0;
-	lineedit_set(&a->edit, which == 1 ? a->sentence : a->target);
+	a->ed.which = which;
+	a->ed.dirty = a->ed.bad = 0;
+	a->ed.hint[0] = 0;
+	lineedit_set_selected(&a->ed.line, which == 1 ? a->sentence : a->target);
 }
 
 static void edit_key(struct app *a, int key, const char *utf8)
 {
 	if (key == TK_TAB) {
+		a->ed.line.selected = 0;
 		/* the sentence is the source unless the model has no encoder */
-		const struct vocab *voc = a->editing == 1 && a->m->cfg.arch != ARCH_DEC_ONLY ?
+		const struct vocab *voc = a->ed.which == 1 && a->m->cfg.arch != ARCH_DEC_ONLY ?
 					  &a->m->src_vocab : &a->m->tgt_vocab;
-		complete_word(&a->edit, voc, a->m->cfg.tok.lowercase, a->edit_hint,
-			      sizeof a->edit_hint);
-		a->edit_dirty = 1;
+		complete_word(&a->ed.line, voc, a->m->cfg.tok.lowercase, a->ed.hint,
+			      sizeof a->ed.hint);
+		a->ed.dirty = 1;
 		return;
 	}
-	switch (lineedit_key(&a->edit, key, utf8)) {
+	switch (lineedit_key(&a->ed.line, key, utf8)) {
 	case LE_CANCEL:
-		a->editing = 0;
+		a->ed.which = 0;
 		break;
 	case LE_ACCEPT: {
-		int which = a->editing, rc;
-		a->editing = 0;
+		int which = a->ed.which, rc;
+		a->ed.which = 0;
 		a->scr.message = NULL;
+		/* a new text is a new decode session: from step 1, on the
+		 * decoding page when it is open, else none */
+		if (strcmp(a->ed.line.text, which == 1 ? a->sentence : a->target))
+			app_decode_reset(a);
 		if (which == 1)
-			rc = app_recompute(a, a->edit.text, a->target);
+			rc = app_recompute(a, a->ed.line.text, a->target);
 		else
-			rc = app_recompute(a, a->sentence, a->edit.text);
+			rc = app_recompute(a, a->sentence, a->ed.line.text);
 		if (rc)
-			a->editing = which;   /* too long...: the message says; fix it */
+			a->ed.which = which;   /* too long...: the message says; fix it */
 		break;
 	}
 	case LE_FULL:
 		app_msg(a, 1, _("the text is limited to %d bytes"), EDIT_MAX - 2);
 		break;
 	case LE_NONE:
-		a->edit_dirty = 1;
+		a->ed.dirty = 1;
 		break;
 	}
 }
@@ -253,7 +212,7 @@ static void edit_key(struct app *a, int key, const char *utf8)
  * outside it the paste is dropped with a word on how to paste. */
 static void paste_key(struct app *a, int key, const char *utf8)
 {
-	if (!a->editing)
+	if (!a->ed.which)
 		return;
 	if (key == TK_ENTER || key == TK_TAB)
 		edit_key(a, 0, " ");
@@ -263,22 +222,22 @@ static void paste_key(struct app *a, int key, const char *utf8)
 
 void app_edit_check(struct app *a)
 {
-	if (!a->editing || !a->edit_dirty)
+	if (!a->ed.which || !a->ed.dirty)
 		return;
-	a->edit_dirty = 0;
+	a->ed.dirty = 0;
 	struct pass_input in;
 	struct err e;
-	const char *s = a->editing == 1 ? a->edit.text : a->sentence;
-	const char *t = a->editing == 2 ? a->edit.text : a->target;
+	const char *s = a->ed.which == 1 ? a->ed.line.text : a->sentence;
+	const char *t = a->ed.which == 2 ? a->ed.line.text : a->target;
 	if (input_build(a->m, s, *t ? t : NULL, &a->opts, &in, &e) == 0) {
 		input_free(&in);
-		if (a->edit_bad)   /* fixed: the message goes */
+		if (a->ed.bad)   /* fixed: the message goes */
 			a->scr.message = NULL;
-		a->edit_bad = 0;
+		a->ed.bad = 0;
 	} else {
 		/* too many tokens for max_len...: said now, not only at Enter */
 		app_msg(a, 1, "%s", e.msg);
-		a->edit_bad = 1;
+		a->ed.bad = 1;
 	}
 }
 
@@ -310,242 +269,6 @@ static void mouse_click(struct app *a)
 	}
 }
 
-/* The zoom levels in enum zoom order, for the message of z. */
-static const char *const ZOOM_NAMES[ZOOM_COUNT] = {
-	/* TRANSLATORS: zoom levels (z key), shown as "zoom: %s" and listed in
-	   the help line "zoom: auto / numbers / cells / fit / big" */
-	N_("auto"), N_("numbers"), N_("cells"), N_("fit"), N_("big")
-};
-
-/* In the model view ↑↓ choose the layer and h l the head.  Returns
- * whether act was taken so. */
-static int model_view_key(struct app *a, enum action act)
-{
-	struct view_state *v = &a->scr.v;
-	if (!(v->flags & VF_MODEL) || view_for(v) != &modelview_view)
-		return 0;
-	const struct stage *w = view_attn_weights(a->tr, app_stage(a));
-	int H = w ? w->shape[0] : 1;
-	switch (act) {
-	case A_UP: app_go_layer(a, -1); return 1;
-	case A_DOWN: app_go_layer(a, 1); return 1;
-	case A_LEFT: v->head = (v->head + H - 1) % H; return 1;
-	case A_RIGHT: v->head = (v->head + 1) % H; return 1;
-	default: return 0;
-	}
-}
-
-/* The key being handled (the digits of A_HEAD_SHOW tell their head). */
-static int cur_key;
-
-/* 1…9 hide or show head 0…8 of the head view, 0 shows every head. */
-static void head_show(struct app *a)
-{
-	struct view_state *v = &a->scr.v;
-	if (!(v->flags & VF_LINES)) {
-		app_msg(a, 0, "%s", _("digits show and hide heads in the head view (v)"));
-		return;
-	}
-	if (cur_key == '0') {
-		v->heads_off = 0;
-		return;
-	}
-	int h = cur_key - '1';
-	const struct stage *w = view_attn_weights(a->tr, app_stage(a));
-	if (!w || h >= w->shape[0]) {
-		app_msg(a, 0, _("this attention has no head %d"), h);
-		return;
-	}
-	v->heads_off ^= 1ull << h;
-}
-
-static void do_action(struct app *a, enum action act)
-{
-	struct view_state *v = &a->scr.v;
-	if (a->lec && (act == A_NEXT || act == A_PREV)) {
-		/* a lecture: the space bar plays the script */
-		app_lecture_advance(a, act == A_NEXT ? 1 : -1);
-		return;
-	}
-	/* keys that move between stages bring the stage list back (a
-	 * lecture below 120 columns shows a breadcrumb instead) */
-	if (act == A_FIRST || act == A_LAST || act == A_ENCODER || act == A_DECODER ||
-	    act == A_OUTPUT || act == A_LAYER_NEXT || act == A_LAYER_PREV || act == A_CROSS)
-		a->scr.show_stages = 1;
-	if (app_decoding_page_key(a, act))
-		return;
-	if (model_view_key(a, act))
-		return;
-	switch (act) {
-	case A_NEXT: app_go_stage(a, v->stage + 1); break;
-	case A_PREV: app_go_stage(a, v->stage - 1); break;
-	case A_UP: v->row--; break;
-	case A_DOWN: v->row++; break;
-	case A_LEFT: v->col--; break;
-	case A_RIGHT: v->col++; break;
-	case A_PGUP: v->row -= 10; break;
-	case A_PGDN: v->row += 10; break;
-	case A_PAGE_LEFT: case A_PAGE_RIGHT: {
-		/* a screenful of columns: the view and the cursor move together */
-		int page = v->geom.valid && v->geom.nc > 0 ? v->geom.nc : 8;
-		int d = act == A_PAGE_LEFT ? -page : page;
-		v->col += d;
-		v->left += d;
-		if (v->left < 0)
-			v->left = 0;
-		break;
-	}
-	case A_HEAD_NEXT: v->head = (v->head + 1) % view_heads(app_stage(a)); break;
-	case A_HEAD_PREV: v->head = (v->head + view_heads(app_stage(a)) - 1) % view_heads(app_stage(a)); break;
-	case A_LAYER_NEXT: app_go_layer(a, 1); break;
-	case A_LAYER_PREV: app_go_layer(a, -1); break;
-	case A_FIRST: app_go_stage(a, 0); break;
-	case A_LAST: app_go_stage(a, a->tr->n - 1); break;
-	case A_ENCODER: app_go_block(a, BLK_ENCODER); break;
-	case A_DECODER: app_go_block(a, BLK_DECODER); break;
-	case A_OUTPUT: app_go_block(a, BLK_OUTPUT); break;
-	case A_HEADS:
-		if (view_heads(app_stage(a)) > 1)
-			v->flags ^= VF_ALL_HEADS;
-		else
-			app_msg(a, 0, _("this stage has no heads to show side by side"));
-		break;
-	case A_MEAN:
-		if (view_heads(app_stage(a)) > 1)
-			v->flags ^= VF_MEAN_HEADS | (v->flags & VF_ALL_HEADS ? 0 : VF_ALL_HEADS);
-		break;
-	case A_OPEN: v->flags &= ~(VF_ALL_HEADS | VF_MEAN_HEADS | VF_MODEL | VF_MAP); break;
-	case A_INSPECT:
-		toggle_flag(a, VF_INSPECT, 1, _("the inspector works on attention scores and weights"));
-		break;
-	case A_DIFF:
-		toggle_flag(a, VF_MASK_DIFF, 1, _("the mask diff works on attention scores and weights"));
-		if (v->flags & VF_MASK_DIFF)
-			app_recompute(a, a->sentence, a->target);
-		else
-			v->alt = NULL;
-		break;
-	case A_CURVES:
-		if (strstr(app_stage(a)->name, ".pos")) {
-			v->flags ^= VF_PE_CURVES;
-			/* from the first column: the Annotated Transformer's
-			 * dims 4–7 (h l pick others) */
-			if ((v->flags & VF_PE_CURVES) && v->col == 0 && app_stage(a)->ndim == 2 &&
-			    app_stage(a)->shape[1] >= 8)
-				v->col = 4;
-		} else if (strstr(app_stage(a)->name, "_rot")) {   /* the rotary picture */
-			v->flags ^= VF_PE_CURVES;
-		} else
-			app_msg(a, 0, _("curves are for the positional encoding stages (src.pos, tgt.pos; "
-					"q_rot, k_rot with rotary embeddings)"));
-		break;
-	case A_MASK_DEC:
-		if (a->m->cfg.arch == ARCH_ENC_ONLY) {
-			app_msg(a, 0, _("an encoder-only model has no decoder mask (M: encoder mask)"));
-			break;
-		}
-		a->opts.causal = !a->opts.causal;
-		app_recompute(a, a->sentence, a->target);
-		app_msg(a, 0, a->opts.causal ? _("decoder causal mask ON: a token sees only the past") :
-			_("decoder causal mask OFF: every decoder token sees the future"));
-		break;
-	case A_MASK_ENC:
-		if (a->m->cfg.arch == ARCH_DEC_ONLY) {
-			app_msg(a, 0, _("a decoder-only model has no encoder"));
-			break;
-		}
-		a->opts.encoder_causal = !a->opts.encoder_causal;
-		app_recompute(a, a->sentence, a->target);
-		app_msg(a, 0, a->opts.encoder_causal ? _("encoder causal mask ON") :
-			_("encoder causal mask OFF"));
-		break;
-	case A_ABLATE: ablate(a); break;
-	case A_EDIT: edit_open(a, 1); break;
-	case A_EDIT_TARGET: edit_open(a, 2); break;
-	case A_SNAP_PREV: app_snapshot_step(a, -1); break;
-	case A_SNAP_NEXT: app_snapshot_step(a, 1); break;
-	case A_ZOOM:
-		v->zoom = (v->zoom + 1) % ZOOM_COUNT;
-		app_msg(a, 0, _("zoom: %s"), _(ZOOM_NAMES[v->zoom]));
-		break;
-	case A_DECODE:
-		if (a->decoding && (v->flags & VF_DECODE))
-			v->flags &= ~(VF_DECODE | VF_COMPARE);
-		else
-			app_decode_start(a);
-		break;
-	case A_DECODE_OFF: app_decode_stop(a); break;
-	case A_STEP_NEXT: case A_STEP_PREV: case A_STEP_LAST: case A_BEAM_TOGGLE:
-	case A_BEAM_MORE: case A_BEAM_LESS: case A_ALPHA_UP: case A_ALPHA_DOWN:
-	case A_COMPARE: case A_FORCE: case A_UNFORCE: case A_SAMPLE: case A_RESEED: case A_TOPK:
-		app_decode_action(a, act);
-		break;
-	case A_CROSS: {
-		char name[STAGE_NAME_MAX];
-		snprintf(name, sizeof name, "decoder.%d.cross_attn.weights",
-			 a->m->cfg.dec_layers - 1);
-		int i = trace_index(a->tr, name);
-		if (i < 0) {
-			app_msg(a, 0, _("this model has no cross-attention"));
-			break;
-		}
-		v->flags &= ~(VF_DECODE | VF_COMPARE);
-		app_go_stage(a, i);
-		/* the newest decoder token (the last row that is not padding) */
-		v->row = a->tr->T - 1;
-		while (v->row > 0 && !strcmp(a->tr->tgt_tokens[v->row], "<pad>"))
-			v->row--;
-		break;
-	}
-	case A_LENS: app_inside_toggle(a, VF_LENS); break;
-	case A_IMPORTANCE: app_inside_toggle(a, VF_IMPORTANCE); break;
-	case A_EXPLAIN: a->scr.show_explain = !a->scr.show_explain; break;
-	case A_SCHEME: {
-		enum scheme sch = (enum scheme)((palette_scheme() + 1) % SCHEME_COUNT);
-		palette_set_scheme(sch);
-		app_msg(a, 0, _("colours: %s"), palette_scheme_name(sch));
-		break;
-	}
-	case A_SVG: app_save_svg(a); break;
-	case A_PRESENTER:
-		a->scr.presenter = !a->scr.presenter;
-		v->zoom = a->scr.presenter ? ZOOM_BIG : ZOOM_AUTO;
-		break;
-	case A_COUNT: break;
-	case A_LINES:
-		if (!(v->flags & VF_LINES) && !view_attn_weights(a->tr, app_stage(a)))
-			app_msg(a, 0, "%s", _("the head view works on the stages of an attention"));
-		else
-			v->flags ^= VF_LINES;
-		break;
-	case A_HEAD_SHOW: head_show(a); break;
-	case A_MAP: v->flags ^= VF_MAP; break;
-	case A_MAP_SIDE:
-		v->flags ^= VF_MAP_SIDE;
-		if ((v->flags & VF_MAP_SIDE) && a->scr.sidebar.w == 0)
-			app_msg(a, 0, "%s", _("the small map shows in the stage list, from 80 columns on"));
-		break;
-	case A_MODEL:
-		if (!(v->flags & VF_MODEL) && (!view_attn_weights(a->tr, app_stage(a)) ||
-					       app_stage(a)->layer < 0))
-			app_msg(a, 0, "%s", _("the model view works on the stages of an attention"));
-		else
-			v->flags ^= VF_MODEL;
-		break;
-	case A_HELP:
-		a->scr.show_help = !a->scr.show_help;
-		a->scr.help_top = 0;
-		break;
-	case A_ESCAPE:
-		a->scr.show_help = 0;
-		v->flags &= ~(VF_INSPECT | VF_MASK_DIFF | VF_ALL_HEADS | VF_MEAN_HEADS |
-			      VF_PE_CURVES | VF_DECODE | VF_COMPARE | VF_LINES | VF_MODEL |
-			      VF_MAP | VF_LENS | VF_IMPORTANCE);
-		break;
-	case A_QUIT: a->quit = 1; break;
-	}
-}
-
 /* The action bound to key, or A_COUNT when none is. */
 static enum action key_action(int key)
 {
@@ -568,35 +291,41 @@ static int help_scroll(struct app *a, enum action act)
 	return 1;
 }
 
-void app_on_key(struct app *a, int key, const char *utf8)
+static unsigned on_key(struct app *a, int key, const char *utf8)
 {
 	if (key == TK_RESIZE)
-		return;
+		return RE_REDRAW;
 	if (key == TK_PASTE_BEGIN || key == TK_PASTE_END) {
-		a->pasting = key == TK_PASTE_BEGIN;
-		if (a->pasting && !a->editing)
+		a->ed.pasting = key == TK_PASTE_BEGIN;
+		if (a->ed.pasting && !a->ed.which)
 			app_msg(a, 0, _("a paste is text, not keys: press e (the sentence) or t "
 					"(the target), then paste"));
-		return;
+		return RE_REDRAW;
 	}
-	if (a->pasting) {
+	if (a->ed.pasting) {
 		paste_key(a, key, utf8);
-		return;
+		return RE_REDRAW;
 	}
-	if (a->editing) {
+	if (a->ed.which) {
 		edit_key(a, key, utf8);
-		return;
+		return RE_REDRAW;
 	}
 	a->scr.message = NULL;
 	if (key == TK_MOUSE) {
 		mouse_click(a);
-		return;
+		return RE_REDRAW;
 	}
 	enum action act = key_action(key);
 	if (act == A_COUNT || (a->scr.show_help && help_scroll(a, act)))
-		return;
-	cur_key = key;
-	do_action(a, act);
+		return RE_REDRAW;
+	unsigned r = app_action(a, act, key);
 	view_clamp(&a->scr.v);
+	return r;
 }
 
+unsigned app_key(struct app *a, int key, const char *utf8)
+{
+	int gen = a->ins.pass_gen;
+	unsigned r = on_key(a, key, utf8) | RE_REDRAW;
+	return (r & ~RE_RECOMPUTE) | (a->ins.pass_gen != gen ? RE_PASS : 0) | (a->quit ? RE_QUIT : 0);
+}

@@ -136,6 +136,86 @@ static int model_slot(struct lecture *l, const char *path)
 	return l->nmodels++;
 }
 
+/* A step's masks: {decoder: causal|off, encoder: causal|off}. */
+static int parse_masks(const struct ydoc *d, const struct ynode *v, struct lstep *s,
+		       struct err *e)
+{
+	const struct ynode *m;
+	if (known(d, v, MASK_KEYS, IN_KEY, "masks", e))
+		return -1;
+	if ((m = ynode_get(v, "decoder"))) {
+		const char *t = ynode_str(d, m, e);
+		if (!t || (strcmp(t, "causal") && strcmp(t, "off")))
+			return err_set(e, "%s:%d: masks.decoder must be causal or off",
+				       d->file, m->line);
+		s->causal = strcmp(t, "causal") == 0;
+	}
+	if ((m = ynode_get(v, "encoder"))) {
+		const char *t = ynode_str(d, m, e);
+		if (!t || (strcmp(t, "causal") && strcmp(t, "off")))
+			return err_set(e, "%s:%d: masks.encoder must be causal or off",
+				       d->file, m->line);
+		s->encoder_causal = strcmp(t, "causal") == 0;
+	}
+	return 0;
+}
+
+/* A step's decode: search, temperature, top_k, top_p, seed, beam, alpha,
+ * step. */
+static int parse_decode(const struct ydoc *d, const struct ynode *v, struct lstep *s,
+			struct err *e)
+{
+	long long x;
+	const struct ynode *m;
+	if (known(d, v, DECODE_KEYS, IN_KEY, "decode", e))
+		return -1;
+	if ((m = ynode_get(v, "search"))) {
+		const char *t = ynode_str(d, m, e);
+		if (!t || (strcmp(t, "greedy") && strcmp(t, "beam") && strcmp(t, "sample")))
+			return err_set(e, "%s:%d: decode.search must be greedy, beam or sample",
+				       d->file, m->line);
+		s->sample = strcmp(t, "sample") == 0;
+		s->beam = strcmp(t, "beam") ? 1 : s->beam > 1 ? s->beam : 4;
+	}
+	if ((m = ynode_get(v, "temperature"))) {
+		if (ynode_float(d, m, &s->temperature, e))
+			return -1;
+		if (!(s->temperature >= 0 && s->temperature <= 100))
+			return err_set(e, "%s:%d: decode.temperature must be within 0…100",
+				       d->file, m->line);
+	}
+	if ((m = ynode_get(v, "top_k"))) {
+		if (ynode_int(d, m, 0, 1 << 30, &x, e))
+			return -1;
+		s->top_k = (int)x;
+	}
+	if ((m = ynode_get(v, "top_p"))) {
+		if (ynode_float(d, m, &s->top_p, e))
+			return -1;
+		if (!(s->top_p > 0 && s->top_p <= 1))
+			return err_set(e, "%s:%d: decode.top_p must be above 0 and at most 1",
+				       d->file, m->line);
+	}
+	if ((m = ynode_get(v, "seed"))) {
+		if (ynode_int(d, m, 0, LLONG_MAX, &x, e))
+			return -1;
+		s->seed = x;
+	}
+	if ((m = ynode_get(v, "beam"))) {
+		if (ynode_int(d, m, 1, DECODE_MAX_BEAM, &x, e))
+			return -1;
+		s->beam = (int)x;
+	}
+	if ((m = ynode_get(v, "alpha")) && ynode_float(d, m, &s->alpha, e))
+		return -1;
+	if ((m = ynode_get(v, "step"))) {
+		if (ynode_int(d, m, 1, 4096, &x, e))
+			return -1;
+		s->dec_step = (int)x - 1;   /* scripts count steps from 1 */
+	}
+	return 0;
+}
+
 static int parse_step(struct lecture *l, const struct ydoc *d, const struct ynode *n,
 		      struct lstep *s, struct err *e)
 {
@@ -206,74 +286,10 @@ static int parse_step(struct lecture *l, const struct ydoc *d, const struct ynod
 		s->row = (int)r;
 		s->col = (int)c;
 	}
-	if ((v = ynode_get(n, "masks"))) {
-		const struct ynode *m;
-		if (known(d, v, MASK_KEYS, IN_KEY, "masks", e))
-			return -1;
-		if ((m = ynode_get(v, "decoder"))) {
-			const char *t = ynode_str(d, m, e);
-			if (!t || (strcmp(t, "causal") && strcmp(t, "off")))
-				return err_set(e, "%s:%d: masks.decoder must be causal or off",
-					       d->file, m->line);
-			s->causal = strcmp(t, "causal") == 0;
-		}
-		if ((m = ynode_get(v, "encoder"))) {
-			const char *t = ynode_str(d, m, e);
-			if (!t || (strcmp(t, "causal") && strcmp(t, "off")))
-				return err_set(e, "%s:%d: masks.encoder must be causal or off",
-					       d->file, m->line);
-			s->encoder_causal = strcmp(t, "causal") == 0;
-		}
-	}
-	if ((v = ynode_get(n, "decode"))) {
-		const struct ynode *m;
-		if (known(d, v, DECODE_KEYS, IN_KEY, "decode", e))
-			return -1;
-		if ((m = ynode_get(v, "search"))) {
-			const char *t = ynode_str(d, m, e);
-			if (!t || (strcmp(t, "greedy") && strcmp(t, "beam") && strcmp(t, "sample")))
-				return err_set(e, "%s:%d: decode.search must be greedy, beam or sample",
-					       d->file, m->line);
-			s->sample = strcmp(t, "sample") == 0;
-			s->beam = strcmp(t, "beam") ? 1 : s->beam > 1 ? s->beam : 4;
-		}
-		if ((m = ynode_get(v, "temperature"))) {
-			if (ynode_float(d, m, &s->temperature, e))
-				return -1;
-			if (!(s->temperature >= 0 && s->temperature <= 100))
-				return err_set(e, "%s:%d: decode.temperature must be within 0…100",
-					       d->file, m->line);
-		}
-		if ((m = ynode_get(v, "top_k"))) {
-			if (ynode_int(d, m, 0, 1 << 30, &x, e))
-				return -1;
-			s->top_k = (int)x;
-		}
-		if ((m = ynode_get(v, "top_p"))) {
-			if (ynode_float(d, m, &s->top_p, e))
-				return -1;
-			if (!(s->top_p > 0 && s->top_p <= 1))
-				return err_set(e, "%s:%d: decode.top_p must be above 0 and at most 1",
-					       d->file, m->line);
-		}
-		if ((m = ynode_get(v, "seed"))) {
-			if (ynode_int(d, m, 0, LLONG_MAX, &x, e))
-				return -1;
-			s->seed = x;
-		}
-		if ((m = ynode_get(v, "beam"))) {
-			if (ynode_int(d, m, 1, DECODE_MAX_BEAM, &x, e))
-				return -1;
-			s->beam = (int)x;
-		}
-		if ((m = ynode_get(v, "alpha")) && ynode_float(d, m, &s->alpha, e))
-			return -1;
-		if ((m = ynode_get(v, "step"))) {
-			if (ynode_int(d, m, 1, 4096, &x, e))
-				return -1;
-			s->dec_step = (int)x - 1;   /* scripts count steps from 1 */
-		}
-	}
+	if ((v = ynode_get(n, "masks")) && parse_masks(d, v, s, e))
+		return -1;
+	if ((v = ynode_get(n, "decode")) && parse_decode(d, v, s, e))
+		return -1;
 	if ((v = ynode_get(n, "explain")) && ynode_bool(d, v, &s->explain, e))
 		return -1;
 	return 0;

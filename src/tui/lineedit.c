@@ -14,6 +14,13 @@ void lineedit_set(struct lineedit *le, const char *text)
 	memmove(le->text, text ? text : "", n);
 	le->text[n] = 0;
 	le->cur = (int)n;
+	le->selected = 0;
+}
+
+void lineedit_set_selected(struct lineedit *le, const char *text)
+{
+	lineedit_set(le, text);
+	le->selected = le->text[0] != 0;
 }
 
 /* Start of the code point before byte i (continuation bytes skipped). */
@@ -44,6 +51,17 @@ enum lineedit_result lineedit_key(struct lineedit *le, int key, const char *utf8
 	int n = (int)strlen(t);
 	if (le->cur < 0 || le->cur > n)
 		le->cur = n;
+	if (le->selected) {
+		le->selected = 0;
+		size_t tl = utf8 ? strlen(utf8) : 0;
+		int text = tl && (unsigned char)utf8[0] >= 32 && key != TK_ENTER && key != TK_ESC;
+		if (text || key == TK_BACKSPACE || key == TK_DELETE || key == CTRL_U) {
+			t[0] = 0;
+			le->cur = n = 0;
+			if (!text)
+				return LE_NONE;
+		}
+	}
 	switch (key) {
 	case TK_ESC:
 		return LE_CANCEL;

@@ -16,6 +16,9 @@
 struct lineedit {
 	char text[LINEEDIT_MAX];   /* NUL-terminated */
 	int cur;                   /* cursor: byte offset, 0 .. strlen(text) */
+	int selected;              /* the whole text is selected: typed text,
+	                              Backspace, Delete replace it; a cursor
+	                              key keeps it and moves */
 };
 
 /* What a key did. */
@@ -27,8 +30,11 @@ enum lineedit_result {
 };
 
 /* Starts editing text (cut at LINEEDIT_MAX - 1 bytes; it may be le->text
- * itself), cursor at the end. */
+ * itself), cursor at the end, nothing selected. */
 void lineedit_set(struct lineedit *le, const char *text);
+/* The same, with the whole text selected (the stepper's e and t: typing
+ * replaces the old sentence, an arrow edits it). */
+void lineedit_set_selected(struct lineedit *le, const char *text);
 
 /* Applies one key.  utf8 is the typed text for key 0 or a printable ASCII
  * key ("" otherwise); it is inserted when its first byte is not a control

@@ -10,25 +10,25 @@
 #include "common/options.h"
 
 /* Step s's caption in the message language, its references filled in
- * from the pass on screen (a->caption); a reference that does not resolve
+ * from the pass on screen (a->lp.caption); a reference that does not resolve
  * (lecture_check lets none through) is said in the message line. */
 static const char *fill_caption(struct app *a, const struct lstep *s)
 {
 	const char *text = _(s->caption);   /* po/lecture-captions.pot */
-	struct caption_src src = { a->tr, s->stage, NULL, NULL, a->deck, a->m, a->sentence };
+	struct caption_src src = { a->tr, s->stage, NULL, NULL, a->lp.deck, a->m, a->sentence };
 	struct err e;
-	if (a->decoding) {
-		src.greedy = &a->dec[0];
-		src.beam = &a->dec[1];
+	if (a->ds.on) {
+		src.greedy = &a->ds.res[0];
+		src.beam = &a->ds.res[1];
 	}
-	if (caption_fill(text, &src, a->caption, sizeof a->caption, &e))
+	if (caption_fill(text, &src, a->lp.caption, sizeof a->lp.caption, &e))
 		app_msg(a, 1, "%s", e.msg);
-	return a->caption;
+	return a->lp.caption;
 }
 
 void app_lecture_go(struct app *a, int i)
 {
-	const struct lecture *l = a->lec;
+	const struct lecture *l = a->lp.lec;
 	struct view_state *v = &a->scr.v;
 	if (i < 0 || i >= l->n) {
 		app_msg(a, 0, i < 0 ? _("the first step of the lecture") :
@@ -36,7 +36,7 @@ void app_lecture_go(struct app *a, int i)
 		return;
 	}
 	const struct lstep *s = &l->steps[i];
-	a->lstep = i;
+	a->lp.step = i;
 	app_snapshot_reset(a);
 	a->m = lecture_model(l, i);
 	v->m = a->m;
@@ -48,31 +48,31 @@ void app_lecture_go(struct app *a, int i)
 	a->opts.ablate_head = -1;
 	snprintf(a->sentence, sizeof a->sentence, "%s", s->sentence);
 	snprintf(a->target, sizeof a->target, "%s", s->target);
-	v->flags = 0;
+	v->mode = VM_STAGE;
 	v->heads_off = 0;
 	a->scr.show_help = 0;
 	int decoding = s->view == LV_DECODE || s->view == LV_COMPARE;
-	if (a->decoding) {
-		a->decoding = 0;
+	if (a->ds.on) {
+		a->ds.on = 0;
 		v->dec = v->dec_other = NULL;
 	}
 	if (decoding) {
-		a->which = s->sample ? 2 : s->beam > 1;
-		a->so.temperature = s->temperature;
-		a->so.top_k = s->top_k;
-		a->so.top_p = s->top_p;
-		a->so.seed = (uint64_t)s->seed;
-		a->beam_w = lecture_beam_width(s);
-		a->alpha = s->alpha;
-		a->force_step[0] = a->force_step[1] = a->force_step[2] = -1;
+		a->ds.which = s->sample ? 2 : s->beam > 1;
+		a->ds.so.temperature = s->temperature;
+		a->ds.so.top_k = s->top_k;
+		a->ds.so.top_p = s->top_p;
+		a->ds.so.seed = (uint64_t)s->seed;
+		a->ds.beam_w = lecture_beam_width(s);
+		a->ds.alpha = s->alpha;
+		a->ds.force_step[0] = a->ds.force_step[1] = a->ds.force_step[2] = -1;
 		v->dec_step = s->dec_step;
 		v->dec_hyp = v->dec_cand = 0;
-		a->decoding = 1;
+		a->ds.on = 1;
 		if (app_decode_all(a, a->sentence) || app_step_pass(a)) {
-			a->decoding = 0;
+			a->ds.on = 0;
 			return;
 		}
-		v->flags |= s->view == LV_DECODE ? VF_DECODE : VF_COMPARE;
+		v->mode = s->view == LV_DECODE ? VM_DECODE : VM_COMPARE;
 	} else if (app_recompute(a, a->sentence, a->target)) {
 		return;
 	}
@@ -96,15 +96,15 @@ void app_lecture_go(struct app *a, int i)
 		if (s->view == LV_CURVES && st->ndim == 2 && st->shape[1] >= 8)
 			v->col = 4;
 	}
-	static const int FLAGS[] = {
-		[LV_STAGE] = 0, [LV_HEADS] = VF_ALL_HEADS,
-		[LV_MEAN] = VF_ALL_HEADS | VF_MEAN_HEADS, [LV_INSPECT] = VF_INSPECT,
-		[LV_MASKDIFF] = VF_MASK_DIFF, [LV_CURVES] = VF_PE_CURVES,
-		[LV_DECODE] = VF_DECODE, [LV_COMPARE] = VF_COMPARE,
-		[LV_LINES] = VF_LINES, [LV_MODEL] = VF_MODEL, [LV_MAP] = VF_MAP,
-		[LV_LENS] = VF_LENS, [LV_IMPORTANCE] = VF_IMPORTANCE,
+	static const enum view_mode MODE[] = {
+		[LV_STAGE] = VM_STAGE, [LV_HEADS] = VM_HEADS,
+		[LV_MEAN] = VM_MEAN, [LV_INSPECT] = VM_INSPECT,
+		[LV_MASKDIFF] = VM_MASK_DIFF, [LV_CURVES] = VM_CURVES,
+		[LV_DECODE] = VM_DECODE, [LV_COMPARE] = VM_COMPARE,
+		[LV_LINES] = VM_LINES, [LV_MODEL] = VM_MODEL, [LV_MAP] = VM_MAP,
+		[LV_LENS] = VM_LENS, [LV_IMPORTANCE] = VM_IMPORTANCE,
 	};
-	v->flags |= FLAGS[s->view];
+	v->mode = MODE[s->view];
 	if (s->view == LV_MASKDIFF)
 		app_recompute(a, a->sentence, a->target);   /* the other pass, too */
 	view_clamp(v);
@@ -129,7 +129,7 @@ void app_lecture_advance(struct app *a, int dir)
 		s->caption_page--;
 		return;
 	}
-	app_lecture_go(a, a->lstep + dir);
+	app_lecture_go(a, a->lp.step + dir);
 }
 
 /* --lecture FILE: check the whole script first, then play it. */
@@ -157,9 +157,9 @@ int app_lecture_run(struct app *a, struct cli *c)
 		lecture_free(&l);
 		return 0;
 	}
-	a->lec = &l;
+	a->lp.lec = &l;
 	a->scr.lecture = 1;
-	a->play_ms = c->play_ms;
+	a->lp.play_ms = c->play_ms;
 	a->m = lecture_model(&l, 0);
 	a->scr.v.m = a->m;
 	if (c->export_dir) {

@@ -3,7 +3,7 @@
  * sentence again; the stage, head, cursor and view stay where they are.
  *
  * a->m is the model on screen: the one loaded (by the command line or the
- * lecture, which own it) or a->snap, a snapshot of it owned here. */
+ * lecture, which own it) or a->tt.snap, a snapshot of it owned here. */
 #include <stdio.h>
 #include <string.h>
 
@@ -13,7 +13,7 @@
 /* The model the snapshots belong to (never freed here). */
 static struct model *base(const struct app *a)
 {
-	return a->snap_base ? a->snap_base : a->m;
+	return a->tt.base ? a->tt.base : a->m;
 }
 
 /* Training time's stops: the snapshots, the trained weights standing for
@@ -38,13 +38,13 @@ static int position(const struct model *m)
 
 void app_snapshot_reset(struct app *a)
 {
-	if (a->snap) {
-		a->m = a->snap_base;
-		model_free(a->snap);
-		a->snap = NULL;
-		a->own_ok = 0;   /* it was that model's translation */
+	if (a->tt.snap) {
+		a->m = a->tt.base;
+		model_free(a->tt.snap);
+		a->tt.snap = NULL;
+		a->own.ok = 0;   /* it was that model's translation */
 	}
-	a->snap_base = NULL;
+	a->tt.base = NULL;
 	a->scr.v.m = a->m;
 }
 
@@ -61,13 +61,13 @@ int app_snapshot_load(struct app *a, long step)
 			app_msg(a, 1, "%s", e.msg);
 			return -1;
 		}
-		struct model *old = a->snap;
-		a->snap_base = b;
-		a->snap = m;
+		struct model *old = a->tt.snap;
+		a->tt.base = b;
+		a->tt.snap = m;
 		a->m = m;
 		model_free(old);
 	}
-	a->own_ok = 0;
+	a->own.ok = 0;
 	a->scr.v.m = a->m;
 	a->scr.show_training = 1;
 	return 0;

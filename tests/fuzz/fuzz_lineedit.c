@@ -5,7 +5,7 @@
  * table (arrows, Home/End, Backspace, Delete, Enter, Esc, Ctrl-A/E/U, keys
  * the editor ignores), or one of: 0x1C the canvas size for the next draw (next two bytes:
  * width, height), 0x1D draw the screen, 0x1E choose the stage on screen
- * and view flags (next two bytes), 0x1F insert the next 1..7 raw bytes as
+ * and view mode (next two bytes), 0x1F insert the next 1..7 raw bytes as
  * one piece of "typed" text (invalid UTF-8 welcome).  Any other byte
  * starts typed text: it and the continuation bytes its lead byte implies.
  * After every key: the text is NUL-terminated and shorter than
@@ -111,7 +111,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		if (b == 0x1E && i + 2 <= size) {
 			s.v.stage = data[i] % tr->n;
-			s.v.flags = data[i + 1] & 31;   /* the VF_ bits */
+			/* the modes a stage's own data draws (no decoding, lens or
+			 * importance here) */
+			s.v.mode = (enum view_mode)(data[i + 1] % (VM_CURVES + 1));
 			s.v.zoom = (enum zoom)(data[i + 1] % ZOOM_COUNT);
 			i += 2;
 			continue;

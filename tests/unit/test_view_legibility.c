@@ -1,4 +1,4 @@
-/* test_views_f.c - lecture-grade screens (issue 13), the review's items,
+/* test_view_legibility.c - lecture-grade screens (issue 13), the review's items,
  * headless: the heads grid and model view in ASCII (no half blocks), the
  * "rows a–b of N · columns a–b of N" note on every view that cuts, the
  * colour scale named by its quantity, the positional-encoding strips
@@ -35,19 +35,19 @@ static int all_ascii(const struct canvas *c)
 static void ascii_tiles(const struct model *m, const struct trace *t)
 {
 	static const struct { int flags, w, h; const char *what; } V[] = {
-		{ VF_ALL_HEADS, 80, 24, "heads grid" }, { VF_MODEL, 120, 40, "model view" },
+		{ VM_HEADS, 80, 24, "heads grid" }, { VM_MODEL, 120, 40, "model view" },
 	};
 	for (size_t k = 0; k < 2; k++) {
 		struct view_state v;
 		vt_state(&v, t, m, "encoder.0.self_attn.weights");   /* [4, 20, 20] */
-		v.flags = V[k].flags;
+		v.mode = (enum view_mode)V[k].flags;
 		canvas_set_ascii(0);
 		struct canvas *c = vt_draw(&v, V[k].w, V[k].h, DEPTH_256);
 		int utf_half = count_glyph(c, "▀");
 		canvas_free(c);
 		canvas_set_ascii(1);
 		vt_state(&v, t, m, "encoder.0.self_attn.weights");
-		v.flags = V[k].flags;
+		v.mode = (enum view_mode)V[k].flags;
 		c = vt_draw(&v, V[k].w, V[k].h, DEPTH_256);
 		int quotes = count_glyph(c, "\""), asc = all_ascii(c);
 		if (quotes || !asc) {
@@ -153,7 +153,7 @@ static void pe_strips(const struct model *m, const struct trace *t)
 		struct screen sc;
 		memset(&sc, 0, sizeof sc);
 		vt_state(&sc.v, t, m, "src.pos");
-		sc.v.flags = VF_PE_CURVES;
+		sc.v.mode = VM_CURVES;
 		sc.v.pe_table = pe;
 		sc.v.pe_n = n;
 		sc.model_name = "tiny";
@@ -208,15 +208,15 @@ static void cut_notes(const struct model *m, const struct trace *t)
 		{ "src.ids", 0, 60, 12, "positions 0–7 of 20", "ids" },
 		{ "probs", 0, 80, 12, "0–9/19", "output (probs): the position list" },
 		{ "loss", 0, 80, 12, "positions 0–6 of 19", "output (loss)" },
-		{ "encoder.0.self_attn.weights", VF_INSPECT, 26, 40, "keys 0–16 of 20", "inspector's weights" },
-		{ "encoder.0.self_attn.weights", VF_ALL_HEADS, 80, 24, "rows 0–19 of 20 · columns 0–16 of 20",
+		{ "encoder.0.self_attn.weights", VM_INSPECT, 26, 40, "keys 0–16 of 20", "inspector's weights" },
+		{ "encoder.0.self_attn.weights", VM_HEADS, 80, 24, "rows 0–19 of 20 · columns 0–16 of 20",
 		  "heads grid" },
 	};
 	for (size_t k = 0; k < sizeof V / sizeof *V; k++) {
 		struct view_state v;
 		if (vt_state(&v, t, m, V[k].stage))
 			continue;
-		v.flags = V[k].flags;
+		v.mode = (enum view_mode)V[k].flags;
 		struct canvas *c = vt_draw(&v, V[k].w, V[k].h, DEPTH_256);
 		char *txt = vt_text(c);
 		int ok = strstr(txt, V[k].want) != NULL;

@@ -1,4 +1,4 @@
-/* test_views_s.c - the decoding page while sampling, headless (issue 16).
+/* test_view_sampling_lens.c - the decoding page while sampling, headless (issue 16).
  *
  * Model models/en-pt-tiny.yaml; "your cat is a lovely cat" sampled with
  * T = 2.5, top-p 0.9, seed 1.  A snapshot at 100×30 without colour, plus
@@ -69,7 +69,7 @@ static void lens_checks(const struct model *m)
 	v.tr = t;
 	v.m = m;
 	v.stage = trace_index(t, "probs");
-	v.flags = VF_LENS;
+	v.mode = VM_LENS;
 	v.lens = &l;
 	char *txt = vt_render(&v, 100, 40, DEPTH_NONE);
 	/* the grid line of layer 1 (out): each visible cell's percentage is
@@ -134,7 +134,7 @@ static void importance_checks(const struct model *m)
 	memset(&v, 0, sizeof v);
 	v.tr = t;
 	v.m = m;
-	v.flags = VF_IMPORTANCE;
+	v.mode = VM_IMPORTANCE;
 	v.imp = &imp;
 	char *txt = vt_render(&v, 120, 30, DEPTH_NONE);
 	const struct head_score *h = &imp.h[importance_top(&imp)];
@@ -180,7 +180,7 @@ int main(void)
 	memset(&v, 0, sizeof v);
 	v.tr = t;
 	v.m = m;
-	v.flags = VF_DECODE;
+	v.mode = VM_DECODE;
 	v.dec = &r;
 	v.dec_beam = 1;
 	v.dec_alpha = o.alpha;

@@ -1,4 +1,4 @@
-/* test_views_a.c - the heads grid, the output distribution / loss and the
+/* test_view_heads_output.c - the heads grid, the output distribution / loss and the
  * positional-encoding curves: text snapshots at 100×30 without colour, the
  * output view's ranking against the probs stage, and drawing at odd sizes
  * and colour depths (nothing written outside the view's rectangle). */
@@ -12,7 +12,7 @@ static const char TARGET[] = "seu gato é um gato adorável";
 
 static int snap(struct view_state *v, const char *name, int flags)
 {
-	v->flags = flags;
+	v->mode = (enum view_mode)flags;
 	char *txt = vt_render(v, 100, 30, DEPTH_NONE);
 	int ok = vt_snapshot(name, txt);
 	free(txt);
@@ -30,16 +30,16 @@ static const struct {
 	int flags;
 	const char *what;
 } CASES[] = {
-	{ "encoder.0.self_attn.weights", VF_ALL_HEADS, "heads grid (weights)" },
-	{ "decoder.0.self_attn.masked", VF_ALL_HEADS, "heads grid (masked)" },
-	{ "decoder.1.cross_attn.weights", VF_ALL_HEADS, "heads grid (cross)" },
-	{ "encoder.0.self_attn.q", VF_ALL_HEADS, "heads grid (q)" },
-	{ "encoder.0.self_attn.weights", VF_ALL_HEADS | VF_MEAN_HEADS, "mean over heads" },
+	{ "encoder.0.self_attn.weights", VM_HEADS, "heads grid (weights)" },
+	{ "decoder.0.self_attn.masked", VM_HEADS, "heads grid (masked)" },
+	{ "decoder.1.cross_attn.weights", VM_HEADS, "heads grid (cross)" },
+	{ "encoder.0.self_attn.q", VM_HEADS, "heads grid (q)" },
+	{ "encoder.0.self_attn.weights", VM_MEAN, "mean over heads" },
 	{ "logits", 0, "output (logits)" },
 	{ "probs", 0, "output (probs)" },
 	{ "loss", 0, "output (loss)" },
-	{ "src.pos", VF_PE_CURVES, "posenc (src)" },
-	{ "tgt.pos", VF_PE_CURVES, "posenc (tgt)" },
+	{ "src.pos", VM_CURVES, "posenc (src)" },
+	{ "tgt.pos", VM_CURVES, "posenc (tgt)" },
 };
 
 /* Distance, in shade levels, from the nearest glyph boundary of the
@@ -93,29 +93,29 @@ int main(void)
 
 	/* the views are the ones view_for picks */
 	vt_state(&v, t, m, "encoder.0.self_attn.weights");
-	v.flags = VF_ALL_HEADS;
-	tap_ok(view_for(&v) == &heads_view, "VF_ALL_HEADS on weights picks heads_view");
+	v.mode = VM_HEADS;
+	tap_ok(view_for(&v) == &heads_view, "VM_HEADS on weights picks heads_view");
 	vt_state(&v, t, m, "probs");
 	tap_ok(view_for(&v) == &output_view, "probs picks output_view");
 	vt_state(&v, t, m, "src.pos");
-	v.flags = VF_PE_CURVES;
-	tap_ok(view_for(&v) == &posenc_view, "VF_PE_CURVES on src.pos picks posenc_view");
+	v.mode = VM_CURVES;
+	tap_ok(view_for(&v) == &posenc_view, "VM_CURVES on src.pos picks posenc_view");
 
 	/* snapshots at 100×30 without colour */
 	if (!vt_state(&v, t, m, "encoder.0.self_attn.weights")) {
 		v.head = 1;
 		v.row = 2;
 		v.col = 5;
-		snap(&v, "heads_weights", VF_ALL_HEADS);
+		snap(&v, "heads_weights", VM_HEADS);
 		tap_ok(v.geom.valid && v.geom.cw >= 1 && v.geom.nr == t->S &&
 		       v.geom.nc == t->S, "heads grid sets geom for the selected tile");
 		v.head = 0;
-		snap(&v, "heads_mean", VF_ALL_HEADS | VF_MEAN_HEADS);
+		snap(&v, "heads_mean", VM_MEAN);
 		tap_ok(v.geom.valid, "mean over heads sets geom");
 	}
 	if (!vt_state(&v, t, m, "decoder.0.self_attn.masked")) {
 		v.head = 3;
-		snap(&v, "heads_masked", VF_ALL_HEADS);
+		snap(&v, "heads_masked", VM_HEADS);
 	}
 	if (!vt_state(&v, t, m, "probs")) {
 		v.row = 2;
@@ -131,7 +131,7 @@ int main(void)
 	}
 	if (!vt_state(&v, t, m, "src.pos")) {
 		v.row = 3;
-		snap(&v, "posenc_src", VF_PE_CURVES);
+		snap(&v, "posenc_src", VM_CURVES);
 	}
 
 	/* the heads snapshots' cells sit far from every shade boundary (the
@@ -201,7 +201,7 @@ int main(void)
 					bad++;
 					continue;
 				}
-				v.flags = CASES[k].flags;
+				v.mode = (enum view_mode)CASES[k].flags;
 				v.row = 3;
 				v.col = 7;
 				v.head = 2;
@@ -223,7 +223,7 @@ int main(void)
 		for (size_t k = 0; k < sizeof CASES / sizeof CASES[0]; k++) {
 			if (vt_state(&v, t, m, CASES[k].stage))
 				continue;
-			v.flags = CASES[k].flags;
+			v.mode = (enum view_mode)CASES[k].flags;
 			canvas_clear(c);
 			view_for(&v)->draw(&v, c, r);
 			for (int i = 0; i < c->w * c->h; i++)
@@ -244,12 +244,12 @@ int main(void)
 			vt_state(&v, lt, m, "encoder.1.self_attn.weights");
 			v.row = 30;
 			v.col = 35;
-			v.flags = VF_ALL_HEADS;
+			v.mode = VM_HEADS;
 			ok &= draws_inside(&v, 60, 18, DEPTH_NONE);
 			ok &= v.geom.valid && v.row >= v.geom.top &&
 			      v.row < v.geom.top + v.geom.nr &&
 			      v.col >= v.geom.left && v.col < v.geom.left + v.geom.nc;
-			v.flags = VF_ALL_HEADS | VF_MEAN_HEADS;
+			v.mode = VM_MEAN;
 			ok &= draws_inside(&v, 60, 18, DEPTH_TRUE);
 			tap_ok(ok, "long sequence: cursor stays in the visible tile");
 			trace_free(lt);

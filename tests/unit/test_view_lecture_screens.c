@@ -1,4 +1,4 @@
-/* test_views_e.c - lecture-grade screens (issue 13), headless: one line per
+/* test_view_lecture_screens.c - lecture-grade screens (issue 13), headless: one line per
  * token when the height allows and both labels when two rows share a line;
  * numbered columns with a legend instead of letters stacked vertically;
  * presenter cells that use the screen and a grid without notches; titles on

@@ -1,4 +1,4 @@
-/* test_views_d.c - a picture you can trust (issue 12): the number
+/* test_view_numbers.c - a picture you can trust (issue 12): the number
  * formatter, the status line's value, and −∞ in every colour mode.
  *
  * fmt_cell / fmt_cell_fit against hand-written expectations; the status
@@ -177,14 +177,14 @@ static void colours(const struct model *m, const struct trace *t)
 				{ "decoder.0.self_attn.masked", 0, ZOOM_CELLS, 100, 30 },
 				{ "decoder.0.self_attn.masked", 0, ZOOM_FIT, 100, 30 },
 				{ "decoder.0.self_attn.masked", 0, ZOOM_BIG, 200, 60 },
-				{ "decoder.0.self_attn.masked", VF_ALL_HEADS, ZOOM_AUTO, 100, 30 },
-				{ "decoder.0.self_attn.weights", VF_INSPECT, ZOOM_AUTO, 100, 30 },
+				{ "decoder.0.self_attn.masked", VM_HEADS, ZOOM_AUTO, 100, 30 },
+				{ "decoder.0.self_attn.weights", VM_INSPECT, ZOOM_AUTO, 100, 30 },
 			};
 			for (size_t k = 0; k < sizeof V / sizeof *V; k++) {
 				struct view_state v;
 				if (vt_state(&v, t, m, V[k].stage))
 					continue;
-				v.flags = V[k].flags;
+				v.mode = (enum view_mode)V[k].flags;
 				v.zoom = V[k].z;
 				v.row = 1;
 				v.col = 1;

@@ -1,4 +1,4 @@
-/* test_views_b.c - the cell inspector and the mask diff, headless.
+/* test_view_inspect_maskdiff.c - the cell inspector and the mask diff, headless.
  *
  * Model tests/data/tiny.yaml; "your cat is a lovely cat" → "seu gato é um
  * gato adorável", run twice: with the decoder's causal mask (on) and
@@ -56,7 +56,7 @@ static void check_sums(struct view_state *v, const char *prefix)
 	const double rdk = sqrt((double)q->shape[2]);
 	int bad = 0, cells = 0;
 	double worst = 0;
-	v->flags = VF_INSPECT;
+	v->mode = VM_INSPECT;
 	for (int h = 0; h < H; h++)
 		for (int i = 0; i < nq; i++)
 			for (int j = 0; j < nk; j++) {
@@ -174,11 +174,11 @@ int main(void)
 
 	/* --- inspector --- */
 	vt_state(&v, ton, m, "decoder.0.self_attn.weights");
-	v.flags = VF_INSPECT;
+	v.mode = VM_INSPECT;
 	v.head = 1;
 	v.row = 2;   /* "gato" */
 	v.col = 1;   /* "seu" */
-	tap_ok(view_for(&v) == &inspect_view, "VF_INSPECT picks the inspector");
+	tap_ok(view_for(&v) == &inspect_view, "VM_INSPECT picks the inspector");
 	txt = vt_render(&v, 100, 30, DEPTH_NONE);
 	vt_snapshot("inspect_dec0_self", txt);
 	tap_contains(txt, "query: decoder token “gato → é”", "self: query named, with the word it predicts");
@@ -197,7 +197,7 @@ int main(void)
 	free(txt);
 
 	vt_state(&v, ton, m, "decoder.1.cross_attn.weights");
-	v.flags = VF_INSPECT;
+	v.mode = VM_INSPECT;
 	v.head = 1;
 	v.row = 2;   /* "gato" */
 	v.col = 2;   /* "cat" */
@@ -210,7 +210,7 @@ int main(void)
 
 	/* the same through the scores stage */
 	vt_state(&v, ton, m, "decoder.1.cross_attn.scores");
-	v.flags = VF_INSPECT;
+	v.mode = VM_INSPECT;
 	tap_ok(view_for(&v) == &inspect_view, "the inspector shows for .scores too");
 
 	v.tr = ton;
@@ -219,7 +219,7 @@ int main(void)
 	check_sums(&v, "encoder.1.self_attn");
 
 	vt_state(&v, ton, m, "decoder.1.cross_attn.weights");
-	v.flags = VF_INSPECT;
+	v.mode = VM_INSPECT;
 	v.head = 3;
 	v.row = 6;
 	v.col = 7;
@@ -228,11 +228,11 @@ int main(void)
 	/* --- mask diff --- */
 	vt_state(&v, ton, m, "decoder.0.self_attn.weights");
 	v.alt = toff;
-	v.flags = VF_MASK_DIFF | VF_INSPECT;
+	v.mode = VM_MASK_DIFF;
 	v.head = 0;
 	v.row = 2;
 	v.col = 1;
-	tap_ok(view_for(&v) == &maskdiff_view, "VF_MASK_DIFF picks the mask diff");
+	tap_ok(view_for(&v) == &maskdiff_view, "VM_MASK_DIFF picks the mask diff");
 	txt = vt_render(&v, 100, 30, DEPTH_NONE);
 	vt_snapshot("maskdiff_dec0_self", txt);
 	tap_contains(txt, "with the causal mask", "ON side titled: with the mask");
@@ -259,7 +259,7 @@ int main(void)
 	/* the OFF pass on screen: ON still on the left, titles follow opts */
 	vt_state(&v, toff, m, "decoder.0.self_attn.weights");
 	v.alt = ton;
-	v.flags = VF_MASK_DIFF;
+	v.mode = VM_MASK_DIFF;
 	txt = vt_render(&v, 100, 30, DEPTH_NONE);
 	tap_contains(txt, "without the causal mask", "OFF current: titled by its opts");
 	tap_contains(txt, "with the causal mask", "ON other: titled by its opts");
@@ -269,7 +269,7 @@ int main(void)
 	/* encoder stage: the decoder mask does not change it */
 	vt_state(&v, ton, m, "encoder.0.self_attn.weights");
 	v.alt = toff;
-	v.flags = VF_MASK_DIFF;
+	v.mode = VM_MASK_DIFF;
 	txt = vt_render(&v, 100, 30, DEPTH_NONE);
 	tap_contains(txt, "does not reach the encoder", "encoder: explained");
 	tap_contains(txt, "max |Δ| 0)", "encoder: both sides equal");
@@ -278,7 +278,7 @@ int main(void)
 	/* no other pass */
 	vt_state(&v, ton, m, "decoder.0.self_attn.weights");
 	v.alt = NULL;
-	v.flags = VF_MASK_DIFF;
+	v.mode = VM_MASK_DIFF;
 	txt = vt_render(&v, 100, 30, DEPTH_NONE);
 	tap_contains(txt, "needs the other pass", "no alt: says so");
 	tap_ok(v.geom.valid, "no alt: the current head is still drawn");

@@ -1,4 +1,4 @@
-/* test_views_c.c - the decoding page and the greedy/beam comparison,
+/* test_view_decoding.c - the decoding page and the greedy/beam comparison,
  * headless.
  *
  * Model tests/data/tiny.yaml; "your cat is a lovely cat" decoded greedily
@@ -196,7 +196,7 @@ int main(void)
 	v.tr = t;
 	v.m = m;
 	v.stage = 0;
-	v.flags = VF_DECODE;
+	v.mode = VM_DECODE;
 	v.dec_alpha = o.alpha;
 	char *txt, line[512];
 
@@ -204,7 +204,7 @@ int main(void)
 	v.dec = &g;
 	v.dec_other = &b;
 	v.dec_beam = 1;
-	tap_ok(view_for(&v) == &decoding_view, "VF_DECODE picks the decoding page");
+	tap_ok(view_for(&v) == &decoding_view, "VM_DECODE picks the decoding page");
 	snap(&v, 0, "decode_greedy_s0");
 	snap(&v, 2, "decode_greedy_s2");
 	snap(&v, g.nsteps - 1, "decode_greedy_last");
@@ -260,12 +260,12 @@ int main(void)
 	v.dec_hyp = 0;
 
 	/* --- comparison --- */
-	v.flags = VF_DECODE | VF_COMPARE;
+	v.mode = VM_COMPARE;
 	v.dec = &g;
 	v.dec_other = &b;
 	v.dec_beam = 1;
 	v.dec_step = 2;
-	tap_ok(view_for(&v) == &compare_view, "VF_COMPARE picks the comparison");
+	tap_ok(view_for(&v) == &compare_view, "VM_COMPARE picks the comparison");
 	char *cg = vt_render(&v, 100, 30, DEPTH_NONE);
 	vt_snapshot("decode_compare", cg);
 	{

@@ -1,4 +1,4 @@
-/* test_attnviews.c - the views BertViz and Transformer Explainer users
+/* test_view_attention.c - the views BertViz and Transformer Explainer users
  * expect (issue 16): the head view (lines), the model view and the
  * architecture map.
  *
@@ -21,7 +21,7 @@ static const char TARGET[] = "seu gato é um gato adorável";
 
 static int snap(struct view_state *v, const char *name, int flags, int w, int h)
 {
-	v->flags = flags;
+	v->mode = (enum view_mode)flags;
 	char *txt = vt_render(v, w, h, DEPTH_NONE);
 	int ok = vt_snapshot(name, txt);
 	free(txt);
@@ -84,12 +84,12 @@ static void lines_tests(const struct model *m, const struct trace *t)
 	for (size_t i = 0; i < sizeof ATT / sizeof *ATT; i++) {
 		if (vt_state(&v, t, m, ATT[i]))
 			continue;
-		v.flags = VF_LINES;
-		tap_ok(view_for(&v) == &lines_view, "VF_LINES on %s picks the head view", ATT[i]);
+		v.mode = VM_LINES;
+		tap_ok(view_for(&v) == &lines_view, "VM_LINES on %s picks the head view", ATT[i]);
 	}
 	if (!vt_state(&v, t, m, "encoder.0.norm1")) {
-		v.flags = VF_LINES;
-		tap_ok(view_for(&v) != &lines_view, "VF_LINES on encoder.0.norm1 keeps its own view");
+		v.mode = VM_LINES;
+		tap_ok(view_for(&v) != &lines_view, "VM_LINES on encoder.0.norm1 keeps its own view");
 	}
 
 	/* snapshots: encoder self, decoder self (causal), cross */
@@ -97,17 +97,17 @@ static void lines_tests(const struct model *m, const struct trace *t)
 		v.head = 3;
 		v.row = 5;
 		v.col = 3;
-		snap(&v, "lines_enc1_self", VF_LINES, 100, 24);
+		snap(&v, "lines_enc1_self", VM_LINES, 100, 24);
 	}
 	if (!vt_state(&v, t, m, "decoder.0.self_attn.weights")) {
 		v.head = 1;
 		v.row = 4;
-		snap(&v, "lines_dec0_self", VF_LINES, 100, 24);
+		snap(&v, "lines_dec0_self", VM_LINES, 100, 24);
 	}
 	if (!vt_state(&v, t, m, "decoder.1.cross_attn.scores")) {
 		v.head = 0;
 		v.row = 2;
-		snap(&v, "lines_dec1_cross", VF_LINES, 80, 20);
+		snap(&v, "lines_dec1_cross", VM_LINES, 80, 20);
 	}
 
 	/* the bars are the selected head's weights of the selected query */
@@ -120,7 +120,7 @@ static void lines_tests(const struct model *m, const struct trace *t)
 		if (vt_state(&v, t, m, BARS[k].stage))
 			continue;
 		const struct stage *s = view_stage(&v);
-		v.flags = VF_LINES;
+		v.mode = VM_LINES;
 		v.head = BARS[k].head;
 		v.row = BARS[k].row;
 		char *txt = vt_render(&v, 110, 30, DEPTH_NONE);
@@ -155,7 +155,7 @@ static void lines_tests(const struct model *m, const struct trace *t)
 
 	/* hiding heads: every head hidden, no line; one shown, fewer lines */
 	if (!vt_state(&v, t, m, "encoder.1.self_attn.weights")) {
-		v.flags = VF_LINES;
+		v.mode = VM_LINES;
 		v.row = 2;
 		struct canvas *c = draw(&v, 100, 24, DEPTH_TRUE);
 		int all = braille_cells(c);
@@ -199,7 +199,7 @@ static void lines_tests(const struct model *m, const struct trace *t)
 			for (size_t d = 0; d < 4; d++) {
 				if (vt_state(&v, t, m, ATT[i]))
 					continue;
-				v.flags = VF_LINES;
+				v.mode = VM_LINES;
 				v.row = 6;
 				v.col = 2;
 				bad += vt_outside(&v, SIZES[k][0], SIZES[k][1], DEPTHS[d]) != 0;
@@ -214,24 +214,24 @@ static void model_tests(const struct model *m, const struct trace *t)
 {
 	struct view_state v;
 	if (!vt_state(&v, t, m, "decoder.1.cross_attn.weights")) {
-		v.flags = VF_MODEL;
-		tap_ok(view_for(&v) == &modelview_view, "VF_MODEL on cross-attention picks the model view");
+		v.mode = VM_MODEL;
+		tap_ok(view_for(&v) == &modelview_view, "VM_MODEL on cross-attention picks the model view");
 		v.head = 2;
-		snap(&v, "model_cross_120x40", VF_MODEL, 120, 40);
-		snap(&v, "model_cross_53x19", VF_MODEL, 53, 19);
-		snap(&v, "model_cross_30x12", VF_MODEL, 30, 12);
+		snap(&v, "model_cross_120x40", VM_MODEL, 120, 40);
+		snap(&v, "model_cross_53x19", VM_MODEL, 53, 19);
+		snap(&v, "model_cross_30x12", VM_MODEL, 30, 12);
 	}
 	if (!vt_state(&v, t, m, "encoder.0.self_attn.q")) {
 		v.head = 1;
-		snap(&v, "model_enc_80x24", VF_MODEL, 80, 24);
+		snap(&v, "model_enc_80x24", VM_MODEL, 80, 24);
 	}
 	if (!vt_state(&v, t, m, "src.embed")) {
-		v.flags = VF_MODEL;
-		tap_ok(view_for(&v) != &modelview_view, "VF_MODEL on src.embed keeps its own view");
+		v.mode = VM_MODEL;
+		tap_ok(view_for(&v) != &modelview_view, "VM_MODEL on src.embed keeps its own view");
 	}
 	/* the titles' entropies against attn_entropy, every layer × head */
 	if (!vt_state(&v, t, m, "decoder.0.self_attn.weights")) {
-		v.flags = VF_MODEL;
+		v.mode = VM_MODEL;
 		char *txt = vt_render(&v, 160, 60, DEPTH_NONE);
 		int found = 0, bad = 0;
 		for (int l = 0; l < 2; l++) {
@@ -272,7 +272,7 @@ static void model_tests(const struct model *m, const struct trace *t)
 		for (size_t d = 0; d < 4; d++) {
 			if (vt_state(&v, t, m, "decoder.1.cross_attn.weights"))
 				continue;
-			v.flags = VF_MODEL;
+			v.mode = VM_MODEL;
 			v.head = 3;
 			bad += vt_outside(&v, SIZES[k][0], SIZES[k][1], DEPTHS[d]) != 0;
 		}
@@ -288,7 +288,7 @@ static void model_base_tests(void)
 	struct trace *t = vt_pass(m, SENTENCE, NULL, NULL);
 	struct view_state v;
 	if (t && !vt_state(&v, t, m, "encoder.4.self_attn.weights")) {
-		v.flags = VF_MODEL;
+		v.mode = VM_MODEL;
 		v.head = 6;
 		char *txt = vt_render(&v, 160, 30, DEPTH_NONE);
 		tap_ok(strstr(txt, "6 layers × 8 heads") && strstr(txt, "L4") &&
@@ -355,7 +355,7 @@ static void map_tests(const struct model *m, const struct trace *t)
 	for (size_t i = 0; i < sizeof LIT / sizeof *LIT; i++) {
 		if (vt_state(&v, t, m, LIT[i].stage))
 			continue;
-		v.flags = VF_MAP;
+		v.mode = VM_MAP;
 		char *txt = vt_render(&v, 100, 40, DEPTH_NONE);
 		char line[1024];
 		lit_line(txt, line, sizeof line);
@@ -366,11 +366,11 @@ static void map_tests(const struct model *m, const struct trace *t)
 		free(txt);
 	}
 	if (!vt_state(&v, t, m, "decoder.1.cross_attn.weights")) {
-		snap(&v, "map_cross_100x36", VF_MAP, 100, 36);
-		snap(&v, "map_cross_53x19", VF_MAP, 53, 19);
+		snap(&v, "map_cross_100x36", VM_MAP, 100, 36);
+		snap(&v, "map_cross_53x19", VM_MAP, 53, 19);
 		/* every click target leads to a stage; the one on the lit box
 		 * to a stage of cross-attention in layer 1 */
-		v.flags = VF_MAP;
+		v.mode = VM_MAP;
 		struct canvas *c = draw(&v, 100, 36, DEPTH_NONE);
 		int ok = v.nmap_hits >= 15, lit = 0;
 		for (int i = 0; i < v.nmap_hits; i++) {
@@ -408,7 +408,7 @@ static void map_tests(const struct model *m, const struct trace *t)
 		for (int d = 0; d < 2; d++) {
 			if (vt_state(&v, t, m, "decoder.0.add2"))
 				continue;
-			v.flags = VF_MAP;
+			v.mode = VM_MAP;
 			bad += vt_outside(&v, SIZES[k][0], SIZES[k][1], d ? DEPTH_TRUE : DEPTH_NONE) != 0;
 		}
 	tap_ok(bad == 0, "the map draws only inside its rectangle (%d bad cases)", bad);
@@ -426,7 +426,7 @@ static void map_arch_tests(void)
 		struct trace *t = m ? vt_pass(m, A[i].sentence, NULL, NULL) : NULL;
 		struct view_state v;
 		if (t && !vt_state(&v, t, m, A[i].stage))
-			snap(&v, A[i].snap, VF_MAP, 60, 24);
+			snap(&v, A[i].snap, VM_MAP, 60, 24);
 		else
 			tap_ok(0, "%s: a pass", A[i].model);
 		trace_free(t);
@@ -439,15 +439,15 @@ static void map_arch_tests(void)
 static void figure_tests(const struct model *m, const struct trace *t)
 {
 	static const struct { int flag; const char *want[3]; } F[] = {
-		{ VF_MAP, { "Softmax", "▶", "Input Embedding" } },
-		{ VF_MODEL, { "L0 ", "L1 ", "layer 1 head 0" } },
-		{ VF_LINES, { "head view", "</s>", "most weight on" } },
+		{ VM_MAP, { "Softmax", "▶", "Input Embedding" } },
+		{ VM_MODEL, { "L0 ", "L1 ", "layer 1 head 0" } },
+		{ VM_LINES, { "head view", "</s>", "most weight on" } },
 	};
 	for (size_t i = 0; i < sizeof F / sizeof *F; i++) {
 		struct view_state v;
 		if (vt_state(&v, t, m, "decoder.1.cross_attn.weights"))
 			continue;
-		v.flags = F[i].flag;
+		v.mode = (enum view_mode)F[i].flag;
 		struct canvas *c = figure_new(&v, 120, DEPTH_NONE);
 		char *buf = NULL;
 		size_t len = 0;
