@@ -213,8 +213,16 @@ int screen_draw_header(struct screen *s, struct canvas *c, int max_lines)
 	}
 	int mw = utf8_width(masks[mk]);
 	put(c, right - mw, y, mw, R_TITLE, masks[mk]);
-	/* the target gives way to the marker: cut at its end if need be */
+	/* the caveats' short form ("⚠ cancelled?") when the long one would
+	 * cut the target */
 	int room = right - mw - 1 - x - kw;
+	if (s->caveats_short && room < utf8_width(tgt[tk])) {
+		input_marker(s->v.tr, mark, sizeof mark);
+		if (strlen(mark) + strlen(s->caveats_short) < sizeof mark)
+			strcat(mark, s->caveats_short);
+		room = right - mw - 1 - x - utf8_width(mark);
+	}
+	/* the target gives way to the marker: cut at its end if need be */
 	x += put(c, x, y, room > 12 ? room : 12, R_TITLE,
 		 text_fit(tgt[tk], room > 12 ? room : 12, cut, sizeof cut));
 	if (*mark) {

@@ -242,6 +242,96 @@ static void draw_tile(struct view_state *v, struct canvas *c, struct rect r,
 					      v->left, nrv, g->ncv, 0 };
 }
 
+/* The biggest cells at which every head fits whole in w × ah, with the
+ * most telling titles; else the smallest cells (half blocks) and
+ * scrolling.  Returns the layout's score (GRID_ALL and up: all whole). */
+#define GRID_ALL (1LL << 42)
+static long long choose_grid(struct grid *g, const struct stage *s, int rh, int w, int ah)
+{
+	static const int SIZES[][2] = { { 5, 2 }, { 4, 2 }, { 3, 1 }, { 2, 1 }, { 1, 0 } };
+	const int H = s->shape[0], n = s->shape[1], m = s->shape[2];
+	struct grid tryg = { 2, 1, 0, 0, 0, 2, 1, 1, 1, 1 };
+	long long best = 0;
+	*g = tryg;
+	for (size_t k = 0; k < sizeof SIZES / sizeof *SIZES && best < GRID_ALL; k++) {
+		int cw = SIZES[k][0], ch = SIZES[k][1];
+		if (rh == 1 && ch == 0)
+			ch = 1;   /* no half blocks without colour or UTF-8 */
+		for (int level = s->kind == SK_WEIGHTS ? 0 : 2; level <= 2; level++) {
+			long long sc_l = layout(&tryg, level, H, n, m, rh, cw, ch, w, ah);
+			if (sc_l > best && (sc_l >= GRID_ALL || cw == 1)) {
+				best = sc_l;
+				*g = tryg;
+			}
+		}
+	}
+	return best;
+}
+
+#define ROW_LABEL_MAX 12
+
+/* The width of the query tokens beside the tiles, one a line or two
+ * ("a/b", pairs: half blocks), at most ROW_LABEL_MAX (pairs: 2 + 2 × it);
+ * 0 for a stage whose rows are not tokens. */
+static int row_label_width(const struct view_state *v, const struct stage *s, int pairs)
+{
+	char lab[96];
+	int w = 0, prev = 0;
+	if (s->axes[1] != AX_SRC && s->axes[1] != AX_TGT)
+		return 0;
+	for (int i = 0; i < s->shape[1] && i < 512; i++) {
+		int k = utf8_width(trace_row_label(v->tr, s->axes[1], i, lab, sizeof lab));
+		int e = pairs && i % 2 ? prev + 1 + k : k;
+		w = e > w ? e : w;
+		prev = k;
+	}
+	int cap = pairs ? 2 * ROW_LABEL_MAX + 2 : ROW_LABEL_MAX;
+	return w > cap ? cap : w;
+}
+
+/* The query tokens left of the tiles of a grid row at ty (lw columns at
+ * x): one a matrix row; with half blocks the line's two, "a/b". */
+static void draw_row_labels(const struct view_state *v, struct canvas *c, struct rect r,
+			    const struct stage *s, const struct grid *g, int x, int lw, int ty,
+			    int nrv, int rh)
+{
+	const struct style la = role_style(R_LABEL, c->depth);
+	const struct style cu = role_style(R_CURSOR, c->depth);
+	char a[96], b[96], both[200], fit[64];
+	const int lines = g->ch ? nrv : (nrv + rh - 1) / rh;
+	for (int k = 0; k < lines; k++) {
+		int i0 = v->top + (g->ch ? k : k * rh), i1 = g->ch ? -1 : i0 + 1;
+		if (i1 >= v->top + nrv)
+			i1 = -1;
+		trace_row_label(v->tr, s->axes[1], i0, a, sizeof a);
+		if (i1 >= 0)
+			snprintf(both, sizeof both, "%s/%s", a, trace_row_label(v->tr, s->axes[1], i1,
+										b, sizeof b));
+		else
+			snprintf(both, sizeof both, "%s", a);
+		text_fit(both, lw, fit, sizeof fit);
+		int y = ty + 1 + (g->ch ? k * g->ch : k);
+		int cur = v->row == i0 || v->row == i1;
+		clip_rtext(c, r, x, y, lw, fit, cur ? &cu : &la);
+	}
+}
+
+/* One line naming the key columns in order: "keys: <s> your cat …". */
+static void draw_col_legend(const struct view_state *v, struct canvas *c, struct rect r,
+			    const struct stage *s, int y, int ncv)
+{
+	const struct style mu = role_style(R_MUTED, c->depth);
+	const struct style la = role_style(R_LABEL, c->depth);
+	char lab[96];
+	char ctb[64];
+	int x = r.x + clip_text(c, r, r.x, y, r.w, view_col_title(s, ctb, sizeof ctb), &mu);
+	x += clip_text(c, r, x, y, r.x + r.w - x, ": ", &mu);
+	for (int j = v->left; j < v->left + ncv && x < r.x + r.w; j++) {
+		trace_axis_label(v->tr, s->axes[2], j, lab, sizeof lab);
+		x += clip_text(c, r, x, y, r.x + r.w - x, lab, &la) + 1;
+	}
+}
+
 static void draw_grid(struct view_state *v, struct canvas *c, struct rect r)
 {
 	char rtb[64], ctb[64];   /* the axes' titles */
@@ -265,24 +355,21 @@ static void draw_grid(struct view_state *v, struct canvas *c, struct rect r)
 	int ah = r.h - head - gap1 - nfoot - gap2;
 	int y0 = r.y + head + gap1;
 
-	/* the biggest cells at which every head fits whole, with the most
-	 * telling titles; else the smallest cells (half blocks) and scrolling */
-	static const int SIZES[][2] = { { 5, 2 }, { 4, 2 }, { 3, 1 }, { 2, 1 }, { 1, 0 } };
-	const long long ALL = 1LL << 42;
-	struct grid g = { 2, 1, 0, 0, 0, 2, 1, 1, 1, 1 }, tryg = g;
-	long long best = 0;
-	for (size_t k = 0; k < sizeof SIZES / sizeof *SIZES && best < ALL; k++) {
-		int cw = SIZES[k][0], ch = SIZES[k][1];
-		if (rh == 1 && ch == 0)
-			ch = 1;   /* no half blocks without colour or UTF-8 */
-		for (int level = s->kind == SK_WEIGHTS ? 0 : 2; level <= 2; level++) {
-			long long sc_l = layout(&tryg, level, H, n, m, rh, cw, ch, r.w, ah);
-			if (sc_l > best && (sc_l >= ALL || cw == 1)) {
-				best = sc_l;
-				g = tryg;
-			}
-		}
+	/* the query tokens left of the tiles and the keys in a line under
+	 * them, whenever every head still fits whole beside them */
+	struct grid g, g2;
+	int lw = row_label_width(v, s, 0), keys = lw && ah >= 8;
+	long long best = lw ? choose_grid(&g, s, rh, r.w - lw - 1, ah - keys) : 0;
+	int lw2 = best >= GRID_ALL && !g.ch ? row_label_width(v, s, 1) : 0;
+	if (lw2 > lw && choose_grid(&g2, s, rh, r.w - lw2 - 1, ah - keys) >= GRID_ALL) {
+		g = g2;   /* half blocks: room for both tokens of a line */
+		lw = lw2;
 	}
+	if (best < GRID_ALL) {
+		lw = keys = 0;
+		best = choose_grid(&g, s, rh, r.w, ah);
+	}
+	ah -= keys;
 
 	/* visible matrix rows */
 	int nrv = g.ch ? (n < g.cl / g.ch ? n : g.cl / g.ch) : (n < g.cl * rh ? n : g.cl * rh);
@@ -326,15 +413,19 @@ static void draw_grid(struct view_state *v, struct canvas *c, struct rect r)
 	int tiles_h = 0;
 	if (best > 0 && nrv > 0 && g.ncv > 0) {
 		for (int h = gfirst * g.gc; h < H && h / g.gc < gfirst + g.vgr; h++) {
-			int tx = r.x + (h % g.gc) * (g.tw + GAP);
+			int tx = r.x + (lw ? lw + 1 : 0) + (h % g.gc) * (g.tw + GAP);
 			int ty = y0 + (h / g.gc - gfirst) * (g.cl + 2);
 			draw_tile(v, c, r, s, &g, &sc, h, tx, ty, nrv);
+			if (lw && h % g.gc == 0)
+				draw_row_labels(v, c, r, s, &g, r.x, lw, ty, nrv, rh);
 		}
 		tiles_h = g.vgr * (g.cl + 2);
 	}
+	if (keys && tiles_h)
+		draw_col_legend(v, c, r, s, y0 + (tiles_h < ah ? tiles_h : ah), g.ncv);
 
 	/* footer: the selected head's diagnostics, the legend, the hint */
-	int y = y0 + (tiles_h < ah ? tiles_h : ah) + gap2;
+	int y = y0 + (tiles_h < ah ? tiles_h : ah) + keys + gap2;
 	if (nfoot >= 3) {
 		const float *w = view_slice(s, v->head);
 		if (s->kind == SK_WEIGHTS) {

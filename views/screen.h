@@ -31,6 +31,8 @@ struct screen {
 	int target_is_own;             /* target is the model's translation */
 	const char *caveats;           /* "  ⚠ transformers: new word · …": what
 	                                  the model cannot know, or NULL */
+	const char *caveats_short;     /*   "  ⚠ transformers?" where that is
+	                                  too long, or NULL */
 	const char *message;           /* one line for the user, or NULL */
 	int message_is_error;
 	const char *edit_prompt;       /* line editor open: prompt, text, */

@@ -91,9 +91,9 @@ static void find_caveats(struct app *a, const char *sentence)
 {
 	struct caveats cv = { NULL, 0 };
 	struct err e;
-	char *out = a->own.caveats;
-	size_t k = 0, n = sizeof a->own.caveats;
-	out[0] = 0;
+	char *out = a->own.caveats, *sh = a->own.caveats_short;
+	size_t k = 0, n = sizeof a->own.caveats, ks = 0, ns = sizeof a->own.caveats_short;
+	out[0] = sh[0] = 0;
 	if (caveats_find(a->m, sentence, a->own.ok ? a->own.ids : NULL, a->own.ok ? a->own.n : -1,
 			 &cv, &e))
 		return;
@@ -103,6 +103,9 @@ static void find_caveats(struct app *a, const char *sentence)
 		int w = snprintf(out + k, n - k, "%s%s%s%s", k ? " · " : "  ⚠ ",
 				 cv.v[i].word, *cv.v[i].word ? ": " : "", _(cv.v[i].tag));
 		k = w < 0 || (size_t)w >= n - k ? n - 1 : k + (size_t)w;
+		w = snprintf(sh + ks, ns - ks, "%s%s?", ks ? " " : "  ⚠ ",
+			     *cv.v[i].word ? cv.v[i].word : _(cv.v[i].tag));
+		ks = w < 0 || (size_t)w >= ns - ks ? ns - 1 : ks + (size_t)w;
 	}
 	caveats_free(&cv);
 }
@@ -130,8 +133,6 @@ static int run_into(struct app *a, const char *sentence, const char *target,
 				a->own.caveats);
 		else if (in.ndropped)
 			app_msg(a, 0, "%s", input_dropped_summary(&in, buf, sizeof buf));
-		else if (a->own.caveats[0])   /* the header may not hold them all */
-			app_msg(a, 1, "%s", a->own.caveats + 2);
 		if (in.invalid_utf8)
 			app_msg(a, 1, P_("%d invalid UTF-8 byte replaced by U+FFFD",
 					 "%d invalid UTF-8 bytes replaced by U+FFFD", in.invalid_utf8),
@@ -250,6 +251,7 @@ void app_draw(struct app *a, struct canvas *c)
 	s->target = *a->target ? a->target : a->own.ok && !a->ds.on ? a->own.text : NULL;
 	s->target_is_own = !*a->target && a->own.ok && !a->ds.on;
 	s->caveats = a->own.caveats;
+	s->caveats_short = a->own.caveats_short;
 	s->edit_prompt = a->ed.which ? _(prompt[a->ed.which]) : NULL;
 	s->edit_text = a->ed.line.text;
 	s->edit_cursor = a->ed.line.cur;

@@ -59,7 +59,8 @@ struct app_own {
 	const struct model *m;       /*   with this model */
 	struct pass_opts opts;       /*   and these masks and ablation */
 	char caveats[512];           /* what the model cannot know of the
-	                                sentence, for the header (caveats.h) */
+	                                sentence, for the header (caveats.h), */
+	char caveats_short[256];     /*   and the words alone ("transformers?") */
 };
 
 /* The logit lens and head importance of the pass on screen (inside.c),
