@@ -576,7 +576,7 @@ static int draw_title(const struct page *P, const struct view_state *v, struct c
 			     P->hyp, P->d->steps[P->s].nhyps);
 	else
 		snprintf(buf, sizeof buf, _(" step %d of %d · greedy "), P->s + 1, P->N);
-	int x = r.x + clip_text(c, r, r.x, r.y, r.w, buf, &ti);
+	int x = r.x + clip_text(c, r, r.x, r.y, r.w, i18n_decimals(buf), &ti);
 	int y = r.y + 1;
 	const int last = P->s == P->N - 1;
 	if (last && P->d->hit_max_len) {
