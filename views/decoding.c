@@ -385,6 +385,19 @@ static void smoothing_note(const struct page *P, struct canvas *c, struct rect r
 	clip_text(c, r, r.x, r.y, r.w, buf, &mu);
 }
 
+/* Under the candidates from line y: the marks' legend (when legend), then
+ * the label-smoothing note, as room allows. */
+static void cands_footer(const struct page *P, struct canvas *c, struct rect r, int y,
+			 int legend, int score)
+{
+	legend = legend && y < r.y + r.h;
+	if (legend)
+		cands_legend(P, c, rect_sub(r, r.x, y, r.w, 1), score);
+	y += legend;
+	if (P->smoothing > 0 && y < r.y + r.h)
+		smoothing_note(P, c, rect_sub(r, r.x, y, r.w, 1));
+}
+
 static void draw_cands(const struct page *P, struct canvas *c, struct rect r)
 {
 	const struct style hd = role_style(R_HEADER, c->depth);
@@ -493,12 +506,7 @@ static void draw_cands(const struct page *P, struct canvas *c, struct rect r)
 		snprintf(buf, sizeof buf, _("  ⋮ %d more"), rank - shown + 1);
 		clip_text(c, r, r.x, y - 1, r.w, buf, &mu);
 	}
-	int legend = r.h >= nc + 4 && y < r.y + r.h;
-	if (legend)
-		cands_legend(P, c, rect_sub(r, r.x, y, r.w, 1), scw > 0);
-	y += legend;
-	if (P->smoothing > 0 && y < r.y + r.h)
-		smoothing_note(P, c, rect_sub(r, r.x, y, r.w, 1));
+	cands_footer(P, c, r, y, r.h >= nc + 4, scw > 0);
 }
 
 /* --- the page --- */

@@ -289,6 +289,27 @@ static int row_label_width(const struct view_state *v, const struct stage *s, in
 	return w > cap ? cap : w;
 }
 
+/* The layout with the query tokens left of the tiles (lw columns) and the
+ * keys in a line under them (keys 1), whenever every head still fits whole
+ * beside them; else choose_grid's in all of w × ah (lw = keys = 0). */
+static long long choose_labelled(struct grid *g, const struct view_state *v,
+				 const struct stage *s, int rh, int w, int ah, int *lw, int *keys)
+{
+	struct grid g2;
+	*lw = row_label_width(v, s, 0);
+	*keys = *lw && ah >= 8;
+	long long best = *lw ? choose_grid(g, s, rh, w - *lw - 1, ah - *keys) : 0;
+	int lw2 = best >= GRID_ALL && !g->ch ? row_label_width(v, s, 1) : 0;
+	if (lw2 > *lw && choose_grid(&g2, s, rh, w - lw2 - 1, ah - *keys) >= GRID_ALL) {
+		*g = g2;   /* half blocks: room for both tokens of a line */
+		*lw = lw2;
+	}
+	if (best >= GRID_ALL)
+		return best;
+	*lw = *keys = 0;
+	return choose_grid(g, s, rh, w, ah);
+}
+
 /* The query tokens left of the tiles of a grid row at ty (lw columns at
  * x): one a matrix row; with half blocks the line's two, "a/b". */
 static void draw_row_labels(const struct view_state *v, struct canvas *c, struct rect r,
@@ -355,20 +376,9 @@ static void draw_grid(struct view_state *v, struct canvas *c, struct rect r)
 	int ah = r.h - head - gap1 - nfoot - gap2;
 	int y0 = r.y + head + gap1;
 
-	/* the query tokens left of the tiles and the keys in a line under
-	 * them, whenever every head still fits whole beside them */
-	struct grid g, g2;
-	int lw = row_label_width(v, s, 0), keys = lw && ah >= 8;
-	long long best = lw ? choose_grid(&g, s, rh, r.w - lw - 1, ah - keys) : 0;
-	int lw2 = best >= GRID_ALL && !g.ch ? row_label_width(v, s, 1) : 0;
-	if (lw2 > lw && choose_grid(&g2, s, rh, r.w - lw2 - 1, ah - keys) >= GRID_ALL) {
-		g = g2;   /* half blocks: room for both tokens of a line */
-		lw = lw2;
-	}
-	if (best < GRID_ALL) {
-		lw = keys = 0;
-		best = choose_grid(&g, s, rh, r.w, ah);
-	}
+	struct grid g;
+	int lw, keys;
+	long long best = choose_labelled(&g, v, s, rh, r.w, ah, &lw, &keys);
 	ah -= keys;
 
 	/* visible matrix rows */
