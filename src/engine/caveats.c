@@ -258,7 +258,8 @@ int caveats_find(const struct model *m, const char *sentence, const int32_t *out
 			rc = add(c, CAV_UNSEEN, src->w[i], e);
 	if (have > 0)
 		vocab_free(&v);
-	if (!rc && out && nout >= 0)
+	/* (a translation repeats numbers and names; a continuation need not) */
+	if (!rc && out && nout >= 0 && m->cfg.arch == ARCH_ENC_DEC)
 		rc = output_caveats(m, sentence, src, out, nout, c, e);
 	free(src);
 	return rc;

@@ -18,6 +18,8 @@
  *               was left out or changed, and the caveat names them all
  *   CAV_EMPTY   the model ends the sentence at once (word "")
  *
+ * The last three read the output as a translation: encoder-decoder models
+ * only (a decoder-only model's continuation need not repeat anything).
  * Each caveat has a short reason (English; the caller translates it with
  * _() for people and keeps it for JSON). */
 #ifndef ATTNSCOPE_CAVEATS_H
