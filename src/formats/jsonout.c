@@ -66,6 +66,10 @@ int jsonout_end(struct jsonout *j)
 
 int jsonout_end_warnings(struct jsonout *j, const char *items)
 {
+	if (!*items && !j->nonfinite) {   /* nothing to warn about: no list */
+		fputs("}\n", j->f);
+		return 0;
+	}
 	fprintf(j->f, ",\"warnings\":[%s", items);
 	if (j->nonfinite) {
 		if (*items)
