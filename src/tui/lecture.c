@@ -392,9 +392,10 @@ int lecture_beam_width(const struct lstep *s)
 	return s->beam > 1 ? s->beam : 4;
 }
 
-/* A decoding step: runs greedy and beam search (and the step's own search
- * when it samples) into dec[0..2], checks its decoding step, and sets in's
- * decoder side to that step's input, as the player shows it. */
+/* A decoding step: runs the step's own search into dec[0..2] (greedy, beam,
+ * sampling; greedy and beam both when its caption has references), checks
+ * its decoding step, and sets in's decoder side to that step's input, as
+ * the player shows it. */
 static int check_decode(struct lecture *l, const struct lstep *s, const struct model *m,
 			struct pass_input *in, const struct pass_opts *o,
 			struct decode_result dec[3], struct err *e)
@@ -402,8 +403,13 @@ static int check_decode(struct lecture *l, const struct lstep *s, const struct m
 	if (m->cfg.arch == ARCH_ENC_ONLY)
 		return err_set(e, "%s:%d: %s is encoder-only: it cannot decode", l->path,
 			       s->line, m->cfg.name);
+	const int shown = s->sample ? 2 : s->beam > 1;
+	const int refs = s->caption && (caption_has_refs(s->caption) ||
+					caption_has_refs(_(s->caption)));
 	for (int k = 0; k < 3; k++) {
 		struct decode_opts d;
+		if (k != shown && (k == 2 || !refs))
+			continue;   /* {score greedy} and {score beam} need both */
 		decode_opts_default(&d);
 		d.beam = k == 1 ? lecture_beam_width(s) : 1;
 		d.alpha = s->alpha;
@@ -415,7 +421,7 @@ static int check_decode(struct lecture *l, const struct lstep *s, const struct m
 		if (decode_run(m, in, o, &d, &dec[k], e))
 			return err_prefix(e, "%s:%d", l->path, s->line);
 	}
-	const struct decode_result *r = &dec[s->sample ? 2 : s->beam > 1];
+	const struct decode_result *r = &dec[shown];
 	int n = r->nsteps;
 	if (s->dec_step >= n)
 		return err_set(e, P_("%s:%d: decode step %d, but this search ends after %d "
