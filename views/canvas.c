@@ -21,11 +21,55 @@ struct canvas *canvas_new(int w, int h, enum depth depth)
 	return c;
 }
 
+static void extras_free(struct canvas *c)
+{
+	for (int i = 0; i < c->npaths; i++)
+		free(c->paths[i].xy);
+	for (int i = 0; i < c->ntips; i++)
+		free(c->tips[i].text);
+	free(c->paths);
+	free(c->tips);
+	c->paths = NULL;
+	c->tips = NULL;
+	c->npaths = c->ntips = 0;
+}
+
 void canvas_free(struct canvas *c)
 {
-	if (c)
+	if (c) {
 		free(c->cells);
+		extras_free(c);
+	}
 	free(c);
+}
+
+int canvas_path(struct canvas *c, const float *xy, int n, uint32_t color)
+{
+	if (n < 2)
+		return 0;
+	struct canvas_path *np = realloc(c->paths, (size_t)(c->npaths + 1) * sizeof *np);
+	if (!np)
+		return -1;
+	c->paths = np;
+	float *p = malloc((size_t)n * 2 * sizeof *p);
+	if (!p)
+		return -1;
+	memcpy(p, xy, (size_t)n * 2 * sizeof *p);
+	np[c->npaths++] = (struct canvas_path){ color, n, p };
+	return 0;
+}
+
+int canvas_tip(struct canvas *c, int x, int y, int w, int h, const char *text)
+{
+	struct canvas_tip *nt = realloc(c->tips, (size_t)(c->ntips + 1) * sizeof *nt);
+	if (!nt)
+		return -1;
+	c->tips = nt;
+	char *t = strdup(text);
+	if (!t)
+		return -1;
+	nt[c->ntips++] = (struct canvas_tip){ x, y, w, h, t };
+	return 0;
 }
 
 int canvas_resize(struct canvas *c, int w, int h)
@@ -83,6 +127,7 @@ int canvas_crop(struct canvas *c, int w, int h)
 
 void canvas_clear(struct canvas *c)
 {
+	extras_free(c);
 	/* one blank cell, then copies of what is done, doubling: a screen
 	   of cells is cleared on every draw */
 	size_t n = (size_t)c->w * c->h, done = 1;

@@ -35,6 +35,18 @@ struct cell {
 	uint8_t attr;
 };
 
+/* What only a vector backend (SVG) draws, over the cells: a curve as a
+ * polyline, and a hover text over a rectangle of cells. */
+struct canvas_path {
+	uint32_t color;
+	int n;
+	float *xy;               /* [n, 2] in cells: x, y (owned) */
+};
+struct canvas_tip {
+	int x, y, w, h;          /* in cells */
+	char *text;              /* owned */
+};
+
 struct canvas {
 	int w, h;
 	enum depth depth;
@@ -43,6 +55,10 @@ struct canvas {
 	                            hints, and labels whole */
 	struct cell *cells;      /* [h, w] */
 	size_t cap;              /* cells allocated (>= w * h) */
+	struct canvas_path *paths;   /* curves (SVG draws them in place of */
+	int npaths;                  /*   the braille dots of the same plot) */
+	struct canvas_tip *tips;     /* hover texts (SVG <title>) */
+	int ntips;
 };
 
 struct rect {
@@ -59,6 +75,13 @@ void canvas_clear(struct canvas *c);
  * canvas_crop returns 0, or -1 on out-of-memory (c unchanged). */
 void canvas_extent(const struct canvas *c, int *w, int *h);
 int canvas_crop(struct canvas *c, int w, int h);
+
+/* Adds a polyline of n points (xy: [n, 2], in cells, copied) / a hover
+ * text over a w × h block of cells at x, y (copied).  Cleared with the
+ * cells; only the SVG backend draws them (a canvas with paths leaves its
+ * braille dots out of the SVG).  Return 0, or -1 on out-of-memory. */
+int canvas_path(struct canvas *c, const float *xy, int n, uint32_t color);
+int canvas_tip(struct canvas *c, int x, int y, int w, int h, const char *text);
 
 /* Sets one cell (clipped).  glyph is one character of terminal width 1. */
 void canvas_put(struct canvas *c, int x, int y, const char *glyph, uint32_t fg,

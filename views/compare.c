@@ -256,6 +256,7 @@ static void compare_title(const struct view_state *v, struct canvas *c, struct r
 	/* title: what is compared */
 	size_t used = (size_t)snprintf(buf, sizeof buf, _(" greedy vs beam %d (α=%g)"), B,
 				       v->dec_alpha);
+	i18n_decimals(buf);   /* α = 0,6 in Portuguese */
 	if (v->tr && v->tr->src_tokens && v->tr->S > 0) {
 		int k = 0;
 		for (int i = 0; i < v->tr->S && used < sizeof buf - 64; i++) {

@@ -87,6 +87,7 @@ static int page_init(struct page *P, const struct view_state *v)
 	P->alpha = v->dec_alpha;
 	P->cand = v->dec_cand;
 	P->so = v->dec_sample;
+	P->smoothing = v->m ? v->m->cfg.label_smoothing : 0;
 	int sos_id = v->m ? v->m->tgt_sp[TOK_SOS] : v->tr ? v->tr->sos_id : -1;
 	const char *sos = P->voc ? vocab_str(P->voc, sos_id) : NULL;
 	P->sos[0] = (char *)(sos ? sos : "<s>");
@@ -369,6 +370,34 @@ static void cands_legend(const struct page *P, struct canvas *c, struct rect r, 
 		     "score = Σ log p ÷ ((5+n)/6)^α"), &mu);
 }
 
+/* Why no p passes ~90%: the model was trained with label smoothing ε (its
+ * target for the right word was 1 − ε). */
+static void smoothing_note(const struct page *P, struct canvas *c, struct rect r)
+{
+	const struct style mu = role_style(R_MUTED, c->depth);
+	char buf[192], e1[32], e2[32];
+	/* TRANSLATORS: under the candidates, for a model trained with label
+	 * smoothing: 100·(1 − ε), then ε */
+	snprintf(buf, sizeof buf, _("p tops out near %s%%: label smoothing ε = %s in training"),
+		 i18n_num(e1, sizeof e1, 100 * (1 - P->smoothing), 0),
+		 i18n_num(e2, sizeof e2, P->smoothing,
+			  P->smoothing * 10 == (int)(P->smoothing * 10) ? 1 : 2));
+	clip_text(c, r, r.x, r.y, r.w, buf, &mu);
+}
+
+/* Under the candidates from line y: the marks' legend (when legend), then
+ * the label-smoothing note, as room allows. */
+static void cands_footer(const struct page *P, struct canvas *c, struct rect r, int y,
+			 int legend, int score)
+{
+	legend = legend && y < r.y + r.h;
+	if (legend)
+		cands_legend(P, c, rect_sub(r, r.x, y, r.w, 1), score);
+	y += legend;
+	if (P->smoothing > 0 && y < r.y + r.h)
+		smoothing_note(P, c, rect_sub(r, r.x, y, r.w, 1));
+}
+
 static void draw_cands(const struct page *P, struct canvas *c, struct rect r)
 {
 	const struct style hd = role_style(R_HEADER, c->depth);
@@ -477,8 +506,7 @@ static void draw_cands(const struct page *P, struct canvas *c, struct rect r)
 		snprintf(buf, sizeof buf, _("  ⋮ %d more"), rank - shown + 1);
 		clip_text(c, r, r.x, y - 1, r.w, buf, &mu);
 	}
-	if (r.h >= nc + 4 && y < r.y + r.h)
-		cands_legend(P, c, rect_sub(r, r.x, y, r.w, 1), scw > 0);
+	cands_footer(P, c, r, y, r.h >= nc + 4, scw > 0);
 }
 
 /* --- the page --- */
@@ -556,7 +584,7 @@ static int draw_title(const struct page *P, const struct view_state *v, struct c
 			     P->hyp, P->d->steps[P->s].nhyps);
 	else
 		snprintf(buf, sizeof buf, _(" step %d of %d · greedy "), P->s + 1, P->N);
-	int x = r.x + clip_text(c, r, r.x, r.y, r.w, buf, &ti);
+	int x = r.x + clip_text(c, r, r.x, r.y, r.w, i18n_decimals(buf), &ti);
 	int y = r.y + 1;
 	const int last = P->s == P->N - 1;
 	if (last && P->d->hit_max_len) {

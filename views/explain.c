@@ -5,12 +5,14 @@
  * path, what several heads buy, teacher forcing).  They are plain literals
  * in one table so that gettext can mark them (N_ in the table, _ where
  * explain_text returns). */
+#include <stdio.h>
 #include <string.h>
 
 #include "explain.h"
 #include "palette.h"
 #include "view.h"
 #include "base/i18n.h"
+#include "engine/model.h"
 
 struct explanation {
 	const char *family;
@@ -576,17 +578,69 @@ static int draw_wrapped(struct canvas *c, struct rect in, int *y,
 }
 
 static void panel(struct canvas *c, struct rect r, const struct stage *s,
-		  const char *view_text);
+		  const char *view_text, const char *note);
 static void panel_text(struct canvas *c, struct rect r, const char *formula,
 		       const char *view_text, const char *text);
 
 void explain_draw(struct canvas *c, struct rect r, const struct stage *s)
 {
-	panel(c, r, s, NULL);
+	panel(c, r, s, NULL, NULL);
+}
+
+/* The mean weight of rows 1… on key 0 over every head of an attention
+ * stage [h, nq, nk] whose first key is <s> (−1 when it is not). */
+static double sink_share(const struct trace *t, const struct stage *s)
+{
+	const char *first = s->axes[2] == AX_SRC && t->S ? t->src_tokens[0] :
+			    s->axes[2] == AX_TGT && t->T ? t->tgt_tokens[0] : NULL;
+	int h = s->shape[0], nq = s->shape[1], nk = s->shape[2];
+	if (!first || strcmp(first, "<s>") != 0 || nq < 2 || nk < 2)
+		return -1;
+	double sum = 0;
+	for (int k = 0; k < h; k++)
+		for (int i = 1; i < nq; i++)
+			sum += stage_f32(s)[((size_t)k * nq + i) * nk];
+	return sum / (double)(h * (nq - 1));
+}
+
+const char *explain_note(const struct view_state *v, char *buf, size_t n)
+{
+	const struct stage *s = v && v->tr ? view_stage(v) : NULL;
+	const char *fam = s ? explain_family(s) : "";
+	char a[32], b[32];
+	buf[0] = 0;
+	if (v && v->m && v->m->cfg.label_smoothing > 0 &&
+	    (strcmp(fam, "probs") == 0 || strcmp(fam, "logits") == 0 ||
+	     strcmp(fam, "loss") == 0)) {
+		double eps = v->m->cfg.label_smoothing;
+		int V = v->m->tgt_vocab.n;
+		/* TRANSLATORS: added to the explanation of the output stages of
+		 * a model trained with label smoothing: ε, then the cap as a
+		 * percentage */
+		snprintf(buf, n, _("This model was trained with label smoothing ε = %s: the "
+				   "target for the right word was 1 − ε + ε/V, not 1, the rest "
+				   "spread over the vocabulary. So even a sure prediction stays "
+				   "near %s%%, and that is not doubt."),
+			 i18n_num(a, sizeof a, eps, eps * 10 == (int)(eps * 10) ? 1 : 2),
+			 i18n_num(b, sizeof b,
+			 100 * (1 - eps + eps / (V > 0 ? V : 1)), 0));
+	} else if (s && s->kind == SK_WEIGHTS && s->ndim == 3 && v->tr &&
+		   strstr(s->name, "self_attn") && sink_share(v->tr, s) > 0.5) {
+		/* TRANSLATORS: added to the explanation of self-attention
+		 * weights when most of them go to <s>: the share as a
+		 * percentage */
+		snprintf(buf, n, _("Here the words after <s> give it %s%% of their weight on "
+				   "average, over all heads: an attention sink. Each row must sum "
+				   "to 1, so a head with nothing useful to read yet parks its "
+				   "weight on the one token every sentence has; trained "
+				   "Transformers commonly do this in their first layers."),
+			 i18n_num(a, sizeof a, 100 * sink_share(v->tr, s), 0));
+	}
+	return buf;
 }
 
 void explain_draw_view(struct canvas *c, struct rect r, const struct stage *s,
-		       enum view_mode mode)
+		       enum view_mode mode, const char *note)
 {
 	const char *t = NULL;
 	if (mode == VM_MAP)
@@ -610,11 +664,11 @@ void explain_draw_view(struct canvas *c, struct rect r, const struct stage *s,
 		       "in their colours. The selected query's lines are bright, and its "
 		       "weights in the selected head are the bars beside the keys. Each row "
 		       "of weights sums to 1.");
-	panel(c, r, s, t ? _(t) : NULL);
+	panel(c, r, s, t ? _(t) : NULL, note);
 }
 
 static void panel(struct canvas *c, struct rect r, const struct stage *s,
-		  const char *view_text)
+		  const char *view_text, const char *note)
 {
 	if (r.w < 1 || r.h < 1 || !s)
 		return;
@@ -628,7 +682,10 @@ static void panel(struct canvas *c, struct rect r, const struct stage *s,
 			 s->wdtype);
 		f = fw;
 	}
-	panel_text(c, r, f, view_text, explain_text(s));
+	char text[2048];
+	snprintf(text, sizeof text, "%s%s%s", explain_text(s), note && *note ? " " : "",
+		 note ? note : "");
+	panel_text(c, r, f, view_text, text);
 }
 
 /* The framed panel: the formula, the view's text (or NULL), the text. */

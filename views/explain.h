@@ -31,9 +31,18 @@ void explain_draw(struct canvas *c, struct rect r, const struct stage *s);
 
 /* The same panel for a stage seen through a view other than its own
  * (mode: VM_MAP, VM_MODEL or VM_LINES): the view's explanation first
- * (the head view, the model view, the map), then the stage's. */
+ * (the head view, the model view, the map), then the stage's, then note
+ * (or NULL). */
 void explain_draw_view(struct canvas *c, struct rect r, const struct stage *s,
-		       enum view_mode mode);
+		       enum view_mode mode, const char *note);
+
+struct view_state;
+/* What the stage's explanation should add about this pass and model (the
+ * note explain_draw_view appends), written into buf: label smoothing on
+ * the output stages of a model trained with it (why no prediction tops
+ * ~90%), an attention sink on self-attention weights that give <s> most of
+ * their weight.  "" when there is nothing to add.  Returns buf. */
+const char *explain_note(const struct view_state *v, char *buf, size_t n);
 
 /* Pages that show more than one stage ("sample": the decoding page
  * while sampling, "lens": the logit lens, "importance": the head

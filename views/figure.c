@@ -65,6 +65,37 @@ static int view_lines(const struct view_state *v)
 	return rows + 10;
 }
 
+/* Each visible cell of the view's matrix (v->geom) gets its value and its
+ * row and column tokens as a hover text (the SVG's <title>): "“a” × “is” =
+ * 0.6101", as the stepper's status line says it. */
+static void cell_tips(const struct view_state *v, struct canvas *c)
+{
+	const struct grid_geom *g = &v->geom;
+	const struct stage *s = view_stage(v);
+	if (!g->valid || g->rh > 1 || !v->tr || s->dtype != DT_F32 || g->cw < 1)
+		return;
+	int rows, cols;
+	view_dims(s, &rows, &cols);
+	const float *m = view_slice(s, s->ndim == 3 ? v->head : 0);
+	enum axis ra = s->axes[s->ndim == 3 ? 1 : 0], ca = s->axes[s->ndim - 1];
+	const int lines = g->ch > 1 ? g->ch : 1;
+	char rl[96], cl[96], num[48], buf[320];
+	for (int i = g->top; i < g->top + g->nr && i < rows; i++)
+		for (int j = g->left; j < g->left + g->nc && j < cols; j++) {
+			trace_row_label(v->tr, ra, i, rl, sizeof rl);
+			if (s->ndim > 1)
+				trace_axis_label(v->tr, ca, j, cl, sizeof cl);
+			fmt_cell(num, sizeof num, m[(size_t)i * cols + j]);
+			if (s->ndim > 1)
+				snprintf(buf, sizeof buf, "“%s” × “%s” = %s", rl, cl, num);
+			else
+				snprintf(buf, sizeof buf, "“%s” = %s", rl, num);
+			if (canvas_tip(c, g->x0 + (j - g->left) * g->cw, g->y0 + (i - g->top) * lines,
+				       g->cw, lines, buf))
+				return;
+		}
+}
+
 struct canvas *figure_new(struct view_state *v, int width, enum depth d)
 {
 	const struct stage *s = view_stage(v);
@@ -103,6 +134,7 @@ struct canvas *figure_new(struct view_state *v, int width, enum depth d)
 	/* (the PE curves' table over more positions than the sentence's is
 	 * the caller's: v->pe_table; a view computes no model math) */
 	view_for(v)->draw(v, c, r);
+	cell_tips(v, c);
 	int w2, h2;
 	canvas_extent(c, &w2, &h2);
 	canvas_crop(c, w2 + 1, h2 + 1);   /* a margin; failing leaves it whole */

@@ -82,7 +82,7 @@ static int draw_training(struct screen *s, struct canvas *c, int x)
 		   loss %.2f " for narrow terminals */
 		snprintf(buf, sizeof buf, _("· step %ld/%ld, loss %.2f "), step,
 			 g->snaps[g->nsnaps - 1].step, g->snaps[cur].loss);
-	x += put(c, x, 0, c->w - x, R_TITLE, buf);
+	x += put(c, x, 0, c->w - x, R_TITLE, i18n_decimals(buf));
 	if (g->nsnaps < 2 || x + g->nsnaps + 1 >= c->w)
 		return x;
 	char curve[8 * 64];
@@ -162,6 +162,8 @@ int screen_draw_header(struct screen *s, struct canvas *c, int max_lines)
 		target_text(s, k, tgt[k], sizeof tgt[k]);
 	}
 	input_marker(s->v.tr, mark, sizeof mark);
+	if (s->caveats && strlen(mark) + strlen(s->caveats) < sizeof mark)
+		strcat(mark, s->caveats);   /* what the model cannot know */
 	fill_line(c, 0, R_TITLE);
 	snprintf(buf, sizeof buf, "│ %s ", s->model_name);
 	const int kw = utf8_width(mark), nw = utf8_width(buf);
@@ -211,8 +213,16 @@ int screen_draw_header(struct screen *s, struct canvas *c, int max_lines)
 	}
 	int mw = utf8_width(masks[mk]);
 	put(c, right - mw, y, mw, R_TITLE, masks[mk]);
-	/* the target gives way to the marker: cut at its end if need be */
+	/* the caveats' short form ("⚠ cancelled?") when the long one would
+	 * cut the target */
 	int room = right - mw - 1 - x - kw;
+	if (s->caveats_short && room < utf8_width(tgt[tk])) {
+		input_marker(s->v.tr, mark, sizeof mark);
+		if (strlen(mark) + strlen(s->caveats_short) < sizeof mark)
+			strcat(mark, s->caveats_short);
+		room = right - mw - 1 - x - utf8_width(mark);
+	}
+	/* the target gives way to the marker: cut at its end if need be */
 	x += put(c, x, y, room > 12 ? room : 12, R_TITLE,
 		 text_fit(tgt[tk], room > 12 ? room : 12, cut, sizeof cut));
 	if (*mark) {

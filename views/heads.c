@@ -66,6 +66,7 @@ static void draw_mean(struct view_state *v, struct canvas *c, struct rect r)
 		 * as "previous token", or two empty strings. */
 		snprintf(buf, sizeof buf, _("entropy %.2f bits%s%s"),
 			 attn_entropy(mean, n, m), *pat ? " · " : "", pat);
+		i18n_decimals(buf);
 		clip_text(c, r, x, r.y, r.x + r.w - x, buf, &mu);
 	}
 	struct rect area = { r.x, r.y + 2, r.w, r.h - 4 };
@@ -106,6 +107,7 @@ static void head_title(char *buf, size_t n, int level, int h, double ent)
 		snprintf(buf, n, _("h%d %.2fb"), h, ent);
 	else
 		snprintf(buf, n, "h%d", h);
+	i18n_decimals(buf);
 }
 
 /* Lays out H tiles of an n × m matrix (rh matrix rows a screen line) in
@@ -261,6 +263,7 @@ static void draw_tile(struct view_state *v, struct canvas *c, struct rect r,
 					      v->left, nrv, g->ncv, 0 };
 }
 
+#define GRID_ALL (1LL << 42)
 /* The grid's layout in w × ah: the biggest cells at which every head
  * fits whole, with the most telling titles; else the smallest cells (half
  * blocks) and scrolling, or for a long matrix (past LONG_INPUT, when that
@@ -269,34 +272,33 @@ static void draw_tile(struct view_state *v, struct canvas *c, struct rect r,
 static long long grid_fit(const struct stage *s, int rh, int w, int ah, struct grid *g, int *b)
 {
 	static const int SIZES[][2] = { { 5, 2 }, { 4, 2 }, { 3, 1 }, { 2, 1 }, { 1, 0 } };
-	const long long ALL = 1LL << 42;
 	const int H = s->shape[0], n = s->shape[1], m = s->shape[2];
 	const int level0 = s->kind == SK_WEIGHTS ? 0 : 2;
 	struct grid tryg = { 2, 1, 0, 0, 0, 2, 1, 1, 1, 1 };
 	long long best = 0;
 	*g = tryg;
 	*b = 1;
-	for (size_t k = 0; k < sizeof SIZES / sizeof *SIZES && best < ALL; k++) {
+	for (size_t k = 0; k < sizeof SIZES / sizeof *SIZES && best < GRID_ALL; k++) {
 		int cw = SIZES[k][0], ch = SIZES[k][1];
 		if (rh == 1 && ch == 0)
 			ch = 1;   /* no half blocks without colour or UTF-8 */
 		for (int level = level0; level <= 2; level++) {
 			long long sc_l = layout(&tryg, level, H, n, m, rh, cw, ch, w, ah);
-			if (sc_l > best && (sc_l >= ALL || cw == 1)) {
+			if (sc_l > best && (sc_l >= GRID_ALL || cw == 1)) {
 				best = sc_l;
 				*g = tryg;
 			}
 		}
 	}
 	const int seen_r = g->ch ? g->cl / g->ch : g->cl * rh;   /* rows a tile shows */
-	if (best >= ALL || (n <= LONG_INPUT && m <= LONG_INPUT) ||
+	if (best >= GRID_ALL || (n <= LONG_INPUT && m <= LONG_INPUT) ||
 	    (2 * seen_r >= n && 2 * g->ncv >= m))
 		return best;
-	for (int bb = 2; best < ALL && bb <= (n > m ? n : m); bb += bb < 8 ? 1 : bb / 4) {
+	for (int bb = 2; best < GRID_ALL && bb <= (n > m ? n : m); bb += bb < 8 ? 1 : bb / 4) {
 		int bn = (n + bb - 1) / bb, bm = (m + bb - 1) / bb;
-		for (int level = level0; level <= 2 && best < ALL; level++) {
+		for (int level = level0; level <= 2 && best < GRID_ALL; level++) {
 			long long sc_l = layout(&tryg, level, H, bn, bm, rh, 1, rh == 1, w, ah);
-			if (sc_l >= ALL) {
+			if (sc_l >= GRID_ALL) {
 				best = sc_l;
 				*g = tryg;
 				*b = bb;
@@ -304,6 +306,96 @@ static long long grid_fit(const struct stage *s, int rh, int w, int ah, struct g
 		}
 	}
 	return best;
+}
+
+#define ROW_LABEL_MAX 12
+
+/* The width of the query tokens beside the tiles, one a line or two
+ * ("a/b", pairs: half blocks), at most ROW_LABEL_MAX (pairs: 2 + 2 × it);
+ * 0 for a stage whose rows are not tokens. */
+static int row_label_width(const struct view_state *v, const struct stage *s, int pairs)
+{
+	char lab[96];
+	int w = 0, prev = 0;
+	if (s->axes[1] != AX_SRC && s->axes[1] != AX_TGT)
+		return 0;
+	for (int i = 0; i < s->shape[1] && i < 512; i++) {
+		int k = utf8_width(trace_row_label(v->tr, s->axes[1], i, lab, sizeof lab));
+		int e = pairs && i % 2 ? prev + 1 + k : k;
+		w = e > w ? e : w;
+		prev = k;
+	}
+	int cap = pairs ? 2 * ROW_LABEL_MAX + 2 : ROW_LABEL_MAX;
+	return w > cap ? cap : w;
+}
+
+/* The layout with the query tokens left of the tiles (lw columns) and the
+ * keys in a line under them (keys 1), whenever every head still fits whole
+ * beside them; else choose_grid's in all of w × ah (lw = keys = 0). */
+static long long choose_labelled(struct grid *g, const struct view_state *v,
+				 const struct stage *s, int rh, int w, int ah, int *lw, int *keys,
+				 int *b)
+{
+	struct grid g2;
+	int b2;
+	*lw = row_label_width(v, s, 0);
+	*keys = *lw && ah >= 8;
+	long long best = *lw ? grid_fit(s, rh, w - *lw - 1, ah - *keys, g, b) : 0;
+	if (*b > 1)
+		best = 0;   /* pooled blocks of a long input: no token a row */
+	int lw2 = best >= GRID_ALL && !g->ch ? row_label_width(v, s, 1) : 0;
+	if (lw2 > *lw && grid_fit(s, rh, w - lw2 - 1, ah - *keys, &g2, &b2) >= GRID_ALL &&
+	    b2 == 1) {
+		*g = g2;   /* half blocks: room for both tokens of a line */
+		*lw = lw2;
+	}
+	if (best >= GRID_ALL)
+		return best;
+	*lw = *keys = 0;
+	return grid_fit(s, rh, w, ah, g, b);
+}
+
+/* The query tokens left of the tiles of a grid row at ty (lw columns at
+ * x): one a matrix row; with half blocks the line's two, "a/b". */
+static void draw_row_labels(const struct view_state *v, struct canvas *c, struct rect r,
+			    const struct stage *s, const struct grid *g, int x, int lw, int ty,
+			    int nrv, int rh)
+{
+	const struct style la = role_style(R_LABEL, c->depth);
+	const struct style cu = role_style(R_CURSOR, c->depth);
+	char a[96], b[96], both[200], fit[64];
+	const int lines = g->ch ? nrv : (nrv + rh - 1) / rh;
+	for (int k = 0; k < lines; k++) {
+		int i0 = v->top + (g->ch ? k : k * rh), i1 = g->ch ? -1 : i0 + 1;
+		if (i1 >= v->top + nrv)
+			i1 = -1;
+		trace_row_label(v->tr, s->axes[1], i0, a, sizeof a);
+		if (i1 >= 0)
+			snprintf(both, sizeof both, "%s/%s", a, trace_row_label(v->tr, s->axes[1], i1,
+										b, sizeof b));
+		else
+			snprintf(both, sizeof both, "%s", a);
+		text_fit(both, lw, fit, sizeof fit);
+		int y = ty + 1 + (g->ch ? k * g->ch : k);
+		int cur = v->row == i0 || v->row == i1;
+		clip_rtext(c, r, x, y, lw, fit, cur ? &cu : &la);
+	}
+}
+
+/* One line naming the key columns in order: "keys: <s> your cat …". */
+static void draw_col_legend(const struct view_state *v, struct canvas *c, struct rect r,
+			    const struct stage *s, int y, int ncv)
+{
+	const struct style mu = role_style(R_MUTED, c->depth);
+	const struct style la = role_style(R_LABEL, c->depth);
+	char lab[96];
+	char ctb[64];
+	int x = r.x + clip_text(c, r, r.x, y, r.w, view_col_title(s, ctb, sizeof ctb), &mu);
+	x += clip_text(c, r, x, y, r.x + r.w - x, ": ", &mu);
+	for (int j = v->left; j < v->left + ncv && x < r.x + r.w; j++) {
+		trace_axis_label(v->tr, s->axes[2], j, lab, sizeof lab);
+		x += clip_text(c, r, x, y, r.x + r.w - x, lab, &la) + 1;
+	}
 }
 
 static void draw_grid(struct view_state *v, struct canvas *c, struct rect r)
@@ -331,7 +423,9 @@ static void draw_grid(struct view_state *v, struct canvas *c, struct rect r)
 
 	struct grid g;
 	struct pooled pl = { 1, NULL };
-	long long best = grid_fit(s, rh, r.w, ah, &g, &pl.b);
+	int lw, keys;
+	long long best = choose_labelled(&g, v, s, rh, r.w, ah, &lw, &keys, &pl.b);
+	ah -= keys;
 	const int pn = (n + pl.b - 1) / pl.b, pm = (m + pl.b - 1) / pl.b;
 	if (pl.b > 1 && !(pl.buf = malloc((size_t)pn * pm * sizeof *pl.buf)))
 		pl.b = 1;
@@ -388,18 +482,22 @@ static void draw_grid(struct view_state *v, struct canvas *c, struct rect r)
 	int tiles_h = 0;
 	if (best > 0 && nrv > 0 && g.ncv > 0) {
 		for (int h = gfirst * g.gc; h < H && h / g.gc < gfirst + g.vgr; h++) {
-			int tx = r.x + (h % g.gc) * (g.tw + GAP);
+			int tx = r.x + (lw ? lw + 1 : 0) + (h % g.gc) * (g.tw + GAP);
 			int ty = y0 + (h / g.gc - gfirst) * (g.cl + 2);
 			draw_tile(v, c, r, s, &g, &sc, h, tx, ty, nrv, &pl);
+			if (lw && h % g.gc == 0)
+				draw_row_labels(v, c, r, s, &g, r.x, lw, ty, nrv, rh);
 		}
 		tiles_h = g.vgr * (g.cl + 2);
 	}
+	if (keys && tiles_h)
+		draw_col_legend(v, c, r, s, y0 + (tiles_h < ah ? tiles_h : ah), g.ncv);
 	free(pl.buf);
 	if (pl.b > 1)
 		v->geom.valid = 0;   /* a click cannot name one entry of a block */
 
 	/* footer: the selected head's diagnostics, the legend, the hint */
-	int y = y0 + (tiles_h < ah ? tiles_h : ah) + gap2;
+	int y = y0 + (tiles_h < ah ? tiles_h : ah) + keys + gap2;
 	if (nfoot >= 3) {
 		if (s->kind == SK_WEIGHTS) {
 			const char *pat = view_head_pattern(s, v->head);
@@ -407,6 +505,7 @@ static void draw_grid(struct view_state *v, struct canvas *c, struct rect r)
 				 _("head %d: mean row entropy %.2f bits (max %.2f)%s%s"),
 				 v->head, view_head_entropy(s, v->head), m > 1 ? log2(m) : 0.0,
 				 *pat ? " · " : "", pat);
+			i18n_decimals(buf);
 		} else {
 			snprintf(buf, sizeof buf, _("head %d selected (framed)"), v->head);
 		}
@@ -465,6 +564,7 @@ static void draw_figure_grid(struct view_state *v, struct canvas *c, struct rect
 			const char *pat = attn_pattern(w, n, m);
 			snprintf(buf, sizeof buf, _("head %d · %.2f bits%s%s"), h,
 				 attn_entropy(w, n, m), *pat ? " · " : "", pat);
+			i18n_decimals(buf);
 		} else {
 			snprintf(buf, sizeof buf, _("head %d"), h);
 		}

@@ -165,7 +165,7 @@ struct hm {
 	int crow, ccol, top, left;   /* cursor (−1: none) and scroll */
 	int color, fig, dk;
 	int lw, rlw, cw, ch, hh;     /* label widths, cell size, header lines */
-	int vertical, numbered, half;
+	int numbered, half;
 	int nr, nc, x0;              /* visible rows and columns, first cell's x */
 };
 
@@ -223,12 +223,11 @@ static int hm_layout(struct hm *H)
 		cw = z == ZOOM_NUMBERS ? ncw : z == ZOOM_CELLS ? 3 : 1;
 		ch = 1;
 	}
-	/* cells too narrow for a token: on screen the columns are numbered and
-	 * a legend under the matrix names them (no letters stacked
-	 * vertically); a figure writes each whole label downwards */
-	const int vertical = fig && z == ZOOM_CELLS && H->ca != AX_NONE;
-	const int numbered = !fig && z == ZOOM_CELLS && is_token_axis(H->ca);
-	const int hh = vertical ? clw : 1;   /* header lines */
+	/* cells too narrow for a token: the columns are numbered and a legend
+	 * under the matrix names them, on screen and in a figure alike (letters
+	 * stacked one a line read as noise: issue 43) */
+	const int numbered = z == ZOOM_CELLS && (fig ? H->ca != AX_NONE : is_token_axis(H->ca));
+	const int hh = 1;   /* header lines */
 	int vc = avail / cw;
 	int legend = numbered ? column_legend(NULL, r, t, H->ca, 0, vc < cols ? vc : cols, -1) : 0;
 	/* lines under the matrix: the legend, and "rows … · columns …" when
@@ -269,7 +268,6 @@ static int hm_layout(struct hm *H)
 	H->cw = cw;
 	H->ch = ch;
 	H->hh = hh;
-	H->vertical = vertical;
 	H->numbered = numbered;
 	H->half = half;
 	H->nc = cols - H->left < vc ? cols - H->left : vc;
@@ -278,7 +276,7 @@ static int hm_layout(struct hm *H)
 	return 1;
 }
 
-/* The column header: labels written downwards (a figure), numbers, the
+/* The column header: numbers (narrow cells, with a legend), the
  * labels, or index ticks (and where each head starts, in a concat). */
 static void hm_header(const struct hm *H)
 {
@@ -291,28 +289,11 @@ static void hm_header(const struct hm *H)
 	const struct style hdr = role_style(R_HEADER, c->depth);
 	const enum axis ca = H->ca;
 	const enum zoom z = H->z;
-	const int nc = H->nc, cw = H->cw, hh = H->hh, x0 = H->x0, dk = H->dk, fig = H->fig;
+	const int nc = H->nc, cw = H->cw, x0 = H->x0, dk = H->dk;
 	const int ccol = H->ccol;
 	const int *left = &H->left;
 	char buf[256];
-	if (H->vertical) {
-		for (int j = 0; j < nc; j++) {
-			label(t, ca, *left + j, buf, sizeof buf, fig);
-			/* one character a row, top to bottom */
-			const char *p = buf;
-			for (int k = 0; k < hh && *p; k++) {
-				char g[8];
-				int len = 1;
-				unsigned char b0 = (unsigned char)*p;
-				if (b0 >= 0xF0) len = 4;
-				else if (b0 >= 0xE0) len = 3;
-				else if (b0 >= 0xC0) len = 2;
-				snprintf(g, sizeof g, "%.*s", len, p);
-				p += strnlen(p, (size_t)len);
-				canvas_text(c, x0 + j * cw + 1, r.y + k, 1, g, lab.fg, lab.bg, lab.attr);
-			}
-		}
-	} else if (H->numbered) {
+	if (H->numbered) {
 		/* each visible column's number, centred on its cell, skipped
 		 * where it would touch the one before */
 		int end = -1;
@@ -618,6 +599,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 		const char *pat = s->ndim == 3 ? view_head_pattern(s, hh) : attn_pattern(m, rows, cols);
 		snprintf(ent, sizeof ent, _("entropy %.2f bits%s%s"), s->ndim == 3 ?
 			 view_head_entropy(s, hh) : attn_entropy(m, rows, cols), *pat ? " · " : "", pat);
+		i18n_decimals(ent);
 	}
 	int tl = view_title(c, r, head, axes, ent);
 	if (view_overview(v, c, rect_sub(r, r.x, r.y + tl + 1, r.w, r.h - tl - 1), rows, cols)) {

@@ -67,7 +67,8 @@ struct tiles {
 	int rows;        /* matrix rows a line: 2 (half blocks) or 1 */
 	int lines;       /* lines of cells in a tile */
 	int per;         /* layers on a page */
-	int labels;      /* query labels beside the rows */
+	int labels;      /* query labels beside the rows: 1 one a line, 2 the
+	                    two of a line of half blocks ("a/b") */
 	int pr, pc;      /* pooled: blocks down and across a tile (0: not) */
 };
 
@@ -112,7 +113,7 @@ static void pooled_head(const struct stage *s, int h, int mean, const struct til
 /* Lays the thumbnails out in w × h; returns 0 when they do not fit (a
  * tile narrower than its keys, or not one layer high). */
 static int tiles_fit(struct tiles *g, int H, int L, int nq, int nk, int w, int h,
-		     int color, int qlw)
+		     int color, int qlw, int qlw2)
 {
 	/* the widest cells (up to 3 columns a key) at which the heads fit
 	 * across, with room for the labels when there is */
@@ -143,6 +144,9 @@ static int tiles_fit(struct tiles *g, int H, int L, int nq, int nk, int w, int h
 		g->lines = nq;
 		g->lw = lw + 1 > 4 ? lw + 1 : 4;
 		g->per = per_l;
+	} else if (g->rows == 2 && room >= (qlw2 < 3 * QLABEL_MAX ? qlw2 : 3 * QLABEL_MAX) + 1) {
+		g->labels = 2;   /* half blocks: the line's two tokens */
+		g->lw = (qlw2 < 3 * QLABEL_MAX ? qlw2 : 3 * QLABEL_MAX) + 1;
 	}
 	return g->per >= 1;
 }
@@ -156,6 +160,7 @@ static void draw_tile(struct view_state *v, struct canvas *c, struct rect r,
 	char buf[64], fit[64];
 	/* title "h2 1.52" (entropy in bits), or "h2" when narrow; the tag */
 	snprintf(buf, sizeof buf, "h%d %.2f", h, view_head_entropy(s, h));
+	i18n_decimals(buf);
 	if (utf8_width(buf) > g->iw)
 		snprintf(buf, sizeof buf, "h%d", h);
 	draw_tile_frame(c, r, x, y, g->tw, g->lines, sel, buf,
@@ -206,12 +211,17 @@ static void draw_tiles(struct view_state *v, struct canvas *c, struct rect r,
 		int y = y0 + (l - first) * (g->lines + 2);
 		snprintf(buf, sizeof buf, "L%d", l);
 		clip_text(c, r, r.x, y, g->lw, buf, l == f->cur ? &cu : &hd);
-		if (g->labels)
-			for (int i = 0; i < nq; i++) {
-				trace_row_label(v->tr, s0->axes[1], i, buf, sizeof buf);
-				text_fit(buf, g->lw - 1, fit, sizeof fit);
-				clip_rtext(c, r, r.x, y + 1 + i, g->lw - 1, fit, &lb);
-			}
+		for (int i = 0; g->labels && i < nq; i += g->labels) {
+			char b2[96], both[200];
+			trace_row_label(v->tr, s0->axes[1], i, buf, sizeof buf);
+			if (g->labels == 2 && i + 1 < nq)
+				snprintf(both, sizeof both, "%s/%s", buf,
+					 trace_row_label(v->tr, s0->axes[1], i + 1, b2, sizeof b2));
+			else
+				snprintf(both, sizeof both, "%s", buf);
+			text_fit(both, g->lw - 1, fit, sizeof fit);
+			clip_rtext(c, r, r.x, y + 1 + i / g->labels, g->lw - 1, fit, &lb);
+		}
 		for (int h = 0; h < H; h++)
 			draw_tile(v, c, r, f->w[l], h, l == f->cur && h == v->head, g, &sc,
 				  r.x + g->lw + h * (g->tw + 1), y);
@@ -261,6 +271,22 @@ static void draw_table(struct view_state *v, struct canvas *c, struct rect r,
 	}
 }
 
+/* One line naming the tiles' key columns in order: "key: source token:
+ * <s> your cat …" (the query tokens are beside the rows). */
+static void key_legend(const struct view_state *v, struct canvas *c, struct rect r,
+		       const struct stage *ws, int y)
+{
+	const struct style mu = role_style(R_MUTED, c->depth);
+	const struct style la = role_style(R_LABEL, c->depth);
+	char lab[96], ctb[64];
+	int x = r.x + clip_text(c, r, r.x, y, r.w, view_col_title(ws, ctb, sizeof ctb), &mu);
+	x += clip_text(c, r, x, y, r.x + r.w - x, ": ", &mu);
+	for (int j = 0; j < ws->shape[2] && x < r.x + r.w; j++) {
+		trace_axis_label(v->tr, ws->axes[2], j, lab, sizeof lab);
+		x += clip_text(c, r, x, y, r.x + r.w - x, lab, &la) + 1;
+	}
+}
+
 static void draw(struct view_state *v, struct canvas *c, struct rect r)
 {
 	const struct style mu = role_style(R_MUTED, c->depth);
@@ -278,19 +304,26 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	}
 	const int H = ws->shape[0], nq = ws->shape[1], nk = ws->shape[2];
 	v->head = clampi(v->head, 0, H - 1);
-	int qlw = 3;
+	int qlw = 3, qlw2 = 3, prev = 0;   /* one label a line; two ("a/b") */
 	for (int i = 0; i < nq; i++) {
 		char lab[96];
 		int lw = utf8_width(trace_row_label(v->tr, ws->axes[1], i, lab, sizeof lab));
 		qlw = lw > qlw ? lw : qlw;
+		int l2 = i % 2 ? prev + 1 + lw : lw;
+		qlw2 = l2 > qlw2 ? l2 : qlw2;
+		prev = lw;
 	}
 	/* title, hint; the footer: the selected head and Enter */
 	int hint = r.h >= 12 && !c->figure, foot = r.h >= 8;
 	int y0 = r.y + 1 + hint + (r.h >= 16);
 	int ah = r.y + r.h - foot - y0;
 	struct tiles g = { 0 };
-	int tiles = ah > 0 && (tiles_fit(&g, H, f.L, nq, nk, r.w, ah, c->depth != DEPTH_NONE, qlw) ||
+	int tiles = ah > 0 && (tiles_fit(&g, H, f.L, nq, nk, r.w, ah, c->depth != DEPTH_NONE, qlw,
+					 qlw2) ||
 			       tiles_pooled(&g, H, nq, nk, r.w, ah, c->depth != DEPTH_NONE));
+	/* the keys' line under the tiles when it costs no layer (not for
+	   pooled blocks) */
+	int keys = tiles && !g.pr && ah - (g.per < f.L ? g.per : f.L) * (g.lines + 2) >= 1;
 	int per = tiles ? g.per : ah - 1;
 	if (per < 1)
 		per = 1;
@@ -324,6 +357,8 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 		else
 			draw_table(v, c, r, &f, y0, per, first);
 	}
+	if (keys)   /* the tiles' columns, in order (the table has none) */
+		key_legend(v, c, r, ws, r.y + r.h - foot - 1);
 	if (foot) {
 		const char *pat = view_head_pattern(f.w[f.cur], v->head);
 		/* TRANSLATORS: the model view's last line: the selected layer and
@@ -332,6 +367,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 					    "· Enter opens it"), f.cur, v->head,
 			 view_head_entropy(f.w[f.cur], v->head), nk > 1 ? log2(nk) : 0.0,
 			 *pat ? " · " : "", pat);
+		i18n_decimals(buf);
 		clip_text(c, r, r.x, r.y + r.h - 1, r.w, text_fit(buf, r.w, fit, sizeof fit), &ac);
 	}
 }

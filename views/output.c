@@ -130,10 +130,11 @@ static void draw_positions(struct view_state *v, struct canvas *c,
 /* logits / probs: the top-k next tokens at position v->row. */
 /* The line under the output view's title: the label of position row, its
  * rank of V, p and loss (parts that do not fit flow onto the next line),
- * or why there is none. */
+ * or why there is none.  own: the labels are the model's own translation
+ * (no target was given), not a teacher's. */
 static void draw_label_line(const struct trace *t, struct canvas *c, struct rect pr,
 			    int row, int rows, int V, int lid, int lrank, const float *p,
-			    const struct stage *loss, int mlm)
+			    const struct stage *loss, int mlm, int own)
 {
 	const struct style mu = role_style(R_MUTED, c->depth);
 	const struct style lab = role_style(R_LABEL, c->depth);
@@ -153,7 +154,14 @@ static void draw_label_line(const struct trace *t, struct canvas *c, struct rect
 			 t->label_tokens[row], 24, fit, sizeof fit);
 		/* TRANSLATORS: the teacher-forced label token and its rank among
 		 * the V tokens of the vocabulary. */
-		snprintf(part[np++], sizeof part[0], _("label “%s”: rank %d of %d"), fit, lrank, V);
+		if (own)
+			/* TRANSLATORS: no target was given: the label is the next
+			 * word of the model's own translation, and its rank */
+			snprintf(part[np++], sizeof part[0], _("its translation's next word “%s”: "
+							       "rank %d of %d"), fit, lrank, V);
+		else
+			snprintf(part[np++], sizeof part[0], _("label “%s”: rank %d of %d"), fit,
+				 lrank, V);
 		if (p) {
 			fmt_pct(num, sizeof num, p[lid]);
 			snprintf(part[np++], sizeof part[0], "p %s", num);
@@ -315,7 +323,7 @@ static void draw_dist(struct view_state *v, struct canvas *c, struct rect r)
 
 	int lid = label_id(t, rows, row);
 	int lrank = lid >= 0 && lid < V && key ? rank_of(key, V, lid) : 0;
-	draw_label_line(t, c, pr, row, rows, V, lid, lrank, p, loss, mlm);
+	draw_label_line(t, c, pr, row, rows, V, lid, lrank, p, loss, mlm, v->labels_own);
 	int y;
 	if (!key)
 		return;
@@ -367,7 +375,9 @@ static void draw_dist(struct view_state *v, struct canvas *c, struct rect r)
 		/* TRANSLATORS: the last %s is " · ◀ the teacher-forced label" or
 		 * empty. */
 		snprintf(buf, sizeof buf, _("top %d of %d tokens%s"), k, V,
-			 lid >= 0 && lid != t->pad_id ? _(" · ◀ the teacher-forced label") : "");
+			 lid < 0 || lid == t->pad_id ? "" : v->labels_own ?
+			 _(" · ◀ the next word of its own translation") :
+			 _(" · ◀ the teacher-forced label"));
 		clip_text(c, pr, pr.x, y + 1, pr.w, buf, &mu);
 	}
 }

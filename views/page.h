@@ -28,6 +28,8 @@ struct page {
 	int *anc;                /* [s+1] followed hypothesis's slot per step */
 	const struct sample_opts *so;   /* sampled with these (NULL: not) */
 	char *sos[1];            /* the prompt of an encoder-decoder */
+	double smoothing;        /* the model's training label smoothing (0:
+	                            none): p tops out near 1 − ε */
 };
 
 /* A token string's label (into buf when it is rewritten): GPT-2's pieces

@@ -122,6 +122,30 @@ static void plot_dots(uint8_t *mask, int pw, int ph, const float *pe, int n,
 	}
 }
 
+/* The curve of dimension dim as a polyline for a vector backend (SVG):
+ * the same points plot_dots joins, in cells, over the pw × ph cells at
+ * (px0, py0).  The braille dots stay for the terminal and ANSI. */
+static void plot_path(struct canvas *c, int px0, int py0, int pw, int ph, const float *pe,
+		      int n, int d, int dim, double ymax, uint32_t color)
+{
+	float *xy = malloc((size_t)n * 2 * sizeof *xy);
+	int k = 0;
+	if (!xy)
+		return;   /* the dots are drawn all the same */
+	for (int p = 0; p < n; p++) {
+		double v = pe[(size_t)p * d + dim];
+		if (!isfinite(v))
+			continue;
+		double x = n > 1 ? (double)p * (2 * pw - 1) / (n - 1) : 0;
+		double y = (ymax - v) / (2 * ymax) * (4 * ph - 1);
+		xy[2 * k] = (float)(px0 + (x + 0.5) / 2);
+		xy[2 * k + 1] = (float)(py0 + (y + 0.5) / 4);
+		k++;
+	}
+	canvas_path(c, xy, k, color);
+	free(xy);
+}
+
 /* The value of dimension dim at fractional position t (linear between
  * the stage's samples; for placing markers only). */
 static double sample(const float *pe, int n, int d, int dim, double t)
@@ -237,6 +261,8 @@ static void pe_strip(const struct pe_plot *G, int sp, uint8_t *mask)
 	const int y0 = py0 + sp * (sh + 1);
 	const int zero_y = (int)lround(ymax / (2 * ymax) * (4 * sh - 1)) / 4;
 	memset(mask, 0, (size_t)NCURVES * pw * sh);
+	for (int k = k0; c->figure && color && k < k1; k++)   /* SVG: curves as paths */
+		plot_path(c, px0, y0, pw, sh, pe, P, d, dims[k], ymax, fgs[k]);
 	if (color)
 		for (int k = k0; k < k1; k++)
 			plot_dots(mask + (size_t)k * pw * sh, pw, sh, pe, P, d, dims[k], ymax);

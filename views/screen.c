@@ -510,10 +510,12 @@ void screen_draw(struct screen *s, struct canvas *c)
 		const struct view_class *vc = view_for(&s->v);
 		const char *page = vc == &lens_view ? "lens" : vc == &importance_view ? "importance" :
 				   vc == &decoding_view && s->v.dec_sample ? "sample" : NULL;
+		char note[1024];
 		if (!page || explain_draw_page(c, box, page))
 			explain_draw_view(c, box, view_stage(&s->v),
 					  vc == &lines_view ? VM_LINES : vc == &modelview_view ? VM_MODEL :
-					  vc == &map_view ? VM_MAP : VM_STAGE);
+					  vc == &map_view ? VM_MAP : VM_STAGE,
+					  explain_note(&s->v, note, sizeof note));
 	}
 	s->caption_pages = 1;
 	if (s->caption && main.h > 12)

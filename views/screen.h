@@ -29,6 +29,10 @@ struct screen {
 	const char *model_name;
 	const char *sentence, *target;
 	int target_is_own;             /* target is the model's translation */
+	const char *caveats;           /* "  ⚠ transformers: new word · …": what
+	                                  the model cannot know, or NULL */
+	const char *caveats_short;     /*   "  ⚠ transformers?" where that is
+	                                  too long, or NULL */
 	const char *message;           /* one line for the user, or NULL */
 	int message_is_error;
 	const char *edit_prompt;       /* line editor open: prompt, text, */

@@ -203,6 +203,31 @@ static void text_run(FILE *fp, const struct cell *row, int x0, int x1, int y, st
 	fputs("</text>\n", fp);
 }
 
+/* The curves as paths, then the hover texts as transparent rectangles
+ * with a <title> (browsers show it under the pointer). */
+static void write_extras(const struct canvas *c, FILE *fp)
+{
+	for (int i = 0; i < c->npaths; i++) {
+		const struct canvas_path *p = &c->paths[i];
+		fputs("<path fill=\"none\" stroke-width=\"1.8\" stroke-linejoin=\"round\" "
+		      "stroke=\"", fp);
+		rgb(fp, p->color == COLOR_DEFAULT ? PAGE_FG : p->color);
+		fputs("\" d=\"", fp);
+		for (int k = 0; k < p->n; k++)
+			fprintf(fp, "%s%.1f %.1f", k ? " L" : "M", p->xy[2 * k] * CELL_W,
+				p->xy[2 * k + 1] * CELL_H);
+		fputs("\"/>\n", fp);
+	}
+	for (int i = 0; i < c->ntips; i++) {
+		const struct canvas_tip *t = &c->tips[i];
+		fprintf(fp, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+			"fill=\"#000\" fill-opacity=\"0\"><title>", t->x * CELL_W, t->y * CELL_H,
+			t->w * CELL_W, t->h * CELL_H);
+		escaped(fp, t->text);
+		fputs("</title></rect>\n", fp);
+	}
+}
+
 void canvas_write_svg(const struct canvas *c, FILE *fp)
 {
 	const int W = c->w * CELL_W, H = c->h * CELL_H;
@@ -222,9 +247,10 @@ void canvas_write_svg(const struct canvas *c, FILE *fp)
 				rect(fp, x * CELL_W, y * CELL_H, (x1 - x) * CELL_W, CELL_H, lk.bg, 1);
 			x = x1;
 		}
-		/* shapes */
+		/* shapes (braille dots: not where curves are drawn as paths) */
 		for (int x = 0; x < c->w; x++)
-			if (row[x].glyph[0] && !is_space(&row[x]) && !is_text(row, x))
+			if (row[x].glyph[0] && !is_space(&row[x]) && !is_text(row, x) &&
+			    !(c->npaths && cp3(row[x].glyph) >= 0x2800 && cp3(row[x].glyph) <= 0x28FF))
 				shape(fp, row[x].glyph, x, y, look_of(&row[x]).ink);
 		/* text runs: glyphs of one look, words joined by single spaces */
 		for (int x = 0; x < c->w;) {
@@ -252,5 +278,6 @@ void canvas_write_svg(const struct canvas *c, FILE *fp)
 			x = x1;
 		}
 	}
+	write_extras(c, fp);
 	fputs("</svg>\n", fp);
 }

@@ -76,6 +76,9 @@ struct view_state {
 	const struct trace *alt;     /* the same pass with the decoder causal
 	                                mask flipped (mask diff), or NULL */
 	const struct model *m;
+	int labels_own;              /* no target was given: the pass is
+	                                teacher-forced on the model's own
+	                                translation, whose words are the labels */
 	int stage;                   /* index into tr->stages */
 	int head;                    /* selected head */
 	int row, col;                /* cell cursor (row: query / token) */

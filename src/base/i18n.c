@@ -134,10 +134,44 @@ void i18n_init(const char *lang)
 #endif
 }
 
-void i18n_english(void)
+/* The separator: "." unless the catalog says otherwise. */
+static const char *separator(void)
 {
-#if ENABLE_NLS
-	setenv("LANGUAGE", "en", 1);
-	textdomain(PACKAGE);   /* gettext looks at LANGUAGE again */
-#endif
+	/* TRANSLATORS: the decimal separator of numbers written in prose
+	 * (lecture captions, explanations): "," in Portuguese */
+	return _(".");
+}
+
+char *i18n_decimals(char *s)
+{
+	const char *sep = separator();
+	if (strcmp(sep, ".") == 0 || strlen(sep) != 1)
+		return s;
+	for (char *p = s; *p; p++)
+		if (*p == '.' && p > s && p[-1] >= '0' && p[-1] <= '9' && p[1] >= '0' && p[1] <= '9')
+			*p = *sep;
+	return s;
+}
+
+const char *i18n_num(char *buf, size_t n, double x, int prec)
+{
+	if (n == 0)
+		return buf;
+	if (x != x) {
+		snprintf(buf, n, "?");
+		return buf;
+	}
+	if (x > 1e300 || x < -1e300) {
+		snprintf(buf, n, "%s", x < 0 ? "−∞" : "∞");
+		return buf;
+	}
+	char tmp[64];
+	snprintf(tmp, sizeof tmp, "%.*f", prec < 0 ? 0 : prec > 9 ? 9 : prec, x < 0 ? -x : x);
+	int neg = x < 0 && strspn(tmp, "0.") != strlen(tmp);
+	char *dot = strchr(tmp, '.');
+	if (dot)
+		*dot = 0;
+	const char *sep = separator();
+	snprintf(buf, n, "%s%s%s%s", neg ? "−" : "", tmp, dot ? sep : "", dot ? dot + 1 : "");
+	return buf;
 }

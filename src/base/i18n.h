@@ -11,6 +11,8 @@
 
 #include "config.h"
 
+#include <stddef.h>
+
 #if ENABLE_NLS
 #include <libintl.h>
 #define _(s) gettext(s)
@@ -26,9 +28,18 @@
  * locale's. A language without a catalog falls back to English silently. */
 void i18n_init(const char *lang);
 
-/* From here on, messages in English: for output that programs read
- * (render's text and CSV tables), which must not change with the locale. */
-void i18n_english(void);
+/* x with prec decimals as prose writes it in the message language: the
+ * language's decimal separator ("0,58" in Portuguese) and a true minus
+ * ("−0.58"; never "−0.00").  For numbers in sentences (captions,
+ * explanations), not for tables or output that programs read.  Returns buf. */
+const char *i18n_num(char *buf, size_t n, double x, int prec);
+
+/* The same for a line already formatted with "%.2f": each '.' between two
+ * digits becomes the language's separator, in place ("entropy 1,52 bits").
+ * For labels and titles in prose, never for a cell's value a user may
+ * copy.  Returns s. */
+char *i18n_decimals(char *s);
+
 
 /* The value of the last --lang or --lang=X in argv, else NULL (read before the
  * options are parsed, so that even their errors are translated). */

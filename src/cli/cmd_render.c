@@ -170,13 +170,15 @@ static void print_csv(const struct trace *t, const struct stage *s, int head)
 	char lab[96];
 	view_dims(s, &rows, &cols);
 	enum axis ra = s->axes[s->ndim == 3 ? 1 : 0], ca = s->axes[s->ndim - 1];
+	/* TRANSLATORS: render --format csv's column names (one word each,
+	 * no comma): the head, the row's token, a 1-D stage's value */
 	if (s->ndim == 3)
-		fputs("head,", stdout);
-	fputs("row", stdout);
+		printf("%s,", _("head"));
+	fputs(_("row"), stdout);
 	for (int j = 0; j < cols; j++) {
 		putchar(',');
 		if (s->ndim == 1)
-			fputs("value", stdout);
+			fputs(_("value"), stdout);
 		else
 			csv_field(trace_axis_label(t, ca, j, lab, sizeof lab));
 	}
@@ -487,7 +489,8 @@ int cmd_render(struct cli *c)
 				       svg ? (c->width ? c->width : 200) : out_width(c), svg, c);
 		goto out;
 	}
-	i18n_english();   /* the tables are data: the same in every language */
+	/* the tables speak the message language (--lang pt_BR); their numbers
+	 * keep the decimal point, which CSV and notebooks read */
 	if (!strcmp(fmt, "csv")) {
 		print_csv(t, s, c->head);
 		status = 0;
@@ -497,12 +500,15 @@ int cmd_render(struct cli *c)
 	     h < (c->head >= 0 ? c->head + 1 : view_heads(s)); h++) {
 		printf("%s  %s", s->name, s->formula);
 		if (view_heads(s) > 1)
-			printf("  head %d of %d", h, view_heads(s));
+			/* TRANSLATORS: render --format text, after the stage's name */
+			printf(_("  head %d of %d"), h, view_heads(s));
 		if (s->wdtype[0])   /* a GGUF model's weight, as the file stores it */
 			printf("  weights %s", s->wdtype);
 		char rtb[64], ctb[64];
-		printf("\nrows: %s%s%s\n", view_row_title(s, rtb, sizeof rtb),
-		       s->ndim > 1 ? " · columns: " : "", view_col_title(s, ctb, sizeof ctb));
+		/* TRANSLATORS: render --format text: what the rows and the
+		 * columns of the table are */
+		printf(_("\nrows: %s%s%s\n"), view_row_title(s, rtb, sizeof rtb),
+		       s->ndim > 1 ? _(" · columns: ") : "", view_col_title(s, ctb, sizeof ctb));
 		print_matrix(t, s, h, c->width);   /* every column unless --width */
 		if (h + 1 < view_heads(s) && c->head < 0)
 			putchar('\n');

@@ -2,12 +2,14 @@
  * decoding, the output sentence, optionally every step as a table or JSON. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
 #include "base/i18n.h"
 #include "base/safetext.h"
 #include "base/utf8.h"
+#include "engine/caveats.h"
 #include "engine/decode.h"
 #include "engine/forward.h"
 #include "formats/jsonout.h"
@@ -135,9 +137,49 @@ static void json_step(struct jsonout *j, const struct model *m, const struct cli
 	printf("]}");
 }
 
+static const char *const CAVEAT_KIND[] = { "unknown", "unseen", "number", "name", "empty" };
+
+/* The caveats (caveats.h) as "warnings" items, {"word", "kind", "reason"}
+ * with the reason in English, into a string (malloc'd; NULL when out of
+ * memory). */
+static char *json_caveats(const struct caveats *cv)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	struct jsonout w = { f, 0, "" };
+	for (int i = 0; i < cv->n; i++) {
+		fprintf(f, "%s{\"word\":", i ? "," : "");
+		jsonout_str(&w, cv->v[i].word);
+		fprintf(f, ",\"kind\":\"%s\",\"reason\":", CAVEAT_KIND[cv->v[i].kind]);
+		jsonout_str(&w, cv->v[i].reason);
+		fputc('}', f);
+	}
+	fclose(f);
+	return buf;
+}
+
+/* "greedy": greedy's output next to beam search's, so that the two scores
+ * can be compared (beam search ranks by the score, not Σ log p). */
+static void json_greedy(struct jsonout *j, const struct model *m, const struct cli *c,
+			const struct decode_result *g)
+{
+	char text[4096];
+	printf(",\"greedy\":{\"output\":");
+	json_ids(j, m, g->best, g->nbest);
+	printf(",\"text\":");
+	jsonout_str(j, model_target_text(m, g->best, g->nbest, c->sentence, text, sizeof text));
+	jsonout_field(j, "log_prob", 6, g->best_logp);
+	jsonout_field(j, "score", 6, g->best_score);
+	putchar('}');
+}
+
 /* Returns the count of numbers that were not finite (written as null). */
 static int print_json(const struct model *m, const struct cli *c,
-		      const struct pass_input *in, const struct decode_result *r)
+		      const struct pass_input *in, const struct decode_result *r,
+		      const struct caveats *cv, const struct decode_result *greedy)
 {
 	struct jsonout j;
 	jsonout_begin(&j, stdout);
@@ -166,6 +208,8 @@ static int print_json(const struct model *m, const struct cli *c,
 		jsonout_str(&j, in->unknown[i]);
 	}
 	printf("]");
+	if (greedy)
+		json_greedy(&j, m, c, greedy);
 	static const char *const stop[] = { "ended", "bound", "limit" };
 	jsonout_field(&j, "log_prob", 6, r->best_logp);
 	jsonout_field(&j, "score", 6, r->best_score);
@@ -187,7 +231,10 @@ static int print_json(const struct model *m, const struct cli *c,
 		putchar('}');
 	}
 	putchar(']');
-	return jsonout_end(&j);
+	char *items = json_caveats(cv);
+	int bad = jsonout_end_warnings(&j, items ? items : "");
+	free(items);
+	return bad;
 }
 
 /* Decodes c->sentence; on success *in holds the source and r the result. */
@@ -292,6 +339,33 @@ static int classify(struct cli *c, const struct model *m)
 	return 0;
 }
 
+/* On stderr, one line a caveat (the <unk> words have had theirs). */
+static void warn_caveats(const struct caveats *cv)
+{
+	for (int i = 0; i < cv->n; i++) {
+		if (cv->v[i].kind == CAV_UNK)
+			continue;
+		char w[256];
+		if (cv->v[i].kind == CAV_EMPTY)
+			warn_msg("%s", _(cv->v[i].reason));
+		else
+			warn_msg("“%s”: %s", safetext_copy(w, sizeof w, cv->v[i].word, 0),
+				 _(cv->v[i].reason));
+	}
+}
+
+/* Greedy search on the same source (for --json next to a beam search). */
+static int greedy_run(const struct cli *c, const struct model *m,
+		      const struct pass_input *in, struct decode_result *g)
+{
+	struct decode_opts o;
+	struct err e;
+	decode_opts_default(&o);
+	o.alpha = c->alpha;
+	o.max_len = c->max_out;
+	return decode_run(m, in, &c->pass, &o, g, &e);
+}
+
 int cmd_translate(struct cli *c)
 {
 	struct model *m = cli_load_model(c);
@@ -305,13 +379,22 @@ int cmd_translate(struct cli *c)
 	struct pass_input in;
 	struct decode_result r;
 	int status = cli_decode(c, m, &in, &r);
+	struct caveats cv = { NULL, 0 };
+	struct decode_result g;
+	int have_g = 0;
 	if (status == 0) {
 		/* NaN weights are loaded (with a warning) to be looked at; a
 		 * translation from them, or from logits that overflowed, is none */
 		const int broken = r.nonfinite_step >= 0;
+		struct err e;
+		if (!broken && caveats_find(m, c->sentence, r.best, r.nbest, &cv, &e))
+			warn_msg("%s", e.msg);
+		warn_caveats(&cv);
+		if (c->json && c->beam > 1 && !c->sample && !broken)
+			have_g = greedy_run(c, m, &in, &g) == 0;
 		if (c->json) {
 			/* still a JSON document: its numbers null, with "warnings" */
-			if (print_json(m, c, &in, &r) && !broken)
+			if (print_json(m, c, &in, &r, &cv, have_g ? &g : NULL) && !broken)
 				warn_msg("some numbers of the result were not finite: written as null");
 		} else if (!broken) {
 			if (c->steps)
@@ -328,6 +411,9 @@ int cmd_translate(struct cli *c)
 		decode_result_free(&r);
 		input_free(&in);
 	}
+	if (have_g)
+		decode_result_free(&g);
+	caveats_free(&cv);
 	model_free(m);
 	return status;
 }

@@ -451,6 +451,15 @@ static int parse_training(struct model *m, const struct ydoc *d,
 			return err_set(e, "out of memory");
 		snprintf(s, len, "%s: %s", k->str, v->str);
 		m->cfg.info[m->cfg.ninfo++] = s;
+		if (strcmp(k->str, "label_smoothing") == 0) {
+			char *end;
+			double x = strtod(v->str, &end);
+			if (end == v->str || *end || !(x >= 0 && x < 1))
+				return err_set(e, "%s:%d: training.label_smoothing must be a "
+					       "number within 0…1, not \"%.30s\"", d->file,
+					       v->line, v->str);
+			m->cfg.label_smoothing = x;
+		}
 	}
 	return 0;
 }

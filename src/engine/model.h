@@ -135,6 +135,10 @@ struct config {
 	unsigned long long seed;     /* W_RANDOM */
 	char **examples; int nexamples;
 	char **info; int ninfo;      /* free-form `training:` lines for `info` */
+	double label_smoothing;      /* training.label_smoothing: the target of
+	                                the right word was 1 − ε + ε/V, which caps
+	                                its probability near it (0: none, or not
+	                                recorded) */
 	int avg_k; long avg_first, avg_last;   /* the trained weights are the mean
 	                                of avg_k checkpoints, steps avg_first …
 	                                avg_last (the file's "attnscope.average";

@@ -57,14 +57,28 @@ void jsonout_field(struct jsonout *j, const char *key, int prec, double v)
 
 int jsonout_end(struct jsonout *j)
 {
+	if (!j->nonfinite) {
+		fputs("}\n", j->f);
+		return 0;
+	}
+	return jsonout_end_warnings(j, "");
+}
+
+int jsonout_end_warnings(struct jsonout *j, const char *items)
+{
+	if (!*items && !j->nonfinite) {   /* nothing to warn about: no list */
+		fputs("}\n", j->f);
+		return 0;
+	}
+	fprintf(j->f, ",\"warnings\":[%s", items);
 	if (j->nonfinite) {
-		fputs(",\"warnings\":[", j->f);
+		if (*items)
+			fputc(',', j->f);
 		char w[160];
 		snprintf(w, sizeof w, "%d numbers not finite (NaN or infinite) written as null; "
 			 "the first: %s", j->nonfinite, j->first);
 		jsonout_str(j, w);
-		fputc(']', j->f);
 	}
-	fputs("}\n", j->f);
+	fputs("]}\n", j->f);
 	return j->nonfinite;
 }

@@ -40,5 +40,10 @@ void jsonout_field(struct jsonout *j, const char *key, int prec, double v);
 /* Ends the top-level object: the "warnings" list when a number was not
  * finite, then "}\n".  Returns the count of such numbers. */
 int jsonout_end(struct jsonout *j);
+/* The same with items first in the "warnings" list (JSON values separated
+ * by commas, or ""), then the note on numbers that were not finite; no
+ * list when there is neither.  For a command whose output has warnings of
+ * its own (translate's words the model cannot know). */
+int jsonout_end_warnings(struct jsonout *j, const char *items);
 
 #endif

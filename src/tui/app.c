@@ -14,6 +14,7 @@
 
 #include "app.h"
 #include "term.h"
+#include "engine/caveats.h"
 #include "tui.h"
 #include "base/i18n.h"
 #include "base/safefile.h"
@@ -96,6 +97,32 @@ static void own_translation(struct app *a, const char *sentence, const char *tar
 	decode_result_free(&r);
 }
 
+/* The header's warnings (a->own.caveats): what the model cannot know of
+ * the sentence (engine/caveats.h), against its own translation when there
+ * is one.  The words outside the vocabulary have the header's own marker. */
+static void find_caveats(struct app *a, const char *sentence)
+{
+	struct caveats cv = { NULL, 0 };
+	struct err e;
+	char *out = a->own.caveats, *sh = a->own.caveats_short;
+	size_t k = 0, n = sizeof a->own.caveats, ks = 0, ns = sizeof a->own.caveats_short;
+	out[0] = sh[0] = 0;
+	if (caveats_find(a->m, sentence, a->own.ok ? a->own.ids : NULL, a->own.ok ? a->own.n : -1,
+			 &cv, &e))
+		return;
+	for (int i = 0; i < cv.n && k + 1 < n; i++) {
+		if (cv.v[i].kind == CAV_UNK)
+			continue;
+		int w = snprintf(out + k, n - k, "%s%s%s%s", k ? " · " : "  ⚠ ",
+				 cv.v[i].word, *cv.v[i].word ? ": " : "", _(cv.v[i].tag));
+		k = w < 0 || (size_t)w >= n - k ? n - 1 : k + (size_t)w;
+		w = snprintf(sh + ks, ns - ks, "%s%s?", ks ? " " : "  ⚠ ",
+			     *cv.v[i].word ? cv.v[i].word : _(cv.v[i].tag));
+		ks = w < 0 || (size_t)w >= ns - ks ? ns - 1 : ks + (size_t)w;
+	}
+	caveats_free(&cv);
+}
+
 /* Runs the pass for sentence/target/opts into *into (no target: the
  * model's translation, when own_translation made one).  On failure keeps
  * the old trace and returns -1 with the reason in a message. */
@@ -111,10 +138,12 @@ static int run_into(struct app *a, const char *sentence, const char *target,
 	if (a->own.ok && blank(target) &&
 	    decode_teacher_force(a->m, &in, a->own.ids, a->own.n, o->pad_target))
 		term_fatal("%s", _("out of memory"));
+	a->scr.v.labels_own = a->own.ok && blank(target);   /* not the user's target */
 	if (report) {
 		char buf[600];
 		if (in.nunknown)
-			app_msg(a, 1, "%s", input_unknown_summary(&in, buf, sizeof buf));
+			app_msg(a, 1, "%s%s", input_unknown_summary(&in, buf, sizeof buf),
+				a->own.caveats);
 		else if (in.ndropped)
 			app_msg(a, 0, "%s", input_dropped_summary(&in, buf, sizeof buf));
 		if (in.invalid_utf8)
@@ -147,6 +176,7 @@ int app_recompute(struct app *a, const char *sentence, const char *target)
 	if (a->tr && a->tr->n)
 		snprintf(name, sizeof name, "%s", a->tr->stages[a->scr.v.stage].name);
 	own_translation(a, sentence, target);
+	find_caveats(a, sentence);
 	if (run_into(a, sentence, target, &a->opts, &a->tr, 1))
 		return -1;
 	app_set_text(&a->sentence, sentence);
@@ -233,6 +263,8 @@ void app_draw(struct app *a, struct canvas *c)
 	s->sentence = a->sentence;
 	s->target = *a->target ? a->target : a->own.ok && !a->ds.on ? a->own.text : NULL;
 	s->target_is_own = !*a->target && a->own.ok && !a->ds.on;
+	s->caveats = a->own.caveats;
+	s->caveats_short = a->own.caveats_short;
 	s->edit_prompt = a->ed.which ? _(prompt[a->ed.which]) : NULL;
 	s->edit_text = a->ed.line.text;
 	s->edit_cursor = a->ed.line.cur;

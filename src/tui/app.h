@@ -59,6 +59,9 @@ struct app_own {
 	char *sentence;              /* the sentence it translates (malloc'd), */
 	const struct model *m;       /*   with this model */
 	struct pass_opts opts;       /*   and these masks and ablation */
+	char caveats[512];           /* what the model cannot know of the
+	                                sentence, for the header (caveats.h), */
+	char caveats_short[256];     /*   and the words alone ("transformers?") */
 };
 
 /* The logit lens and head importance of the pass on screen (inside.c),
@@ -96,7 +99,12 @@ struct app {
 	 * here (a->m is it), or NULL: a->m is the model as loaded */
 	struct { struct model *snap, *base; } tt;
 	/* lecture mode (player.c): the script, the step on screen, --play */
-	struct { struct lecture *lec; int step; int play_ms; } lp;
+	struct {
+		struct lecture *lec;
+		int step, play_ms;
+		char caption[4096];  /* the step's caption, references filled */
+		int deck;            /* 1 while --export writes the page */
+	} lp;
 	int churn;                   /* big buffers freed since the last trim */
 	int quit;
 };

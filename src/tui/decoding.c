@@ -101,6 +101,7 @@ int app_step_pass(struct app *a)
 	input_free(&in);
 	label_next(a, st, v->dec_hyp, in_len);
 	v->tr = a->tr;
+	v->labels_own = 0;
 	a->ins.pass_gen++;
 	v->alt = NULL;
 	v->dec = r;

@@ -135,6 +135,7 @@ int app_lecture_export(struct app *a, const char *dir)
 	fputs("</small></header>\n<main>\n", fp);
 
 	int status = 0;
+	a->lp.deck = 1;   /* the captions' {deck: …} parts, not their {tui: …} */
 	for (int i = 0; i < l->n && !status; i++) {
 		a->scr.message = NULL;
 		a->scr.message_is_error = 0;

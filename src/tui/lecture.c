@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "lecture.h"
+#include "caption.h"
 #include "base/i18n.h"
 #include "base/path.h"
 #include "base/safetext.h"
@@ -226,6 +227,7 @@ static int parse_step(struct lecture *l, const struct ydoc *d, const struct ynod
 	s->caption = NULL;
 	if ((v = ynode_get(n, "caption")) && !(s->caption = ynode_str(d, v, e)))
 		return -1;
+	s->caption_line = v ? v->line : n->line;
 	if ((v = ynode_get(n, "model"))) {
 		const char *m = ynode_str(d, v, e);
 		char *p = m ? resolve_model(l->path, m) : NULL;
@@ -384,81 +386,150 @@ static int check_step(struct lecture *l, const struct lstep *s, struct err *e)
 	return rc;
 }
 
-/* Runs step s's pass once with m and checks its stage, head and cursor. */
+/* The beam width a decoding step's beam search uses (the player's too). */
+int lecture_beam_width(const struct lstep *s)
+{
+	return s->beam > 1 ? s->beam : 4;
+}
+
+/* A decoding step: runs the step's own search into dec[0..2] (greedy, beam,
+ * sampling; greedy and beam both when its caption has references), checks
+ * its decoding step, and sets in's decoder side to that step's input, as
+ * the player shows it. */
+static int check_decode(struct lecture *l, const struct lstep *s, const struct model *m,
+			struct pass_input *in, const struct pass_opts *o,
+			struct decode_result dec[3], struct err *e)
+{
+	if (m->cfg.arch == ARCH_ENC_ONLY)
+		return err_set(e, "%s:%d: %s is encoder-only: it cannot decode", l->path,
+			       s->line, m->cfg.name);
+	const int shown = s->sample ? 2 : s->beam > 1;
+	const int refs = s->caption && (caption_has_refs(s->caption) ||
+					caption_has_refs(_(s->caption)));
+	for (int k = 0; k < 3; k++) {
+		struct decode_opts d;
+		if (k != shown && (k == 2 || !refs))
+			continue;   /* {score greedy} and {score beam} need both */
+		decode_opts_default(&d);
+		d.beam = k == 1 ? lecture_beam_width(s) : 1;
+		d.alpha = s->alpha;
+		d.sample = k == 2;
+		d.so.temperature = s->temperature;
+		d.so.top_k = s->top_k;
+		d.so.top_p = s->top_p;
+		d.so.seed = (uint64_t)s->seed;
+		if (decode_run(m, in, o, &d, &dec[k], e))
+			return err_prefix(e, "%s:%d", l->path, s->line);
+	}
+	const struct decode_result *r = &dec[shown];
+	int n = r->nsteps;
+	if (s->dec_step >= n)
+		return err_set(e, P_("%s:%d: decode step %d, but this search ends after %d "
+				     "step", "%s:%d: decode step %d, but this search ends "
+				     "after %d steps", n), l->path, s->line,
+			       s->dec_step + 1, n);
+	const struct hyp *h = &r->steps[s->dec_step].hyps[0];
+	if (decode_set_target(m, in, h->ids, h->n, o->pad_target))
+		return err_set(e, "out of memory");
+	return 0;
+}
+
+/* A step of an encoder-decoder without a target: as the stepper does, the
+ * decoder is teacher-forced on the model's own greedy translation (with
+ * the default masks), so the pass checked is the pass shown. */
+static int check_own(const struct lecture *l, const struct lstep *s,
+		     const struct model *m, struct pass_input *in, struct err *e)
+{
+	struct pass_opts po;
+	struct decode_opts d;
+	struct decode_result r;
+	pass_opts_default(&po);
+	decode_opts_default(&d);
+	if (decode_run(m, in, &po, &d, &r, e))
+		return err_prefix(e, "%s:%d", l->path, s->line);
+	int rc = decode_teacher_force(m, in, r.best, r.nbest, 0);
+	decode_result_free(&r);
+	return rc ? err_set(e, "out of memory") : 0;
+}
+
+/* Checks that step s's stage, head and cursor exist in t. */
+static int check_stage(const struct lecture *l, const struct lstep *s,
+		       const struct model *m, const struct trace *t, struct err *e)
+{
+	const struct stage *st = trace_find(t, s->stage);
+	if (!st)
+		return err_set(e, "%s:%d: stage \"%s\" does not exist in %s's pass",
+			       l->path, s->line, s->stage, m->cfg.name);
+	int heads = st->ndim == 3 ? st->shape[0] : 1;
+	int rows = st->ndim == 3 ? st->shape[1] : st->shape[0];
+	int cols = st->ndim == 1 ? 1 : st->shape[st->ndim - 1];
+	if (s->head >= heads)
+		return err_set(e, P_("%s:%d: head %d does not exist: %s has %d head",
+				     "%s:%d: head %d does not exist: %s has %d heads",
+				     heads), l->path, s->line, s->head, s->stage, heads);
+	if ((s->view == LV_LINES || s->view == LV_MODEL) &&
+	    (!view_attn_weights(t, st) || st->layer < 0))
+		return err_set(e, "%s:%d: view %s needs an attention stage, not %s",
+			       l->path, s->line, s->view == LV_LINES ? "lines" : "model",
+			       s->stage);
+	if (s->row >= rows || s->col >= cols)
+		return err_set(e, "%s:%d: cursor [%d, %d] is outside %s [%d × %d]",
+			       l->path, s->line, s->row, s->col, s->stage, rows, cols);
+	return 0;
+}
+
+/* Fills step s's caption (and its translation, when there is one) from
+ * the step's pass: a reference that does not resolve is an error. */
+static int check_caption(const struct lecture *l, const struct lstep *s,
+			 const struct model *m, const struct trace *t,
+			 const struct decode_result *dec, struct err *e)
+{
+	if (!s->caption)
+		return 0;
+	struct caption_src src = { t, s->stage, dec ? &dec[0] : NULL, dec ? &dec[1] : NULL,
+				   0, m, s->sentence };
+	char out[4096];
+	const char *tr = _(s->caption);
+	for (src.deck = 0; src.deck < 2; src.deck++)
+		if (caption_fill(s->caption, &src, out, sizeof out, e) ||
+		    (tr != s->caption && caption_fill(tr, &src, out, sizeof out, e)))
+			return err_prefix(e, "%s:%d", l->path, s->caption_line);
+	return 0;
+}
+
+/* Runs step s's pass once with m and checks its stage, head, cursor and
+ * caption. */
 static int check_pass(struct lecture *l, const struct lstep *s, const struct model *m,
 		      struct err *e)
 {
 	struct pass_input in;
 	struct pass_opts o;
+	struct decode_result dec[3];
 	if (!m)
 		return -1;
 	pass_opts_default(&o);
 	o.causal = s->causal;
 	o.encoder_causal = s->encoder_causal;
-	if (input_build(m, s->sentence, *s->target ? s->target : NULL, &o, &in, e))
-		return err_prefix(e, "%s:%d", l->path, s->line);
 	int decoding = s->view == LV_DECODE || s->view == LV_COMPARE;
-	if (decoding && m->cfg.arch == ARCH_ENC_ONLY) {
-		input_free(&in);
-		return err_set(e, "%s:%d: %s is encoder-only: it cannot decode", l->path,
-			       s->line, m->cfg.name);
-	}
-	if (decoding) {
-		struct decode_opts d;
-		struct decode_result r;
-		decode_opts_default(&d);
-		d.beam = s->beam;
-		d.alpha = s->alpha;
-		d.sample = s->sample;
-		d.so.temperature = s->temperature;
-		d.so.top_k = s->top_k;
-		d.so.top_p = s->top_p;
-		d.so.seed = (uint64_t)s->seed;
-		if (decode_run(m, &in, &o, &d, &r, e)) {
-			input_free(&in);
-			return err_prefix(e, "%s:%d", l->path, s->line);
-		}
-		int n = r.nsteps;
-		decode_result_free(&r);
-		if (s->dec_step >= n) {
-			input_free(&in);
-			return err_set(e, P_("%s:%d: decode step %d, but this search ends after %d "
-					     "step", "%s:%d: decode step %d, but this search ends "
-					     "after %d steps", n), l->path, s->line,
-				       s->dec_step + 1, n);
-		}
-	}
-	struct trace *t = forward_run(m, &in, &o, NULL, e);
+	if (input_build(m, s->sentence, *s->target && !decoding ? s->target : NULL, &o,
+			&in, e))
+		return err_prefix(e, "%s:%d", l->path, s->line);
+	memset(dec, 0, sizeof dec);
+	struct trace *t = NULL;
+	int rc = decoding ? check_decode(l, s, m, &in, &o, dec, e)
+		 : m->cfg.arch == ARCH_ENC_DEC && !*s->target ? check_own(l, s, m, &in, e) : 0;
+	if (!rc && !(t = forward_run(m, &in, &o, NULL, e)))
+		rc = -1;
 	input_free(&in);
-	if (!t)
-		return -1;
-	int rc = 0;
-	if (s->stage) {
-		const struct stage *st = trace_find(t, s->stage);
-		if (!st) {
-			rc = err_set(e, "%s:%d: stage \"%s\" does not exist in %s's pass",
-				     l->path, s->line, s->stage, m->cfg.name);
-		} else {
-			int heads = st->ndim == 3 ? st->shape[0] : 1;
-			int rows = st->ndim == 3 ? st->shape[1] : st->shape[0];
-			int cols = st->ndim == 1 ? 1 : st->shape[st->ndim - 1];
-			if (s->head >= heads)
-				rc = err_set(e, P_("%s:%d: head %d does not exist: %s has %d head",
-						   "%s:%d: head %d does not exist: %s has %d heads",
-						   heads), l->path, s->line, s->head, s->stage, heads);
-			else if ((s->view == LV_LINES || s->view == LV_MODEL) &&
-				 (!view_attn_weights(t, st) || st->layer < 0))
-				rc = err_set(e, "%s:%d: view %s needs an attention stage, not %s",
-					     l->path, s->line, s->view == LV_LINES ? "lines" : "model",
-					     s->stage);
-			else if (s->row >= rows || s->col >= cols)
-				rc = err_set(e, "%s:%d: cursor [%d, %d] is outside %s [%d × %d]",
-					     l->path, s->line, s->row, s->col, s->stage, rows, cols);
-		}
-	} else if (!decoding) {
+	if (!rc && s->stage)
+		rc = check_stage(l, s, m, t, e);
+	else if (!rc && !decoding)
 		rc = err_set(e, "%s:%d: no stage yet: give stage: (or view: decode)",
 			     l->path, s->line);
-	}
+	if (!rc)
+		rc = check_caption(l, s, m, t, decoding ? dec : NULL, e);
+	for (int k = 0; k < 3; k++)
+		decode_result_free(&dec[k]);
 	trace_free(t);
 	return rc;
 }

@@ -8,7 +8,8 @@
  * the plain stage unless it says otherwise).  lecture_load parses and checks the keys;
  * lecture_check loads the models and runs each step's pass once, so a
  * stage, layer or head that does not exist is an error with file:line
- * before the lecture starts. */
+ * before the lecture starts, and so is a caption's reference into the trace
+ * that does not resolve (caption.h). */
 #ifndef ATTNSCOPE_LECTURE_H
 #define ATTNSCOPE_LECTURE_H
 
@@ -42,6 +43,7 @@ struct lstep {
 	int explain;               /* show the explanation panel */
 	long snapshot;             /* training snapshot shown (-1: trained) */
 	const char *caption;
+	int caption_line;          /* of the caption in the script */
 };
 
 struct lecture {
@@ -67,6 +69,9 @@ void lecture_free(struct lecture *l);
  * file:line references), for po/lecture-captions.pot: the TUI shows them
  * through gettext, so the msgids must be exactly what the loader reads. */
 void lecture_write_pot(const struct lecture *l, FILE *f);
+/* The beam width of step s's beam search (its decode.beam, else 4): the
+ * player's, and what lecture_check fills a caption's {score beam} from. */
+int lecture_beam_width(const struct lstep *s);
 /* The model of step i (after lecture_check). */
 struct model *lecture_model(const struct lecture *l, int i);
 

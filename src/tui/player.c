@@ -4,9 +4,27 @@
 #include <string.h>
 
 #include "app.h"
+#include "caption.h"
 #include "base/i18n.h"
 #include "base/safetext.h"
 #include "common/options.h"
+
+/* Step s's caption in the message language, its references filled in
+ * from the pass on screen (a->lp.caption); a reference that does not resolve
+ * (lecture_check lets none through) is said in the message line. */
+static const char *fill_caption(struct app *a, const struct lstep *s)
+{
+	const char *text = _(s->caption);   /* po/lecture-captions.pot */
+	struct caption_src src = { a->tr, s->stage, NULL, NULL, a->lp.deck, a->m, a->sentence };
+	struct err e;
+	if (a->ds.on) {
+		src.greedy = &a->ds.res[0];
+		src.beam = &a->ds.res[1];
+	}
+	if (caption_fill(text, &src, a->lp.caption, sizeof a->lp.caption, &e))
+		app_msg(a, 1, "%s", e.msg);
+	return a->lp.caption;
+}
 
 void app_lecture_go(struct app *a, int i)
 {
@@ -44,8 +62,7 @@ void app_lecture_go(struct app *a, int i)
 		a->ds.so.top_k = s->top_k;
 		a->ds.so.top_p = s->top_p;
 		a->ds.so.seed = (uint64_t)s->seed;
-		if (s->beam > 1)
-			a->ds.beam_w = s->beam;
+		a->ds.beam_w = lecture_beam_width(s);
 		a->ds.alpha = s->alpha;
 		a->ds.force_step[0] = a->ds.force_step[1] = a->ds.force_step[2] = -1;
 		v->dec_step = s->dec_step;
@@ -91,11 +108,11 @@ void app_lecture_go(struct app *a, int i)
 	if (s->view == LV_MASKDIFF)
 		app_recompute(a, a->sentence, a->target);   /* the other pass, too */
 	view_clamp(v);
-	a->scr.caption = s->caption ? _(s->caption) : NULL;   /* po/lecture-captions.pot */
+	a->scr.message = NULL;
+	a->scr.caption = s->caption ? fill_caption(a, s) : NULL;
 	a->scr.show_explain = s->explain;
 	snprintf(a->scr.caption_title, sizeof a->scr.caption_title, "%d / %d%s%s",
 		 i + 1, l->n, l->title ? " · " : "", l->title ? _(l->title) : "");
-	a->scr.message = NULL;
 	a->scr.caption_page = 0;
 	a->scr.show_stages = 0;   /* the breadcrumb again (below 120 columns) */
 }

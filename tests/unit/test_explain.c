@@ -135,6 +135,50 @@ static int panel_complete(const struct stage *s)
 	return ok;
 }
 
+/* explain_note: what a teacher is asked about, on the shipped lecture
+ * model (trained with label smoothing 0.1; layer 0 of its encoder gives
+ * <s> nearly all the weight). */
+static void notes(void)
+{
+	struct model *m = vt_model("models/en-pt-tiny.yaml");
+	struct model *toy = vt_model("models/seed-toy.yaml");
+	struct trace *t = m ? vt_pass(m, "your cat is a lovely cat", "seu gato é um gato adorável",
+				      NULL) : NULL;
+	if (!tap_ok(m && toy && t, "en-pt-tiny's pass runs"))
+		return;
+	struct view_state v;
+	char buf[1024];
+	memset(&v, 0, sizeof v);
+	v.tr = t;
+	v.m = m;
+	tap_ok(m->cfg.label_smoothing > 0.099 && m->cfg.label_smoothing < 0.101,
+	       "en-pt-tiny's training: label_smoothing 0.1 is read");
+	static const char *const OUT[] = { "probs", "logits", "loss" };
+	for (int i = 0; i < 3; i++) {
+		v.stage = trace_index(t, OUT[i]);
+		explain_note(&v, buf, sizeof buf);
+		tap_ok(strstr(buf, "label smoothing ε = 0.1") && strstr(buf, "near 90%"),
+		       "%s: the note says label smoothing 0.1 caps p near 90%% (\"%.60s…\")",
+		       OUT[i], buf);
+	}
+	v.stage = trace_index(t, "encoder.0.self_attn.weights");
+	explain_note(&v, buf, sizeof buf);
+	tap_ok(strstr(buf, "attention sink") != NULL, "encoder layer 0: an attention sink");
+	v.stage = trace_index(t, "encoder.1.self_attn.weights");
+	explain_note(&v, buf, sizeof buf);
+	tap_ok(!*buf, "encoder layer 1 spreads its weight: no note");
+	v.stage = trace_index(t, "src.embed");
+	explain_note(&v, buf, sizeof buf);
+	tap_ok(!*buf, "an embedding: no note");
+	v.m = toy;   /* trained without a record of smoothing */
+	v.stage = trace_index(t, "probs");
+	explain_note(&v, buf, sizeof buf);
+	tap_ok(!*buf, "a model without label smoothing: no note on probs");
+	trace_free(t);
+	model_free(m);
+	model_free(toy);
+}
+
 int main(void)
 {
 	struct model *tiny = vt_model("tests/data/tiny.yaml");
@@ -297,6 +341,8 @@ int main(void)
 	       "without colour every scheme falls back to attributes");
 	palette_set_scheme((enum scheme)99);
 	tap_ok(palette_scheme() == SCHEME_DEFAULT, "an out-of-range scheme selects the default");
+
+	notes();
 
 	trace_free(t1);
 	trace_free(t2);

@@ -430,7 +430,14 @@ static void portuguese_80x24(void)
 	}
 	const char *s = st_screen(&A, 80, 24);
 	st_has(header(s), "causal", "pt_BR 80×24: the header names the decoder mask");
-	st_has(header(s), A.own.text, "pt_BR 80×24: the header shows the whole translation");
+	/* "cancelled" was never a word of en-pt-small's training: the header
+	 * names it (⚠ cancelled?, issue 43), and the longer Portuguese masks
+	 * leave the translation its first words only */
+	char start[24];
+	snprintf(start, sizeof start, "%.20s", A.own.text);
+	st_has(header(s), strstr(header(s), "⚠ cancelled?") ? start : A.own.text,
+	       "pt_BR 80×24: the header shows the translation, whole or beside the caveat "
+	       "it needs");
 	st_key(&A, 'm');
 	st_key(&A, 'n');
 	st_has(header(st_screen(&A, 80, 24)), "DESLIGADA", "pt_BR 80×24: m: the header says "
