@@ -31,8 +31,7 @@ int hf_is_folder(const char *path)
 	return path && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* dir/name, malloc'd. */
-static char *join(const char *dir, const char *name)
+char *hf_path(const char *dir, const char *name)
 {
 	size_t n = strlen(dir) + strlen(name) + 2;
 	char *p = malloc(n);
@@ -43,7 +42,7 @@ static char *join(const char *dir, const char *name)
 
 static int readable(const char *dir, const char *name)
 {
-	char *p = join(dir, name);
+	char *p = hf_path(dir, name);
 	int ok = p && access(p, R_OK) == 0;
 	free(p);
 	return ok;
@@ -198,7 +197,7 @@ static int parse_bert(struct config *c, const struct ydoc *d, int *vocab,
  * the file is missing (Hugging Face's default). */
 static int lower_case(const char *dir, int *out, struct err *e)
 {
-	char *p = join(dir, "tokenizer_config.json");
+	char *p = hf_path(dir, "tokenizer_config.json");
 	struct ydoc d;
 	*out = 1;
 	if (!p)
@@ -223,8 +222,8 @@ static int lower_case(const char *dir, int *out, struct err *e)
  * merges.txt, BERT's vocab.txt. */
 static int tokenizer(struct model *m, const char *dir, int gpt2, struct err *e)
 {
-	char *v = join(dir, gpt2 ? "vocab.json" : "vocab.txt");
-	char *mg = gpt2 ? join(dir, "merges.txt") : NULL;
+	char *v = hf_path(dir, gpt2 ? "vocab.json" : "vocab.txt");
+	char *mg = gpt2 ? hf_path(dir, "merges.txt") : NULL;
 	int rc = -1, lower;
 	if (!v || (gpt2 && !mg))
 		err_set(e, "out of memory");
@@ -266,7 +265,7 @@ static int bert_head(struct model *m, struct err *e)
 static int tokenizer_modern(struct model *m, const char *dir, struct err *e)
 {
 	if (readable(dir, "tokenizer.json")) {
-		char *tj = join(dir, "tokenizer.json"), *tc = join(dir, "tokenizer_config.json");
+		char *tj = hf_path(dir, "tokenizer.json"), *tc = hf_path(dir, "tokenizer_config.json");
 		int rc = tj && tc ? model_tok_tokjson(m, tj, readable(dir, "tokenizer_config.json") ?
 						       tc : NULL, e) : err_set(e, "out of memory");
 		free(tj);
@@ -325,7 +324,7 @@ static int weights_file(struct config *c, const char *dir, struct err *e)
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
 		if (readable(dir, names[i])) {
 			c->wsrc = W_FILE;
-			return (c->weights_path = join(dir, names[i])) ? 0 :
+			return (c->weights_path = hf_path(dir, names[i])) ? 0 :
 			       err_set(e, "out of memory");
 		}
 	if (readable(dir, "pytorch_model.bin.index.json"))
@@ -338,7 +337,7 @@ static int weights_file(struct config *c, const char *dir, struct err *e)
 static int load(struct model *m, const char *dir, struct err *e)
 {
 	struct config *c = &m->cfg;
-	char *cfg = join(dir, "config.json");
+	char *cfg = hf_path(dir, "config.json");
 	int rc, vocab = 0;
 	struct hf_ids ids;
 	if (!cfg)

@@ -12,6 +12,9 @@
 #define HF_MAX_LAYERS 256
 #define HF_MAX_LEN (1 << 24)
 
+/* dir/name, malloc'd (NULL when out of memory). */
+char *hf_path(const char *dir, const char *name);
+
 /* The value of key k, or NULL when it is missing or null. */
 const struct ynode *hf_key(const struct ynode *map, const char *k);
 int hf_int(const struct ydoc *d, const char *k, long long lo, long long hi, int *out,

@@ -225,15 +225,6 @@ int hf_translators_config(struct config *c, const struct ydoc *d, const char *ty
 	return model_arch_check(c, d->file, e);
 }
 
-/* dir/name, malloc'd. */
-static char *join(const char *dir, const char *name)
-{
-	size_t n = strlen(dir) + strlen(name) + 2;
-	char *p = malloc(n);
-	if (p)
-		snprintf(p, n, "%s/%s", dir, name);
-	return p;
-}
 
 /* The folder's files named in names[n] (NULL-terminated), each readable,
  * into paths[]; an error names the first one missing. */
@@ -241,7 +232,7 @@ static int files(const char *dir, const char *const *names, char **paths, const 
 		 struct err *e)
 {
 	for (int i = 0; names[i]; i++) {
-		if (!(paths[i] = join(dir, names[i])))
+		if (!(paths[i] = hf_path(dir, names[i])))
 			return err_set(e, "out of memory");
 		if (access(paths[i], R_OK) != 0)
 			return err_set(e, "%s: %s (the tokenizer of a %s folder)", paths[i],

@@ -7,6 +7,7 @@
 
 #include "spm_int.h"
 #include "vocab.h"
+#include "base/strbuf.h"
 #include "base/i18n.h"
 #include "base/utf8.h"
 
@@ -386,36 +387,14 @@ void spm_free(struct spm *s)
 
 /* ---- decoding ---- */
 
-struct sbuf {
-	char *b;
-	size_t n, cap;
-};
-
-static int put(struct sbuf *o, const char *p, size_t len)
-{
-	if (o->n + len + 1 > o->cap) {
-		size_t cap = o->cap ? o->cap : 64;
-		while (cap < o->n + len + 1)
-			cap *= 2;
-		char *nb = realloc(o->b, cap);
-		if (!nb)
-			return -1;
-		o->b = nb;
-		o->cap = cap;
-	}
-	memcpy(o->b + o->n, p, len);
-	o->n += len;
-	o->b[o->n] = 0;
-	return 0;
-}
 
 /* Bytes as text: each invalid byte as U+FFFD (ProcessBytePieces). */
-static int put_bytes(struct sbuf *o, const unsigned char *b, size_t n)
+static int put_bytes(struct strbuf *o, const unsigned char *b, size_t n)
 {
 	for (size_t i = 0; i < n;) {
 		uint32_t cp;
 		int l = utf8_decode(b + i, n - i, &cp);
-		if (put(o, cp == 0xFFFD && l == 1 ? "\xef\xbf\xbd" : (const char *)b + i,
+		if (strbuf_put(o, cp == 0xFFFD && l == 1 ? "\xef\xbf\xbd" : (const char *)b + i,
 			cp == 0xFFFD && l == 1 ? 3 : (size_t)l))
 			return -1;
 		i += (size_t)l;
@@ -425,7 +404,7 @@ static int put_bytes(struct sbuf *o, const unsigned char *b, size_t n)
 
 /* A piece's text, "▁" as a space; with strip, a leading "▁" is dropped
  * (returns 1 when it was there). */
-static int put_piece(struct sbuf *o, const char *p, int strip, int *oom)
+static int put_piece(struct strbuf *o, const char *p, int strip, int *oom)
 {
 	size_t sl = sizeof SPM_SPACE - 1;
 	int had = strip && !strncmp(p, SPM_SPACE, sl);
@@ -433,10 +412,10 @@ static int put_piece(struct sbuf *o, const char *p, int strip, int *oom)
 		p += sl;
 	while (*p && !*oom) {
 		if (!strncmp(p, SPM_SPACE, sl)) {
-			*oom = put(o, " ", 1);
+			*oom = strbuf_put(o, " ", 1);
 			p += sl;
 		} else {
-			*oom = put(o, p++, 1);
+			*oom = strbuf_put(o, p++, 1);
 		}
 	}
 	return had;
@@ -445,7 +424,7 @@ static int put_piece(struct sbuf *o, const char *p, int strip, int *oom)
 char *spm_decode(const struct spm *s, const int32_t *ids, int n, size_t *len,
 		 struct err *e)
 {
-	struct sbuf o = { 0 };
+	struct strbuf o = { 0 };
 	unsigned char *bytes = malloc((size_t)n + 1);
 	size_t nb = 0;
 	/* the leading "▁" of the text is dropped (the dummy prefix): from the
@@ -453,7 +432,7 @@ char *spm_decode(const struct spm *s, const int32_t *ids, int n, size_t *len,
 	 * remove_extra_whitespaces, from every piece until text comes */
 	int strip = s->add_dummy_prefix || s->remove_extra_whitespaces;
 	int bos = 1, seen = 0, oom = 0;
-	if (!bytes || put(&o, "", 0))
+	if (!bytes || strbuf_put(&o, "", 0))
 		goto oom;
 	for (int i = 0; i < n; i++) {
 		if (ids[i] < 0 || ids[i] >= s->n) {
@@ -476,7 +455,7 @@ char *spm_decode(const struct spm *s, const int32_t *ids, int n, size_t *len,
 		if (s->type[id] == SPM_CONTROL)
 			continue;
 		if (s->type[id] == SPM_UNKNOWN) {
-			if (put(&o, s->unk_surface, strlen(s->unk_surface)))
+			if (strbuf_put(&o, s->unk_surface, strlen(s->unk_surface)))
 				goto oom;
 			continue;
 		}
@@ -501,13 +480,13 @@ fail:
 
 char *spm_text(char *const *pieces, int n, char *buf, size_t cap)
 {
-	struct sbuf o = { 0 };
+	struct strbuf o = { 0 };
 	unsigned char bytes[256];
 	size_t nb = 0;
 	if (!cap)
 		return buf;
 	buf[0] = 0;
-	if (put(&o, "", 0))
+	if (strbuf_put(&o, "", 0))
 		return buf;
 	for (int i = 0; i < n; i++) {
 		int b = piece_byte(pieces[i]);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "spm_int.h"
+#include "base/strbuf.h"
 #include "base/i18n.h"
 #include "base/utf8.h"
 
@@ -39,37 +40,15 @@ static size_t norm_prefix(const struct spm *s, const char *text, size_t len,
 	return (size_t)l;
 }
 
-struct nbuf {
-	char *b;
-	size_t n, cap;
-};
 
-static int nput(struct nbuf *o, const char *p, size_t len)
+static int put_ws(const struct spm *s, struct strbuf *o)
 {
-	if (o->n + len + 1 > o->cap) {
-		size_t cap = o->cap ? o->cap : 64;
-		while (cap < o->n + len + 1)
-			cap *= 2;
-		char *nb = realloc(o->b, cap);
-		if (!nb)
-			return -1;
-		o->b = nb;
-		o->cap = cap;
-	}
-	memcpy(o->b + o->n, p, len);
-	o->n += len;
-	o->b[o->n] = 0;
-	return 0;
-}
-
-static int put_ws(const struct spm *s, struct nbuf *o)
-{
-	return s->escape_whitespaces ? nput(o, SPM_SPACE, 3) : nput(o, " ", 1);
+	return s->escape_whitespaces ? strbuf_put(o, SPM_SPACE, 3) : strbuf_put(o, " ", 1);
 }
 
 /* Appends rep[0..rlen) with its spaces escaped; *prev_space: whether it
  * ended in a space (unchanged when rep is empty). */
-static int put_rule(const struct spm *s, struct nbuf *o, const char *rep, size_t rlen,
+static int put_rule(const struct spm *s, struct strbuf *o, const char *rep, size_t rlen,
 		    int *prev_space)
 {
 	if (*prev_space)
@@ -78,7 +57,7 @@ static int put_rule(const struct spm *s, struct nbuf *o, const char *rep, size_t
 	if (!rlen)
 		return 0;
 	for (size_t i = 0; i < rlen; i++)
-		if (rep[i] == ' ' && s->escape_whitespaces ? put_ws(s, o) : nput(o, rep + i, 1))
+		if (rep[i] == ' ' && s->escape_whitespaces ? put_ws(s, o) : strbuf_put(o, rep + i, 1))
 			return -1;
 	*prev_space = rep[rlen - 1] == ' ';
 	return 0;
@@ -87,11 +66,11 @@ static int put_rule(const struct spm *s, struct nbuf *o, const char *rep, size_t
 int spm_normalize(const struct spm *s, const char *text, size_t len, char **out,
 		  size_t *outlen, int *invalid)
 {
-	struct nbuf o = { 0 };
+	struct strbuf o = { 0 };
 	const char *rep;
 	size_t rlen, k;
 	int bad = 0;
-	if (nput(&o, "", 0))
+	if (strbuf_put(&o, "", 0))
 		return -1;
 	/* leading white space */
 	while (s->remove_extra_whitespaces && len &&

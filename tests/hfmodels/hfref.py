@@ -17,6 +17,8 @@ import argparse, json, math, os, struct, sys
 
 import numpy as np
 import torch
+
+from llamaref import compare  # noqa: E402  (the stage-by-stage comparison)
 from torch import nn
 
 # ---------------------------------------------------------------- GPT-2 --
@@ -643,32 +645,7 @@ def check(a):
                 rec["logits"] = out[0]
     if "logits" in rec:
         rec["probs"] = torch.softmax(rec["logits"], dim=-1)
-    worst, bad, n = 0.0, [], 0
-    for name, ref in rec.items():
-        ref = ref.numpy()
-        if name not in dump:
-            bad.append("stage %s missing from the dump" % name)
-            continue
-        got = dump[name].astype(np.float64)
-        n += 1
-        if got.shape != ref.shape:
-            bad.append("%s: shape %s, reference %s" % (name, got.shape, ref.shape))
-            continue
-        inf_r, inf_g = np.isneginf(ref), np.isneginf(got)
-        if (inf_r != inf_g).any():
-            bad.append("%s: -inf at other places" % name)
-            continue
-        got0, ref0 = np.where(inf_r, 0, got), np.where(inf_r, 0, ref)
-        diff = np.abs(got0 - ref0) / (1 + np.abs(ref0))
-        m = float(diff.max()) if diff.size else 0.0
-        worst = max(worst, m)
-        if m > a.tol:
-            i = np.unravel_index(np.argmax(diff), diff.shape)
-            bad.append("%s: max diff %.3g at %s (got %r, reference %r)" %
-                       (name, m, i, float(got[i]), float(ref[i])))
-    extra = [k for k in dump if k not in rec and k not in ("src.ids", "tgt.ids", "loss")]
-    if extra:
-        bad.append("stages the reference does not have: %s" % " ".join(extra))
+    n, worst, bad = compare({k: v.numpy() for k, v in rec.items()}, dump, a.tol)
     for b in bad:
         print("hfref: " + b)
     print("hfref: %d stages compared, max relative difference %.3g" % (n, worst))

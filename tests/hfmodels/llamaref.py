@@ -393,7 +393,7 @@ def compare(rec, dump, tol):
             i = np.unravel_index(np.argmax(diff), diff.shape)
             bad.append("%s: max diff %.3g at %s (got %r, reference %r)" %
                        (name, m, i, float(got[i]), float(ref[i])))
-    extra = [k for k in dump if k not in rec and k not in ("tgt.ids", "loss")]
+    extra = [k for k in dump if k not in rec and k not in ("src.ids", "tgt.ids", "loss")]
     if extra:
         bad.append("stages the reference does not have: %s" % " ".join(extra))
     return n, worst, bad
