@@ -296,6 +296,91 @@ static int bench_decode(const struct cli *c, const struct model *m,
 	return 0;
 }
 
+/* The timings of the passes: each pass's ms, its products' ms and the rest,
+ * the sgemm measured after it; c->iters of each. */
+struct pass_times {
+	double *t, *gf_ref, *t_prod, *t_rest;
+	double cpu, prod_flops;   /* CPU seconds of all passes; FLOPs of one pass's products */
+	size_t bytes;             /* the trace's */
+};
+
+/* c->iters passes after a warm-up, as in the TUI each reusing the previous
+ * trace's memory; after each pass, one 1024³ sgemm: the yardstick,
+ * measured beside it.  0, or cli_fail's status. */
+static int bench_passes(const struct cli *c, const struct model *m,
+			const struct pass_input *in, struct trace *tr, struct pass_times *pt)
+{
+	struct err e;
+	struct sgemm_ref ref;
+	int status = 0;
+	if (sgemm_ref_init(&ref, 1024) || !pt->gf_ref || !pt->t_prod || !pt->t_rest)
+		status = cli_fail("out of memory");
+	for (int i = -1; !status && tr && i < c->iters; i++) {   /* i = -1 warms up */
+		double c0 = cpu_s(), t0 = clock_ms();
+		op_meter(1);
+		struct trace *r = forward_run(m, in, &c->pass, tr, &e);
+		op_meter(0);
+		double dt = clock_ms() - t0;
+		if (!r) {
+			status = cli_fail("%s", e.msg);
+			break;
+		}
+		pt->bytes = trace_bytes(tr);
+		if (i >= 0) {
+			pt->t[i] = dt;
+			pt->cpu += cpu_s() - c0;
+			op_meter_read(&pt->t_prod[i], &pt->prod_flops);
+			pt->t_rest[i] = dt - pt->t_prod[i];
+		}
+		double ref_gf = sgemm_ref_run(&ref);
+		if (i >= 0)
+			pt->gf_ref[i] = ref_gf;
+	}
+	sgemm_ref_free(&ref);
+	return status;
+}
+
+/* The report of the passes: the model, the load, the BLAS, the medians,
+ * the rates and the ratio to the sgemm. */
+static void bench_report(const struct cli *c, const struct model *m, int S, int T,
+			 double load_ms, struct pass_times *pt)
+{
+	const struct config *g = &m->cfg;
+	double flops = forward_flops(m, S, T);
+	double med = median(pt->t, c->iters);   /* sorts t: t[0] is the least */
+	double gf = flops / (med * 1e6);
+	double peak = median(pt->gf_ref, c->iters);
+	struct blas_info b;
+	blas_info_get(&b);
+	char name[256];
+	printf("model=%s S=%d T=%d iters=%d\n",
+	       safetext_copy(name, sizeof name, g->name, 0), S, T, c->iters);
+	/* the load (a GGUF file's dequantisation included) and the F32
+	   weights it leaves in memory */
+	printf("load_ms=%.0f weights_mb=%.1f params=%zu\n", load_ms,
+	       (double)model_params(m, "") * 4 / 1048576.0, model_params(m, ""));
+	/* chosen_by: the kernels are OpenBLAS's own choice, the
+	   user's OPENBLAS_CORETYPE, or attnscope's correction */
+	printf("blas=OpenBLAS version=%s core=%s chosen_by=%s", b.version, b.core,
+	       b.from ? "attnscope" : b.user_core ? "user" : "openblas");
+	if (b.from)
+		printf(" corrected_from=%s", b.from);
+	printf(" threads=%d parallel=%s library=%s\n", b.threads, b.parallel,
+	       b.library);
+	printf("median_ms=%.3f min_ms=%.3f max_ms=%.3f\n", med, pt->t[0], pt->t[c->iters - 1]);
+	printf("flops=%.4g gflops=%.2f\n", flops, gf);
+	printf("sgemm_1024_gflops=%.2f ratio=%.3f\n", peak, peak > 0 ? gf / peak : 0);
+	/* what the products alone reach: the ceiling of the ratio above */
+	double pmed = median(pt->t_prod, c->iters);
+	double pgf = pmed > 0 ? pt->prod_flops / (pmed * 1e6) : 0;
+	printf("products_ms=%.3f products_flops=%.4g products_gflops=%.2f"
+	       " products_ratio=%.3f rest_ms=%.3f\n", pmed, pt->prod_flops, pgf,
+	       peak > 0 ? pgf / peak : 0, median(pt->t_rest, c->iters));
+	/* CPU time is what a loaded machine distorts least */
+	printf("cpu_ms=%.3f\n", pt->cpu * 1e3 / c->iters);   /* per pass, all threads */
+	printf("trace_bytes=%zu\n", pt->bytes);
+}
+
 int cmd_bench(struct cli *c)
 {
 	double load0 = clock_ms();
@@ -331,92 +416,32 @@ int cmd_bench(struct cli *c)
 	}
 	struct pass_input in;
 	memset(&in, 0, sizeof in);
-	double *t = calloc((size_t)c->iters, sizeof *t);
-	if (!t || fill_ids(&in, m, S, T)) {
-		free(t);
+	struct pass_times pt = { .t = calloc((size_t)c->iters, sizeof *pt.t) };
+	if (!pt.t || fill_ids(&in, m, S, T)) {
+		free(pt.t);
 		input_free(&in);
 		model_free(m);
 		return cli_fail("out of memory");
 	}
-	struct err e;
-	size_t bytes = 0;
-	int status = 0;
-	/* as in the TUI, each pass reuses the previous trace's memory; after
-	   each pass, one 1024³ sgemm: the yardstick, measured beside it */
 	struct trace *tr = trace_new();
-	struct sgemm_ref ref;
-	double *gf_ref = calloc((size_t)c->iters, sizeof *gf_ref), cpu = 0;
+	pt.gf_ref = calloc((size_t)c->iters, sizeof *pt.gf_ref);
 	/* the pass's linear products (op_meter): their time, and the rest */
-	double *t_prod = calloc((size_t)c->iters, sizeof *t_prod), prod_flops = 0;
-	double *t_rest = calloc((size_t)c->iters, sizeof *t_rest);
-	if (sgemm_ref_init(&ref, 1024) || !gf_ref || !t_prod || !t_rest)
-		status = cli_fail("out of memory");
-	for (int i = -1; !status && tr && i < c->iters; i++) {   /* i = -1 warms up */
-		double c0 = cpu_s(), t0 = clock_ms();
-		op_meter(1);
-		struct trace *r = forward_run(m, &in, &c->pass, tr, &e);
-		op_meter(0);
-		double dt = clock_ms() - t0;
-		if (!r) {
-			status = cli_fail("%s", e.msg);
-			break;
-		}
-		bytes = trace_bytes(tr);
-		if (i >= 0) {
-			t[i] = dt;
-			cpu += cpu_s() - c0;
-			op_meter_read(&t_prod[i], &prod_flops);
-			t_rest[i] = dt - t_prod[i];
-		}
-		double ref_gf = sgemm_ref_run(&ref);
-		if (i >= 0)
-			gf_ref[i] = ref_gf;
-	}
-	sgemm_ref_free(&ref);
+	pt.t_prod = calloc((size_t)c->iters, sizeof *pt.t_prod);
+	pt.t_rest = calloc((size_t)c->iters, sizeof *pt.t_rest);
+	int status = bench_passes(c, m, &in, tr, &pt);
 	if (!tr && !status)
 		status = cli_fail("out of memory");
 	if (!status) {
-		double flops = forward_flops(m, S, T);
-		double med = median(t, c->iters);
-		double gf = flops / (med * 1e6);
-		double peak = median(gf_ref, c->iters);
-		struct blas_info b;
-		blas_info_get(&b);
-		char name[256];
-		printf("model=%s S=%d T=%d iters=%d\n",
-		       safetext_copy(name, sizeof name, g->name, 0), S, T, c->iters);
-		/* the load (a GGUF file's dequantisation included) and the F32
-		   weights it leaves in memory */
-		printf("load_ms=%.0f weights_mb=%.1f params=%zu\n", load_ms,
-		       (double)model_params(m, "") * 4 / 1048576.0, model_params(m, ""));
-		/* chosen_by: the kernels are OpenBLAS's own choice, the
-		   user's OPENBLAS_CORETYPE, or attnscope's correction */
-		printf("blas=OpenBLAS version=%s core=%s chosen_by=%s", b.version, b.core,
-		       b.from ? "attnscope" : b.user_core ? "user" : "openblas");
-		if (b.from)
-			printf(" corrected_from=%s", b.from);
-		printf(" threads=%d parallel=%s library=%s\n", b.threads, b.parallel,
-		       b.library);
-		printf("median_ms=%.3f min_ms=%.3f max_ms=%.3f\n", med, t[0], t[c->iters - 1]);
-		printf("flops=%.4g gflops=%.2f\n", flops, gf);
-		printf("sgemm_1024_gflops=%.2f ratio=%.3f\n", peak, peak > 0 ? gf / peak : 0);
-		/* what the products alone reach: the ceiling of the ratio above */
-		double pmed = median(t_prod, c->iters), pgf = pmed > 0 ? prod_flops / (pmed * 1e6) : 0;
-		printf("products_ms=%.3f products_flops=%.4g products_gflops=%.2f"
-		       " products_ratio=%.3f rest_ms=%.3f\n", pmed, prod_flops, pgf,
-		       peak > 0 ? pgf / peak : 0, median(t_rest, c->iters));
-		/* CPU time is what a loaded machine distorts least */
-		printf("cpu_ms=%.3f\n", cpu * 1e3 / c->iters);   /* per pass, all threads */
-		printf("trace_bytes=%zu\n", bytes);
+		bench_report(c, m, S, T, load_ms, &pt);
 		if (c->frames)
 			status = bench_frames(c, m, &in, tr) || bench_interactive(c, m);
 		if (c->beam && !status)
 			status = bench_decode(c, m, &in);
 	}
-	free(t);
-	free(gf_ref);
-	free(t_prod);
-	free(t_rest);
+	free(pt.t);
+	free(pt.gf_ref);
+	free(pt.t_prod);
+	free(pt.t_rest);
 	trace_free(tr);
 	input_free(&in);
 	model_free(m);

@@ -240,26 +240,11 @@ static int is_gguf(const char *path)
 	return (n > 5 && !strcmp(path + n - 5, ".gguf")) || gguf_sniff(path);
 }
 
-int cmd_info(struct cli *c)
+/* The first lines: the model's name, file and architecture, its sizes and
+ * components. */
+static void info_header(const struct model *m, int lw)
 {
-	/* info FILE: a weights file lists its tensors, a GGUF file its
-	   metadata (cmd_info_gguf.c); a YAML is a model */
-	const char *gg = c->sentence ? c->sentence : c->model;
-	if (gg && is_gguf(gg))
-		return cmd_info_gguf(gg);
-	if (c->sentence) {
-		if (tensorfile_sniff(c->sentence))
-			return info_weights(c->sentence);
-		c->model = c->sentence;
-	} else if (tensorfile_sniff(c->model)) {
-		return info_weights(c->model);
-	}
-	struct model *m = cli_load_model(c);
-	if (!m)
-		return 1;
 	const struct config *g = &m->cfg;
-	char p[64];
-	const int lw = label_width();
 	field(lw, _("model"), g->name);
 	if (g->description)
 		field(lw, _("description"), g->description);
@@ -280,6 +265,12 @@ int cmd_info(struct cli *c)
 	printf(_("norm %s (eps %g), activation %s, positional encoding %s, max_len %d%s\n"),
 	       norm_name(g->norm), g->norm_eps, act_name(g->act), pe_name(g->pe),
 	       g->max_len, g->scale_embedding ? _(", embeddings scaled by √d_model") : "");
+}
+
+/* The tokenizer line, and the BPE merges when there are any. */
+static void info_tokenizer(const struct model *m)
+{
+	const struct config *g = &m->cfg;
 	/* TRANSLATORS: the first %s is the YAML value word, char, bpe, gpt2,
 	   wordpiece, sentencepiece or hf; the next
 	   two are empty or ", lowercase" and ", source wrapped in <s> … </s>"
@@ -298,20 +289,28 @@ int cmd_info(struct cli *c)
 		printf(_("BPE merges: source %d, target %d%s\n"),
 		       m->src_bpe ? m->src_bpe->n : 0, m->tgt_bpe ? m->tgt_bpe->n : 0,
 		       m->src_bpe == m->tgt_bpe ? _(" (shared)") : "");
-	{
-		/* the specials as the vocabulary has them (DESIGN.md: by name) */
-		static const char *const role[] = { "pad", "sos", "eos", "unk" };
-		char sp[512] = "";
-		for (int i = 0; i < TOK_NSPECIAL; i++) {
-			size_t l = strlen(sp);
-			if (m->tgt_sp[i] >= 0)
-				snprintf(sp + l, sizeof sp - l, "%s%s %.40s = %d", i ? ", " : "", role[i],
-					 vocab_str(&m->tgt_vocab, m->tgt_sp[i]), m->tgt_sp[i]);
-			else
-				snprintf(sp + l, sizeof sp - l, "%s%s null", i ? ", " : "", role[i]);
-		}
-		field(lw, _("specials"), sp);
+}
+
+/* The specials as the vocabulary has them (DESIGN.md: by name). */
+static void info_specials(const struct model *m, int lw)
+{
+	static const char *const role[] = { "pad", "sos", "eos", "unk" };
+	char sp[512] = "";
+	for (int i = 0; i < TOK_NSPECIAL; i++) {
+		size_t l = strlen(sp);
+		if (m->tgt_sp[i] >= 0)
+			snprintf(sp + l, sizeof sp - l, "%s%s %.40s = %d", i ? ", " : "", role[i],
+				 vocab_str(&m->tgt_vocab, m->tgt_sp[i]), m->tgt_sp[i]);
+		else
+			snprintf(sp + l, sizeof sp - l, "%s%s null", i ? ", " : "", role[i]);
 	}
+	field(lw, _("specials"), sp);
+}
+
+/* The layout, the folder's files, the heads on top of the pass. */
+static void info_layout(const struct model *m, int lw)
+{
+	const struct config *g = &m->cfg;
 	if (g->layout != LAYOUT_NN_TRANSFORMER)
 		field(lw, _("layout"), LAYOUT_NAMES[g->layout]);
 	if (g->hf_type) {
@@ -331,6 +330,13 @@ int cmd_info(struct cli *c)
 		snprintf(hd, sizeof hd, _("%d labels, pool %s"), g->head.nlabels, pool[g->head.pool]);
 		field(lw, _("classifier"), hd);
 	}
+}
+
+/* Where the weights come from: file, snapshot, inline or seeded; and
+ * whether the generator is tied to the target embedding. */
+static void info_weights_source(const struct model *m, int lw)
+{
+	const struct config *g = &m->cfg;
 	if (g->snapshot >= 0) {
 		char w[PATH_MAX + 96];
 		/* TRANSLATORS: `attnscope info --snapshot STEP`: the weights line */
@@ -338,10 +344,10 @@ int cmd_info(struct cli *c)
 			 g->snapshot);
 		field(lw, _("weights"), w);
 	} else
-	field(lw, _("weights"), g->wsrc == W_FILE ? g->weights_path :
-	      /* TRANSLATORS: values of the "weights" line of `attnscope
-		 info` (where the weights come from) */
-	      g->wsrc == W_INLINE ? _("inline in the YAML") : _("seeded random (Xavier-uniform)"));
+		field(lw, _("weights"), g->wsrc == W_FILE ? g->weights_path :
+		      /* TRANSLATORS: values of the "weights" line of `attnscope
+			 info` (where the weights come from) */
+		      g->wsrc == W_INLINE ? _("inline in the YAML") : _("seeded random (Xavier-uniform)"));
 	if (g->wsrc == W_RANDOM) {
 		char seed[32];
 		snprintf(seed, sizeof seed, "%llu", g->seed);
@@ -354,30 +360,44 @@ int cmd_info(struct cli *c)
 		      /* TRANSLATORS: the generator's weights are the target
 			 embedding's (weight tying) */
 		      _("tied to the target embedding"));
+}
+
+/* One training snapshot: its step, losses and whether it is loaded. */
+static void info_snapshot(const struct config *g, const struct snapshot *sn, int lw)
+{
+	char buf[256];
+	/* TRANSLATORS: `attnscope info`, a training snapshot: its step and
+	   its training loss (nats a token); "(loaded)" marks the one loaded */
+	int k = snprintf(buf, sizeof buf, _("step %ld"), sn->step);
+	if (!isnan(sn->loss))
+		k += snprintf(buf + k, sizeof buf - (size_t)k, _(", loss %.4f"), sn->loss);
+	if (!isnan(sn->heldout_loss))
+		k += snprintf(buf + k, sizeof buf - (size_t)k, _(", held-out loss %.4f"),
+			      sn->heldout_loss);
+	if (!isnan(sn->heldout_exact))
+		k += snprintf(buf + k, sizeof buf - (size_t)k,
+			      _(", held-out exact match %.1f%%"), sn->heldout_exact);
+	if (sn->step == g->snapshot)
+		snprintf(buf + k, sizeof buf - (size_t)k, "%s", _(" (loaded)"));
+	field(lw, _("snapshot"), buf);
+}
+
+/* The training lines, the snapshots and the examples. */
+static void info_training(const struct config *g, int lw)
+{
 	for (int i = 0; i < g->ninfo; i++)
 		field(lw, _("training"), g->info[i]);
-	for (int i = 0; i < g->nsnaps; i++) {
-		const struct snapshot *sn = &g->snaps[i];
-		char buf[256];
-		/* TRANSLATORS: `attnscope info`, a training snapshot: its step and
-		   its training loss (nats a token); "(loaded)" marks the one loaded */
-		int k = snprintf(buf, sizeof buf, _("step %ld"), sn->step);
-		if (!isnan(sn->loss))
-			k += snprintf(buf + k, sizeof buf - (size_t)k, _(", loss %.4f"), sn->loss);
-		if (!isnan(sn->heldout_loss))
-			k += snprintf(buf + k, sizeof buf - (size_t)k, _(", held-out loss %.4f"),
-				      sn->heldout_loss);
-		if (!isnan(sn->heldout_exact))
-			k += snprintf(buf + k, sizeof buf - (size_t)k,
-				      _(", held-out exact match %.1f%%"), sn->heldout_exact);
-		if (sn->step == g->snapshot)
-			snprintf(buf + k, sizeof buf - (size_t)k, "%s", _(" (loaded)"));
-		field(lw, _("snapshot"), buf);
-	}
+	for (int i = 0; i < g->nsnaps; i++)
+		info_snapshot(g, &g->snaps[i], lw);
 	for (int i = 0; i < g->nexamples; i++)
 		field(lw, _("example"), g->examples[i]);
-	blas_lines(lw);
+}
 
+/* The parameters of each part: embeddings, each layer, the heads. */
+static void info_params(const struct model *m)
+{
+	const struct config *g = &m->cfg;
+	char p[64];
 	fputs(_("\nparameters\n"), stdout);
 	count_line("src_embed", model_params(m, "src_embed."));
 	if (model_tensor(m, "tgt_embed.weight"))
@@ -405,7 +425,11 @@ int cmd_info(struct cli *c)
 	if (model_tensor(m, "generator.weight") || model_tensor(m, "generator.bias"))
 		count_line("generator", model_params(m, "generator."));
 	count_line(_("total"), model_params(m, ""));
+}
 
+/* The model's tensors with their shapes. */
+static void info_tensors(const struct model *m)
+{
 	fputs(_("\ntensors\n"), stdout);
 	for (int i = 0; i < m->ntensors; i++) {
 		const struct wtensor *t = &m->tensors[i];
@@ -414,6 +438,36 @@ int cmd_info(struct cli *c)
 		else
 			printf("  %-48s [%d, %d]\n", t->name, t->shape[0], t->shape[1]);
 	}
+}
+
+int cmd_info(struct cli *c)
+{
+	/* info FILE: a weights file lists its tensors, a GGUF file its
+	   metadata (cmd_info_gguf.c); a YAML is a model */
+	const char *gg = c->sentence ? c->sentence : c->model;
+	if (gg && is_gguf(gg))
+		return cmd_info_gguf(gg);
+	if (c->sentence) {
+		if (tensorfile_sniff(c->sentence))
+			return info_weights(c->sentence);
+		c->model = c->sentence;
+	} else if (tensorfile_sniff(c->model)) {
+		return info_weights(c->model);
+	}
+	struct model *m = cli_load_model(c);
+	if (!m)
+		return 1;
+	const int lw = label_width();
+	info_header(m, lw);
+	info_tokenizer(m);
+	info_specials(m, lw);
+	info_layout(m, lw);
+	info_weights_source(m, lw);
+	info_training(&m->cfg, lw);
+	blas_lines(lw);
+
+	info_params(m);
+	info_tensors(m);
 	model_free(m);
 	return 0;
 }

@@ -392,30 +392,121 @@ static int print_view(struct cli *c, const struct trace *t, const struct model *
 	return 0;
 }
 
-int cmd_render(struct cli *c)
+/* The options that need no model: the format and the view, and what goes
+ * with them.  0 with *vflag the view (0: none), or cli_fail's status. */
+static int render_options(const struct cli *c, const char *fmt, int svg, int ansi, int *vflag)
 {
-	const char *fmt = c->format ? c->format : "text";
-	int svg = !strcmp(fmt, "svg"), ansi = !strcmp(fmt, "ansi");
 	if (!svg && !ansi && strcmp(fmt, "text") && strcmp(fmt, "csv"))
 		return cli_fail("--format must be text, ansi, svg or csv, not \"%s\"", fmt);
 	/* a locale that is not UTF-8: pictures for a terminal drawn in ASCII,
 	 * as the stepper draws them (an SVG's characters are its own) */
 	if (safetext_ascii() && !svg)
 		canvas_set_ascii(1);
-	if (c->view && !strcmp(c->view, "stepper"))
-		return tui_screen(c);   /* the whole screen, drawn headless */
 	if (c->keys)
 		return cli_fail("render uses --keys only with --view stepper");
-	int vflag = c->view ? view_flag(c->view) : 0;
-	if (c->view && !vflag)
+	*vflag = c->view ? view_flag(c->view) : 0;
+	if (c->view && !*vflag)
 		return cli_fail("--view must be lines, model, map, lens, heads, overview or "
 				"stepper, not \"%s\"", c->view);
-	if (vflag && vflag != VM_LENS && !strcmp(fmt, "csv"))
+	if (*vflag && *vflag != VM_LENS && !strcmp(fmt, "csv"))
 		return cli_fail("--view draws a picture: --format text, ansi or svg, not csv");
-	if (vflag == VM_LENS && (c->head >= 0 || c->stage))
+	if (*vflag == VM_LENS && (c->head >= 0 || c->stage))
 		return cli_fail("--view lens shows every layer of the output: no --stage or --head");
-	if (!c->stage && !vflag)
+	if (!c->stage && !*vflag)
 		return cli_fail("render needs --stage NAME (--stage list prints the names)");
+	return 0;
+}
+
+/* --head and --dims against the stage s: 0, or cli_fail's status. */
+static int stage_options(const struct cli *c, const struct stage *s, int svg, int ansi)
+{
+	if (c->head >= view_heads(s)) {
+		char msg[256];
+		snprintf(msg, sizeof msg, P_("--head %d: %s has %d head",
+					     "--head %d: %s has %d heads", view_heads(s)),
+			 c->head, s->name, view_heads(s));
+		return cli_fail("%s", msg);
+	}
+	if (c->ndims) {
+		int d = s->ndim == 2 ? s->shape[1] : 0;
+		if (s->kind != SK_VECTORS || !strstr(s->name, ".pos"))
+			return cli_fail("--dims draws the positional encoding: a .pos stage (src.pos, "
+					"tgt.pos), not %s", s->name);
+		if (!svg && !ansi)
+			return cli_fail("--dims draws curves: --format svg or ansi");
+		for (int k = 0; k < c->ndims; k++)
+			if (c->dims[k] >= d)
+				return cli_fail("--dims: %s has dimensions 0–%d, not %d", s->name,
+						d - 1, c->dims[k]);
+	}
+	return 0;
+}
+
+/* --format text: each head's table (or the one --head names) under its
+ * title. */
+static void print_text(const struct cli *c, const struct trace *t, const struct stage *s)
+{
+	for (int h = c->head >= 0 ? c->head : 0;
+	     h < (c->head >= 0 ? c->head + 1 : view_heads(s)); h++) {
+		printf("%s  %s", s->name, s->formula);
+		if (view_heads(s) > 1)
+			/* TRANSLATORS: render --format text, after the stage's name */
+			printf(_("  head %d of %d"), h, view_heads(s));
+		if (s->wdtype[0])   /* a GGUF model's weight, as the file stores it */
+			printf("  weights %s", s->wdtype);
+		char rtb[64], ctb[64];
+		/* TRANSLATORS: render --format text: what the rows and the
+		 * columns of the table are */
+		printf(_("\nrows: %s%s%s\n"), view_row_title(s, rtb, sizeof rtb),
+		       s->ndim > 1 ? _(" · columns: ") : "", view_col_title(s, ctb, sizeof ctb));
+		print_matrix(t, s, h, c->width);   /* every column unless --width */
+		if (h + 1 < view_heads(s) && c->head < 0)
+			putchar('\n');
+	}
+}
+
+/* The stage --stage names, in the format asked: a view, a picture, CSV or
+ * text.  The exit status. */
+static int render_stage(struct cli *c, struct trace *t, struct model *m, int vflag,
+			const char *fmt)
+{
+	int svg = !strcmp(fmt, "svg"), ansi = !strcmp(fmt, "ansi");
+	int idx = trace_index(t, c->stage);
+	if (idx < 0)
+		return cli_fail("no stage \"%s\" in this pass (--stage list prints the names)",
+				c->stage);
+	if (vflag)
+		return print_view(c, t, m, vflag, idx, fmt);
+	const struct stage *s = &t->stages[idx];
+	if (stage_options(c, s, svg, ansi))
+		return 1;
+	if (svg || ansi)
+		/* an SVG is as wide as the figure needs (cut to it), up to 200
+		 * columns unless --width; ANSI fits the terminal */
+		return print_picture(t, m, idx, c->head,
+				     svg ? (c->width ? c->width : 200) : out_width(c), svg, c);
+	/* the tables speak the message language (--lang pt_BR); their numbers
+	 * keep the decimal point, which CSV and notebooks read */
+	if (!strcmp(fmt, "csv"))
+		print_csv(t, s, c->head);
+	else
+		print_text(c, t, s);
+	return 0;
+}
+
+int cmd_render(struct cli *c)
+{
+	const char *fmt = c->format ? c->format : "text";
+	int svg = !strcmp(fmt, "svg"), ansi = !strcmp(fmt, "ansi"), vflag = 0;
+	if (c->view && !strcmp(c->view, "stepper")) {
+		/* the whole screen, drawn headless; in ASCII under a locale that
+		 * is not UTF-8, as the stepper draws it */
+		if (safetext_ascii() && !svg)
+			canvas_set_ascii(1);
+		return tui_screen(c);
+	}
+	if (render_options(c, fmt, svg, ansi, &vflag))
+		return 1;
 	struct model *m = cli_load_model(c);
 	if (!m)
 		return 1;
@@ -438,82 +529,13 @@ int cmd_render(struct cli *c)
 			cli_fail("--view %s: this pass has no attention stage", c->view);
 		else
 			status = print_view(c, t, m, vflag, i, fmt);
-		goto out;
-	}
-	if (listing) {
+	} else if (listing) {
 		for (int i = 0; i < t->n; i++)
 			printf("%s\n", t->stages[i].name);
 		status = 0;
-		goto out;
+	} else {
+		status = render_stage(c, t, m, vflag, fmt);
 	}
-	int idx = trace_index(t, c->stage);
-	if (idx < 0) {
-		cli_fail("no stage \"%s\" in this pass (--stage list prints the names)", c->stage);
-		goto out;
-	}
-	if (vflag) {
-		status = print_view(c, t, m, vflag, idx, fmt);
-		goto out;
-	}
-	const struct stage *s = &t->stages[idx];
-	if (c->head >= view_heads(s)) {
-		char msg[256];
-		snprintf(msg, sizeof msg, P_("--head %d: %s has %d head",
-					     "--head %d: %s has %d heads", view_heads(s)),
-			 c->head, s->name, view_heads(s));
-		cli_fail("%s", msg);
-		goto out;
-	}
-	if (c->ndims) {
-		int d = s->ndim == 2 ? s->shape[1] : 0;
-		if (s->kind != SK_VECTORS || !strstr(s->name, ".pos")) {
-			cli_fail("--dims draws the positional encoding: a .pos stage (src.pos, "
-				 "tgt.pos), not %s", s->name);
-			goto out;
-		}
-		if (!svg && !ansi) {
-			cli_fail("--dims draws curves: --format svg or ansi");
-			goto out;
-		}
-		for (int k = 0; k < c->ndims; k++)
-			if (c->dims[k] >= d) {
-				cli_fail("--dims: %s has dimensions 0–%d, not %d", s->name, d - 1,
-					 c->dims[k]);
-				goto out;
-			}
-	}
-	if (svg || ansi) {
-		/* an SVG is as wide as the figure needs (cut to it), up to 200
-		 * columns unless --width; ANSI fits the terminal */
-		status = print_picture(t, m, idx, c->head,
-				       svg ? (c->width ? c->width : 200) : out_width(c), svg, c);
-		goto out;
-	}
-	/* the tables speak the message language (--lang pt_BR); their numbers
-	 * keep the decimal point, which CSV and notebooks read */
-	if (!strcmp(fmt, "csv")) {
-		print_csv(t, s, c->head);
-		status = 0;
-		goto out;
-	}
-	for (int h = c->head >= 0 ? c->head : 0;
-	     h < (c->head >= 0 ? c->head + 1 : view_heads(s)); h++) {
-		printf("%s  %s", s->name, s->formula);
-		if (view_heads(s) > 1)
-			/* TRANSLATORS: render --format text, after the stage's name */
-			printf(_("  head %d of %d"), h, view_heads(s));
-		if (s->wdtype[0])   /* a GGUF model's weight, as the file stores it */
-			printf("  weights %s", s->wdtype);
-		char rtb[64], ctb[64];
-		/* TRANSLATORS: render --format text: what the rows and the
-		 * columns of the table are */
-		printf(_("\nrows: %s%s%s\n"), view_row_title(s, rtb, sizeof rtb),
-		       s->ndim > 1 ? _(" · columns: ") : "", view_col_title(s, ctb, sizeof ctb));
-		print_matrix(t, s, h, c->width);   /* every column unless --width */
-		if (h + 1 < view_heads(s) && c->head < 0)
-			putchar('\n');
-	}
-	status = 0;
 out:
 	trace_free(t);
 	model_free(m);

@@ -516,7 +516,8 @@ static int join_words(struct cli *c, int argc, char **argv)
 	return 0;
 }
 
-int cli_parse(struct cli *c, const char *cmd, int argc, char **argv)
+/* The defaults before the options. */
+static void cli_defaults(struct cli *c, const char *cmd)
 {
 	memset(c, 0, sizeof *c);
 	c->cmd = cmd;
@@ -530,99 +531,136 @@ int cli_parse(struct cli *c, const char *cmd, int argc, char **argv)
 	c->temperature = 1.0;
 	c->top_p = 1.0;
 	pass_opts_default(&c->pass);
+}
+
+/* An option that is a name or a switch: 1 once set, 0 when ch is not
+ * one. */
+static int set_text(struct cli *c, int ch)
+{
+	switch (ch) {
+	case O_MODEL: c->model = optarg; break;
+	case O_TARGET: c->target = optarg; break;
+	case O_OUT: c->out = optarg; break;
+	case O_SAVE_WEIGHTS: c->save_weights = optarg; break;
+	case O_STAGE: c->stage = optarg; break;
+	case O_FORMAT: c->format = optarg; break;
+	case O_VIEW: c->view = optarg; break;
+	case O_DECODE: c->decode = optarg; break;
+	case O_LECTURE: c->lecture = optarg; break;
+	case O_CHECK: c->check = 1; break;
+	case O_POT: c->pot = 1; break;
+	case O_LANG: break;   /* read by i18n_init before parsing */
+	case O_SCHEME: c->scheme = optarg; break;
+	case O_PRESENTER: c->presenter = 1; break;
+	case O_NOCAUSAL: c->pass.causal = 0; break;
+	case O_ENCCAUSAL: c->pass.encoder_causal = 1; break;
+	case O_SAMPLE: c->sample = 1; break;
+	case O_STEPS: c->steps = 1; break;
+	case O_JSON: c->json = 1; break;
+	case O_EXPORT: c->export_dir = optarg; break;
+	case O_FILE: c->file = optarg; break;
+	case O_STAGES: c->stages = optarg; break;
+	case O_KEYS: c->keys = optarg; break;
+	default: return 0;
+	}
+	return 1;
+}
+
+/* An option that takes a number (or a word of a few: --trace), checked
+ * against its range: *r 0, or non-zero after cli_fail.  1 once handled,
+ * 0 when ch is not one. */
+static int set_number(struct cli *c, int ch, int *r)
+{
+	switch (ch) {
+	case O_PLAY: {
+		double sec = 0;
+		*r = cli_double("--play", optarg, 0.2, 3600, 0, &sec);
+		c->play_ms = (int)(sec * 1000);
+		break;
+	}
+	case O_HEAD: *r = parse_count("--head", optarg, 0, 65535, &c->head); break;
+	case O_WIDTH: *r = parse_count("--width", optarg, 20, 10000, &c->width); break;
+	case O_BEAM: *r = parse_count("--beam", optarg, 1, DECODE_MAX_BEAM, &c->beam); break;
+	case O_PADTO: *r = parse_count("--pad-to", optarg, 1, 65536, &c->pass.pad_to); break;
+	case O_PADTGT: *r = parse_count("--pad-target", optarg, 1, 65536, &c->pass.pad_target); break;
+	case O_SRCLEN: *r = parse_count("--src-len", optarg, 1, 65536, &c->src_len); break;
+	case O_TGTLEN: *r = parse_count("--tgt-len", optarg, 1, 65536, &c->tgt_len); break;
+	case O_ALPHA: *r = cli_double("--alpha", optarg, 0, 10, 0, &c->alpha); break;
+	case O_MAXOUT: *r = parse_count("--max-len", optarg, 1, 65536, &c->max_out); break;
+	case O_TEMPERATURE:
+		*r = cli_double("--temperature", optarg, 0, 100, 0, &c->temperature);
+		break;
+	case O_TOPK: *r = parse_count("--top-k", optarg, 1, 1 << 30, &c->top_k); break;
+	case O_TOPP: *r = cli_double("--top-p", optarg, 0, 1, 0, &c->top_p);
+		if (!*r && !(c->top_p > 0))
+			*r = cli_fail("--top-p needs a number above 0 and at most 1, got \"%s\"",
+				     optarg);
+		break;
+	case O_SEED: {
+		long v;
+		*r = cli_long("--seed", optarg, 0, LONG_MAX, &v);
+		c->seed = (unsigned long long)v;
+		break;
+	}
+	case O_FRAMES: *r = parse_count("--frames", optarg, 1, 1000000, &c->frames); break;
+	case O_HEIGHT: *r = parse_count("--height", optarg, 10, 10000, &c->height); break;
+	case O_ITERS: *r = parse_count("--iters", optarg, 1, 100000, &c->iters); break;
+	case O_DIMS: *r = parse_dims(optarg, c); break;
+	case O_SNAPSHOT:
+		*r = cli_long("--snapshot", optarg, 0, 2147483647, &c->snapshot);
+		break;
+	case O_TRACE:
+		if (!strcmp(optarg, "auto") || !strcmp(optarg, "full") ||
+		    !strcmp(optarg, "lazy"))
+			c->pass.trace_mode = *optarg == 'a' ? TRACE_AUTO : *optarg == 'f' ?
+					     TRACE_FULL : TRACE_LAZY;
+		else
+			*r = cli_fail("--trace must be auto, full or lazy, not \"%s\"", optarg);
+		break;
+	default:
+		return 0;
+	}
+	return 1;
+}
+
+/* One option from getopt_long: 0 to go on, 1 after --help or --version,
+ * -1 after an error. */
+static int set_option(struct cli *c, int ch, char **argv)
+{
+	if (ch >= O_MODEL && ch < O_HELP)
+		c->given |= BIT(ch);
+	if (set_text(c, ch))
+		return 0;
+	switch (ch) {
+	case 'h':
+	case O_HELP:
+		fputs(_(USAGE), stdout);
+		return 1;
+	case 'V':
+	case O_VERSION:
+		printf("attnscope %s\n", PACKAGE_VERSION);
+		return 1;
+	case ':':
+		cli_fail("%s needs a value (try --help)", argv[optind - 1]);
+		return -1;
+	}
+	int r = 0;
+	if (set_number(c, ch, &r))
+		return r ? -1 : 0;
+	cli_fail("unknown option \"%s\" (try --help)", argv[optind - 1]);
+	return -1;
+}
+
+int cli_parse(struct cli *c, const char *cmd, int argc, char **argv)
+{
+	cli_defaults(c, cmd);
 	optind = 1;
 	opterr = 0;
 	int ch;
 	while ((ch = getopt_long(argc, argv, "+:hV", LONGOPTS, NULL)) != -1) {
-		int r = 0;
-		if (ch >= O_MODEL && ch < O_HELP)
-			c->given |= BIT(ch);
-		switch (ch) {
-		case O_MODEL: c->model = optarg; break;
-		case O_TARGET: c->target = optarg; break;
-		case O_OUT: c->out = optarg; break;
-		case O_SAVE_WEIGHTS: c->save_weights = optarg; break;
-		case O_STAGE: c->stage = optarg; break;
-		case O_FORMAT: c->format = optarg; break;
-		case O_VIEW: c->view = optarg; break;
-		case O_DECODE: c->decode = optarg; break;
-		case O_LECTURE: c->lecture = optarg; break;
-		case O_CHECK: c->check = 1; break;
-		case O_POT: c->pot = 1; break;
-		case O_LANG: break;   /* read by i18n_init before parsing */
-		case O_SCHEME: c->scheme = optarg; break;
-		case O_PRESENTER: c->presenter = 1; break;
-		case O_PLAY: {
-			double sec = 0;
-			r = cli_double("--play", optarg, 0.2, 3600, 0, &sec);
-			c->play_ms = (int)(sec * 1000);
-			break;
-		}
-		case O_HEAD: r = parse_count("--head", optarg, 0, 65535, &c->head); break;
-		case O_WIDTH: r = parse_count("--width", optarg, 20, 10000, &c->width); break;
-		case O_BEAM: r = parse_count("--beam", optarg, 1, DECODE_MAX_BEAM, &c->beam); break;
-		case O_NOCAUSAL: c->pass.causal = 0; break;
-		case O_ENCCAUSAL: c->pass.encoder_causal = 1; break;
-		case O_PADTO: r = parse_count("--pad-to", optarg, 1, 65536, &c->pass.pad_to); break;
-		case O_PADTGT: r = parse_count("--pad-target", optarg, 1, 65536, &c->pass.pad_target); break;
-		case O_SRCLEN: r = parse_count("--src-len", optarg, 1, 65536, &c->src_len); break;
-		case O_TGTLEN: r = parse_count("--tgt-len", optarg, 1, 65536, &c->tgt_len); break;
-		case O_ALPHA: r = cli_double("--alpha", optarg, 0, 10, 0, &c->alpha); break;
-		case O_MAXOUT: r = parse_count("--max-len", optarg, 1, 65536, &c->max_out); break;
-		case O_SAMPLE: c->sample = 1; break;
-		case O_TEMPERATURE:
-			r = cli_double("--temperature", optarg, 0, 100, 0, &c->temperature);
-			break;
-		case O_TOPK: r = parse_count("--top-k", optarg, 1, 1 << 30, &c->top_k); break;
-		case O_TOPP: r = cli_double("--top-p", optarg, 0, 1, 0, &c->top_p);
-			if (!r && !(c->top_p > 0))
-				r = cli_fail("--top-p needs a number above 0 and at most 1, got \"%s\"",
-					     optarg);
-			break;
-		case O_SEED: {
-			long v;
-			r = cli_long("--seed", optarg, 0, LONG_MAX, &v);
-			c->seed = (unsigned long long)v;
-			break;
-		}
-		case O_STEPS: c->steps = 1; break;
-		case O_JSON: c->json = 1; break;
-		case O_FRAMES: r = parse_count("--frames", optarg, 1, 1000000, &c->frames); break;
-		case O_HEIGHT: r = parse_count("--height", optarg, 10, 10000, &c->height); break;
-		case O_ITERS: r = parse_count("--iters", optarg, 1, 100000, &c->iters); break;
-		case O_DIMS: r = parse_dims(optarg, c); break;
-		case O_SNAPSHOT:
-			r = cli_long("--snapshot", optarg, 0, 2147483647, &c->snapshot);
-			break;
-		case O_EXPORT: c->export_dir = optarg; break;
-		case O_FILE: c->file = optarg; break;
-		case O_STAGES: c->stages = optarg; break;
-		case O_TRACE:
-			if (!strcmp(optarg, "auto") || !strcmp(optarg, "full") ||
-			    !strcmp(optarg, "lazy"))
-				c->pass.trace_mode = *optarg == 'a' ? TRACE_AUTO : *optarg == 'f' ?
-						     TRACE_FULL : TRACE_LAZY;
-			else
-				r = cli_fail("--trace must be auto, full or lazy, not \"%s\"", optarg);
-			break;
-		case O_KEYS: c->keys = optarg; break;
-		case 'h':
-		case O_HELP:
-			fputs(_(USAGE), stdout);
-			return 1;
-		case 'V':
-		case O_VERSION:
-			printf("attnscope %s\n", PACKAGE_VERSION);
-			return 1;
-		case ':':
-			cli_fail("%s needs a value (try --help)", argv[optind - 1]);
-			return -1;
-		default:
-			cli_fail("unknown option \"%s\" (try --help)", argv[optind - 1]);
-			return -1;
-		}
+		int r = set_option(c, ch, argv);
 		if (r)
-			return -1;
+			return r;
 	}
 	if (join_words(c, argc, argv) || check_use(c))
 		return -1;

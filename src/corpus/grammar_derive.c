@@ -401,17 +401,13 @@ static int expand_phrase(struct ctx *x, const struct gr_slot *s, const struct gr
 	return rc;
 }
 
-static int expand_rule(struct ctx *x, const struct gr_rule *r, gr_env inherit,
-		       struct res *out)
+/* Rule r's slots in its order of expansion, each into res[slot]: the env
+ * base with the agreement asked for and the slot's spec, then a class's
+ * entry or a phrase's rule.  Returns 1, 0 (no fit) or -1. */
+static int expand_slots(struct ctx *x, const struct gr_rule *r, gr_env base,
+			struct res *res)
 {
 	const struct grammar *g = x->g;
-	struct res res[GR_MAXSLOTS];
-	gr_env base;
-	memcpy(base, inherit, sizeof base);
-	if (r->head >= 0 && !spec_fits(g, &r->spec, inherit))
-		return 0;
-	if (apply_spec(x, &r->spec, base))
-		return -1;
 	for (int o = 0; o < r->nslots; o++) {
 		int si = r->order[o];
 		const struct gr_slot *s = &r->slots[si];
@@ -435,25 +431,36 @@ static int expand_rule(struct ctx *x, const struct gr_rule *r, gr_env inherit,
 		if (rc <= 0)
 			return rc;
 	}
+	return 1;
+}
 
-	/* the two word orders */
+/* Where a rule's words went on each side's word stack: its first word,
+ * each slot's occurrences and each token, relative to the first. */
+struct placed {
 	int start[NSIDE], pos[GR_MAXSLOTS][NSIDE][GR_MAXOCC];
 	int tokpos[NSIDE][64];
+};
+
+/* The two word orders: rule r's tokens, each a word or a slot's words
+ * (copied from res), pushed on each side's stack.  0 or -1. */
+static int place_words(struct ctx *x, const struct gr_rule *r, const struct res *res,
+		       struct placed *p)
+{
 	for (int side = 0; side < NSIDE; side++) {
 		int occ[GR_MAXSLOTS] = { 0 };
-		start[side] = x->nw[side];
+		p->start[side] = x->nw[side];
 		for (int t = 0; t < r->ntoks[side]; t++) {
 			const struct gr_tok *tk = &r->toks[side][t];
-			int here = x->nw[side] - start[side];
+			int here = x->nw[side] - p->start[side];
 			if (t < 64)
-				tokpos[side][t] = here;
+				p->tokpos[side][t] = here;
 			if (tk->slot < 0) {
 				if (push_word(x, side, tk->word, -1))
 					return -1;
 				continue;
 			}
 			const struct res *sr = &res[tk->slot];
-			pos[tk->slot][side][occ[tk->slot]++] = here;
+			p->pos[tk->slot][side][occ[tk->slot]++] = here;
 			for (int i = 0; i < sr->wn[side]; i++) {
 				struct word w = x->w[side][sr->ws[side] + i];
 				if (push_word(x, side, w.s, w.cls))
@@ -461,15 +468,22 @@ static int expand_rule(struct ctx *x, const struct gr_rule *r, gr_env inherit,
 			}
 		}
 	}
+	return 0;
+}
 
-	/* links between them, local to this rule's output */
-	int ls = x->nl;
+/* The links between the two word orders, local to this rule's output: each
+ * slot's between its English and Portuguese words (all to all for a
+ * class's, its own for a phrase's) or to the slot it links to; then the
+ * rule's own words', to a slot's words or a word of the other side. */
+static int link_words(struct ctx *x, const struct gr_rule *r, const struct res *res,
+		      const struct placed *p)
+{
 	for (int si = 0; si < r->nslots; si++) {
 		const struct gr_slot *s = &r->slots[si];
 		const struct res *sr = &res[si];
 		if (s->count[EN] && s->count[PT]) {
 			for (int k = 0; k < s->count[EN]; k++) {
-				int pe = pos[si][EN][k], pp = pos[si][PT][k];
+				int pe = p->pos[si][EN][k], pp = p->pos[si][PT][k];
 				if (sr->cross) {
 					if (link_all(x, EN, pe, sr->wn[EN], pp, sr->wn[PT]))
 						return -1;
@@ -485,8 +499,8 @@ static int expand_rule(struct ctx *x, const struct gr_rule *r, gr_env inherit,
 			int side = s->count[EN] ? EN : PT;
 			const struct res *tr = &res[s->link];
 			for (int k = 0; k < s->count[side]; k++)
-				if (link_all(x, side, pos[si][side][k], sr->wn[side],
-					     pos[s->link][1 - side][0], tr->wn[1 - side]))
+				if (link_all(x, side, p->pos[si][side][k], sr->wn[side],
+					     p->pos[s->link][1 - side][0], tr->wn[1 - side]))
 					return -1;
 		}
 	}
@@ -497,18 +511,41 @@ static int expand_rule(struct ctx *x, const struct gr_rule *r, gr_env inherit,
 				continue;
 			if (tk->link_slot >= 0) {
 				const struct res *tr = &res[tk->link_slot];
-				if (link_all(x, side, tokpos[side][t], 1,
-					     pos[tk->link_slot][1 - side][0], tr->wn[1 - side]))
+				if (link_all(x, side, p->tokpos[side][t], 1,
+					     p->pos[tk->link_slot][1 - side][0], tr->wn[1 - side]))
 					return -1;
 			} else if (tk->link_tok >= 0 && tk->link_tok < 64) {
-				if (link_all(x, side, tokpos[side][t], 1,
-					     tokpos[1 - side][tk->link_tok], 1))
+				if (link_all(x, side, p->tokpos[side][t], 1,
+					     p->tokpos[1 - side][tk->link_tok], 1))
 					return -1;
 			}
 		}
+	return 0;
+}
+
+static int expand_rule(struct ctx *x, const struct gr_rule *r, gr_env inherit,
+		       struct res *out)
+{
+	const struct grammar *g = x->g;
+	struct res res[GR_MAXSLOTS];
+	gr_env base;
+	memcpy(base, inherit, sizeof base);
+	if (r->head >= 0 && !spec_fits(g, &r->spec, inherit))
+		return 0;
+	if (apply_spec(x, &r->spec, base))
+		return -1;
+	int rc = expand_slots(x, r, base, res);
+	if (rc <= 0)
+		return rc;
+	struct placed p;
+	if (place_words(x, r, res, &p))
+		return -1;
+	int ls = x->nl;
+	if (link_words(x, r, res, &p))
+		return -1;
 	for (int side = 0; side < NSIDE; side++) {
-		out->ws[side] = start[side];
-		out->wn[side] = x->nw[side] - start[side];
+		out->ws[side] = p.start[side];
+		out->wn[side] = x->nw[side] - p.start[side];
 	}
 	out->ls = ls;
 	out->ln = x->nl - ls;

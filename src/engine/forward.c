@@ -52,13 +52,6 @@ static const char *const F_QROT = N_("q·cos(pos·θᵢ) + rotate_half(q)·sin(p
 /* TRANSLATORS: formula of a stage (status line, explanation panel):
    keep the notation, translate the words */
 static const char *const F_KROT = N_("k·cos(pos·θᵢ) + rotate_half(k)·sin(pos·θᵢ)  (RoPE)");
-static const char F_GATE_SILU[] = "SiLU(x·W_gateᵀ)";
-static const char F_GATE_GELU[] = "GELU(x·W_gateᵀ)";
-static const char F_GATE_GELU_NEW[] = "GELU_tanh(x·W_gateᵀ)";
-static const char F_GATE_RELU[] = "max(0, x·W_gateᵀ)";
-static const char F_UP[] = "x·W_upᵀ";
-static const char F_HIDDEN_GATED[] = "gate ⊙ up";
-static const char F_FFN_DOWN[] = "hidden·W_downᵀ";
 /* TRANSLATORS: formula of a stage (status line, explanation panel):
    keep the notation, translate the words */
 static const char *const F_MASKED = N_("QKᵀ/√dk + M  (M = −∞ where masked)");
@@ -79,11 +72,6 @@ static const char F_ADD_PRE_RMS[] = "x + Sublayer(RMSNorm(x))";
 /* TRANSLATORS: formula of a stage (status line, explanation panel):
    keep the notation, translate the words */
 static const char *const F_FINAL_RMS = N_("RMSNorm(x)  (final)");
-static const char F_HIDDEN_RELU[] = "max(0, x·W₁ᵀ + b₁)";
-static const char F_HIDDEN_GELU[] = "GELU(x·W₁ᵀ + b₁)";
-static const char F_HIDDEN_GELU_NEW[] = "GELU_tanh(x·W₁ᵀ + b₁)";
-static const char F_HIDDEN_SILU[] = "SiLU(x·W₁ᵀ + b₁)";
-static const char F_FFN_OUT[] = "hidden·W₂ᵀ + b₂";
 /* TRANSLATORS: formula of a stage (status line, explanation panel):
    keep the notation, translate the words */
 static const char *const F_FINAL_NORM = N_("LayerNorm(x)  (final)");
@@ -394,64 +382,6 @@ static const float *sublayer_out(struct ctx *c, enum block blk, int layer,
 	return o;
 }
 
-/* The gated feed-forward: gate = act(x·W_gateᵀ), up = x·W_upᵀ, hidden =
- * gate ⊙ up, out = hidden·W_downᵀ (linear1 holds W_gate then W_up). */
-static const float *ffn_gated(struct ctx *c, enum block blk, int layer,
-			      const char *prefix, const struct layer_w *L,
-			      const float *x, int n, enum axis ax)
-{
-	const struct config *cfg = &c->m->cfg;
-	const int F = c->F, d = c->d;
-	char nm[STAGE_NAME_MAX];
-	snprintf(nm, sizeof nm, "%s.ffn.gate", prefix);
-	float *gate = fwd_mat(c, SK_VECTORS, blk, layer, cfg->act == ACT_SILU ? F_GATE_SILU :
-			  cfg->act == ACT_GELU ? F_GATE_GELU : cfg->act == ACT_GELU_NEW ?
-			  F_GATE_GELU_NEW : F_GATE_RELU, n, ax, F, AX_NONE, nm);
-	snprintf(nm, sizeof nm, "%s.ffn.up", prefix);
-	float *up = fwd_mat(c, SK_VECTORS, blk, layer, F_UP, n, ax, F, AX_NONE, nm);
-	snprintf(nm, sizeof nm, "%s.ffn.hidden", prefix);
-	float *hid = fwd_mat(c, SK_VECTORS, blk, layer, F_HIDDEN_GATED, n, ax, F, AX_NONE, nm);
-	snprintf(nm, sizeof nm, "%s.ffn.out", prefix);
-	float *out = fwd_mat(c, SK_VECTORS, blk, layer, F_FFN_DOWN, n, ax, d, AX_NONE, nm);
-	if (c->failed)
-		return NULL;
-	op_linear(x, n, d, L->l1_w, L->l1_b, F, gate);
-	forward_act(cfg, gate, (size_t)n * F);
-	op_linear(x, n, d, L->l1_w + (size_t)F * d, L->l1_b ? L->l1_b + F : NULL, F, up);
-	for (size_t i = 0; i < (size_t)n * F; i++)
-		hid[i] = gate[i] * up[i];
-	op_linear(hid, n, F, L->l2_w, L->l2_b, d, out);
-	return out;
-}
-
-static const float *ffn(struct ctx *c, enum block blk, int layer,
-			const char *prefix, const struct layer_w *L,
-			const float *x, int n, enum axis ax)
-{
-	char nm[STAGE_NAME_MAX];
-	if (c->m->cfg.ffn_gated)
-		return ffn_gated(c, blk, layer, prefix, L, x, n, ax);
-	const enum activation act = c->m->cfg.act;
-	snprintf(nm, sizeof nm, "%s.ffn.hidden", prefix);
-	float *hid = fwd_mat(c, SK_VECTORS, blk, layer,
-			 act == ACT_RELU ? F_HIDDEN_RELU : act == ACT_GELU ? F_HIDDEN_GELU :
-			 act == ACT_SILU ? F_HIDDEN_SILU : F_HIDDEN_GELU_NEW,
-			 n, ax, c->F, AX_NONE, nm);
-	snprintf(nm, sizeof nm, "%s.ffn.out", prefix);
-	float *out = fwd_mat(c, SK_VECTORS, blk, layer, F_FFN_OUT, n, ax, c->d, AX_NONE, nm);
-	if (!hid || !out)
-		return NULL;
-	if (act == ACT_RELU || act == ACT_GELU) {   /* fused with the product */
-		op_linear_act(x, n, c->d, L->l1_w, L->l1_b, c->F, hid,
-			      act == ACT_GELU ? OP_GELU : OP_RELU);
-	} else {
-		op_linear(x, n, c->d, L->l1_w, L->l1_b, c->F, hid);
-		forward_act(&c->m->cfg, hid, (size_t)n * c->F);
-	}
-	op_linear(hid, n, c->F, L->l2_w, L->l2_b, c->d, out);
-	return out;
-}
-
 static int ablated(const struct ctx *c, enum block blk, int layer, int cross)
 {
 	const struct pass_opts *o = c->o;
@@ -502,7 +432,7 @@ const float *fwd_sublayer(struct ctx *c, enum block blk, int i, enum part part,
 		y = attention(c, blk, i, pa, 1, &L->cross, u, n, ax, memory, c->S, AX_SRC,
 			      c->src_len, 0, 0, ablated(c, blk, i, 1));
 	else if (u)
-		y = ffn(c, blk, i, p, L, u, n, ax);
+		y = fwd_ffn(c, blk, i, p, L, u, n, ax);
 	return sublayer_out(c, blk, i, p, k, x, y, n, ax, g, b);
 }
 

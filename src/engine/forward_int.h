@@ -1,7 +1,8 @@
 /* forward_int.h - the parts of the traced pass (forward.c) that its other
  * files share: the pass's context and the stage constructors, the input
  * side (forward_embed.c: ids, embeddings, positions, T5's relative
- * position bias) and the heads after the last layer (forward_heads.c).
+ * position bias), the feed-forward (forward_ffn.c) and the heads after
+ * the last layer (forward_heads.c).
  *
  * Dimension names as forward.c's: S source length, T decoder input
  * length, d d_model, h heads, dk, V target vocabulary, B rel_buckets. */
@@ -61,6 +62,12 @@ void fwd_ctx_release(struct ctx *c);
  * memory [S, d]): its stages; returns its output [n, d]. */
 const float *fwd_sublayer(struct ctx *c, enum block blk, int i, enum part part,
 			  const float *x, const float *memory);
+
+/* forward_ffn.c: the feed-forward of layer `layer` on x [n, d] (the
+ * stages prefix.ffn.hidden, .out; gated: .gate, .up first); returns out
+ * [n, d], or NULL. */
+const float *fwd_ffn(struct ctx *c, enum block blk, int layer, const char *prefix,
+		     const struct layer_w *L, const float *x, int n, enum axis ax);
 
 /* forward_lazy.c: c->lazy for a lazy pass of in (t owns it); notes the
  * stages sublayer part of layer i reads (x, memory: held); the output as

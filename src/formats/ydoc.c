@@ -158,14 +158,139 @@ int ydoc_parse_flags(struct ydoc *doc, const char *file, const void *buf, size_t
 	return parse(doc, file, buf, len, flags, YDOC_MAX_NODES, e);
 }
 
+/* A tree being built from libyaml's events: the open collections and
+ * what bounds the document. */
+struct builder {
+	struct ydoc *doc;
+	const char *file;
+	struct pool *pool;
+	struct frame stack[YDOC_MAX_DEPTH + 1];
+	int depth, flags, have_doc, done;
+	size_t max_nodes;
+	struct err *e;
+};
+
+/* libyaml's error, with the line it happened on. */
+static void parser_error(const yaml_parser_t *parser, const char *file, const void *buf,
+			 size_t len, struct err *e)
+{
+	size_t line = (size_t)parser->problem_mark.line + 1;
+	if (parser->error == YAML_READER_ERROR) {
+		/* reader errors carry a byte offset, not a mark */
+		const char *b = buf;
+		line = 1;
+		for (size_t i = 0; i < parser->problem_offset && i < len; i++)
+			line += b[i] == '\n';
+	}
+	err_set(e, "%s:%zu: %s%s%s", file, line,
+		parser->problem ? parser->problem : _("malformed YAML"),
+		parser->context ? " " : "",
+		parser->context ? parser->context : "");
+}
+
+/* A new scalar, sequence or mapping: into its parent, or the root; a
+ * collection opens a frame. */
+static int on_node(struct builder *b, const yaml_event_t *ev, int line)
+{
+	const char *file = b->file;
+	if (++b->pool->nodes > b->max_nodes)
+		return err_set(b->e, "%s:%d: too many YAML nodes (limit %u)",
+			       file, line, (unsigned)b->max_nodes);
+	struct ynode *node = pool_alloc(b->pool, sizeof *node);
+	if (!node)
+		return err_set(b->e, "%s: out of memory", file);
+	memset(node, 0, sizeof *node);
+	node->line = line;
+	if (ev->type == YAML_SCALAR_EVENT) {
+		size_t n = ev->data.scalar.length;
+		node->kind = Y_SCALAR;
+		node->str = pool_alloc(b->pool, n + 1);
+		if (!node->str)
+			return err_set(b->e, "%s: out of memory", file);
+		memcpy(node->str, ev->data.scalar.value, n);
+		node->str[n] = 0;
+		node->len = n;
+		node->quoted = ev->data.scalar.style ==
+				YAML_SINGLE_QUOTED_SCALAR_STYLE ||
+			ev->data.scalar.style ==
+				YAML_DOUBLE_QUOTED_SCALAR_STYLE;
+	} else {
+		node->kind = ev->type == YAML_SEQUENCE_START_EVENT ?
+				     Y_SEQ : Y_MAP;
+	}
+	if (b->depth == 0)
+		b->doc->root = node;
+	else if (frame_push(&b->stack[b->depth - 1], node))
+		return err_set(b->e, "%s: out of memory", file);
+	if (node->kind != Y_SCALAR) {
+		if (b->depth >= YDOC_MAX_DEPTH)
+			return err_set(b->e, "%s:%d: YAML nested deeper than %d levels",
+				       file, line, YDOC_MAX_DEPTH);
+		b->stack[b->depth].node = node;
+		b->stack[b->depth].n = 0;
+		b->depth++;
+	}
+	return 0;
+}
+
+/* The end of a sequence or mapping: its items into the pool, and a
+ * mapping's keys checked for repeats. */
+static int on_end(struct builder *b)
+{
+	struct frame *f = &b->stack[--b->depth];
+	struct ynode *c = f->node;
+	c->items = pool_alloc(b->pool, (f->n ? f->n : 1) * sizeof *c->items);
+	if (!c->items)
+		return err_set(b->e, "%s: out of memory", b->file);
+	if (f->n)
+		memcpy(c->items, f->items, f->n * sizeof *c->items);
+	c->n = c->kind == Y_MAP ? f->n / 2 : f->n;
+	f->n = 0;
+	if (c->kind == Y_MAP && !(b->depth == 0 && (b->flags & YDOC_TOP_DUPS_OK)) &&
+	    map_unique(b->file, c, b->e))
+		return -1;
+	return 0;
+}
+
+/* One event into the tree; -1 with e set when the document is refused. */
+static int on_event(struct builder *b, const yaml_event_t *ev)
+{
+	int line = (int)ev->start_mark.line + 1;
+	switch (ev->type) {
+	case YAML_STREAM_END_EVENT:
+		b->done = 1;
+		return 0;
+	case YAML_DOCUMENT_START_EVENT:
+		if (b->have_doc)
+			return err_set(b->e, "%s:%d: more than one YAML document",
+				       b->file, line);
+		b->have_doc = 1;
+		return 0;
+	case YAML_ALIAS_EVENT:
+		return err_set(b->e, "%s:%d: YAML aliases are not allowed in model files",
+			       b->file, line);
+	case YAML_SCALAR_EVENT:
+	case YAML_SEQUENCE_START_EVENT:
+	case YAML_MAPPING_START_EVENT:
+		return on_node(b, ev, line);
+	case YAML_SEQUENCE_END_EVENT:
+	case YAML_MAPPING_END_EVENT:
+		return on_end(b);
+	default:
+		return 0;
+	}
+}
+
 /* libyaml's events into doc's tree, at most max_nodes nodes. */
 static int parse(struct ydoc *doc, const char *file, const void *buf, size_t len, int flags,
 		 size_t max_nodes, struct err *e)
 {
 	yaml_parser_t parser;
 	yaml_event_t ev;
-	struct frame stack[YDOC_MAX_DEPTH + 1];
-	int depth = 0, done = 0, rc = -1, have_doc = 0;
+	struct builder b = {
+		.doc = doc, .file = file, .flags = flags, .max_nodes = max_nodes, .e = e,
+	};
+	int rc = -1;
 	struct pool *pool = calloc(1, sizeof *pool);
 
 	memset(doc, 0, sizeof *doc);
@@ -181,131 +306,22 @@ static int parse(struct ydoc *doc, const char *file, const void *buf, size_t len
 		return err_set(e, "%s: cannot initialise YAML parser", file);
 	}
 	yaml_parser_set_input_string(&parser, buf, len);
-	memset(stack, 0, sizeof stack);
+	b.pool = pool;
 
-	while (!done) {
+	while (!b.done) {
 		if (!yaml_parser_parse(&parser, &ev)) {
-			size_t line = (size_t)parser.problem_mark.line + 1;
-			if (parser.error == YAML_READER_ERROR) {
-				/* reader errors carry a byte offset, not a mark */
-				const char *b = buf;
-				line = 1;
-				for (size_t i = 0; i < parser.problem_offset && i < len; i++)
-					line += b[i] == '\n';
-			}
-			err_set(e, "%s:%zu: %s%s%s", file, line,
-				parser.problem ? parser.problem : _("malformed YAML"),
-				parser.context ? " " : "",
-				parser.context ? parser.context : "");
+			parser_error(&parser, file, buf, len, e);
 			goto out;
 		}
-		int line = (int)ev.start_mark.line + 1;
-		struct ynode *node = NULL;
-
-		switch (ev.type) {
-		case YAML_STREAM_END_EVENT:
-			done = 1;
-			break;
-		case YAML_DOCUMENT_START_EVENT:
-			if (have_doc) {
-				err_set(e, "%s:%d: more than one YAML document",
-					file, line);
-				yaml_event_delete(&ev);
-				goto out;
-			}
-			have_doc = 1;
-			break;
-		case YAML_ALIAS_EVENT:
-			err_set(e, "%s:%d: YAML aliases are not allowed in model files",
-				file, line);
-			yaml_event_delete(&ev);
-			goto out;
-		case YAML_SCALAR_EVENT:
-		case YAML_SEQUENCE_START_EVENT:
-		case YAML_MAPPING_START_EVENT:
-			if (++pool->nodes > max_nodes) {
-				err_set(e, "%s:%d: too many YAML nodes (limit %u)",
-					file, line, (unsigned)max_nodes);
-				yaml_event_delete(&ev);
-				goto out;
-			}
-			node = pool_alloc(pool, sizeof *node);
-			if (!node) {
-				err_set(e, "%s: out of memory", file);
-				yaml_event_delete(&ev);
-				goto out;
-			}
-			memset(node, 0, sizeof *node);
-			node->line = line;
-			if (ev.type == YAML_SCALAR_EVENT) {
-				size_t n = ev.data.scalar.length;
-				node->kind = Y_SCALAR;
-				node->str = pool_alloc(pool, n + 1);
-				if (!node->str) {
-					err_set(e, "%s: out of memory", file);
-					yaml_event_delete(&ev);
-					goto out;
-				}
-				memcpy(node->str, ev.data.scalar.value, n);
-				node->str[n] = 0;
-				node->len = n;
-				node->quoted = ev.data.scalar.style ==
-						YAML_SINGLE_QUOTED_SCALAR_STYLE ||
-					ev.data.scalar.style ==
-						YAML_DOUBLE_QUOTED_SCALAR_STYLE;
-			} else {
-				node->kind = ev.type == YAML_SEQUENCE_START_EVENT ?
-						     Y_SEQ : Y_MAP;
-			}
-			if (depth == 0) {
-				doc->root = node;
-			} else if (frame_push(&stack[depth - 1], node)) {
-				err_set(e, "%s: out of memory", file);
-				yaml_event_delete(&ev);
-				goto out;
-			}
-			if (node->kind != Y_SCALAR) {
-				if (depth >= YDOC_MAX_DEPTH) {
-					err_set(e, "%s:%d: YAML nested deeper than %d levels",
-						file, line, YDOC_MAX_DEPTH);
-					yaml_event_delete(&ev);
-					goto out;
-				}
-				stack[depth].node = node;
-				stack[depth].n = 0;
-				depth++;
-			}
-			break;
-		case YAML_SEQUENCE_END_EVENT:
-		case YAML_MAPPING_END_EVENT: {
-			struct frame *f = &stack[--depth];
-			struct ynode *c = f->node;
-			c->items = pool_alloc(pool, (f->n ? f->n : 1) * sizeof *c->items);
-			if (!c->items) {
-				err_set(e, "%s: out of memory", file);
-				yaml_event_delete(&ev);
-				goto out;
-			}
-			if (f->n)
-				memcpy(c->items, f->items, f->n * sizeof *c->items);
-			c->n = c->kind == Y_MAP ? f->n / 2 : f->n;
-			f->n = 0;
-			if (c->kind == Y_MAP && !(depth == 0 && (flags & YDOC_TOP_DUPS_OK)) &&
-			    map_unique(file, c, e)) {
-				yaml_event_delete(&ev);
-				goto out;
-			}
-			break;
-		}
-		default:
-			break;
-		}
+		int bad = on_event(&b, &ev);
 		yaml_event_delete(&ev);
+		if (bad)
+			goto out;
 	}
 	rc = 0;
 out:
 	for (int i = 0; i <= YDOC_MAX_DEPTH; i++)
-		free(stack[i].items);
+		free(b.stack[i].items);
 	yaml_parser_delete(&parser);
 	if (rc) {
 		pool_free(pool);
