@@ -63,7 +63,10 @@ for m in "$top"/models/*.yaml; do
 		grep -m 1 'self_attn\.weights' | awk '{ print $1 }')
 	vg "$name: render ${stage:-src.embed} text" 0 render --model "$m" \
 		--stage "${stage:-src.embed}" --format text "$sentence"
-	vg "$name: render src.embed svg" 0 render --model "$m" --stage src.embed \
+	# the embedding's stage: src.embed, or tgt.embed for a decoder-only model
+	emb=$("$exe" render --model "$m" --stage list "$sentence" 2>/dev/null |
+		grep -m 1 '\.embed' | awk '{ print $1 }')
+	vg "$name: render ${emb:-src.embed} svg" 0 render --model "$m" --stage "${emb:-src.embed}" \
 		--format svg "$sentence"
 	if [ "$has_translate" = 1 ]; then
 		want=0
