@@ -100,7 +100,7 @@ static int per_token(const struct gguf_file *f, struct gguf_tokenizer *t, struct
 	return 0;
 }
 
-int gguf_map_tokenizer(const struct gguf_file *f, struct gguf_tokenizer *t, struct err *e)
+static int map_tokenizer(const struct gguf_file *f, struct gguf_tokenizer *t, struct err *e)
 {
 	memset(t, 0, sizeof *t);
 	t->bos = t->eos = t->unk = t->pad = -1;
@@ -127,6 +127,14 @@ int gguf_map_tokenizer(const struct gguf_file *f, struct gguf_tokenizer *t, stru
 	    flag(f, "tokenizer.ggml.add_space_prefix", &t->add_space_prefix, e))
 		return -1;
 	return 0;
+}
+
+int gguf_map_tokenizer(const struct gguf_file *f, struct gguf_tokenizer *t, struct err *e)
+{
+	if (!map_tokenizer(f, t, e))
+		return 0;
+	gguf_tokenizer_free(t);   /* what was read before the error */
+	return -1;
 }
 
 void gguf_tokenizer_free(struct gguf_tokenizer *t)

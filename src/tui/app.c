@@ -437,9 +437,10 @@ int tui_run(struct cli *c)
 {
 	struct app a;
 	if (c->lecture) {
-		if (app_settings(&a, c))
-			return 1;
-		return app_lecture_run(&a, c);
+		/* the texts app_settings made, the traces of a played lecture */
+		int st = app_settings(&a, c) ? 1 : app_lecture_run(&a, c);
+		app_release(&a);
+		return st;
 	}
 	if (app_open(&a, c))
 		return 1;
