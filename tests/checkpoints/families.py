@@ -76,12 +76,14 @@ def family_dir(name):
 
 
 def readme_yaml(family):
-    """The README's worked YAML for family (its block "# family: NAME")."""
-    text = open(os.path.join(os.environ.get("top_srcdir", "."), "README.md")).read()
+    """The manual's worked YAML for family (its block "# family: NAME" in
+    doc/your-models.md, which users copy)."""
+    path = os.path.join(os.environ.get("top_srcdir", "."), "doc", "your-models.md")
+    text = open(path).read()
     for block in re.findall(r"```yaml\n(.*?)```", text, re.S):
         if block.startswith("# family: %s\n" % family):
             return block if PT else block.replace(".pt\n", ".safetensors\n")
-    raise SystemExit("Bail out! README.md has no YAML for family %s" % family)
+    raise SystemExit("Bail out! doc/your-models.md has no YAML for family %s" % family)
 
 
 def reads_pt():
