@@ -453,16 +453,8 @@ char *gpt2bpe_label(const char *piece, char *buf, size_t cap)
 		int bad = cp == 0xFFFD && !(l == 3 && !memcmp(bytes + i, "\xef\xbf\xbd", 3));
 		if (bad)
 			snprintf(u, sizeof u, "\\x%02X", (unsigned char)bytes[i]);
-		else if (cp == ' ')
-			snprintf(u, sizeof u, "\xe2\x90\xa3");      /* ␣ */
-		else if (cp == '\n')
-			snprintf(u, sizeof u, "\xe2\x86\xb5");      /* ↵ */
-		else if (cp == '\t')
-			snprintf(u, sizeof u, "\xe2\x87\xa5");      /* ⇥ */
-		else if (cp < 0x20 || cp == 0x7F)
-			snprintf(u, sizeof u, "\\x%02X", (unsigned)cp);
 		else
-			u[utf8_encode(cp, u)] = 0;
+			pretok_visible(cp, u);
 		size_t ul = strlen(u);
 		if (o + ul + 1 > cap)
 			break;

@@ -1,8 +1,10 @@
 /* pretok.c - GPT-2's, Llama 3's and Qwen2's split regexes as scanners. */
+#include <stdio.h>
 #include <string.h>
 
 #include "pretok.h"
 #include "base/unicode.h"
+#include "base/utf8.h"
 
 /* The patterns as the files write them (after JSON's unescaping). */
 static const char *const PATTERNS[] = {
@@ -165,4 +167,17 @@ int pretok_cp_byte(uint32_t cp)
 		ready = 1;
 	}
 	return cp < 324 ? inv[cp] : -1;
+}
+
+size_t pretok_visible(uint32_t cp, char u[16])
+{
+	const char *m = cp == ' ' ? "\xe2\x90\xa3" : cp == '\n' ? "\xe2\x86\xb5" :
+			cp == '\t' ? "\xe2\x87\xa5" : NULL;   /* ␣ ↵ ⇥ */
+	if (m)
+		snprintf(u, 16, "%s", m);
+	else if (cp < 0x20 || cp == 0x7F)
+		snprintf(u, 16, "\\x%02X", (unsigned)cp);
+	else
+		u[utf8_encode(cp, u)] = 0;
+	return strlen(u);
 }

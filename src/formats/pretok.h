@@ -35,6 +35,10 @@ size_t pretok_next(enum pretok_regex kind, const uint32_t *c, size_t i, size_t n
  * order from U+0100: a space is "Ġ", a newline "Ċ"), and the byte that
  * cp stands for, or -1. */
 uint32_t pretok_byte_cp(int b);
+/* Code point cp as a token label shows it, into u[16]: a space, newline
+ * or tab as ␣ ↵ ⇥, another control character as \xNN, else its UTF-8.
+ * Returns the bytes written (u is NUL-terminated). */
+size_t pretok_visible(uint32_t cp, char u[16]);
 int pretok_cp_byte(uint32_t cp);
 
 #endif

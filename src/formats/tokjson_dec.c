@@ -201,13 +201,6 @@ static int is_added(const struct tokjson *t, const char *piece)
 	return 0;
 }
 
-/* The visible mark of a character in a label, or NULL. */
-static const char *mark_of(uint32_t cp)
-{
-	return cp == ' ' ? "\xe2\x90\xa3" : cp == '\n' ? "\xe2\x86\xb5" : cp == '\t' ? "\xe2\x87\xa5" :
-	       NULL;
-}
-
 char *tokjson_label(const struct tokjson *t, const char *piece, char *buf, size_t cap)
 {
 	if (!cap)
@@ -221,12 +214,9 @@ char *tokjson_label(const struct tokjson *t, const char *piece, char *buf, size_
 	int b = byte_piece(piece);
 	char u[16];
 	if (b >= 0) {
-		const char *m = mark_of((uint32_t)b);
-		if (m)
-			snprintf(buf, cap, "%s", m);
-		else if (b > 0x20 && b < 0x7F)
-			snprintf(buf, cap, "%c", b);
-		else
+		if (b == ' ' || b == '\n' || b == '\t' || (b > 0x20 && b < 0x7F))
+			snprintf(buf, cap, "%s", (pretok_visible((uint32_t)b, u), u));
+		else   /* a lone byte of a longer character, or a control */
 			snprintf(buf, cap, "\\x%02X", b);
 		return buf;
 	}
@@ -241,13 +231,7 @@ char *tokjson_label(const struct tokjson *t, const char *piece, char *buf, size_
 	for (size_t i = 0; i < len;) {
 		int l;
 		uint32_t cp = tokjson_cp_at(piece, len, i, &l);
-		const char *m = !strncmp(piece + i, sp, spl) ? mark_of(' ') : mark_of(cp);
-		if (m)
-			snprintf(u, sizeof u, "%s", m);
-		else if (cp < 0x20 || cp == 0x7F)
-			snprintf(u, sizeof u, "\\x%02X", (unsigned)cp);
-		else
-			u[utf8_encode(cp, u)] = 0;
+		pretok_visible(!strncmp(piece + i, sp, spl) ? ' ' : cp, u);
 		size_t ul = strlen(u);
 		if (o + ul + 1 > cap)
 			break;
