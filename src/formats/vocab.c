@@ -84,31 +84,35 @@ int vocab_pad(struct vocab *v, int n, struct err *e)
 {
 	if (n <= v->n)
 		return 0;
-	char **all = calloc((size_t)n, sizeof *all);
+	/* the tokens as they are (vocab_init copies them), then placeholders */
+	const char **all = calloc((size_t)n, sizeof *all);
+	char *extra = malloc((size_t)(n - v->n) * 48);
 	int rc = -1;
-	if (!all)
+	if (!all || !extra) {
+		free(all);
+		free(extra);
 		return err_set(e, "out of memory");
+	}
 	for (int i = 0; i < n; i++) {
-		char buf[48];
-		snprintf(buf, sizeof buf, "<unused:%d>", i);
-		/* a tokenizer's own token of that spelling keeps it: one more ':' */
-		while (i >= v->n && vocab_id(v, buf) >= 0 && strlen(buf) + 2 < sizeof buf)
-			memmove(buf + 2, buf + 1, strlen(buf)), buf[1] = ':';
-		if (!(all[i] = strdup(i < v->n ? v->tok[i] : buf)))
-			goto out;
+		char *buf = extra + (size_t)(i - v->n) * 48;
+		if (i < v->n) {
+			all[i] = v->tok[i];
+			continue;
+		}
+		snprintf(buf, 48, "<unused:%d>", i);
+		/* a tokenizer's own token of that spelling keeps it */
+		for (int k = 0; vocab_id(v, buf) >= 0 && k < 100; k++)
+			snprintf(buf, 48, "<unused:%d:%d>", i, k);
+		all[i] = buf;
 	}
 	struct vocab nv;
-	if (vocab_init(&nv, (const char *const *)all, n, "vocabulary", e) == 0) {
+	if (vocab_init(&nv, all, n, "vocabulary", e) == 0) {
 		vocab_free(v);
 		*v = nv;
 		rc = 0;
 	}
-out:
-	for (int i = 0; i < n; i++)
-		free(all[i]);
 	free(all);
-	if (rc && !e->msg[0])
-		err_set(e, "out of memory");
+	free(extra);
 	return rc;
 }
 
