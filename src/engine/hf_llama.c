@@ -27,8 +27,8 @@ struct family {
 static const struct family FAMILIES[] = {
 	{ "llama", 32000, 4096, 11008, 32, 32, 0, 0, 2048, 0, 1e-6, ACT_SILU, 0, 0, 0, 0, 0 },
 	{ "mistral", 32000, 4096, 14336, 32, 32, 8, 0, 131072, 4096, 1e-6, ACT_SILU, 0, 0, 0, 0, 0 },
-	{ "qwen2", 151936, 4096, 22016, 32, 32, 32, 0, 32768, 0, 1e-6, ACT_SILU, 0, 1, 0, 0, 0 },
-	{ "qwen3", 151936, 4096, 22016, 32, 32, 32, 128, 32768, 0, 1e-6, ACT_SILU, 0, 0, 1, 0, 0 },
+	{ "qwen2", 151936, 4096, 22016, 32, 32, 32, 0, 32768, 4096, 1e-6, ACT_SILU, 0, 1, 0, 0, 0 },
+	{ "qwen3", 151936, 4096, 22016, 32, 32, 32, 128, 32768, 4096, 1e-6, ACT_SILU, 0, 0, 1, 0, 0 },
 	{ "gemma", 256000, 3072, 24576, 28, 16, 16, 256, 8192, 0, 1e-6, ACT_GELU_NEW, 1, 0, 0, 1, 0 },
 	{ "phi3", 32064, 3072, 8192, 32, 32, 0, 0, 4096, 0, 1e-5, ACT_SILU, 0, 0, 0, 0, 1 },
 };
@@ -113,8 +113,9 @@ static int unimplemented(const struct ydoc *d, struct err *e)
 	return 0;
 }
 
-/* The sliding window: Mistral and Phi-3 on every layer; Qwen2/3 only with
- * use_sliding_window, from layer max_window_layers on. */
+/* The sliding window (the family's default size, or the config's):
+ * Mistral and Phi-3 on every layer; Qwen2/3 only with use_sliding_window,
+ * from layer max_window_layers on. */
 static int window(struct config *c, const struct ydoc *d, const struct family *f,
 		  struct err *e)
 {
@@ -128,7 +129,6 @@ static int window(struct config *c, const struct ydoc *d, const struct family *f
 			return ynode_keyed(d, n, "use_sliding_window", e);
 		if (hf_int(d, "max_window_layers", 0, HF_MAX_LAYERS, &from, e))
 			return -1;
-		c->sliding_window = 4096;
 	}
 	if (ynode_get(d->root, "sliding_window") && !hf_key(d->root, "sliding_window"))
 		c->sliding_window = 0;   /* "sliding_window": null */
