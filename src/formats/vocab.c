@@ -93,12 +93,10 @@ int vocab_pad(struct vocab *v, int n, struct err *e)
 		free(extra);
 		return err_set(e, "out of memory");
 	}
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < v->n; i++)
+		all[i] = v->tok[i];
+	for (int i = v->n; i < n; i++) {
 		char *buf = extra + (size_t)(i - v->n) * 48;
-		if (i < v->n) {
-			all[i] = v->tok[i];
-			continue;
-		}
 		snprintf(buf, 48, "<unused:%d>", i);
 		/* a tokenizer's own token of that spelling keeps it */
 		for (int k = 0; vocab_id(v, buf) >= 0 && k < 100; k++)
