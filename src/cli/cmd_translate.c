@@ -187,7 +187,16 @@ static int print_json(const struct model *m, const struct cli *c,
 	jsonout_str(&j, m->cfg.name);
 	printf(",\"sentence\":");
 	jsonout_str(&j, c->sentence);
-	printf(",\"mode\":\"%s\",\"beam\":%d", c->sample ? "sample" :
+	/* the pieces the encoder reads, or a decoder-only model's prompt */
+	char **src = in->src_len ? in->src_tok : in->tgt_tok;
+	int nsrc = in->src_len ? in->src_len : in->prompt;
+	printf(",\"source\":[");
+	for (int i = 0; i < nsrc; i++) {
+		if (i)
+			putchar(',');
+		jsonout_str(&j, src[i]);
+	}
+	printf("],\"mode\":\"%s\",\"beam\":%d", c->sample ? "sample" :
 	       c->beam > 1 ? "beam" : "greedy", c->beam ? c->beam : 1);
 	jsonout_field(&j, "alpha", JSONOUT_G, c->alpha);
 	if (c->sample) {

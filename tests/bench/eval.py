@@ -16,6 +16,10 @@ with `attnscope translate --json` (greedy unless --beam) and reported:
            variants each sentence counts the one it matches best
   unknown  the share of sentences with at least one token outside the
            model's vocabulary (translate --json "unknown")
+  whole    the share of the words that are one token, of the English
+           (translate --json "source") and of the output: subword-nmt's
+           "@@" ends a piece inside a word, SentencePiece's "▁" starts one;
+           <s>-like specials and punctuation are not words
 
 --seen CORPUS.tsv also reports the figures over the sentences whose English
 (lower-cased, punctuation removed) is not an English side of CORPUS.tsv (a
@@ -69,6 +73,25 @@ def chrf(stats, beta=2.0):
     return 100 * (1 + b2) * prec * rec / (b2 * prec + rec)
 
 
+def words(pieces):
+    """The words of a piece sequence, each a list of its pieces."""
+    pieces = [p for p in pieces if not re.fullmatch(r"<[^<>\s]+>", p)]
+    out, cur = [], []
+    spm = any(p.startswith("\u2581") for p in pieces)
+    for p in pieces:
+        if spm and p.startswith("\u2581") and cur:
+            out.append(cur)
+            cur = []
+        cur.append(p)
+        if not spm and not p.endswith("@@"):
+            out.append(cur)
+            cur = []
+    if cur:
+        out.append(cur)
+    bare = lambda w: "".join(w).replace("@@", "").replace("\u2581", "")
+    return [w for w in out if re.search(r"\w", bare(w))]
+
+
 def read(path):
     pairs = []
     for ln, line in enumerate(open(path, encoding="utf-8"), 1):
@@ -106,6 +129,7 @@ def main():
         for line in open(a.seen, encoding="utf-8"):
             seen.add(bare(line.split("\t", 1)[0]))
     exact = unk = failed = 0
+    whole = [[0, 0], [0, 0]]   # [one-token words, words] of the English, the output
     total = [[0, 0, 0] for _ in range(6)]
     uexact = uunk = un = 0
     utotal = [[0, 0, 0] for _ in range(6)]
@@ -124,6 +148,10 @@ def main():
         else:
             j = json.loads(p.stdout)
             out, unknown = j.get("text", " ".join(j["output"])), j.get("unknown", [])
+            for side, key in enumerate(("source", "output")):
+                ws = words(j.get(key, []))
+                whole[side][0] += sum(len(w) == 1 for w in ws)
+                whole[side][1] += len(ws)
         o = norm(out)
         refs = [norm(v) for v in variants]
         hit = o in refs
@@ -147,7 +175,11 @@ def main():
            "strip_punct": a.strip_punct,
            "exact": exact, "exact_pct": 100.0 * exact / n if n else 0.0,
            "chrf": chrf(total), "with_unknown": unk,
-           "with_unknown_pct": 100.0 * unk / n if n else 0.0, "errors": failed}
+           "with_unknown_pct": 100.0 * unk / n if n else 0.0, "errors": failed,
+           "whole_words": whole[0][0], "words": whole[0][1],
+           "whole_words_pct": 100.0 * whole[0][0] / whole[0][1] if whole[0][1] else 0.0,
+           "whole_words_out": whole[1][0], "words_out": whole[1][1],
+           "whole_words_out_pct": 100.0 * whole[1][0] / whole[1][1] if whole[1][1] else 0.0}
     if seen is not None:
         res["unseen"] = {"sentences": un, "exact": uexact,
                          "exact_pct": 100.0 * uexact / un if un else 0.0,
@@ -161,6 +193,8 @@ def main():
         print("  exact match   %5.1f%% (%d)" % (res["exact_pct"], exact))
         print("  chrF          %5.1f" % res["chrf"])
         print("  with unknown  %5.1f%% (%d)" % (res["with_unknown_pct"], unk))
+        print("  whole words   %5.1f%% of %d English, %5.1f%% of %d output" % (
+            res["whole_words_pct"], whole[0][1], res["whole_words_out_pct"], whole[1][1]))
         if failed:
             print("  errors        %d" % failed)
         if seen is not None:
