@@ -97,24 +97,11 @@ static int read_charsmap(struct rd *r, const struct ynode *x)
 	return rc;
 }
 
-static int read_normalizer(struct rd *r, const struct ynode *x, int depth)
+static int read_normalizer_one(struct rd *r, const struct ynode *x, const char *ty)
 {
 	struct tokjson *t = r->t;
-	const char *ty = tokjson_type(x), *a, *b;
+	const char *a, *b;
 	struct tokjson_step *s;
-	if (tokjson_null(x))
-		return 0;
-	if (!ty)
-		return tokjson_fail(r, x, "normalizer: expected an object with a type");
-	if (!strcmp(ty, "Sequence") && depth < 2) {
-		const struct ynode *l = ynode_get(x, "normalizers");
-		if (!l || l->kind != Y_SEQ)
-			return tokjson_fail(r, x, "normalizer: a Sequence needs a list normalizers");
-		for (size_t i = 0; i < l->n; i++)
-			if (read_normalizer(r, l->items[i], depth + 1))
-				return -1;
-		return 0;
-	}
 	int kind = !strcmp(ty, "NFC") ? TJ_NFC : !strcmp(ty, "NFD") ? TJ_NFD :
 		   !strcmp(ty, "Lowercase") ? TJ_LOWER : !strcmp(ty, "Prepend") ? TJ_PREPEND :
 		   !strcmp(ty, "Replace") ? TJ_REPLACE : !strcmp(ty, "Strip") ? TJ_STRIP :
@@ -208,24 +195,10 @@ static int read_metaspace(struct rd *r, const struct ynode *x, struct tokjson_st
 	return set_strs(r, s, rep, NULL);
 }
 
-static int read_pre(struct rd *r, const struct ynode *x, int depth)
+static int read_pre_one(struct rd *r, const struct ynode *x, const char *ty)
 {
 	struct tokjson *t = r->t;
-	const char *ty = tokjson_type(x);
 	struct tokjson_step *s;
-	if (tokjson_null(x))
-		return 0;
-	if (!ty)
-		return tokjson_fail(r, x, "pre_tokenizer: expected an object with a type");
-	if (!strcmp(ty, "Sequence") && depth < 2) {
-		const struct ynode *l = ynode_get(x, "pretokenizers");
-		if (!l || l->kind != Y_SEQ)
-			return tokjson_fail(r, x, "pre_tokenizer: a Sequence needs a list pretokenizers");
-		for (size_t i = 0; i < l->n; i++)
-			if (read_pre(r, l->items[i], depth + 1))
-				return -1;
-		return 0;
-	}
 	if (!strcmp(ty, "Split"))
 		return read_split(r, x);
 	int kind = !strcmp(ty, "ByteLevel") ? TJ_BYTELEVEL : !strcmp(ty, "Metaspace") ? TJ_METASPACE :
@@ -248,24 +221,11 @@ static int read_pre(struct rd *r, const struct ynode *x, int depth)
 	}
 }
 
-static int read_decoder(struct rd *r, const struct ynode *x, int depth)
+static int read_decoder_one(struct rd *r, const struct ynode *x, const char *ty)
 {
 	struct tokjson *t = r->t;
-	const char *ty = tokjson_type(x), *a, *b;
+	const char *a, *b;
 	struct tokjson_step *s;
-	if (tokjson_null(x))
-		return 0;
-	if (!ty)
-		return tokjson_fail(r, x, "decoder: expected an object with a type");
-	if (!strcmp(ty, "Sequence") && depth < 2) {
-		const struct ynode *l = ynode_get(x, "decoders");
-		if (!l || l->kind != Y_SEQ)
-			return tokjson_fail(r, x, "decoder: a Sequence needs a list decoders");
-		for (size_t i = 0; i < l->n; i++)
-			if (read_decoder(r, l->items[i], depth + 1))
-				return -1;
-		return 0;
-	}
 	int kind = !strcmp(ty, "ByteLevel") ? TJ_DEC_BYTELEVEL :
 		   !strcmp(ty, "Metaspace") ? TJ_DEC_METASPACE :
 		   !strcmp(ty, "Replace") ? TJ_DEC_REPLACE :
@@ -388,22 +348,8 @@ static int read_cls_sep(struct rd *r, const struct ynode *x)
 	return 0;
 }
 
-static int read_post(struct rd *r, const struct ynode *x, int depth)
+static int read_post_one(struct rd *r, const struct ynode *x, const char *ty)
 {
-	const char *ty = tokjson_type(x);
-	if (tokjson_null(x))
-		return 0;
-	if (!ty)
-		return tokjson_fail(r, x, "post_processor: expected an object with a type");
-	if (!strcmp(ty, "Sequence") && depth < 2) {
-		const struct ynode *l = ynode_get(x, "processors");
-		if (!l || l->kind != Y_SEQ)
-			return tokjson_fail(r, x, "post_processor: a Sequence needs a list processors");
-		for (size_t i = 0; i < l->n; i++)
-			if (read_post(r, l->items[i], depth + 1))
-				return -1;
-		return 0;
-	}
 	if (!strcmp(ty, "ByteLevel"))
 		return 0;          /* offsets only: no ids */
 	if (!strcmp(ty, "TemplateProcessing"))
@@ -413,10 +359,41 @@ static int read_post(struct rd *r, const struct ynode *x, int depth)
 	return tokjson_fail(r, x, "post_processor %.40s is not read", ty);
 }
 
+/* The four parts of a tokenizer.json: each an object with a type, null,
+ * or a Sequence of them (one level deep), read one step at a time. */
+struct part {
+	const char *key, *list;          /* "normalizer", "normalizers" */
+	int (*one)(struct rd *, const struct ynode *, const char *type);
+};
+
+static int read_part(struct rd *r, const struct part *p, const struct ynode *x, int depth)
+{
+	const char *ty = tokjson_type(x);
+	if (tokjson_null(x))
+		return 0;
+	if (!ty)
+		return tokjson_fail(r, x, "%s: expected an object with a type", p->key);
+	if (strcmp(ty, "Sequence") || depth >= 2)
+		return p->one(r, x, ty);
+	const struct ynode *l = ynode_get(x, p->list);
+	if (!l || l->kind != Y_SEQ)
+		return tokjson_fail(r, x, "%s: a Sequence needs a list %s", p->key, p->list);
+	for (size_t i = 0; i < l->n; i++)
+		if (read_part(r, p, l->items[i], depth + 1))
+			return -1;
+	return 0;
+}
+
 int tokjson_read_steps(struct rd *r, const struct ynode *root)
 {
-	return read_normalizer(r, ynode_get(root, "normalizer"), 0) ||
-	       read_pre(r, ynode_get(root, "pre_tokenizer"), 0) ||
-	       read_post(r, ynode_get(root, "post_processor"), 0) ||
-	       read_decoder(r, ynode_get(root, "decoder"), 0);
+	static const struct part parts[] = {
+		{ "normalizer", "normalizers", read_normalizer_one },
+		{ "pre_tokenizer", "pretokenizers", read_pre_one },
+		{ "post_processor", "processors", read_post_one },
+		{ "decoder", "decoders", read_decoder_one },
+	};
+	for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
+		if (read_part(r, &parts[i], ynode_get(root, parts[i].key), 0))
+			return -1;
+	return 0;
 }
