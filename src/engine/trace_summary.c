@@ -15,34 +15,44 @@
 #include "pool.h"
 #include "trace.h"
 
+/* Rows r0..r1 of a [*, m] matrix pooled into pc column blocks: each
+ * block's max into omax, the mean of its finite values into omean (-inf
+ * when none is); either may be NULL. */
+static void pool_rows(const float *w, int m, int r0, int r1, int pc, float *omax, float *omean)
+{
+	for (int j = 0; j < pc; j++) {
+		const int c0 = (int)((long long)j * m / pc);
+		int c1 = (int)((long long)(j + 1) * m / pc);
+		c1 = c1 > c0 ? c1 : c0 + 1;
+		float mx = -INFINITY;
+		double sum = 0;
+		long k = 0;
+		for (int r = r0; r < r1; r++) {
+			const float *row = w + (size_t)r * m;
+			for (int c = c0; c < c1; c++) {
+				const float x = row[c];
+				mx = x > mx ? x : mx;
+				if (isfinite(x)) {
+					sum += x;
+					k++;
+				}
+			}
+		}
+		if (omax)
+			omax[j] = mx;
+		if (omean)
+			omean[j] = k ? (float)(sum / k) : -INFINITY;
+	}
+}
+
 void stage_pool(const float *m, int rows, int cols, int pr, int pc, int mean, float *out)
 {
 	for (int i = 0; i < pr; i++) {
 		const int r0 = (int)((long long)i * rows / pr);
 		int r1 = (int)((long long)(i + 1) * rows / pr);
 		r1 = r1 > r0 ? r1 : r0 + 1;
-		for (int j = 0; j < pc; j++) {
-			const int c0 = (int)((long long)j * cols / pc);
-			int c1 = (int)((long long)(j + 1) * cols / pc);
-			c1 = c1 > c0 ? c1 : c0 + 1;
-			float mx = -INFINITY;
-			double sum = 0;
-			long n = 0;
-			for (int r = r0; r < r1; r++) {
-				const float *row = m + (size_t)r * cols;
-				if (!mean) {
-					for (int c = c0; c < c1; c++)
-						mx = row[c] > mx ? row[c] : mx;
-					continue;
-				}
-				for (int c = c0; c < c1; c++)
-					if (isfinite(row[c])) {
-						sum += row[c];
-						n++;
-					}
-			}
-			out[(size_t)i * pc + j] = !mean ? mx : n ? (float)(sum / n) : -INFINITY;
-		}
+		float *o = out + (size_t)i * pc;
+		pool_rows(m, cols, r0, r1, pc, mean ? NULL : o, mean ? o : NULL);
 	}
 }
 
@@ -116,32 +126,6 @@ struct summary_job {
 	float *tmax, *tmean;     /* [h, pr, pc] each */
 	double *stats;           /* [h, 4] */
 };
-
-/* Row block ib of one head: the max and mean pools of its blocks. */
-static void pool_rows(const float *w, int m, int r0, int r1, int pc, float *omax, float *omean)
-{
-	for (int j = 0; j < pc; j++) {
-		const int c0 = (int)((long long)j * m / pc);
-		int c1 = (int)((long long)(j + 1) * m / pc);
-		c1 = c1 > c0 ? c1 : c0 + 1;
-		float mx = -INFINITY;
-		double sum = 0;
-		long k = 0;
-		for (int r = r0; r < r1; r++) {
-			const float *row = w + (size_t)r * m;
-			for (int c = c0; c < c1; c++) {
-				const float x = row[c];
-				mx = x > mx ? x : mx;
-				if (isfinite(x)) {
-					sum += x;
-					k++;
-				}
-			}
-		}
-		omax[j] = mx;
-		omean[j] = k ? (float)(sum / k) : -INFINITY;
-	}
-}
 
 static void summary_task(void *arg, int hh, int ntasks)
 {

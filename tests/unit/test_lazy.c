@@ -9,6 +9,7 @@
 #include "../tap.h"
 #include "engine/forward.h"
 #include "engine/input.h"
+#include "engine/trace.h"
 
 #define MODELS ATTNSCOPE_SRCDIR "/models/"
 
@@ -104,8 +105,25 @@ out:
 	model_free(m);
 }
 
+/* stage_pool, which the overviews of long matrices draw: a 3 × 5 matrix
+ * with two masked cells pooled into 2 × 2 blocks (rows {0} {1,2}, columns
+ * {0,1} {2,3,4}), by hand: max 2 5 12 15; mean of the finite values 1.5 4
+ * 29/3 11. */
+static void pooling(void)
+{
+	const float ninf = -INFINITY;
+	const float m[15] = { 1, 2, 3, 4, 5, 6, ninf, 8, 9, 10, 11, 12, 13, ninf, 15 };
+	const float want_max[4] = { 2, 5, 12, 15 }, want_mean[4] = { 1.5f, 4, 29.0f / 3, 11 };
+	float got[4];
+	stage_pool(m, 3, 5, 2, 2, 0, got);
+	tap_close(got, want_max, 4, 0, "stage_pool: the max of each block");
+	stage_pool(m, 3, 5, 2, 2, 1, got);
+	tap_close(got, want_mean, 4, 1e-6, "stage_pool: the mean of each block's finite values");
+}
+
 int main(void)
 {
+	pooling();
 	orders(MODELS "en-pt-tiny.yaml", "i love you very much", "eu te amo muito");
 	orders(MODELS "en-pt-small.yaml", "your cat is a lovely cat", NULL);
 	orders(MODELS "base.yaml", "your cat is a lovely cat", "seu gato");
