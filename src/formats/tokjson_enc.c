@@ -360,6 +360,19 @@ static void norm_step(const struct tokjson_step *st, const struct charsmap *cm,
 	}
 }
 
+/* p's text becomes o's (which it takes); -1 when o ran out of memory. */
+static int piece_take(struct piece *p, struct sbuf *o)
+{
+	if (o->oom) {
+		free(o->s);
+		return -1;
+	}
+	free(p->s);
+	p->s = o->s;
+	p->len = o->n;
+	return 0;
+}
+
 /* The normalizer on one piece (in place). */
 static int normalize(const struct tokjson *t, struct piece *p)
 {
@@ -367,13 +380,8 @@ static int normalize(const struct tokjson *t, struct piece *p)
 		struct sbuf o = { 0 };
 		tokjson_sb_add(&o, "", 0);
 		norm_step(&t->norm[k], &t->charsmap, p->s, p->len, &o);
-		if (o.oom) {
-			free(o.s);
+		if (piece_take(p, &o))
 			return -1;
-		}
-		free(p->s);
-		p->s = o.s;
-		p->len = o.n;
 	}
 	return 0;
 }
@@ -530,14 +538,7 @@ static int rewrite(const struct tokjson_step *st, struct piece *p)
 			tokjson_sb_add(&o, st->a, rl);
 		tokjson_replace_all(&o, p->s, p->len, " ", st->a);
 	}
-	if (o.oom) {
-		free(o.s);
-		return -1;
-	}
-	free(p->s);
-	p->s = o.s;
-	p->len = o.n;
-	return 0;
+	return piece_take(p, &o);
 }
 
 /* ByteLevel's mapping of a piece's bytes to GPT-2's byte characters. */
@@ -547,14 +548,7 @@ static int to_byte_chars(struct piece *p)
 	tokjson_sb_add(&o, "", 0);
 	for (size_t i = 0; i < p->len; i++)
 		tokjson_sb_cp(&o, pretok_byte_cp((unsigned char)p->s[i]));
-	if (o.oom) {
-		free(o.s);
-		return -1;
-	}
-	free(p->s);
-	p->s = o.s;
-	p->len = o.n;
-	return 0;
+	return piece_take(p, &o);
 }
 
 /* One pre-tokenizer step on p, its pieces appended to out. */
