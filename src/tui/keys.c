@@ -290,8 +290,8 @@ static void mouse_click(struct app *a)
 	if (!g->valid || x < g->x0 || y < g->y0)
 		return;
 	int col = (x - g->x0) / g->cw;
-	int row = g->ch > 1 ? (y - g->y0) / g->ch : (y - g->y0) * g->rh;
-	if (col < g->nc && row < g->nr) {
+	int row = grid_row_at(g, y);   /* (tall rows: any of their lines) */
+	if (col < g->nc && row >= 0 && row < g->nr) {
 		a->scr.v.col = g->left + col;
 		a->scr.v.row = g->top + row;
 	}
