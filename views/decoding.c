@@ -88,6 +88,8 @@ static int page_init(struct page *P, const struct view_state *v)
 	P->cand = v->dec_cand;
 	P->so = v->dec_sample;
 	P->smoothing = v->m ? v->m->cfg.label_smoothing : 0;
+	P->zoom = v->zoom;
+	P->pitch = 1;
 	int sos_id = v->m ? v->m->tgt_sp[TOK_SOS] : v->tr ? v->tr->sos_id : -1;
 	const char *sos = P->voc ? vocab_str(P->voc, sos_id) : NULL;
 	P->sos[0] = (char *)(sos ? sos : "<s>");
@@ -263,10 +265,13 @@ static void draw_input(const struct page *P, struct canvas *c, struct rect r)
 		tw_nat = tarea > 4 ? tarea : 4;
 	int ax = tx + tw_nat + 2;
 
-	int vis = r.h - 1, first = P->s + 1 - vis;
+	/* tall rows (presenter) start on the line (b)'s rows start on, under
+	 * its headings */
+	const int p = P->pitch, head = 1 + (p > 1);
+	int vis = (r.h - head) / p, first = P->s + 1 - vis;
 	if (vis < 1)
 		return;
-	int y = r.y + 1;
+	int y = r.y + head;
 	if (first > 0) {
 		first++;   /* this line says which steps are shown (from 1,
 			      as the rows are numbered) */
@@ -274,11 +279,12 @@ static void draw_input(const struct page *P, struct canvas *c, struct rect r)
 		fmt_shown(more, sizeof more, r.w, (struct shown){ SH_STEPS, first + 1, P->s + 1 - first,
 								  P->s + 1 }, (struct shown){ 0 });
 		snprintf(buf, sizeof buf, "%*s  ⋮ %s", lw, "", more);
-		clip_text(c, r, r.x + 2, y++, r.w - 2, buf, &mu);
+		clip_text(c, r, r.x + 2, y, r.w - 2, buf, &mu);
+		y += p;
 	} else {
 		first = 0;
 	}
-	for (int k = first; k <= P->s && y < r.y + r.h; k++, y++) {
+	for (int k = first; k <= P->s && y < r.y + r.h; k++, y += p) {
 		const int on = k == P->s;
 		const struct style *st = on ? &cur : &mu;
 		n = input_row(P, k, t, lb, ROW_MAX, &skipped);
@@ -398,6 +404,13 @@ static void cands_footer(const struct page *P, struct canvas *c, struct rect r, 
 		smoothing_note(P, c, rect_sub(r, r.x, y, r.w, 1));
 }
 
+/* The lines of (b) with nc rows of p lines and `under` lines under them
+ * (the legend, the note). */
+static int cands_lines(int nc, int p, int under)
+{
+	return 2 + (nc - 1) * p + 1 + (p > 1) + under;
+}
+
 static void draw_cands(const struct page *P, struct canvas *c, struct rect r)
 {
 	const struct style hd = role_style(R_HEADER, c->depth);
@@ -454,7 +467,8 @@ static void draw_cands(const struct page *P, struct canvas *c, struct rect r)
 	int scw = r.w >= fixed + 9 + scw0 ? scw0 : 0;
 	int notew = r.w >= fixed + 9 + scw0 + 13 + 8 ? 13 : 0;
 	int bw = r.w - fixed - lpw - scw - notew - 1;
-	bw = bw > 30 ? 30 : bw < 4 ? 0 : bw;
+	const int bmax = view_spread(P->zoom, bw, 1, 30, 80);   /* presenter: longer */
+	bw = bw > bmax ? bmax : bw < 4 ? 0 : bw;
 	const int bx = r.x + 2 + tw + 1, px = bx + bw + (bw ? 1 : 0);
 	int y = r.y + 1;
 	if (r.h >= 3) {
@@ -471,7 +485,10 @@ static void draw_cands(const struct page *P, struct canvas *c, struct rect r)
 			clip_rtext(c, r, px + 7 + lpw, y, scw, sch, &mu);
 		y++;
 	}
-	int rank = 0, shown = 0, room = r.y + r.h - y - (r.h >= nc + 4 ? 1 : 0);
+	/* lines a row; the legend and the note under the rows (tall rows: a
+	 * blank line between) */
+	const int p = P->pitch, legend = r.h >= cands_lines(nc, p, 2);
+	int rank = 0, shown = 0, room = (r.y + r.h - y - legend) / p;
 	for (int i = 0; i < st->ncands; i++) {
 		const struct cand *cd = &st->cands[i];
 		if (cd->parent != P->hyp)
@@ -497,16 +514,16 @@ static void draw_cands(const struct page *P, struct canvas *c, struct rect r)
 		int nx = px + 7 + lpw + scw + 2;
 		cand_note(P, st, i, rank, buf, sizeof buf);
 		clip_text(c, r, nx, y, r.x + r.w - nx, buf, cd->kept ? &ac : &mu);
-		y++;
+		y += p;
 	}
 	if (shown < rank && shown >= 2) {
-		/* the last line says how many did not fit */
-		struct rect line = rect_sub(r, r.x, y - 1, r.w, 1);
+		/* the last row says how many did not fit */
+		struct rect line = rect_sub(r, r.x, y - p, r.w, 1);
 		canvas_fill(c, line, " ", COLOR_DEFAULT, COLOR_DEFAULT, 0);
 		snprintf(buf, sizeof buf, _("  ⋮ %d more"), rank - shown + 1);
-		clip_text(c, r, r.x, y - 1, r.w, buf, &mu);
+		clip_text(c, r, r.x, y - p, r.w, buf, &mu);
 	}
-	cands_footer(P, c, r, y, r.h >= nc + 4, scw > 0);
+	cands_footer(P, c, r, y - p + 1 + (p > 1), legend, scw > 0);
 }
 
 /* --- the page --- */
@@ -560,6 +577,22 @@ static void message(struct canvas *c, struct rect r, const char *s)
 {
 	const struct style mu = role_style(R_MUTED, c->depth);
 	clip_text(c, r, r.x, r.y, r.w, s, &mu);
+}
+
+/* Presenter: the lines a row of the input (a) and of the candidates (b)
+ * takes, the same for both, when the N rows (a) has at the last step and
+ * the nc of (b) fit so in the H lines the page has below its title, c
+ * kept for the lattice or the ranking; the same at every step of a greedy
+ * search, so that the page does not jump while stepping. */
+static int page_pitch(const struct page *P, int H, int side, int c, int nc)
+{
+	/* lines besides the rows: (a)'s title; (b)'s title, headings, a
+	 * blank, the legend and the smoothing note (sampling: 2 more); the
+	 * gaps between the parts */
+	const int extra = P->so ? 2 : 0;
+	if (side)
+		return view_pitch(P->zoom, H - c - 1 - 5 - extra, P->N > nc ? P->N : nc);
+	return view_pitch(P->zoom, H - c - 2 - 1 - 5 - extra, P->N + nc);
 }
 
 /* (d) the page's title line: the step, the search, and at the last step
@@ -658,7 +691,6 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	int lw = snprintf(a, sizeof a, "%d", P.N);
 	const int aw = input_width(&P, lw), nc = cands_of(&P);
 	const int beam = P.beam > 1, side = r.w >= aw + 3 + 56;
-	const int a_want = 2 + P.s, b_want = 2 + nc + 1 + (P.so ? 2 : 0);
 	const int lat_w = beam ? lattice_width(&P) : 0;
 	const int rank_w = beam && r.w >= lat_w + RANK_W + 2 ? lat_w : 0;
 	int c_min = 0, c_want = 0;
@@ -666,6 +698,11 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 		lattice_rows(&P, rank_w > 0, rank_w > 0 ? rank_w : r.w, &c_min, &c_want);
 	else if (last)
 		c_min = c_want = ranking_rows(&P);
+	P.pitch = page_pitch(&P, H, side, beam ? c_want : 1 + (P.d->nfinished > 1 ?
+								P.d->nfinished : 1), nc);
+	const int a_want = 1 + (P.pitch > 1) + (P.s + 1) * P.pitch;
+	const int b_want = P.pitch > 1 ? cands_lines(nc, P.pitch, 2 + (P.so ? 2 : 0)) :
+			   2 + nc + 1 + (P.so ? 2 : 0);
 	int a_h = a_want, b_h = b_want;
 	if (side) {
 		int band = a_want > b_want ? a_want : b_want;

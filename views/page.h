@@ -30,6 +30,9 @@ struct page {
 	char *sos[1];            /* the prompt of an encoder-decoder */
 	double smoothing;        /* the model's training label smoothing (0:
 	                            none): p tops out near 1 − ε */
+	enum zoom zoom;          /* the view's (big: presenter, spread out) */
+	int pitch;               /* lines a row of the input and the
+	                            candidates takes (view_pitch) */
 };
 
 /* A token string's label (into buf when it is rewritten): GPT-2's pieces
