@@ -355,10 +355,13 @@ static void draw_aligned(const struct view_state *v, struct canvas *c, struct re
 	for (int k = 0; k < nb; k++)
 		tw = utf8_width(tok_of(voc, ib[k])) > tw ? utf8_width(tok_of(voc, ib[k])) : tw;
 	tw = tw > TOKEN_MAX ? TOKEN_MAX : tw;
-	/* columns: ▸, position, token, Σ log p, op, position, token, Σ log p */
+	/* columns: ▸, position, token, Σ log p, op, position, token, Σ log p;
+	 * presenter: sp more columns between them where the width allows */
 	const int lpw = r.w >= 2 + 2 * (4 + tw + 10) + 3 ? 9 : 0;
-	const int xg = r.x + 6, xgl = xg + tw, xm = xgl + lpw + 2,
-		  xb = xm + 7, xbl = xb + tw, xn = xbl + lpw + 2;
+	const int natural = 6 + 2 * (tw + lpw + 2) + 7 + utf8_width(_("◀ first difference"));
+	const int sp = view_spread(v->zoom, r.w - natural, 5, 0, 10);
+	const int xg = r.x + 6, xgl = xg + tw + sp, xm = xgl + lpw + 2 + sp,
+		  xb = xm + 7 + sp, xbl = xb + tw + sp, xn = xbl + lpw + 2 + sp;
 	int diverge = -1;
 	for (int k = 0; k < nops && diverge < 0; k++)
 		if (ops[k].kind != WD_SAME)
@@ -370,9 +373,12 @@ static void draw_aligned(const struct view_state *v, struct canvas *c, struct re
 	if (lpw)
 		clip_rtext(c, r, xbl, y, lpw, "Σ log p", &mu);
 	y++;
-	/* the legend goes last when there is room for it and a row */
+	/* the legend goes last when there is room for it and a row; the
+	 * rows 2 or 3 lines apart when they fit so (presenter), a blank
+	 * line before the legend */
 	const int legend = r.y + r.h - y >= 3;
-	int vis = r.y + r.h - y - legend;
+	const int p = view_pitch(v->zoom, r.y + r.h - y - legend - 1, nops);
+	int vis = (r.y + r.h - y - legend) / p;
 	if (vis < 1)
 		return;
 	/* the step on screen: a position of the search on screen */
@@ -392,7 +398,7 @@ static void draw_aligned(const struct view_state *v, struct canvas *c, struct re
 	}
 	/* TRANSLATORS: the marks of the aligned outputs (one column each). */
 	static const char *const mark[] = { "=", "≠", "−", "+" };
-	for (int k = first; k < nops && y < r.y + r.h - legend; k++, y++) {
+	for (int k = first; k < nops && y < r.y + r.h - legend; k++, y += p) {
 		const struct wd_op *op = &ops[k];
 		const int on = k == cur_row, differ = op->kind != WD_SAME;
 		const struct style *st = on ? &cur : &tx;
@@ -419,7 +425,7 @@ static void draw_aligned(const struct view_state *v, struct canvas *c, struct re
 			clip_text(c, r, xn, y, r.x + r.w - xn, _("◀ first difference"), &ac);
 	}
 	if (legend && nops > 0)
-		clip_text(c, r, r.x + 1, y, r.w - 1,
+		clip_text(c, r, r.x + 1, y - p + 1 + (p > 1), r.w - 1,
 			  _("= same  ≠ substituted  − only greedy's  + only beam's"), &mu);
 }
 
@@ -467,8 +473,9 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	/* the summary: one column per search */
 	const int lw = 13;
 	int colw = (r.w - lw) / 2 - 2;
-	if (colw > 48)
-		colw = 48;
+	const int cmax = view_spread(v->zoom, colw, 1, 48, 80);   /* presenter: wider */
+	if (colw > cmax)
+		colw = cmax;
 	if (colw < 6)
 		colw = 6;
 	const int cx[2] = { r.x + lw, r.x + lw + colw + 2 };

@@ -17,8 +17,10 @@
  *           pruned at step s under the newest column, and the finished
  *           hypotheses ranked (right of the lattice or under it)
  *
- * (c) is views/lattice.c.  Steps are shown 1-based (step 1 feeds <s>); v->dec_step is 0-based.  The
- * view reads the record only: p, log p and scores are the engine's.
+ * (b) is views/candidates.c (views/sampling.c when the search samples),
+ * (c) views/lattice.c.  Steps are shown 1-based (step 1 feeds <s>);
+ * v->dec_step is 0-based.  The view reads the record only: p, log p and
+ * scores are the engine's.
  *
  * Dimension names: N recorded steps, B beam slots, K candidates recorded
  * per hypothesis and step. */
@@ -41,12 +43,6 @@
 
 /* --- what the page shows (struct page: page.h) --- */
 
-static const struct hyp *hyp_at(const struct page *P, int step, int slot)
-{
-	const struct decode_step *st = &P->d->steps[step];
-	return slot >= 0 && slot < st->nhyps ? &st->hyps[slot] : NULL;
-}
-
 /* The prompt a decoder-only model decodes after: the trace's decoder
  * input, less the followed hypothesis's outputs when the trace is that
  * step's pass, less trailing padding. */
@@ -60,7 +56,7 @@ static void find_prompt(struct page *P, const struct view_state *v)
 	int T = t->T;
 	while (T > 1 && strcmp(t->tgt_tokens[T - 1], "<pad>") == 0)
 		T--;
-	const struct hyp *h = hyp_at(P, P->s, P->hyp);
+	const struct hyp *h = page_hyp(P, P->s, P->hyp);
 	int n = h ? h->n : 0, match = T - n >= 1;
 	char b[32];
 	for (int i = 0; match && i < n; i++)
@@ -88,6 +84,8 @@ static int page_init(struct page *P, const struct view_state *v)
 	P->cand = v->dec_cand;
 	P->so = v->dec_sample;
 	P->smoothing = v->m ? v->m->cfg.label_smoothing : 0;
+	P->zoom = v->zoom;
+	P->pitch = 1;
 	int sos_id = v->m ? v->m->tgt_sp[TOK_SOS] : v->tr ? v->tr->sos_id : -1;
 	const char *sos = P->voc ? vocab_str(P->voc, sos_id) : NULL;
 	P->sos[0] = (char *)(sos ? sos : "<s>");
@@ -98,23 +96,11 @@ static int page_init(struct page *P, const struct view_state *v)
 	int slot = P->hyp;
 	for (int k = P->s; k >= 0; k--) {
 		P->anc[k] = slot;
-		const struct hyp *h = hyp_at(P, k, slot);
+		const struct hyp *h = page_hyp(P, k, slot);
 		slot = h && h->parent >= 0 ? h->parent : 0;
 	}
 	find_prompt(P, v);
 	return 0;
-}
-
-/* Candidate i of step k is a kept continuation: its slot in step k+1's
- * hypotheses (kept ones that are not </s>, in the recorded order), or -1. */
-static int next_slot(const struct decode_step *st, int i)
-{
-	if (!st->cands[i].kept || st->cands[i].finished)
-		return -1;
-	int slot = 0;
-	for (int j = 0; j < i; j++)
-		slot += st->cands[j].kept && !st->cands[j].finished;
-	return slot;
 }
 
 /* --- (a) the decoder input, step by step --- */
@@ -125,7 +111,7 @@ static int next_slot(const struct decode_step *st, int i)
 static int input_row(const struct page *P, int k, const char **toks, char (*lb)[32],
 		     int cap, int *skipped)
 {
-	const struct hyp *h = hyp_at(P, k, P->anc[k]);
+	const struct hyp *h = page_hyp(P, k, P->anc[k]);
 	const int nout = h ? (h->n < k ? h->n : k) : 0, total = P->np + nout;
 	const int from = total > cap ? total - cap : 0;
 	int n = 0;
@@ -154,7 +140,7 @@ static void next_text(const struct page *P, int k, char *buf, size_t n)
 {
 	char b[32];
 	if (k < P->s) {
-		const struct hyp *h = hyp_at(P, k + 1, P->anc[k + 1]);
+		const struct hyp *h = page_hyp(P, k + 1, P->anc[k + 1]);
 		snprintf(buf, n, "→ %s", h && h->n > k ? page_tok(P, h->ids[k], b, sizeof b) : "?");
 		return;
 	}
@@ -215,6 +201,23 @@ static int input_width(const struct page *P, int lw)
 	return 2 + lw + 2 + w + 2 + arrow;
 }
 
+/* Room for "→ tok" of every row that may show in h lines: the older
+ * rows' one token whole, the newest row's list up to 12 columns (the
+ * tokens give way, cut from the left, rather than an arrow's token). */
+static int arrows_width(const struct page *P, int h)
+{
+	char nx[160];
+	next_text(P, P->s, nx, sizeof nx);
+	int nxw = utf8_width(nx);
+	nxw = nxw < 12 ? nxw : 12;
+	for (int k = P->s - h > 0 ? P->s - h : 0; k < P->s; k++) {
+		next_text(P, k, nx, sizeof nx);
+		int w = utf8_width(nx);
+		nxw = w > nxw ? w : nxw;
+	}
+	return nxw;
+}
+
 static void draw_input(const struct page *P, struct canvas *c, struct rect r)
 {
 	const struct style hd = role_style(R_HEADER, c->depth);
@@ -246,27 +249,20 @@ static void draw_input(const struct page *P, struct canvas *c, struct rect r)
 	int tw_nat = toks_width(t, n) + (skipped ? 2 : 0);
 	int tx = r.x + 2 + lw + 2;
 	int tarea = r.x + r.w - tx;
-	/* room for "→ tok" of every row that may show: the older rows' one
-	 * token whole, the newest row's list up to 12 columns (the tokens
-	 * give way, cut from the left, rather than an arrow's token) */
-	next_text(P, P->s, nx, sizeof nx);
-	int nxw = utf8_width(nx);
-	nxw = nxw < 12 ? nxw : 12;
-	for (int k = P->s - r.h > 0 ? P->s - r.h : 0; k < P->s; k++) {
-		next_text(P, k, nx, sizeof nx);
-		int w = utf8_width(nx);
-		nxw = w > nxw ? w : nxw;
-	}
+	const int nxw = arrows_width(P, r.h);
 	if (tarea - tw_nat - 2 < nxw)
 		tw_nat = tarea - 2 - nxw;
 	if (tw_nat < 4)
 		tw_nat = tarea > 4 ? tarea : 4;
 	int ax = tx + tw_nat + 2;
 
-	int vis = r.h - 1, first = P->s + 1 - vis;
+	/* tall rows (presenter) start on the line (b)'s rows start on, under
+	 * its headings */
+	const int p = P->pitch, head = 1 + (p > 1);
+	int vis = (r.h - head) / p, first = P->s + 1 - vis;
 	if (vis < 1)
 		return;
-	int y = r.y + 1;
+	int y = r.y + head;
 	if (first > 0) {
 		first++;   /* this line says which steps are shown (from 1,
 			      as the rows are numbered) */
@@ -274,11 +270,12 @@ static void draw_input(const struct page *P, struct canvas *c, struct rect r)
 		fmt_shown(more, sizeof more, r.w, (struct shown){ SH_STEPS, first + 1, P->s + 1 - first,
 								  P->s + 1 }, (struct shown){ 0 });
 		snprintf(buf, sizeof buf, "%*s  ⋮ %s", lw, "", more);
-		clip_text(c, r, r.x + 2, y++, r.w - 2, buf, &mu);
+		clip_text(c, r, r.x + 2, y, r.w - 2, buf, &mu);
+		y += p;
 	} else {
 		first = 0;
 	}
-	for (int k = first; k <= P->s && y < r.y + r.h; k++, y++) {
+	for (int k = first; k <= P->s && y < r.y + r.h; k++, y += p) {
 		const int on = k == P->s;
 		const struct style *st = on ? &cur : &mu;
 		n = input_row(P, k, t, lb, ROW_MAX, &skipped);
@@ -314,199 +311,6 @@ static void draw_input(const struct page *P, struct canvas *c, struct rect r)
 		fit_list(nx, r.x + r.w - ax);
 		clip_text(c, r, ax, y, r.x + r.w - ax, nx, on ? &ac : &mu);
 	}
-}
-
-/* --- (b) the candidates of the followed hypothesis at step s --- */
-
-static int cands_of(const struct page *P)
-{
-	const struct decode_step *st = &P->d->steps[P->s];
-	int n = 0;
-	for (int i = 0; i < st->ncands; i++)
-		n += st->cands[i].parent == P->hyp;
-	return n;
-}
-
-/* The note after candidate i of step st (rank: its place among the
- * followed hypothesis's): forced, ends, arg-max, its beam slot, or "". */
-static void cand_note(const struct page *P, const struct decode_step *st, int i, int rank,
-		      char *buf, size_t n)
-{
-	const struct cand *cd = &st->cands[i];
-	if (cd->forced && cd->finished)
-		/* TRANSLATORS: the user forced this token (what-if, key f). */
-		snprintf(buf, n, "%s", _("forced: ends (</s>)"));
-	else if (cd->forced && P->beam <= 1)
-		snprintf(buf, n, "%s", _("forced"));
-	else if (cd->forced)
-		snprintf(buf, n, _("forced → slot #%d"), next_slot(st, i));
-	else if (cd->finished)
-		snprintf(buf, n, "%s", _("ends (</s>)"));
-	else if (P->beam <= 1 && rank == 1)
-		/* TRANSLATORS: the most probable token, greedy's choice
-		 * unless the user forced another one. */
-		snprintf(buf, n, "%s", cd->kept ? _("arg-max") : _("arg-max, not taken"));
-	else if (cd->kept && P->beam > 1)
-		/* TRANSLATORS: the beam slot a kept candidate went to. */
-		snprintf(buf, n, _("→ slot #%d"), next_slot(st, i));
-	else
-		buf[0] = 0;
-}
-
-/* The candidates' legend on line r (with the score's formula when the
- * score column shows). */
-static void cands_legend(const struct page *P, struct canvas *c, struct rect r, int score)
-{
-	const struct style mu = role_style(R_MUTED, c->depth);
-	const struct decode_step *st = &P->d->steps[P->s];
-	int any_forced = 0;
-	for (int i = 0; i < st->ncands; i++)
-		any_forced |= st->cands[i].parent == P->hyp && st->cands[i].forced;
-	int x = r.x + clip_text(c, r, r.x, r.y, r.w, any_forced ?
-				_("⇒ forced  ✓ kept  ● </s>  ✗ pruned") :
-				_("✓ kept  ● </s>  ✗ pruned"), &mu);
-	if (score)
-		clip_text(c, r, x, r.y, r.x + r.w - x, _("  · Σ log p: the sum over the steps · "
-		     "score = Σ log p ÷ ((5+n)/6)^α"), &mu);
-}
-
-/* Why no p passes ~90%: the model was trained with label smoothing ε (its
- * target for the right word was 1 − ε). */
-static void smoothing_note(const struct page *P, struct canvas *c, struct rect r)
-{
-	const struct style mu = role_style(R_MUTED, c->depth);
-	char buf[192], e1[32], e2[32];
-	/* TRANSLATORS: under the candidates, for a model trained with label
-	 * smoothing: 100·(1 − ε), then ε */
-	snprintf(buf, sizeof buf, _("p tops out near %s%%: label smoothing ε = %s in training"),
-		 i18n_num(e1, sizeof e1, 100 * (1 - P->smoothing), 0),
-		 i18n_num(e2, sizeof e2, P->smoothing,
-			  P->smoothing * 10 == (int)(P->smoothing * 10) ? 1 : 2));
-	clip_text(c, r, r.x, r.y, r.w, buf, &mu);
-}
-
-/* Under the candidates from line y: the marks' legend (when legend), then
- * the label-smoothing note, as room allows. */
-static void cands_footer(const struct page *P, struct canvas *c, struct rect r, int y,
-			 int legend, int score)
-{
-	legend = legend && y < r.y + r.h;
-	if (legend)
-		cands_legend(P, c, rect_sub(r, r.x, y, r.w, 1), score);
-	y += legend;
-	if (P->smoothing > 0 && y < r.y + r.h)
-		smoothing_note(P, c, rect_sub(r, r.x, y, r.w, 1));
-}
-
-static void draw_cands(const struct page *P, struct canvas *c, struct rect r)
-{
-	const struct style hd = role_style(R_HEADER, c->depth);
-	const struct style mu = role_style(R_MUTED, c->depth);
-	const struct style tx = role_style(R_TEXT, c->depth);
-	const struct style lab = role_style(R_LABEL, c->depth);
-	const struct style gd = role_style(R_GOOD, c->depth);
-	const struct style ac = role_style(R_ACCENT, c->depth);
-	const struct style cur = role_style(c->figure ? R_HEADER : R_CURSOR, c->depth);
-	const struct decode_step *st = &P->d->steps[P->s];
-	const struct hyp *h = hyp_at(P, P->s, P->hyp);
-	char buf[192], b[32], n1[32];
-	if (r.h < 1 || r.w < 1)
-		return;
-	if (P->so) {
-		sampling_draw_cands(P, c, r);
-		return;
-	}
-	int nc = cands_of(P), added = 0;
-	for (int i = 0; i < st->ncands; i++)
-		added += st->cands[i].parent == P->hyp && st->cands[i].forced == 2;
-	if (P->beam > 1)
-		snprintf(buf, sizeof buf, _("next token at step %d for #%d (Σ log p %s so far)"),
-			 P->s + 1, P->hyp, fmt_num(n1, sizeof n1, h ? h->logp : 0, 3));
-	else if (added)
-		/* TRANSLATORS: the forced token is not among the top %d. */
-		snprintf(buf, sizeof buf, _("next token at step %d: top %d of the distribution "
-					    "and the forced token"), P->s + 1, nc - added);
-	else
-		snprintf(buf, sizeof buf, _("next token at step %d: top %d of the distribution"),
-			 P->s + 1, nc);
-	if (utf8_width(buf) > r.w)
-		/* TRANSLATORS: the short form of the candidates' titles above */
-		snprintf(buf, sizeof buf, _("next token at step %d: top %d"), P->s + 1, nc - added);
-	clip_text(c, r, r.x, r.y, r.w, buf, &hd);
-	if (nc == 0) {
-		clip_text(c, r, r.x, r.y + 1, r.w, _("no candidates recorded for this hypothesis"), &mu);
-		return;
-	}
-
-	/* columns: mark, token, bar, p, log p, score, note */
-	int tw = 5;
-	for (int i = 0; i < st->ncands; i++)
-		if (st->cands[i].parent == P->hyp) {
-			int w = utf8_width(page_tok(P, st->cands[i].token, b, sizeof b));
-			tw = w > tw ? w : tw;
-		}
-	tw = tw > TOKEN_MAX ? TOKEN_MAX : tw;
-	/* the score column: 9 wide, or the heading and a space */
-	const char *sch = _("score");
-	const int scw0 = utf8_width(sch) + 1 > 9 ? utf8_width(sch) + 1 : 9;
-	const int fixed = 2 + tw + 1 + 7;
-	int lpw = r.w >= fixed + 9 ? 9 : 0;
-	int scw = r.w >= fixed + 9 + scw0 ? scw0 : 0;
-	int notew = r.w >= fixed + 9 + scw0 + 13 + 8 ? 13 : 0;
-	int bw = r.w - fixed - lpw - scw - notew - 1;
-	bw = bw > 30 ? 30 : bw < 4 ? 0 : bw;
-	const int bx = r.x + 2 + tw + 1, px = bx + bw + (bw ? 1 : 0);
-	int y = r.y + 1;
-	if (r.h >= 3) {
-		snprintf(buf, sizeof buf, "  %s", _("token"));
-		clip_text(c, r, r.x, y, 2 + tw, buf, &mu);
-		/* TRANSLATORS: heading of the column of probability bars. */
-		const char *bh = _("p (bar 0–100%)");
-		if (bw >= utf8_width(bh))
-			clip_text(c, r, bx, y, bw, bh, &mu);
-		clip_rtext(c, r, px, y, 7, "p", &mu);
-		if (lpw)
-			clip_rtext(c, r, px + 7, y, lpw, "Σ log p", &mu);
-		if (scw)
-			clip_rtext(c, r, px + 7 + lpw, y, scw, sch, &mu);
-		y++;
-	}
-	int rank = 0, shown = 0, room = r.y + r.h - y - (r.h >= nc + 4 ? 1 : 0);
-	for (int i = 0; i < st->ncands; i++) {
-		const struct cand *cd = &st->cands[i];
-		if (cd->parent != P->hyp)
-			continue;
-		rank++;
-		if (shown >= room)
-			continue;
-		shown++;
-		const char *mark = cd->forced ? "⇒" : cd->finished ? "●" : cd->kept ? "✓" : "✗";
-		const struct style *ms = cd->kept ? (cd->finished ? &gd : &ac) : &mu;
-		clip_text(c, r, r.x, y, 1, mark, ms);
-		text_fit(page_tok(P, cd->token, b, sizeof b), tw, buf, sizeof buf);
-		clip_text(c, r, r.x + 2, y, tw, buf, rank - 1 == P->cand ? &cur :
-		     cd->kept ? &ac : &lab);
-		const struct style *bs = cd->kept ? &ac : &tx;
-		draw_bar(c, r, bx, y, bw, cd->prob, bs->fg, bs->bg, bs->attr);
-		fmt_pct(n1, sizeof n1, cd->prob);
-		clip_rtext(c, r, px, y, 7, n1, cd->kept ? &ac : &tx);
-		if (lpw)
-			clip_rtext(c, r, px + 7, y, lpw, fmt_num(n1, sizeof n1, cd->logp, 3), &tx);
-		if (scw)
-			clip_rtext(c, r, px + 7 + lpw, y, scw, fmt_num(n1, sizeof n1, cd->score, 3), &tx);
-		int nx = px + 7 + lpw + scw + 2;
-		cand_note(P, st, i, rank, buf, sizeof buf);
-		clip_text(c, r, nx, y, r.x + r.w - nx, buf, cd->kept ? &ac : &mu);
-		y++;
-	}
-	if (shown < rank && shown >= 2) {
-		/* the last line says how many did not fit */
-		struct rect line = rect_sub(r, r.x, y - 1, r.w, 1);
-		canvas_fill(c, line, " ", COLOR_DEFAULT, COLOR_DEFAULT, 0);
-		snprintf(buf, sizeof buf, _("  ⋮ %d more"), rank - shown + 1);
-		clip_text(c, r, r.x, y - 1, r.w, buf, &mu);
-	}
-	cands_footer(P, c, r, y, r.h >= nc + 4, scw > 0);
 }
 
 /* --- the page --- */
@@ -562,6 +366,22 @@ static void message(struct canvas *c, struct rect r, const char *s)
 	clip_text(c, r, r.x, r.y, r.w, s, &mu);
 }
 
+/* Presenter: the lines a row of the input (a) and of the candidates (b)
+ * takes, the same for both, when the N rows (a) has at the last step and
+ * the nc of (b) fit so in the H lines the page has below its title, c
+ * kept for the lattice or the ranking; the same at every step of a greedy
+ * search, so that the page does not jump while stepping. */
+static int page_pitch(const struct page *P, int H, int side, int c, int nc)
+{
+	/* lines besides the rows: (a)'s title; (b)'s title, headings, a
+	 * blank, the legend and the smoothing note (sampling: 2 more); the
+	 * gaps between the parts */
+	const int extra = P->so ? 2 : 0;
+	if (side)
+		return view_pitch(P->zoom, H - c - 1 - 5 - extra, P->N > nc ? P->N : nc);
+	return view_pitch(P->zoom, H - c - 2 - 1 - 5 - extra, P->N + nc);
+}
+
 /* (d) the page's title line: the step, the search, and at the last step
  * how it ended (on a line of its own when the title leaves no room).
  * Returns the line after it. */
@@ -600,7 +420,7 @@ static int draw_title(const struct page *P, const struct view_state *v, struct c
 				    v->m->cfg.tok.type == TOKENIZE_SPM)) {
 		/* the followed hypothesis as words: its pieces joined back (from
 		 * the vocabulary's strings: GPT-2's bytes) */
-		const struct hyp *h = hyp_at(P, P->s, P->hyp);
+		const struct hyp *h = page_hyp(P, P->s, P->hyp);
 		const char *t[ROW_MAX];
 		char text[512], line[600];
 		int n = h ? (h->n < ROW_MAX ? h->n : ROW_MAX) : 0;
@@ -658,7 +478,6 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	int lw = snprintf(a, sizeof a, "%d", P.N);
 	const int aw = input_width(&P, lw), nc = cands_of(&P);
 	const int beam = P.beam > 1, side = r.w >= aw + 3 + 56;
-	const int a_want = 2 + P.s, b_want = 2 + nc + 1 + (P.so ? 2 : 0);
 	const int lat_w = beam ? lattice_width(&P) : 0;
 	const int rank_w = beam && r.w >= lat_w + RANK_W + 2 ? lat_w : 0;
 	int c_min = 0, c_want = 0;
@@ -666,6 +485,11 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 		lattice_rows(&P, rank_w > 0, rank_w > 0 ? rank_w : r.w, &c_min, &c_want);
 	else if (last)
 		c_min = c_want = ranking_rows(&P);
+	P.pitch = page_pitch(&P, H, side, beam ? c_want : 1 + (P.d->nfinished > 1 ?
+								P.d->nfinished : 1), nc);
+	const int a_want = 1 + (P.pitch > 1) + (P.s + 1) * P.pitch;
+	const int b_want = P.pitch > 1 ? cands_lines(nc, P.pitch, 2 + (P.so ? 2 : 0)) :
+			   2 + nc + 1 + (P.so ? 2 : 0);
 	int a_h = a_want, b_h = b_want;
 	if (side) {
 		int band = a_want > b_want ? a_want : b_want;
@@ -686,12 +510,12 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	if (side) {
 		int bx = r.x + aw + 3;
 		draw_input(&P, c, rect_sub(r, r.x, y, aw, a_h));
-		draw_cands(&P, c, rect_sub(r, bx, y, r.x + r.w - bx, b_h));
+		cands_draw(&P, c, rect_sub(r, bx, y, r.x + r.w - bx, b_h));
 		y += a_h + g2;
 	} else {
 		draw_input(&P, c, rect_sub(r, r.x, y, r.w, a_h));
 		y += a_h + g1;
-		draw_cands(&P, c, rect_sub(r, r.x, y, r.w, b_h));
+		cands_draw(&P, c, rect_sub(r, r.x, y, r.w, b_h));
 		y += b_h + g2;
 	}
 	if (y < r.y + r.h) {

@@ -90,7 +90,7 @@ static void cell_tips(const struct view_state *v, struct canvas *c)
 				snprintf(buf, sizeof buf, "“%s” × “%s” = %s", rl, cl, num);
 			else
 				snprintf(buf, sizeof buf, "“%s” = %s", rl, num);
-			if (canvas_tip(c, g->x0 + (j - g->left) * g->cw, g->y0 + (i - g->top) * lines,
+			if (canvas_tip(c, g->x0 + (j - g->left) * g->cw, grid_row_top(g, i - g->top),
 				       g->cw, lines, buf))
 				return;
 		}

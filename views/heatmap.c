@@ -169,6 +169,34 @@ struct hm {
 	int nr, nc, x0;              /* visible rows and columns, first cell's x */
 };
 
+/* The zoom H's matrix settles on in avail columns and its cell size cw ×
+ * ch (ncw: a number cell's width): big cells (presenter) as big as the
+ * screen allows from 9 × 3, else auto's choice, which presenter widens as
+ * far as avail allows (cells stay narrower than numbers). */
+static enum zoom hm_cells(const struct hm *H, int avail, int ncw, int *cw, int *ch)
+{
+	const int rows = H->rows, cols = H->cols;
+	enum zoom z = H->z;
+	if (z == ZOOM_BIG && cols * 9 <= avail && rows * 3 + 1 <= H->r.h) {
+		*ch = clampi((H->r.h - 1) / rows, 3, 7);
+		*cw = clampi(avail / cols, 9, 2 * *ch + 4);
+		return z;
+	}
+	if (z == ZOOM_AUTO || z == ZOOM_BIG) {
+		if (cols * ncw <= avail && rows + 1 <= H->r.h)
+			z = ZOOM_NUMBERS;
+		else if (cols * 3 <= avail)
+			z = ZOOM_CELLS;
+		else
+			z = ZOOM_FIT;
+	}
+	*cw = z == ZOOM_NUMBERS ? ncw : z == ZOOM_CELLS ? 3 : 1;
+	*cw = view_spread(H->z, avail, cols, *cw, z == ZOOM_NUMBERS ? *cw + 2 :
+			  z == ZOOM_CELLS ? 6 : 2);
+	*ch = 1;
+	return z;
+}
+
 /* The layout of H's matrix in H->r (the zoom, the label column, the cell
  * size, what is visible), the scroll kept on the cursor.  Returns 0 when
  * nothing fits. */
@@ -200,29 +228,9 @@ static int hm_layout(struct hm *H)
 	/* (two blanks between labels: they stay apart as words in an SVG) */
 	const int ncw = fig && clw + 2 > 7 ? (clw + 2 < 24 ? clw + 2 : 24) : 7;
 
-	/* big cells (presenter): as big as the screen allows, from 9 × 3 */
-	enum zoom z = H->z;
-	int cw = 9, ch = 3;
-	if (z == ZOOM_BIG) {
-		if (cols * 9 <= avail && rows * 3 + 1 <= r.h) {
-			ch = clampi((r.h - 1) / rows, 3, 7);
-			cw = clampi(avail / cols, 9, 2 * ch + 4);
-		} else {
-			z = ZOOM_AUTO;
-		}
-	}
-	if (z == ZOOM_AUTO) {
-		if (cols * ncw <= avail && rows + 1 <= r.h)
-			z = ZOOM_NUMBERS;
-		else if (cols * 3 <= avail)
-			z = ZOOM_CELLS;
-		else
-			z = ZOOM_FIT;
-	}
-	if (z != ZOOM_BIG) {
-		cw = z == ZOOM_NUMBERS ? ncw : z == ZOOM_CELLS ? 3 : 1;
-		ch = 1;
-	}
+	int cw, ch;
+	const enum zoom z = hm_cells(H, avail, ncw, &cw, &ch);
+	const int big = H->z == ZOOM_BIG;
 	/* cells too narrow for a token: the columns are numbered and a legend
 	 * under the matrix names them, on screen and in a figure alike (letters
 	 * stacked one a line read as noise: issue 43) */
@@ -238,6 +246,9 @@ static int hm_layout(struct hm *H)
 		below++;
 		lines--;
 	}
+	/* presenter: auto's cells on rows of 2 or 3 lines when they fit */
+	if (big && z != ZOOM_BIG)
+		ch = view_pitch(ZOOM_BIG, lines, rows);
 	/* two rows a line (half blocks) only when one a line does not fit */
 	const int half = z == ZOOM_FIT && H->color && rows > lines && !canvas_ascii();
 	int rlw = 0;   /* half blocks: the odd rows' labels on the right */
@@ -317,7 +328,7 @@ static void hm_header(const struct hm *H)
 			text_fit(raw, cw - 1, buf, sizeof buf);
 			const struct style *st = col == ccol ? &cur : dk && col % dk == 0 ? &hdr : &lab;
 			int w = utf8_width(buf);
-			canvas_text(c, x0 + j * cw + (cw - 1 - w) / (z == ZOOM_BIG ? 2 : 1), r.y, cw - 1, buf,
+			canvas_text(c, x0 + j * cw + (cw - 1 - w) / (H->ch > 1 ? 2 : 1), r.y, cw - 1, buf,
 				    st->fg, st->bg, st->attr);
 		}
 	} else {
@@ -341,21 +352,93 @@ static void hm_header(const struct hm *H)
 	}
 }
 
-/* Cell (i0, col) at x, y; i1 ≥ 0: the row drawn in its lower half (half
- * blocks). */
+/* A number cell (zoom numbers or big) of value v0 at x, y (its middle
+ * line), bg and fg its colours; a head starts at it when edge. */
+static void hm_number(const struct hm *H, int x, int y, float v0, int is_cur, int edge,
+		      uint32_t fg, uint32_t bg)
+{
+	struct canvas *c = H->c;
+	const int cw = H->cw, ch = H->ch, color = H->color;
+	const struct style bnd = role_style(R_TEXT, c->depth);
+	/* tall cells: the cell's colour on all its lines but the last of a
+	 * cell of 4 or more, the gap column blank on every line (a grid of
+	 * tiles, not notched); the cursor framed from 3 lines on */
+	const int tall = ch - (ch >= 4), framed = is_cur && color && tall >= 3;
+	char buf[256];
+	uint8_t attr = 0;
+	if (ch > 1) {   /* centred in a tall cell (the cursor's inside its frame) */
+		char num[32];
+		int w = framed ? cw - 3 : cw - 1;
+		fmt_cell_fit(num, sizeof num, v0, w < 8 ? w : 8);
+		int pad = (cw - 1 - utf8_width(num)) / 2;
+		snprintf(buf, sizeof buf, "%*s%s", pad > 0 ? pad : 0, "", num);
+	} else {
+		cell_number(buf, sizeof buf, v0, cw, H->fig);
+	}
+	/* the cursor keeps its value's colour (a cursor colour of its own
+	 * would read as a value of the scale) and is marked by shape: bold,
+	 * underlined, framed (below); reverse without colour */
+	if (is_cur)
+		attr = color ? ATTR_BOLD | ATTR_UNDERLINE : ATTR_REVERSE | ATTR_BOLD;
+	if (ch > 1)
+		canvas_fill(c, (struct rect){ x, y - (tall - 1) / 2, cw - 1, tall }, " ", fg, bg, 0);
+	canvas_text(c, x, y, ch > 1 ? cw - 1 : cw, buf, fg, bg, attr | (ch > 1 ? ATTR_BOLD : 0));
+	if (edge)
+		for (int k = 0; k < tall; k++)
+			canvas_put(c, x, y - (tall - 1) / 2 + k, "▏", bnd.fg == COLOR_DEFAULT ?
+				   contrast_fg(bg) : bnd.fg, bg, 0);
+	if (is_cur && color)
+		cursor_frame(c, x, framed ? y - (tall - 1) / 2 : y, cw, framed ? tall : 1);
+}
+
+/* A cell of zoom cells or fit (one glyph a value) at x, y (its middle
+ * line); on every line of a tall row, the marks on the middle one. */
+static void hm_glyph(const struct hm *H, int x, int y, float v0, int is_cur, int edge,
+		     uint32_t fg, uint32_t bg)
+{
+	struct canvas *c = H->c;
+	const int cw = H->cw, tall = H->ch, color = H->color;
+	const int cells = H->z == ZOOM_CELLS;
+	const int vanish = color && palette_vanishes(c->depth, bg);
+	const char *g = !color ? scale_glyph(H->sc, v0) : cells ? vanish ? "·" : " " :
+			edge ? "▏" : vanish ? "·" : " ";
+	uint8_t attr = 0;
+	if (cells && isinf(v0) && v0 < 0)
+		g = NEGINF_GLYPH;
+	for (int l = 0; l < tall; l++) {
+		const int yy = y - (tall - 1) / 2 + l, mid = yy == y;
+		/* colour: the glyph on the middle line, the cell's colour on
+		 * the others; without colour the glyph on every line */
+		const char *gl = mid || !color ? g : edge ? "▏" : " ";
+		for (int k = 0; k < cw; k++)
+			canvas_put(c, x + k, yy, !color || (cells ? k == cw / 2 : k == 0) ? gl : " ",
+				   fg, bg, 0);
+		if (cells && edge)
+			canvas_put(c, x, yy, "▏", contrast_fg(bg), bg, 0);
+	}
+	if (!is_cur)
+		return;
+	if (cells) {
+		canvas_put(c, x, y, "[", color ? CURSOR_MARK : COLOR_DEFAULT, bg, ATTR_BOLD);
+		canvas_put(c, x + cw - 1, y, "]", color ? CURSOR_MARK : COLOR_DEFAULT, bg, ATTR_BOLD);
+		return;
+	}
+	fg = color ? CURSOR_MARK : COLOR_DEFAULT;
+	attr = color ? 0 : ATTR_REVERSE;
+	canvas_put(c, x, y, color ? "●" : "@", fg, bg, attr);
+}
+
+/* Cell (i0, col) at x, y (its middle line); i1 ≥ 0: the row drawn in its
+ * lower half (half blocks). */
 static void hm_cell(const struct hm *H, int x, int y, int i0, int i1, int col)
 {
 	struct canvas *c = H->c;
 	const struct scale *sc = H->sc;
 	const float *m = H->m;
 	const int cols = H->cols, crow = H->crow, ccol = H->ccol, color = H->color;
-	const int cw = H->cw, ch = H->ch, dk = H->dk, fig = H->fig;
-	const enum zoom z = H->z;
-	const struct style bnd = role_style(R_TEXT, c->depth);
-	char buf[256];
-	float v0 = m[(size_t)i0 * cols + col];
-	int is_cur = i0 == crow && col == ccol;
-	int edge = dk && col % dk == 0 && col > 0 && color;   /* a head starts */
+	const float v0 = m[(size_t)i0 * cols + col];
+	const int is_cur = i0 == crow && col == ccol;
+	const int edge = H->dk && col % H->dk == 0 && col > 0 && color;   /* a head starts */
 	if (H->half) {
 		uint32_t top_c = is_cur ? CURSOR_MARK : scale_color(sc, v0);
 		uint32_t bot_c = COLOR_DEFAULT;
@@ -374,64 +457,12 @@ static void hm_cell(const struct hm *H, int x, int y, int i0, int i1, int col)
 	}
 	uint32_t bg = color ? scale_color(sc, v0) : COLOR_DEFAULT;
 	uint32_t fg = color ? contrast_fg(bg) : COLOR_DEFAULT;
-	uint8_t attr = 0;
 	if (isinf(v0) && v0 < 0 && color)
 		fg = NEGINF_FG;
-	if (z == ZOOM_NUMBERS || z == ZOOM_BIG) {
-		if (ch > 1) {   /* centred in a big cell (the
-				   cursor's inside its frame) */
-			char num[32];
-			fmt_cell_fit(num, sizeof num, v0, is_cur && color && cw - 3 < 8 ?
-				     cw - 3 : 8);
-			int pad = (cw - 1 - utf8_width(num)) / 2;
-			snprintf(buf, sizeof buf, "%*s%s", pad > 0 ? pad : 0, "", num);
-		} else {
-			cell_number(buf, sizeof buf, v0, cw, fig);
-		}
-		/* the cursor keeps its value's colour (a cursor
-		 * colour of its own would read as a value of the
-		 * scale) and is marked by shape: bold, underlined,
-		 * framed (below); reverse without colour */
-		if (is_cur)
-			attr = color ? ATTR_BOLD | ATTR_UNDERLINE : ATTR_REVERSE | ATTR_BOLD;
-		/* big cells: the cell's colour on all its lines but
-		 * the last of a tall cell, the gap column blank on
-		 * every line (a grid of tiles, not notched) */
-		int tall = ch - (ch >= 4);
-		if (ch > 1)
-			canvas_fill(c, (struct rect){ x, y - (tall - 1) / 2, cw - 1, tall }, " ", fg, bg, 0);
-		canvas_text(c, x, y, ch > 1 ? cw - 1 : cw, buf, fg, bg,
-			    attr | (ch > 1 ? ATTR_BOLD : 0));
-		if (edge)
-			for (int k = 0; k < tall; k++)
-				canvas_put(c, x, y - (tall - 1) / 2 + k, "▏", bnd.fg == COLOR_DEFAULT ?
-					   contrast_fg(bg) : bnd.fg, bg, 0);
-		if (is_cur && color)
-			cursor_frame(c, x, y - (tall - 1) / 2, cw, ch > 1 ? tall : 1);
-	} else if (z == ZOOM_CELLS) {
-		const char *g = color ? palette_vanishes(c->depth, bg) ? "·" : " " :
-				scale_glyph(sc, v0);
-		if (isinf(v0) && v0 < 0)
-			g = NEGINF_GLYPH;
-		for (int k = 0; k < cw; k++)
-			canvas_put(c, x + k, y, k == 1 || !color ? g : " ",
-				   fg, bg, 0);
-		if (edge)
-			canvas_put(c, x, y, "▏", contrast_fg(bg), bg, 0);
-		if (is_cur) {
-			canvas_put(c, x, y, "[", color ? CURSOR_MARK : COLOR_DEFAULT, bg, ATTR_BOLD);
-			canvas_put(c, x + cw - 1, y, "]", color ? CURSOR_MARK : COLOR_DEFAULT, bg, ATTR_BOLD);
-		}
-	} else {
-		const char *g = color ? edge ? "▏" : palette_vanishes(c->depth, bg) ? "·" : " " :
-				scale_glyph(sc, v0);
-		if (is_cur) {
-			g = color ? "●" : "@";
-			fg = color ? CURSOR_MARK : COLOR_DEFAULT;
-			attr = color ? 0 : ATTR_REVERSE;
-		}
-		canvas_put(c, x, y, g, fg, bg, attr);
-	}
+	if (H->z == ZOOM_NUMBERS || H->z == ZOOM_BIG)
+		hm_number(H, x, y, v0, is_cur, edge, fg, bg);
+	else
+		hm_glyph(H, x, y, v0, is_cur, edge, fg, bg);
 }
 
 /* The rows: each one's label (half blocks: the odd rows' on the right),

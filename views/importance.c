@@ -54,13 +54,38 @@ static int rank_of(const struct importance *imp, int i)
 	return r;
 }
 
+/* Head i's cell at (x, y): its bar (against the largest drop mx), the
+ * drop, the exact match with it zeroed; `extra` columns more than a
+ * cell's own (presenter): the drop first and a bar that long after it. */
+static void draw_cell(const struct importance *imp, int i, struct canvas *c, struct rect r,
+		      int x, int y, int extra, double mx)
+{
+	const struct roles R = roles_at(c->depth);
+	const struct head_score *s = &imp->h[i];
+	const int top = rank_of(imp, i) < 3 && s->drop > 0.01;
+	const struct style *st = top ? &R.ac : s->drop < 0 ? &R.wa :
+				 fabs(s->drop) < 0.01 ? &R.mu : &R.tx;
+	const int bw = extra > 0 ? extra : 2;                     /* the bar */
+	const int xd = extra > 0 ? 0 : 2, xbar = extra > 0 ? CELL_W - 2 : 0;
+	const int xe = extra > 0 ? xbar + bw + 1 : CELL_W - 1;    /* from x */
+	char n1[32], n2[32];
+	if (s->drop > 0 && mx > 0 && CELL_W + (imp->nsent > 0 ? 6 : 0) + extra >= 12)
+		draw_bar(c, r, x + xbar, y, bw, s->drop / mx, st->fg, st->bg, st->attr);
+	snprintf(n1, sizeof n1, "%s%s", s->drop > 0 ? "+" : "", fmt_num(n2, sizeof n2, s->drop, 2));
+	clip_rtext(c, r, x + xd, y, CELL_W - 3, n1, st);
+	if (imp->nsent > 0 && s->exact >= 0) {
+		fmt_pct(n2, sizeof n2, s->exact);
+		clip_rtext(c, r, x + xe, y, 6, n2, s->exact < imp->base_exact ? &R.wa : &R.mu);
+	}
+}
+
 static void draw(struct view_state *v, struct canvas *c, struct rect r)
 {
 	const struct importance *imp = v->imp;
 	if (!view_begin(v, c, r, !imp || imp->n < 1, _("no head importance for this pass")))
 		return;
 	const struct roles R = roles_at(c->depth);
-	char buf[512], b1[64], n1[32], n2[32];
+	char buf[512], b1[64], n1[32];
 	int y = r.y;
 	snprintf(buf, sizeof buf, _("head importance: Σ log p of the labels lost when one head "
 				    "is zeroed (nats; with every head Σ −log p = %s over %d labels)"),
@@ -86,7 +111,10 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 		lw = w > lw ? w : lw;
 	}
 	lw += 2;
-	const int cw = imp->nsent > 0 ? CELL_W + 6 : CELL_W;
+	/* a cell: its bar, the drop, the exact match; presenter: wider, the
+	 * drop first and a longer bar after it, the rows up to 3 lines apart */
+	const int cw0 = imp->nsent > 0 ? CELL_W + 6 : CELL_W;
+	const int cw = view_spread(v->zoom, r.w - lw, H, cw0, cw0 + 24), wide = cw > cw0;
 	double mx = 0;
 	for (int i = 0; i < imp->n; i++)
 		mx = imp->h[i].drop > mx ? imp->h[i].drop : mx;
@@ -94,36 +122,25 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	if (y < r.y + r.h) {
 		for (int h = 0; h < H && h < vis; h++) {
 			snprintf(buf, sizeof buf, _("head %d"), h);
-			clip_rtext(c, r, r.x + lw + h * cw, y, cw - 1, buf, &R.lab);
+			if (wide)
+				clip_text(c, r, r.x + lw + h * cw, y, cw - 1, buf, &R.lab);
+			else
+				clip_rtext(c, r, r.x + lw + h * cw, y, cw - 1, buf, &R.lab);
 		}
 		y++;
 	}
 	const int foot = r.y + r.h - y > rows + 1 ? 2 : 0;
+	const int p = view_pitch(v->zoom, r.y + r.h - y - foot, rows);
 	/* rows or heads out of sight: a line under the table says which */
 	const int cut = (vis < H || r.y + r.h - foot - y < rows) && r.y + r.h - foot - y > 1;
 	const int nrows = r.y + r.h - foot - cut - y < rows ? r.y + r.h - foot - cut - y : rows;
-	for (int k = 0; k < nrows; k++, y++) {
+	for (int k = 0; k < nrows; k++, y += p) {
 		kind_label(&imp->h[k * H], buf, sizeof buf);
 		clip_text(c, r, r.x, y, lw - 1, buf, &R.lab);
-		for (int h = 0; h < H && h < vis; h++) {
-			const int i = k * H + h;
-			const struct head_score *s = &imp->h[i];
-			const int top = rank_of(imp, i) < 3 && s->drop > 0.01;
-			const struct style *st = top ? &R.ac : s->drop < 0 ? &R.wa :
-						 fabs(s->drop) < 0.01 ? &R.mu : &R.tx;
-			const int x = r.x + lw + h * cw;
-			if (s->drop > 0 && mx > 0 && cw >= 12)
-				draw_bar(c, r, x, y, 2, s->drop / mx, st->fg, st->bg, st->attr);
-			snprintf(n1, sizeof n1, "%s%s", s->drop > 0 ? "+" : "",
-				 fmt_num(n2, sizeof n2, s->drop, 2));
-			clip_rtext(c, r, x + 2, y, CELL_W - 3, n1, st);
-			if (imp->nsent > 0 && s->exact >= 0) {
-				fmt_pct(n2, sizeof n2, s->exact);
-				clip_rtext(c, r, x + CELL_W - 1, y, 6, n2,
-					   s->exact < imp->base_exact ? &R.wa : &R.mu);
-			}
-		}
+		for (int h = 0; h < H && h < vis; h++)
+			draw_cell(imp, k * H + h, c, r, r.x + lw + h * cw, y, cw - cw0, mx);
 	}
+	y += 1 - p;   /* the line after the last row */
 	if (cut)
 		y += draw_shown(c, r, r.x, y, r.w, (struct shown){ SH_ROWS, 0, nrows, rows },
 				(struct shown){ SH_HEADS, 0, vis < H ? vis : H, H }) > 0;

@@ -119,21 +119,20 @@ static const char *num_fit(char *buf, size_t n, float x, int w)
 }
 
 /* Cell width for n values in avail columns: numbers, coloured cells, or
- * one column each. */
-static int pick_cw(int n, int avail)
+ * one column each; presenter (zoom z big): as wide as avail allows, each
+ * kind up to a little wider. */
+static int pick_cw(enum zoom z, int n, int avail)
 {
-	if (n * 7 <= avail)
-		return 7;
-	if (n * 3 <= avail)
-		return 3;
-	return 1;
+	const int cw = n * 7 <= avail ? 7 : n * 3 <= avail ? 3 : 1;
+	return view_spread(z, avail, n, cw, cw == 7 ? 9 : cw == 3 ? 6 : 2);
 }
 
-/* One cell of width cw at (x, y) showing val (marked: the selected one;
- * masked: a weight that is 0 because its score was −∞, drawn with the −∞
- * glyph and colour so it does not pass for a small weight). */
-static void cell(struct canvas *c, struct rect r, int x, int y, float val,
-		 const struct scale *sc, int cw, int marked, int masked)
+/* One line of a cell of width cw at (x, y) showing val (marked: the
+ * selected one; masked: a weight that is 0 because its score was −∞,
+ * drawn with the −∞ glyph and colour so it does not pass for a small
+ * weight). */
+static void cell_line(struct canvas *c, struct rect r, int x, int y, float val,
+		      const struct scale *sc, int cw, int marked, int masked)
 {
 	const int color = c->depth != DEPTH_NONE;
 	const int neginf = (isinf(val) && val < 0) || masked;
@@ -146,38 +145,59 @@ static void cell(struct canvas *c, struct rect r, int x, int y, float val,
 	if (cw >= 7) {
 		num_fit(num, sizeof num, val, 5);
 		int w = utf8_width(num);
-		snprintf(buf, sizeof buf, "%*s%s ", 6 - w, "", num);
+		snprintf(buf, sizeof buf, "%*s%s ", cw - 1 - w, "", num);
 		canvas_text(c, x, y, cw, buf, fg, bg, 0);
 		if (masked)
 			canvas_put(c, x + (marked ? 1 : 0), y, NEGINF_GLYPH, fg, bg, 0);
 		if (marked) {
 			canvas_put(c, x, y, "[", mk, bg, ATTR_BOLD);
-			canvas_put(c, x + 6, y, "]", mk, bg, ATTR_BOLD);
+			canvas_put(c, x + cw - 1, y, "]", mk, bg, ATTR_BOLD);
 		}
 		return;
 	}
 	const char *g = color ? " " : scale_glyph(sc, val);
 	if (neginf)
 		g = NEGINF_GLYPH;
-	if (cw == 3) {
-		for (int k = 0; k < 3; k++)
-			canvas_put(c, x + k, y, k == 1 || !color ? g : " ", fg, bg, 0);
+	if (cw >= 3) {
+		for (int k = 0; k < cw; k++)
+			canvas_put(c, x + k, y, k == cw / 2 || !color ? g : " ", fg, bg, 0);
 		if (marked) {
 			canvas_put(c, x, y, "[", mk, bg, ATTR_BOLD);
-			canvas_put(c, x + 2, y, "]", mk, bg, ATTR_BOLD);
+			canvas_put(c, x + cw - 1, y, "]", mk, bg, ATTR_BOLD);
 		}
 		return;
 	}
+	for (int k = 0; k < cw; k++)
+		canvas_put(c, x + k, y, k == 0 || !color ? g : " ", fg, bg, 0);
 	if (marked)
 		canvas_put(c, x, y, color ? "●" : "@", mk, bg, color ? 0 : ATTR_REVERSE);
-	else
-		canvas_put(c, x, y, g, fg, bg, 0);
 }
 
-/* A labelled row of n cells from y, wrapping onto at most maxl lines.
- * Returns the lines used. */
+/* A cell ch lines tall from line y (presenter's tall rows): its value and
+ * marks on the middle line, its colour on the others (its glyph too,
+ * without colour). */
+static void cell(struct canvas *c, struct rect r, int x, int y, int ch, float val,
+		 const struct scale *sc, int cw, int marked, int masked)
+{
+	const int mid = (ch - 1) / 2;
+	for (int l = 0; l < ch; l++) {
+		if (l == mid || (c->depth == DEPTH_NONE && cw < 7)) {
+			cell_line(c, r, x, y + l, val, sc, cw, l == mid && marked, masked);
+			continue;
+		}
+		const int neginf = (isinf(val) && val < 0) || masked;
+		uint32_t bg = c->depth == DEPTH_NONE ? COLOR_DEFAULT : neginf ? NEGINF_BG :
+			      scale_color(sc, val);
+		if (y + l >= r.y && y + l < r.y + r.h && x >= r.x && x + cw <= r.x + r.w)
+			canvas_fill(c, (struct rect){ x, y + l, cw, 1 }, " ",
+				    COLOR_DEFAULT, bg, 0);
+	}
+}
+
+/* A labelled row of n cells ch lines tall from y, wrapping onto at most
+ * maxl rows.  Returns the lines used. */
 static int cell_row(struct canvas *c, struct rect r, int y, const char *label,
-		    const float *vals, int n, const struct scale *sc, int cw,
+		    const float *vals, int n, const struct scale *sc, int cw, int ch,
 		    int maxl, struct style lab)
 {
 	int avail = r.w - LABEL_W;
@@ -188,13 +208,13 @@ static int cell_row(struct canvas *c, struct rect r, int y, const char *label,
 	if (lines > maxl)
 		lines = maxl;
 	char fit[64];
-	put(c, r, r.x, y, text_fit(label, LABEL_W - 1, fit, sizeof fit), lab);
+	put(c, r, r.x, y + (ch - 1) / 2, text_fit(label, LABEL_W - 1, fit, sizeof fit), lab);
 	for (int l = 0; l < lines; l++) {
 		for (int k = 0; k < per; k++) {
 			int i = l * per + k;
 			if (i >= n)
 				break;
-			cell(c, r, r.x + LABEL_W + k * cw, y + l, vals[i], sc, cw, 0, 0);
+			cell(c, r, r.x + LABEL_W + k * cw, y + l * ch, ch, vals[i], sc, cw, 0, 0);
 		}
 	}
 	if (lines * per < n && lines > 0) {
@@ -206,10 +226,10 @@ static int cell_row(struct canvas *c, struct rect r, int y, const char *label,
 			  (struct shown){ SH_COLUMNS, 0, lines * per, n });
 		if (utf8_width(buf) + 1 > avail / 3)
 			snprintf(buf, sizeof buf, "…+%d", n - lines * per);
-		put(c, r, r.x + r.w - utf8_width(buf), y + lines - 1, buf,
+		put(c, r, r.x + r.w - utf8_width(buf), y + lines * ch - 1, buf,
 		    role_style(R_MUTED, c->depth));
 	}
-	return lines;
+	return lines * ch;
 }
 
 static struct scale diverging(const float *a, int n, const float *b, int m)
@@ -242,11 +262,11 @@ static const char *mask_line(const struct trace *t, const struct attn *a,
 }
 
 /* The whole weight row of query qi, key kj marked (the cursor's matrix:
- * sets v->geom), its key labels when show_keys and they fit, and which
- * keys are shown.  Returns the line after it. */
+ * sets v->geom), ch lines tall, its key labels when show_keys and they
+ * fit, and which keys are shown.  Returns the line after it. */
 static int draw_weight_strip(struct view_state *v, struct canvas *c, struct rect r, int y,
 			     const struct attn *pa, const float *wrow, const float *mrow,
-			     int qi, int kj, int show_keys)
+			     int qi, int kj, int show_keys, int ch)
 {
 	const struct trace *t = v->tr;
 	const struct style mu = role_style(R_MUTED, c->depth);
@@ -258,7 +278,7 @@ static int draw_weight_strip(struct view_state *v, struct canvas *c, struct rect
 	char tok[96], fit[64];
 	struct scale sw = scale_for(a.weights, wrow, (size_t)a.nk);
 	int avail = r.w - LABEL_W;
-	int scw = pick_cw(a.nk, avail);
+	int scw = pick_cw(v->zoom, a.nk, avail);
 	int vis = avail >= scw ? avail / scw : 0;
 	if (vis > 0) {
 		if (v->left > kj) v->left = kj;
@@ -269,24 +289,25 @@ static int draw_weight_strip(struct view_state *v, struct canvas *c, struct rect
 		/* TRANSLATORS: labels left of rows of cells, at most 8
 		 * columns each. */
 		char lf[64];
-		put(c, r, r.x, y, text_fit(_("weights"), LABEL_W - 1, lf, sizeof lf), lb);
+		put(c, r, r.x, y + (ch - 1) / 2, text_fit(_("weights"), LABEL_W - 1, lf, sizeof lf),
+		    lb);
 		for (int j = 0; j < nc; j++)
-			cell(c, r, r.x + LABEL_W + j * scw, y, wrow[v->left + j],
+			cell(c, r, r.x + LABEL_W + j * scw, y, ch, wrow[v->left + j],
 			     &sw, scw, v->left + j == kj,
 			     isinf(mrow[v->left + j]) && mrow[v->left + j] < 0);
 		v->geom = (struct grid_geom){ 1, r.x + LABEL_W, y, scw, 1,
-					      qi, v->left, 1, nc, 0 };
-		y++;
+					      qi, v->left, 1, nc, ch };
+		y += ch;
 		/* key labels under the strip, when there is room */
 		if (scw >= 7 && show_keys && y < bottom) {
 			put(c, r, r.x, y, text_fit(_("keys"), LABEL_W - 1, lf,
 						   sizeof lf), mu);
 			for (int j = 0; j < nc; j++) {
 				trace_axis_label(t, ka, v->left + j, tok, sizeof tok);
-				text_fit(tok, 6, fit, sizeof fit);
+				text_fit(tok, scw - 1, fit, sizeof fit);
 				int fw = utf8_width(fit);
 				const struct style *st = v->left + j == kj ? &ac : &mu;
-				put(c, r, r.x + LABEL_W + j * scw + (6 - fw), y, fit, *st);
+				put(c, r, r.x + LABEL_W + j * scw + (scw - 1 - fw), y, fit, *st);
 			}
 			y++;
 		}
@@ -300,8 +321,8 @@ static int draw_weight_strip(struct view_state *v, struct canvas *c, struct rect
 /* 3. key kj's contribution to the head output: weight × v_key beside the
  * head's output o [dk], and their norms.  contrib: room for dk floats. */
 static void draw_contribution(struct canvas *c, struct rect r, int y, float w,
-			      const float *vv, const float *o, int dk, int cw, float *contrib,
-			      int show_foot)
+			      const float *vv, const float *o, int dk, int cw, int ch,
+			      float *contrib, int show_foot)
 {
 	const struct style tx = role_style(R_TEXT, c->depth);
 	const struct style mu = role_style(R_MUTED, c->depth);
@@ -319,8 +340,8 @@ static void draw_contribution(struct canvas *c, struct rect r, int y, float w,
 	struct scale sc = diverging(contrib, dk, o, dk);
 	/* TRANSLATORS: labels left of rows of cells, at most 8 columns: the
 	 * key's weight × its value vector, and the head's output. */
-	y += cell_row(c, r, y, _("weight×v"), contrib, dk, &sc, cw, 1, lb);
-	y += cell_row(c, r, y, _("head out"), o, dk, &sc, cw, 1, lb);
+	y += cell_row(c, r, y, _("weight×v"), contrib, dk, &sc, cw, ch, 1, lb);
+	y += cell_row(c, r, y, _("head out"), o, dk, &sc, cw, ch, 1, lb);
 	if (on > 0)
 		snprintf(buf, sizeof buf, _("‖weight × v_key‖ = %s = %.1f%% of ‖head output‖ = %s"),
 			 fmt_cell(n1, sizeof n1, cn), 100.0 * cn / on, fmt_cell(n2, sizeof n2, on));
@@ -416,6 +437,9 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	const int show_keys = r.h >= 16;   /* key labels under the strip */
 	const int show_foot = r.h >= 17;   /* what the head output is */
 	const int blanks = r.h >= 19;      /* spacing between the three parts */
+	/* presenter: the six rows of cells 2 or 3 lines tall when the height
+	 * holds them so beside the ~22 lines of the rest */
+	const int ch = view_pitch(v->zoom, r.h - 22 + 6, 6);
 	float *prod = malloc(2 * (size_t)dk * sizeof *prod);  /* [dk] × 2 */
 	if (!prod) {
 		put(c, r, r.x, y, _("out of memory"), wn);
@@ -429,7 +453,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	snprintf(buf, sizeof buf, _("q·k term by term: q_a × k_a for a = 0…%d (dk = %d)"),
 		 dk - 1, dk);
 	put(c, r, r.x, y++, buf, hd);
-	int cw = pick_cw(dk, r.w - LABEL_W);
+	int cw = pick_cw(v->zoom, dk, r.w - LABEL_W);
 	double sum = 0;
 	for (int i = 0; i < dk; i++) {
 		prod[i] = q[i] * k[i];
@@ -437,14 +461,14 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	}
 	if (show_qk && y + 2 < bottom) {
 		struct scale sqk = diverging(q, dk, k, dk);
-		y += cell_row(c, r, y, "q", q, dk, &sqk, cw, 1, lb);
-		y += cell_row(c, r, y, "k", k, dk, &sqk, cw, 1, lb);
+		y += cell_row(c, r, y, "q", q, dk, &sqk, cw, ch, 1, lb);
+		y += cell_row(c, r, y, "k", k, dk, &sqk, cw, ch, 1, lb);
 	}
 	struct scale sp = diverging(prod, dk, NULL, 0);
 	/* TRANSLATORS: what the inspector's colour scale shows: the terms
 	 * of the dot product q·k */
 	sp.what = N_("term q_a×k_a");
-	y += cell_row(c, r, y, "q_a×k_a", prod, dk, &sp, cw, 2, lb);
+	y += cell_row(c, r, y, "q_a×k_a", prod, dk, &sp, cw, ch, 2, lb);
 	if (cw < 7 && show_keys && y < bottom)
 		draw_legend(c, r.x + LABEL_W, y++, r.w - LABEL_W, &sp, 0);
 
@@ -483,10 +507,10 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 
 	/* the whole weight row, the selected key marked: the cursor's matrix */
 	if (y < bottom)
-		y = draw_weight_strip(v, c, r, y, &a, wrow, mrow, qi, kj, show_keys);
+		y = draw_weight_strip(v, c, r, y, &a, wrow, mrow, qi, kj, show_keys, ch);
 
 	/* 3. the key's contribution to the head output */
-	draw_contribution(c, r, y + blanks, w, vv, o, dk, cw, contrib, show_foot);
+	draw_contribution(c, r, y + blanks, w, vv, o, dk, cw, ch, contrib, show_foot);
 	free(prod);
 }
 

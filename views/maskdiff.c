@@ -95,9 +95,22 @@ static struct cell *cell_at(struct canvas *c, struct rect r, int x, int y)
 	return &c->cells[(size_t)y * c->w + x];
 }
 
+/* Whether the −∞ glyph goes at column k of a masked cell cw wide (the
+ * cursor's keeps its mark): where the view writes a cell's glyph, by its
+ * width (fit 1–2, cells 3–6, numbers from 7). */
+static int masked_glyph_at(int k, int cw, int cur, int color)
+{
+	if (cw <= 2)
+		return !cur && (k == 0 || !color);
+	if (cw <= 6)
+		return k == cw / 2 || (!color && !cur);
+	return k == 0;
+}
+
 /* Redraws the masked weights of a drawn matrix (geometry g) with the −∞
  * glyph and colour, so a 0 made by the mask does not pass for a small
- * weight.  The cursor's cell keeps its mark. */
+ * weight: the colour on every line of a tall row, the glyph on its
+ * middle one (on each without colour).  The cursor's cell keeps its mark. */
 static void mark_masked(struct canvas *c, struct rect r,
 			const struct grid_geom *g, const float *mask, int cols,
 			int crow, int ccol)
@@ -105,8 +118,9 @@ static void mark_masked(struct canvas *c, struct rect r,
 	const int color = c->depth != DEPTH_NONE;
 	if (!g->valid || !mask || g->rh < 1)
 		return;
+	const int ch = g->ch > 1 ? g->ch : 1, tall = ch - (ch >= 4);
 	for (int i = 0; i < g->nr; i++) {
-		const int row = g->top + i, y = g->y0 + i / g->rh;
+		const int row = g->top + i, y = grid_row_mid(g, i);
 		for (int j = 0; j < g->nc; j++) {
 			const int col = g->left + j, x = g->x0 + j * g->cw;
 			const int cur = row == crow && col == ccol;
@@ -128,17 +142,20 @@ static void mark_masked(struct canvas *c, struct rect r,
 				}
 				continue;
 			}
-			for (int k = 0; k < g->cw; k++) {
-				if (!(p = cell_at(c, r, x + k, y)))
-					continue;
-				int glyph = g->cw == 1 ? !cur :
-					    g->cw == 3 ? k == 1 || (!color && !cur) :
-					    k == 0;
-				if (glyph)
-					snprintf(p->glyph, sizeof p->glyph, "%s", NEGINF_GLYPH);
-				if (color && !cur) {
-					p->fg = NEGINF_FG;
-					p->bg = NEGINF_BG;
+			/* (tall number cells keep their gap column blank) */
+			const int w = g->cw - (ch > 1 && g->cw > 6);
+			for (int l = 0; l < tall; l++) {
+				const int yy = grid_row_top(g, i) + l;
+				for (int k = 0; k < w; k++) {
+					if (!(p = cell_at(c, r, x + k, yy)))
+						continue;
+					if ((yy == y || (!color && g->cw <= 6)) &&
+					    masked_glyph_at(k, g->cw, cur, color))
+						snprintf(p->glyph, sizeof p->glyph, "%s", NEGINF_GLYPH);
+					if (color && !cur) {
+						p->fg = NEGINF_FG;
+						p->bg = NEGINF_BG;
+					}
 				}
 			}
 		}

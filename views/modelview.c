@@ -66,6 +66,8 @@ struct tiles {
 	int iw, tw;      /* tile inner and outer width */
 	int rows;        /* matrix rows a line: 2 (half blocks) or 1 */
 	int lines;       /* lines of cells in a tile */
+	int pitch;       /* lines a matrix row (presenter: 1 to 3) */
+	int gap;         /* blank lines under a layer (presenter) */
 	int per;         /* layers on a page */
 	int labels;      /* query labels beside the rows: 1 one a line, 2 the
 	                    two of a line of half blocks ("a/b") */
@@ -79,6 +81,7 @@ static int tiles_pooled(struct tiles *g, int H, int nq, int nk, int w, int h, in
 	memset(g, 0, sizeof *g);
 	g->lw = 4;
 	g->cw = 1;
+	g->pitch = 1;
 	g->iw = (w - g->lw - (H - 1)) / H - 2;
 	if (g->iw < 3 || nk <= 2 * g->iw || nk <= 128)   /* not long: the table says more */
 		return 0;
@@ -110,15 +113,33 @@ static void pooled_head(const struct stage *s, int h, int mean, const struct til
 		stage_pool(view_slice(s, h), s->shape[1], s->shape[2], g->pr, g->pc, mean, out);
 }
 
-/* Lays the thumbnails out in w × h; returns 0 when they do not fit (a
- * tile narrower than its keys, or not one layer high). */
-static int tiles_fit(struct tiles *g, int H, int L, int nq, int nk, int w, int h,
-		     int color, int qlw, int qlw2)
+/* Presenter (zoom z big): the rows of a tile with labels 2 or 3 lines
+ * tall when every layer still fits down, and the layers a line or two
+ * apart where h leaves room (under the keys' line). */
+static void tiles_spread(struct tiles *g, enum zoom z, int L, int nq, int h)
 {
-	/* the widest cells (up to 3 columns a key) at which the heads fit
-	 * across, with room for the labels when there is */
+	if (g->labels == 1 && g->per >= L) {
+		g->pitch = view_pitch(z, h / L - 2, nq);
+		g->lines = nq * g->pitch;
+		g->per = h / (g->lines + 2);
+	}
+	if (g->per >= L)
+		g->gap = view_spread(z, h - 1 - L * (g->lines + 2), L, 0, 2);
+}
+
+/* Lays the thumbnails out in w × h (zoom z: presenter spreads them);
+ * returns 0 when they do not fit (a tile narrower than its keys, or not
+ * one layer high). */
+static int tiles_fit(struct tiles *g, enum zoom z, int H, int L, int nq, int nk, int w,
+		     int h, int color, int qlw, int qlw2)
+{
+	/* the widest cells (up to 3 columns a key, presenter 6) at which the
+	 * heads fit across, with room for the labels when there is */
 	g->lw = 4;
-	for (g->cw = 3; g->cw >= 1; g->cw--) {
+	g->pitch = 1;
+	g->gap = 0;
+	const int widest = view_spread(z, w - g->lw - QLABEL_MAX - 3 * H, H * nk, 3, 6);
+	for (g->cw = widest; g->cw >= 1; g->cw--) {
 		g->iw = nk * g->cw;
 		g->tw = g->iw + 2;
 		if (g->lw + QLABEL_MAX + H * (g->tw + 1) - 1 <= w || g->cw == 1)
@@ -148,6 +169,7 @@ static int tiles_fit(struct tiles *g, int H, int L, int nq, int nk, int w, int h
 		g->labels = 2;   /* half blocks: the line's two tokens */
 		g->lw = (qlw2 < 3 * QLABEL_MAX ? qlw2 : 3 * QLABEL_MAX) + 1;
 	}
+	tiles_spread(g, z, L, nq, h);
 	return g->per >= 1;
 }
 
@@ -178,7 +200,8 @@ static void draw_tile(struct view_state *v, struct canvas *c, struct rect r,
 		w = view_slice(s, h);
 	}
 	for (int line = 0; line < g->lines; line++) {
-		int i0 = line * g->rows, i1 = g->rows == 2 && i0 + 1 < nq ? i0 + 1 : -1;
+		int i0 = g->rows == 2 ? line * 2 : line / g->pitch;
+		int i1 = g->rows == 2 && i0 + 1 < nq ? i0 + 1 : -1;
 		for (int j = 0; j < nk * g->cw; j++) {
 			float a = w[(size_t)i0 * nk + j / g->cw];
 			if (!color) {
@@ -208,7 +231,7 @@ static void draw_tiles(struct view_state *v, struct canvas *c, struct rect r,
 	struct scale sc = scale_for(s0, stage_f32(s0), 0);   /* weights: 0…1 */
 	char buf[96], fit[96];
 	for (int l = first; l < f->L && l < first + g->per; l++) {
-		int y = y0 + (l - first) * (g->lines + 2);
+		int y = y0 + (l - first) * (g->lines + 2 + g->gap);
 		snprintf(buf, sizeof buf, "L%d", l);
 		clip_text(c, r, r.x, y, g->lw, buf, l == f->cur ? &cu : &hd);
 		for (int i = 0; g->labels && i < nq; i += g->labels) {
@@ -220,7 +243,8 @@ static void draw_tiles(struct view_state *v, struct canvas *c, struct rect r,
 			else
 				snprintf(both, sizeof both, "%s", buf);
 			text_fit(both, g->lw - 1, fit, sizeof fit);
-			clip_rtext(c, r, r.x, y + 1 + i / g->labels, g->lw - 1, fit, &lb);
+			clip_rtext(c, r, r.x, y + 1 + i / g->labels * g->pitch + (g->pitch - 1) / 2,
+				   g->lw - 1, fit, &lb);
 		}
 		for (int h = 0; h < H; h++)
 			draw_tile(v, c, r, f->w[l], h, l == f->cur && h == v->head, g, &sc,
@@ -318,12 +342,13 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	int y0 = r.y + 1 + hint + (r.h >= 16);
 	int ah = r.y + r.h - foot - y0;
 	struct tiles g = { 0 };
-	int tiles = ah > 0 && (tiles_fit(&g, H, f.L, nq, nk, r.w, ah, c->depth != DEPTH_NONE, qlw,
-					 qlw2) ||
+	int tiles = ah > 0 && (tiles_fit(&g, v->zoom, H, f.L, nq, nk, r.w, ah,
+					 c->depth != DEPTH_NONE, qlw, qlw2) ||
 			       tiles_pooled(&g, H, nq, nk, r.w, ah, c->depth != DEPTH_NONE));
 	/* the keys' line under the tiles when it costs no layer (not for
 	   pooled blocks) */
-	int keys = tiles && !g.pr && ah - (g.per < f.L ? g.per : f.L) * (g.lines + 2) >= 1;
+	int keys = tiles && !g.pr &&
+		   ah - (g.per < f.L ? g.per : f.L) * (g.lines + 2 + g.gap) >= 1;
 	int per = tiles ? g.per : ah - 1;
 	if (per < 1)
 		per = 1;

@@ -102,21 +102,22 @@ static void draw_positions(struct view_state *v, struct canvas *c,
 	char tok[96], fit[64], buf[128];
 
 	clip_text(c, r, r.x, r.y, lw - 1, _("position"), &hd);
-	int vis = r.h - 1;
+	const int p = view_pitch(v->zoom, r.h - 1, rows);   /* presenter: lines a row */
+	int vis = (r.h - 1) / p;
 	if (rows > vis && vis > 1)
 		vis--;   /* the last line says which are shown */
 	view_follow(&v->top, v->row, vis, rows);
 	int nvis = 0;
 	for (int k = 0; k < vis && v->top + k < rows; k++, nvis++) {
-		int i = v->top + k, on = i == v->row;
+		int i = v->top + k, on = i == v->row, y = r.y + 1 + k * p;
 		row_label(v->tr, s, i, tok, sizeof tok);
 		text_fit(tok, lw - 7 > 1 ? lw - 7 : 1, fit, sizeof fit);
 		snprintf(buf, sizeof buf, "%s%3d %s", on ? "▸" : " ", i, fit);
 		const struct style *st = on ? &cur : &tx;
 		if (on)
 			for (int x = 0; x < lw - 1; x++)
-				clip_put(c, r, r.x + x, r.y + 1 + k, " ", st->fg, st->bg, st->attr);
-		clip_text(c, r, r.x, r.y + 1 + k, lw - 1, buf, st);
+				clip_put(c, r, r.x + x, y, " ", st->fg, st->bg, st->attr);
+		clip_text(c, r, r.x, y, lw - 1, buf, st);
 	}
 	draw_shown(c, r, r.x, r.y + 1 + vis, lw - 1, (struct shown){ SH_POSITIONS, v->top, nvis, rows },
 		   (struct shown){ 0 });
@@ -124,7 +125,7 @@ static void draw_positions(struct view_state *v, struct canvas *c,
 		clip_put(c, r, r.x + lw - 1, r.y + y, "│", bo.fg, bo.bg, bo.attr);
 	/* a click on a line selects that position (the column stays) */
 	v->geom = (struct grid_geom){ 1, r.x, r.y + 1, lw - 1, 1, v->top, v->col,
-				      nvis, 1, 0 };
+				      nvis, 1, p };
 }
 
 /* logits / probs: the top-k next tokens at position v->row. */
@@ -244,7 +245,8 @@ static void draw_dist_row(const struct trace *t, struct canvas *c, struct rect p
 /* The list's columns for the tokens idx[0..k) (and the label lid when
  * show_label) in pr; lg: whether there are logits to show. */
 static struct dist_cols dist_layout(const struct trace *t, struct rect pr, const int *idx,
-				    int k, int show_label, int lid, int V, const float *lg)
+				    int k, int show_label, int lid, int V, const float *lg,
+				    enum zoom z)
 {
 	char tok[96];
 	int tw = 5;
@@ -269,12 +271,35 @@ static struct dist_cols dist_layout(const struct trace *t, struct rect pr, const
 	int mw = lid < 0 ? 0 : mark_text ? utf8_width(mark) + 1 : 2;
 	int bw = pr.w - rw - tw - 1 - pw - lgw - mw - 1;
 	if (bw < 6 && logit_col) { bw += lgw; logit_col = 0; }
-	if (bw > 50)
-		bw = 50;
+	const int bmax = view_spread(z, bw, 1, 50, 100);   /* presenter: longer */
+	if (bw > bmax)
+		bw = bmax;
 	if (bw < 1)
 		bw = 0;
 
 	return (struct dist_cols){ rw, tw, bw, pw, lgw, logit_col, mark_text, mw, mark };
+}
+
+/* The list's headings on line y of pr (bars: there are probabilities). */
+static void dist_headings(struct canvas *c, struct rect pr, int y, const struct dist_cols *L,
+			  int bars)
+{
+	const struct style mu = role_style(R_MUTED, c->depth);
+	const int hx = pr.x + L->rw + L->tw + 1;
+	char buf[128];
+	/* TRANSLATORS: heading of the token column, after the rank "#". */
+	snprintf(buf, sizeof buf, "   # %s", _("token"));
+	clip_text(c, pr, pr.x, y, L->rw + L->tw, buf, &mu);
+	/* TRANSLATORS: heading of the column of probability bars; the short
+	 * form when the long one does not fit. */
+	const char *ph = _("probability (bar 0–100%)");
+	if (bars)
+		clip_text(c, pr, hx, y, L->bw, L->bw >= utf8_width(ph) + 2 ? ph : _("bar 0–100%"),
+			  &mu);
+	clip_text(c, pr, hx + L->bw + 1 + L->pw - 1, y, 1, "p", &mu);
+	if (L->logit_col)
+		/* TRANSLATORS: heading of the logit column, at most 5 columns. */
+		clip_text(c, pr, hx + L->bw + 1 + L->pw + L->lgw - 5, y, 5, _("logit"), &mu);
 }
 
 static void draw_dist(struct view_state *v, struct canvas *c, struct rect r)
@@ -339,38 +364,27 @@ static void draw_dist(struct view_state *v, struct canvas *c, struct rect r)
 			 avail - k >= 2 && k > 0;
 
 	/* columns: rank, token, bar, p, logit, label mark */
-	const struct dist_cols L = dist_layout(t, pr, idx, k, show_label, lid, V, lg);
+	const struct dist_cols L = dist_layout(t, pr, idx, k, show_label, lid, V, lg, v->zoom);
+	/* presenter: the rows 2 or 3 lines apart when they fit so */
+	const int pitch = view_pitch(v->zoom, avail, k + 2 * show_label);
 	y = pr.y + 3;
-	if (k > 0) {
-		int hx = pr.x + L.rw + L.tw + 1;
-		/* TRANSLATORS: heading of the token column, after the rank "#". */
-		snprintf(buf, sizeof buf, "   # %s", _("token"));
-		clip_text(c, pr, pr.x, y, L.rw + L.tw, buf, &mu);
-		/* TRANSLATORS: heading of the column of probability bars; the
-		 * short form when the long one does not fit. */
-		const char *ph = _("probability (bar 0–100%)");
-		if (p)
-			clip_text(c, pr, hx, y, L.bw, L.bw >= utf8_width(ph) + 2 ? ph :
-			     _("bar 0–100%"), &mu);
-		clip_text(c, pr, hx + L.bw + 1 + L.pw - 1, y, 1, "p", &mu);
-		if (L.logit_col)
-			/* TRANSLATORS: heading of the logit column, at most 5
-			 * columns. */
-			clip_text(c, pr, hx + L.bw + 1 + L.pw + L.lgw - 5, y, 5, _("logit"), &mu);
-		y++;
-	}
+	if (k > 0)
+		dist_headings(c, pr, y++, &L, p != NULL);
 	for (int i = 0; i <= k; i++) {
 		int j;
 		if (i < k) {
 			j = idx[i];
 		} else if (show_label) {
-			clip_text(c, pr, pr.x + 3, y++, 1, "⋮", &mu);
+			clip_text(c, pr, pr.x + 3, y, 1, "⋮", &mu);
+			y += pitch;
 			j = lid;
 		} else {
 			break;
 		}
-		draw_dist_row(t, c, pr, y++, &L, j, i < k ? i + 1 : lrank, j == lid, i == 0, p, lg);
+		draw_dist_row(t, c, pr, y, &L, j, i < k ? i + 1 : lrank, j == lid, i == 0, p, lg);
+		y += pitch;
 	}
+	y -= pitch - 1;   /* the line after the last row */
 	if (k > 0 && y + 1 < pr.y + pr.h) {
 		/* TRANSLATORS: the last %s is " · ◀ the teacher-forced label" or
 		 * empty. */
@@ -486,8 +500,9 @@ static void draw_loss(struct view_state *v, struct canvas *c, struct rect r)
 	const int tokw = r.w >= 70 ? 12 : 8;
 	const int fixed = 1 + 4 + tokw + 3 + tokw + 9 + 8 + 2;
 	int bw = r.w - fixed;
-	if (bw > 40)
-		bw = 40;
+	const int bmax = view_spread(v->zoom, bw, 1, 40, 100);   /* presenter: longer */
+	if (bw > bmax)
+		bw = bmax;
 	if (bw < 0)
 		bw = 0;
 	int y0 = r.y + 2;
@@ -513,6 +528,9 @@ static void draw_loss(struct view_state *v, struct canvas *c, struct rect r)
 		y0++;
 	}
 	int vis = r.y + r.h - y0 - (r.h >= 8 ? 1 : 0);
+	/* presenter: the rows 2 or 3 lines apart when they fit so */
+	const int p = view_pitch(v->zoom, vis - 1, rows);
+	vis /= p;
 	v->geom.valid = 0;
 	const int cut = rows > vis && vis > 1;
 	vis -= cut;   /* a line under the table says which rows are shown */
@@ -521,9 +539,9 @@ static void draw_loss(struct view_state *v, struct canvas *c, struct rect r)
 	view_follow(&v->top, v->row, vis, rows);
 	int nvis = 0;
 	for (int k = 0; k < vis && v->top + k < rows; k++, nvis++) {
-		draw_loss_row(v, c, r, y0 + k, v->top + k, tokw, bw, scale_max, ps);
+		draw_loss_row(v, c, r, y0 + k * p, v->top + k, tokw, bw, scale_max, ps);
 	}
-	v->geom = (struct grid_geom){ 1, r.x, y0, r.w, 1, v->top, 0, nvis, 1, 0 };
+	v->geom = (struct grid_geom){ 1, r.x, y0, r.w, 1, v->top, 0, nvis, 1, p };
 	if (cut)
 		draw_shown(c, r, r.x + 1, y0 + nvis, r.w - 1,
 			   (struct shown){ SH_POSITIONS, v->top, nvis, rows }, (struct shown){ 0 });

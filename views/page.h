@@ -30,6 +30,9 @@ struct page {
 	char *sos[1];            /* the prompt of an encoder-decoder */
 	double smoothing;        /* the model's training label smoothing (0:
 	                            none): p tops out near 1 − ε */
+	enum zoom zoom;          /* the view's (big: presenter, spread out) */
+	int pitch;               /* lines a row of the input and the
+	                            candidates takes (view_pitch) */
 };
 
 /* A token string's label (into buf when it is rewritten): GPT-2's pieces
@@ -60,8 +63,23 @@ static inline int page_fin_visible(const struct page *P, int f)
 	return P->d->finished[f].n <= P->s || P->s == P->N - 1;
 }
 
+/* Hypothesis `slot` of step `step`, or NULL. */
+static inline const struct hyp *page_hyp(const struct page *P, int step, int slot)
+{
+	const struct decode_step *st = &P->d->steps[step];
+	return slot >= 0 && slot < st->nhyps ? &st->hyps[slot] : NULL;
+}
+
+/* views/candidates.c, the page's part (b): how many candidates the
+ * followed hypothesis has at the step on screen; the lines (b) takes with
+ * nc rows of p lines and `under` lines under them (the legend, the note);
+ * and its draw into r. */
+int cands_of(const struct page *P);
+int cands_lines(int nc, int p, int under);
+void cands_draw(const struct page *P, struct canvas *c, struct rect r);
+
 /* views/sampling.c: the candidates of a sampled step (p, p_T, p_cut,
- * the draw), in place of draw_cands's table. */
+ * the draw), in place of cands_draw's table. */
 void sampling_draw_cands(const struct page *P, struct canvas *c, struct rect r);
 
 #endif

@@ -57,7 +57,10 @@ void sampling_draw_cands(const struct page *P, struct canvas *c, struct rect r)
 	const int fixed = 2 + tw + 1 + 3 * 8;
 	int notew = r.w >= fixed + 10 ? 10 : 0;
 	int bw = (r.w - fixed - notew - 2) / 2;
-	bw = bw > 16 ? 16 : bw < 4 ? 0 : bw;
+	/* presenter: longer, leaving the longest note whole ("drawn (rank >
+	 * top)": twice notew) */
+	const int bmax = view_spread(P->zoom, (r.w - fixed - 2 * notew - 2) / 2, 1, 16, 40);
+	bw = bw > bmax ? bmax : bw < 4 ? 0 : bw;
 	const int b1 = r.x + 2 + tw + 1, b2 = b1 + bw + 1;
 	const int px = bw ? b2 + bw + 1 : b1;
 	int y = r.y + 1;
@@ -76,7 +79,8 @@ void sampling_draw_cands(const struct page *P, struct canvas *c, struct rect r)
 		y++;
 	}
 	const int foot = r.h >= 5 ? 2 : r.h >= 4 ? 1 : 0;
-	int shown = 0, room = r.y + r.h - y - foot, at = -1;
+	const int p = P->pitch;   /* lines a row */
+	int shown = 0, room = (r.y + r.h - y - foot) / p, at = -1;
 	const struct cand *drawn = NULL;
 	for (int i = 0; i < st->ncands; i++)
 		if (st->cands[i].drawn || (st->cands[i].forced && st->cands[i].kept)) {
@@ -116,7 +120,7 @@ void sampling_draw_cands(const struct page *P, struct canvas *c, struct rect r)
 					   in_cut ? "" : _("cut off");
 			clip_text(c, r, px + 26, y, r.x + r.w - px - 26, note, ms);
 		}
-		y++;
+		y += p;
 	}
 	if (!foot)
 		return;

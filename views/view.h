@@ -57,7 +57,9 @@ struct map_hit {
 
 /* How big a matrix cell is drawn: auto picks the largest that fits. */
 enum zoom { ZOOM_AUTO, ZOOM_NUMBERS, ZOOM_CELLS, ZOOM_FIT,
-	    ZOOM_BIG,    /* projector: 9 × 3 cells when they fit, else auto */
+	    ZOOM_BIG,    /* projector (presenter): 9 × 3 cells when they fit,
+	                    else auto's cells on taller rows; every page
+	                    spread over the screen (view_spread) */
 	    ZOOM_OVERVIEW,   /* the whole matrix, blocks pooled (overview.c) */
 	    ZOOM_COUNT };
 
@@ -68,8 +70,26 @@ struct grid_geom {
 	int cw, rh;          /* columns per cell; matrix rows per screen row */
 	int top, left;       /* first visible matrix row and column */
 	int nr, nc;          /* visible rows and columns */
-	int ch;              /* lines per matrix row when > 1 (big cells) */
+	int ch;              /* lines per matrix row when > 1 (big cells,
+	                        presenter's tall rows) */
 };
+
+/* views/presenter.c: presenter mode (zoom big) spreads a page over the
+ * screen, in the same way in every view.  view_spread: the size (lines or
+ * columns) of each of n items sharing room: `normal` at every other zoom
+ * and when room holds no more, else room / n up to `most`.  view_pitch:
+ * the lines a row of a list or matrix takes when `lines` hold `rows` of
+ * them, 1 (the normal pitch), 2 or 3; a list writes a row on the first of
+ * its lines, a matrix fills its cells on every line. */
+int view_spread(enum zoom z, int room, int n, int normal, int most);
+int view_pitch(enum zoom z, int lines, int rows);
+/* Where visible row i (0: the first shown) of a drawn matrix lies: its
+ * first line, and the line of its label and value (the middle one of a
+ * tall row); the visible row drawn at line y (−1: above it or no
+ * matrix; the caller checks it against nr). */
+int grid_row_top(const struct grid_geom *g, int i);
+int grid_row_mid(const struct grid_geom *g, int i);
+int grid_row_at(const struct grid_geom *g, int y);
 
 struct view_state {
 	const struct trace *tr;      /* the pass on screen */

@@ -66,7 +66,7 @@ static const char *const ACTION_HELP[A_COUNT] = {
 	/* TRANSLATORS: the three colour schemes, in the order S cycles them */
 	[A_SCHEME] = N_("colours: default / high contrast / colour-blind safe"),
 	[A_SVG] = N_("save the view as SVG (the path is shown)"),
-	[A_PRESENTER] = N_("presenter mode for projectors: big cells, no stage list"),
+	[A_PRESENTER] = N_("presenter mode for projectors: each page spread over the screen, no stage list"),
 	/* TRANSLATORS: the zoom levels, as the "zoom: %s" message names them */
 	[A_ZOOM] = N_("zoom: auto / numbers / cells / fit / big / overview"),
 	[A_JUMP] = N_("jump to a token: type it, Enter (again: its next place)"),
@@ -290,8 +290,8 @@ static void mouse_click(struct app *a)
 	if (!g->valid || x < g->x0 || y < g->y0)
 		return;
 	int col = (x - g->x0) / g->cw;
-	int row = g->ch > 1 ? (y - g->y0) / g->ch : (y - g->y0) * g->rh;
-	if (col < g->nc && row < g->nr) {
+	int row = grid_row_at(g, y);   /* (tall rows: any of their lines) */
+	if (col < g->nc && row >= 0 && row < g->nr) {
 		a->scr.v.col = g->left + col;
 		a->scr.v.row = g->top + row;
 	}
