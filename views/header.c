@@ -214,12 +214,18 @@ int screen_draw_header(struct screen *s, struct canvas *c, int max_lines)
 	int mw = utf8_width(masks[mk]);
 	put(c, right - mw, y, mw, R_TITLE, masks[mk]);
 	/* the caveats' short form ("⚠ cancelled?") when the long one would
-	 * cut the target */
+	 * cut the target, and the sign alone when only that keeps the target
+	 * whole (`translate` names the words) */
 	int room = right - mw - 1 - x - kw;
 	if (s->caveats_short && room < utf8_width(tgt[tk])) {
 		input_marker(s->v.tr, mark, sizeof mark);
-		if (strlen(mark) + strlen(s->caveats_short) < sizeof mark)
-			strcat(mark, s->caveats_short);
+		const int base = utf8_width(mark);
+		const char *tail = s->caveats_short;
+		if (right - mw - 1 - x - base - utf8_width(tail) < utf8_width(tgt[tk]) &&
+		    right - mw - 1 - x - base - 3 >= utf8_width(tgt[tk]))
+			tail = "  ⚠";
+		if (strlen(mark) + strlen(tail) < sizeof mark)
+			strcat(mark, tail);
 		room = right - mw - 1 - x - utf8_width(mark);
 	}
 	/* the target gives way to the marker: cut at its end if need be */
