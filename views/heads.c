@@ -271,7 +271,7 @@ static void draw_tile(struct view_state *v, struct canvas *c, struct rect r,
  * *b × *b (1: not pooled).  Returns layout's score. */
 static long long grid_fit(const struct stage *s, int rh, int w, int ah, struct grid *g, int *b)
 {
-	static const int SIZES[][2] = { { 5, 2 }, { 4, 2 }, { 3, 1 }, { 2, 1 }, { 1, 0 } };
+	static const int SIZES[][2] = { { 5, 2 }, { 4, 2 }, { 3, 2 }, { 3, 1 }, { 2, 1 }, { 1, 0 } };
 	const int H = s->shape[0], n = s->shape[1], m = s->shape[2];
 	const int level0 = s->kind == SK_WEIGHTS ? 0 : 2;
 	struct grid tryg = { 2, 1, 0, 0, 0, 2, 1, 1, 1, 1 };

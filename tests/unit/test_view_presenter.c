@@ -1,7 +1,8 @@
 /* test_view_presenter.c - presenter mode (P, --presenter) spreads every
  * page over a projector's screen ("Lecture-ready"), in process.
  *
- * Each page is reached by its keys on the shipped en-pt-small, as a user
+ * Each page is reached by its keys on the shipped en-pt-small (a sentence
+ * of 12 source and 13 target tokens), as a user
  * would, and drawn whole at 200×60 with P: its last item is on screen and
  * lies far enough down (taller rows), the widest line far enough across
  * (wider cells and bars), measured against the screen.  The same page at
@@ -20,7 +21,7 @@
 static struct app A;
 static struct cli C;
 
-#define SENTENCE "your cat is a lovely cat"
+#define SENTENCE "my little brother and his friends play football every saturday"
 
 /* A page, its keys from the first stage (without P), what it must show
  * wherever it shows it without presenter (the stage list hidden, as
@@ -38,39 +39,41 @@ struct page_case {
  * sentence) are in the comments: last item's line, widest line. */
 static const struct page_case PAGES[] = {
 	/* 10 tokens 3 lines apart (was lines 3–12, 36 columns) */
-	{ "token ids", "", { "</s>", "lovely", NULL }, "</s>", 30, 80 },
+	{ "token ids", "", { "</s>", "saturday", NULL }, "</s>", 30, 80 },
 	/* [10, 128]: rows of 3 lines (was one a line, line 13) */
-	{ "embedding", "n", { "</s>", "lovely", "value" }, "</s>", 30, 130 },
+	{ "embedding", "n", { "</s>", "saturday", "value" }, "</s>", 30, 130 },
 	/* a head's [10, 32]: cells 5 wide (was 3: 104 columns) */
 	{ "per-head vectors", "nnnnnn", { "</s>", "value", NULL }, "</s>", 30, 150 },
 	/* big cells: filled already */
 	{ "attention weights", "nnnnnnnnn", { "</s>", "attention weight", NULL },
 	  "attention weight", 50, 130 },
-	{ "all heads", "nnnnnnnnna", { "h3", "</s>", NULL }, "Enter: open head", 45, 100 },
-	/* 3 layers of 10 queries: cells 4 wide, layers apart (was 139) */
-	{ "model view", "nnnnnnnnnV", { "L2", "</s>", "key:" }, "key:", 45, 170 },
+	/* 4 tiles of 12 × 12 side by side, cells 3 × 2 (with 3 × 1 cells, line 22) */
+	{ "all heads", "nnnnnnnnna", { "h3", "</s>", NULL }, "Enter: open head", 34, 100 },
+	/* 3 layers of 12 queries: cells 3 wide, layers apart (10 queries: 4 wide;
+	 * was 139) */
+	{ "model view", "nnnnnnnnnV", { "L2", "</s>", "key:" }, "key:", 45, 160 },
 	/* the rows of cells 3 lines tall, cells 5 wide (was 20, 106) */
 	{ "cell inspector", "nnnnnnnnni", { "head out", "weights", NULL }, "head output =", 32,
 	  160 },
 	/* 12 × 12 numbers of 3 lines (was 25 lines) */
-	{ "mask diff", "Dnnnnnd", { "ável → </s>", "total variation", NULL }, "ável → </s>", 35,
+	{ "mask diff", "Dnnnnnd", { "sábados → </s>", "total variation", NULL }, "sábados → </s>", 35,
 	  190 },
 	/* early step: rows 3 lines apart, bars 3 times as long (was 10, 139) */
-	{ "decoding step 2", "r.", { "→ g@@", "top 5", NULL }, "p tops out", 18, 180 },
+	{ "decoding step 2", "r.", { "→ irmão", "top 5", NULL }, "p tops out", 18, 180 },
 	/* the last step (was 18, 157) */
 	{ "decoding last step", "r$", { "→ </s>", "final ranking", NULL }, "final ranking", 42,
 	  180 },
-	{ "beam search", "rb...", { "→ to", "finished so far", NULL }, "finished so far", 42, 180 },
+	{ "beam search", "rb...", { "→ e", "finished so far", NULL }, "finished so far", 42, 180 },
 	{ "sampling", "rT...", { "u = ", "◆ drawn", NULL }, "◆ drawn", 20, 180 },
 	/* 12 aligned tokens 3 lines apart (was 25, 106) */
-	{ "greedy vs beam", "rC", { "12 </s>", "= same", NULL }, "= same", 42, 130 },
+	{ "greedy vs beam", "rC", { "13 </s>", "= same", NULL }, "= same", 42, 130 },
 	{ "logit lens", "y", { "layer 2 (out)", NULL, NULL }, "layer 2 (out)", 50, 190 },
 	/* 9 rows 3 lines apart, bars 23 long (was 13, 141) */
 	{ "head importance", "I", { "decoder 2 cross", "matters most", NULL }, "matters most",
 	  27, 140 },
 	/* 15 candidates 3 lines apart, bars 100 long (was 20, 112) */
-	{ "output", "O", { "of 1919 tokens", "11 ável → </s>", NULL }, "of 1919 tokens", 42, 150 },
-	{ "loss", "G", { "ável", "↑↓ position", NULL }, "ável", 35, 80 },
+	{ "output", "O", { "of 4096 tokens", "12 sábados → </s>", NULL }, "of 4096 tokens", 42, 150 },
+	{ "loss", "G", { "sábados", "↑↓ position", NULL }, "sábados", 35, 80 },
 };
 
 /* The lowest line of screen (h lines) holding s, or −1. */
