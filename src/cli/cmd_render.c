@@ -28,6 +28,8 @@ static int out_width(const struct cli *c)
 	return 100;
 }
 
+/* A value of a text table, with the message language's decimal
+ * separator (CSV keeps the point: its fields are split at commas). */
 static void fmt_value(char *buf, size_t n, float x)
 {
 	if (isinf(x) && x < 0)
@@ -36,6 +38,7 @@ static void fmt_value(char *buf, size_t n, float x)
 		snprintf(buf, n, "%.3e", x);
 	else
 		snprintf(buf, n, "%.4f", x);
+	i18n_decimals(buf);
 }
 
 /* A row or column label cut to w columns; in safetext's ASCII mode (a
@@ -78,7 +81,8 @@ static void print_top(const struct trace *t, const struct stage *s, const float 
 	int idx[10];
 	int k = (width - lw) / 20;
 	k = k < 3 ? 3 : k > 10 ? 10 : k;
-	printf("top %d of %d columns per row (--format csv has them all)\n", k, cols);
+	/* TRANSLATORS: render --format text over a large vocabulary */
+	printf(_("top %d of %d columns per row (--format csv has them all)\n"), k, cols);
 	for (int i = 0; i < rows; i++) {
 		trace_row_label(t, ra, i, lab, sizeof lab);
 		utf8_fpad(stdout, label_fit(lab, 24, fit, sizeof fit), lw, 1);
