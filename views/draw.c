@@ -197,12 +197,13 @@ const char *fmt_num(char *buf, size_t n, double x, int prec)
 		memcpy(buf, canvas_ascii() ? "-" : "−", k);
 	}
 	snprintf(buf + k, n - k, "%.*f", prec, fabs(x));
-	return buf;
+	return i18n_decimals(buf);
 }
 
 /* "-" for a negative x, then |x| with prec decimals, fixed or scientific
- * (sci).  The ASCII minus, as the stage tables always had it: a value
- * copied from the screen must parse (Python's float, strtod). */
+ * (sci), with the message language's decimal separator.  The ASCII minus,
+ * as the stage tables always had it: a value copied from an English
+ * screen parses (Python's float, strtod). */
 static const char *signed_fmt(char *buf, size_t n, double x, int sci, int prec)
 {
 	size_t k = 0;
@@ -212,7 +213,7 @@ static const char *signed_fmt(char *buf, size_t n, double x, int sci, int prec)
 		snprintf(buf + k, n - k, "%.*e", prec, fabs(x));
 	else
 		snprintf(buf + k, n - k, "%.*f", prec, fabs(x));
-	return buf;
+	return i18n_decimals(buf);
 }
 
 /* Infinities, NaN and zero; NULL for any other x. */
@@ -275,4 +276,5 @@ void fmt_pct(char *buf, size_t n, double p)
 		snprintf(buf, n, "<0.1%%");
 	else
 		snprintf(buf, n, "0%%");
+	i18n_decimals(buf);
 }

@@ -56,13 +56,16 @@ void draw_tile_frame(struct canvas *c, struct rect r, int x, int y, int w, int l
  * column; a positive fraction too small to see gets a hairline. */
 void draw_bar(struct canvas *c, struct rect r, int x, int y, int w,
 	      double frac, uint32_t fg, uint32_t bg, uint8_t attr);
+/* The numbers every view draws, each with the message language's decimal
+ * separator ("0,421", "42,1%" in Portuguese; English keeps the point). */
+
 /* x with prec decimals and a true minus sign ("−4.72"; never "−0.00"). */
 const char *fmt_num(char *buf, size_t n, double x, int prec);
 /* A cell's value as every view shows it (status line, inspector): four
  * significant digits, fixed from 0.001 to 99999 ("1.000", "0.4213",
  * "-12.34", "0.001234"), else scientific with three ("2.90e-12",
  * "-1.23e+05"); exact zero "0"; "−∞", "∞", "nan"; an ASCII minus, so that
- * a value copied from the screen parses.  The magnitude is never
+ * a value copied from an English screen parses.  The magnitude is never
  * lost: there is no mantissa without its exponent. */
 const char *fmt_cell(char *buf, size_t n, double x);
 /* The same in at most w columns (w >= 5; heatmap cells): fixed with up to
