@@ -88,7 +88,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 		}
 		if (lg) {
 			snprintf(buf, sizeof buf, "%*.4f", lgw, lg[i]);
-			clip_text(c, r, bx + bw + pw, y, lgw, buf, &tx);
+			clip_text(c, r, bx + bw + pw, y, lgw, i18n_decimals(buf), &tx);
 		}
 	}
 	v->geom = (struct grid_geom){ 1, r.x, r.y + 2, r.w, 1, v->top, 0, vis, 1, 0 };

@@ -278,3 +278,9 @@ void fmt_pct(char *buf, size_t n, double p)
 		snprintf(buf, n, "0%%");
 	i18n_decimals(buf);
 }
+
+const char *fmt_sig(char *buf, size_t n, const char *sign, double x, int sig)
+{
+	snprintf(buf, n, "%s%.*g", sign ? sign : "", sig, x);
+	return i18n_decimals(buf);
+}

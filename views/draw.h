@@ -75,6 +75,10 @@ const char *fmt_cell(char *buf, size_t n, double x);
 const char *fmt_cell_fit(char *buf, size_t n, double x, int w);
 /* A probability as a percentage: "42.1%", "<0.1%", "0%". */
 void fmt_pct(char *buf, size_t n, double p);
+/* x with sig significant digits, as "%.*g" writes it ("-4.46", "1e-05";
+ * legends and axes), after sign when sign is not NULL ("+4.46").  Returns
+ * buf. */
+const char *fmt_sig(char *buf, size_t n, const char *sign, double x, int sig);
 
 /* What a view shows of a list or matrix that does not fit: one axis's
  * items first … first+n−1 of total (counted from 0, as the labels are),

@@ -348,7 +348,7 @@ static void draw_contribution(struct canvas *c, struct rect r, int y, float w,
 	else
 		snprintf(buf, sizeof buf, _("‖weight × v_key‖ = %s; the head output is zero"),
 			 fmt_cell(n1, sizeof n1, cn));
-	put(c, r, r.x, y++, buf, tx);
+	put(c, r, r.x, y++, i18n_decimals(buf), tx);   /* (numbers only) */
 	if (y < bottom && show_foot)
 		put(c, r, r.x, y++,
 		    _("head output = Σ over all keys of weight × v_key"), mu);

@@ -234,7 +234,7 @@ static void diff_note(struct canvas *c, struct rect r, int y,
 			    "%d entries masked on one side only; elsewhere max |Δ| %.3g",
 			    one_side), one_side, mx);
 	}
-	put(c, r, r.x, y, buf, mu);
+	put(c, r, r.x, y, i18n_decimals(buf), mu);   /* (no token in it) */
 }
 
 /* The next-token distributions at the cursor's position: top tokens of
@@ -250,7 +250,7 @@ static void next_token(struct canvas *c, struct rect r, int y, int nl,
 	const struct style wn = role_style(R_WARN, c->depth);
 	const struct stage *pl = trace_find(lt, "probs");   /* [T, V] */
 	const struct stage *pr = trace_find(rt, "probs");   /* [T, V] */
-	char buf[200], tok[96], fit[48], lab[64];
+	char buf[200], nums[48], tok[96], fit[48], lab[64];
 	if (nl < 1)
 		return;
 	if (!same_shape(pl, pr) || pl->ndim != 2 || pl->dtype != DT_F32 ||
@@ -297,7 +297,7 @@ static void next_token(struct canvas *c, struct rect r, int y, int nl,
 		 (lt->opts.causal ?
 		  _("total variation ½·Σ|p−q| = %.4f · Δ = OFF − ON in points") :
 		  _("total variation ½·Σ|p−q| = %.4f · Δ = OFF − OFF in points")), tv);
-	put(c, r, r.x, y++, buf, tx);
+	put(c, r, r.x, y++, i18n_decimals(buf), tx);
 	if (--nl < 1)
 		return;
 
@@ -316,8 +316,10 @@ static void next_token(struct canvas *c, struct rect r, int y, int nl,
 			trace_axis_label(lt, AX_VOCAB, id, tok, sizeof tok);
 			text_fit(tok, tw, fit, sizeof fit);
 			int fw = utf8_width(fit);
-			snprintf(buf, sizeof buf, "%d. %s%*s %5.1f%% Δ %+5.1f", i + 1,
-				 fit, tw - fw, "", 100.0 * mine[id], d);
+			/* the numbers apart from the token: its own "5.2" stays */
+			snprintf(nums, sizeof nums, "%5.1f%% Δ %+5.1f", 100.0 * mine[id], d);
+			snprintf(buf, sizeof buf, "%d. %s%*s %s", i + 1, fit, tw - fw, "",
+				 i18n_decimals(nums));
 			int x = side ? r.x + lw + 1 : r.x;
 			struct rect half = { x, r.y, lw, r.h };
 			put(c, half, x + 1, y, buf, fabs(d) >= 0.05 ? tx : mu);

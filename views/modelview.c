@@ -279,6 +279,7 @@ static void draw_table(struct view_state *v, struct canvas *c, struct rect r,
 			const char *t = attn_pattern_fit(view_head_pattern(f->w[l], h), cw - 6, tag,
 							 sizeof tag);
 			snprintf(buf, sizeof buf, "%.2f %s", e, cw >= 7 ? t : "");
+			i18n_decimals(buf);   /* (t: a pattern's name, no number) */
 			struct style st = tx;
 			if (c->depth != DEPTH_NONE) {
 				/* sharp heads bright: the scale at 1 − entropy/max */

@@ -167,9 +167,11 @@ static void draw_label_line(const struct trace *t, struct canvas *c, struct rect
 			fmt_pct(num, sizeof num, p[lid]);
 			snprintf(part[np++], sizeof part[0], "p %s", num);
 		}
-		if (loss)
-			snprintf(part[np++], sizeof part[0], _("loss −log p = %.3f"),
+		if (loss) {
+			snprintf(part[np], sizeof part[0], _("loss −log p = %.3f"),
 				 stage_f32(loss)[row]);
+			i18n_decimals(part[np++]);
+		}
 		const struct style *st = lrank == 1 ? &gd : &lab;
 		int lx = pr.x;
 		for (int i = 0; i < np; i++) {
@@ -234,7 +236,7 @@ static void draw_dist_row(const struct trace *t, struct canvas *c, struct rect p
 			snprintf(buf, sizeof buf, "%*s", L->lgw, "−∞");
 		else
 			snprintf(buf, sizeof buf, "%*.3f", L->lgw, lg[j]);
-		clip_text(c, pr, nx, y, L->lgw, buf, &tx);
+		clip_text(c, pr, nx, y, L->lgw, i18n_decimals(buf), &tx);
 		nx += L->lgw;
 	}
 	if (is_label)
@@ -442,6 +444,7 @@ static void draw_loss_row(const struct view_state *v, struct canvas *c, struct r
 		return;
 	}
 	snprintf(buf, sizeof buf, "%9.3f", loss[i]);
+	i18n_decimals(buf);
 	clip_text(c, r, cx, y, 9, buf, st);
 	cx += 9;
 	if (ps && lid >= 0 && lid < ps->shape[1]) {
@@ -487,7 +490,7 @@ static void draw_loss(struct view_state *v, struct canvas *c, struct rect r)
 			 counted, counted < rows ? _(" (padding excluded)") : "");
 	else
 		snprintf(buf, sizeof buf, "%s", _("no positions with a label"));
-	int x = r.x + clip_text(c, r, r.x, r.y, r.w, buf, &hd) + 2;
+	int x = r.x + clip_text(c, r, r.x, r.y, r.w, i18n_decimals(buf), &hd) + 2;
 	clip_text(c, r, x, r.y, r.x + r.w - x, _("loss = −log p(label)"), &mu);
 
 	/* the bars start at 0 and end at ln V, the loss of a uniform guess

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "draw.h"
 #include "palette.h"
 #include "base/i18n.h"
 
@@ -330,13 +331,8 @@ void draw_legend(struct canvas *c, int x, int y, int w, const struct scale *sc,
 {
 	char lo[24], hi[24];
 	struct style t = role_style(R_MUTED, c->depth);
-	if (sc->diverging) {
-		snprintf(lo, sizeof lo, "%.3g", sc->lo);
-		snprintf(hi, sizeof hi, "+%.3g", sc->hi);
-	} else {
-		snprintf(lo, sizeof lo, "%.3g", sc->lo);
-		snprintf(hi, sizeof hi, "%.3g", sc->hi);
-	}
+	fmt_sig(lo, sizeof lo, NULL, sc->lo, 3);
+	fmt_sig(hi, sizeof hi, sc->diverging ? "+" : NULL, sc->hi, 3);
 	/* TRANSLATORS: the legend's entry for a masked score, after "×". */
 	const char *masked = _("−∞ masked");
 	const char *what = sc->what ? _(sc->what) : NULL;

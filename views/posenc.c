@@ -203,8 +203,10 @@ static int pe_legend(struct canvas *c, struct rect r, int ly, const float *pe, i
 		dim_label(name, sizeof name, dims[k], sinusoidal);
 		if (fig)
 			snprintf(buf, sizeof buf, " %s", name);
-		else
+		else {
 			snprintf(buf, sizeof buf, " %s %+.3f", name, pe[(size_t)row * d + dims[k]]);
+			i18n_decimals(buf);   /* (name, "dim 4 sin", has none) */
+		}
 		int need = 2 + utf8_width(buf) + 2;
 		if (lx + need > r.x + r.w && lx > r.x + 14 && r.h >= 12 && legend_lines < 2) {
 			ly++;
@@ -254,8 +256,8 @@ static void pe_strip(const struct pe_plot *G, int sp, uint8_t *mask)
 	const double ymax = G->ymax;
 	const int py0 = G->py0;
 	char ytop[16], ybot[16];
-	snprintf(ytop, sizeof ytop, "+%.2g", ymax);
-	snprintf(ybot, sizeof ybot, "−%.2g", ymax);
+	fmt_sig(ytop, sizeof ytop, "+", ymax, 2);
+	fmt_sig(ybot, sizeof ybot, "−", ymax, 2);
 	const int ylw = utf8_width(ytop) > utf8_width(ybot) ? utf8_width(ytop) : utf8_width(ybot);
 	const int k0 = stacked ? sp : 0, k1 = stacked ? sp + 1 : nc;
 	const int y0 = py0 + sp * (sh + 1);
@@ -474,8 +476,8 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 	/* plot area: y labels and axis on the left, x axis and ticks below,
 	 * and the sentence's bar under them */
 	char ytop[16], ybot[16];
-	snprintf(ytop, sizeof ytop, "+%.2g", ymax);
-	snprintf(ybot, sizeof ybot, "−%.2g", ymax);
+	fmt_sig(ytop, sizeof ytop, "+", ymax, 2);
+	fmt_sig(ybot, sizeof ybot, "−", ymax, 2);
 	const int ylw = utf8_width(ytop) > utf8_width(ybot) ? utf8_width(ytop) : utf8_width(ybot);
 	const int px0 = r.x + ylw + 1;         /* first plot column */
 	const int py0 = r.y + 1 + legend_lines + 1;

@@ -44,7 +44,9 @@ static uint32_t hue(double a)
 static void pair_label(char *buf, size_t n, int j, float th)
 {
 	const double period = th > 0 ? 2 * M_PI / th : INFINITY;
-	snprintf(buf, n, "%3d %9.3g %9.3g", j, (double)th, period);
+	char a[24], b[24];
+	snprintf(buf, n, "%3d %9s %9s", j, fmt_sig(a, sizeof a, NULL, th, 3),
+		 fmt_sig(b, sizeof b, NULL, period, 3));
 }
 
 static void draw(struct view_state *v, struct canvas *c, struct rect r)

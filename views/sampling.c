@@ -42,7 +42,7 @@ void sampling_draw_cands(const struct page *P, struct canvas *c, struct rect r)
 	if (utf8_width(buf) > r.w)
 		snprintf(buf, sizeof buf, _("step %d: p → p_T (T=%g) → p_cut → draw"), P->s + 1,
 			 so->temperature);
-	clip_text(c, r, r.x, r.y, r.w, buf, &hd);
+	clip_text(c, r, r.x, r.y, r.w, i18n_decimals(buf), &hd);
 	if (st->ncands == 0) {
 		clip_text(c, r, r.x, r.y + 1, r.w, _("no candidates recorded for this step"), &mu);
 		return;
@@ -127,8 +127,10 @@ void sampling_draw_cands(const struct page *P, struct canvas *c, struct rect r)
 	y = r.y + r.h - foot;
 	if (drawn) {
 		/* TRANSLATORS: u is the uniform random number of the step */
-		snprintf(buf, sizeof buf, _("u = %.4f → “%s” · the cut keeps %d of %d tokens"), st->u,
-			 page_tok(P, drawn->token, b, sizeof b), st->nkept, st->nallowed);
+		char un[24];
+		snprintf(buf, sizeof buf, _("u = %s → “%s” · the cut keeps %d of %d tokens"),
+			 fmt_num(un, sizeof un, st->u, 4), page_tok(P, drawn->token, b, sizeof b),
+			 st->nkept, st->nallowed);
 		clip_text(c, r, r.x, y, r.w, buf, &ac);
 	}
 	if (foot >= 2)

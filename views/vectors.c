@@ -59,6 +59,7 @@ static void draw(struct view_state *v, struct canvas *c, struct rect r)
 				var += (row[j] - mean) * (row[j] - mean);
 			var /= cols;
 			snprintf(buf, sizeof buf, "%8.3f %9.3f", mean, var);
+			i18n_decimals(buf);
 			canvas_text(c, x, grid_row_mid(&v->geom, k), sw, buf,
 				    mu.fg, mu.bg, v->geom.top + k == v->row ? ATTR_BOLD : 0);
 		}

@@ -1,5 +1,6 @@
 /* decoding.c - the stepper's decoding: greedy, beam search and sampling
  * on the sentence, the step and hypothesis on screen, forcing a token. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -170,6 +171,20 @@ static int need_decoding(struct app *a)
 
 /* # and * while sampling: another seed, the next top-k.  Returns -1 when
  * nothing changed (the message says why). */
+/* A message that says a setting (numbers only, no user text), with the
+ * message language's decimal separator ("temperatura 0,8"). */
+static void setting_msg(struct app *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void setting_msg(struct app *a, const char *fmt, ...)
+{
+	char buf[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	app_msg(a, 0, "%s", i18n_decimals(buf));
+}
+
 static int sampling_key(struct app *a, enum action act)
 {
 	if (a->ds.which != 2) {
@@ -206,7 +221,7 @@ static int width_key(struct app *a, enum action act)
 		a->ds.so.temperature = t < 1e-9 ? 0 : t;
 		if (app_decode_all(a, a->sentence))
 			return -1;
-		app_msg(a, 0, _("sampling: temperature %.1f"), a->ds.so.temperature);
+		setting_msg(a, _("sampling: temperature %.1f"), a->ds.so.temperature);
 		return 0;
 	}
 	int w = a->ds.beam_w + (act == A_BEAM_MORE ? 1 : -1);
@@ -234,7 +249,7 @@ static int alpha_key(struct app *a, enum action act)
 		a->ds.so.top_p = p > 1 ? 1 : p;
 		if (app_decode_all(a, a->sentence))
 			return -1;
-		app_msg(a, 0, _("sampling: top-p %.2f (1: no cut)"), a->ds.so.top_p);
+		setting_msg(a, _("sampling: top-p %.2f (1: no cut)"), a->ds.so.top_p);
 		return 0;
 	}
 	double al = a->ds.alpha + (act == A_ALPHA_UP ? 0.1 : -0.1);
@@ -245,7 +260,7 @@ static int alpha_key(struct app *a, enum action act)
 	a->ds.alpha = al < 1e-9 ? 0 : al;
 	if (app_decode_all(a, a->sentence))
 		return -1;
-	app_msg(a, 0, _("length penalty α = %.1f"), a->ds.alpha);
+	setting_msg(a, _("length penalty α = %.1f"), a->ds.alpha);
 	return 0;
 }
 
@@ -294,7 +309,7 @@ void app_decode_action(struct app *a, enum action act)
 	case A_SAMPLE:
 		a->ds.which = a->ds.which == 2 ? 0 : 2;
 		if (a->ds.which == 2)
-			app_msg(a, 0, _("sampling: T=%g, top-k %d, top-p %g, seed %llu "
+			setting_msg(a, _("sampling: T=%g, top-k %d, top-p %g, seed %llu "
 					"(+ - temperature, ( ) top-p, * top-k, # another seed; T: greedy)"),
 				a->ds.so.temperature, a->ds.so.top_k, a->ds.so.top_p,
 				(unsigned long long)a->ds.so.seed);
