@@ -126,8 +126,8 @@ void sampling_draw_cands(const struct page *P, struct canvas *c, struct rect r)
 		return;
 	y = r.y + r.h - foot;
 	if (drawn) {
-		/* TRANSLATORS: u is the uniform random number of the step */
 		char un[24];
+		/* TRANSLATORS: u is the uniform random number of the step */
 		snprintf(buf, sizeof buf, _("u = %s → “%s” · the cut keeps %d of %d tokens"),
 			 fmt_num(un, sizeof un, st->u, 4), page_tok(P, drawn->token, b, sizeof b),
 			 st->nkept, st->nallowed);
