@@ -35,8 +35,9 @@ static void check_fit(double x, int w, const char *want)
 	       "fmt_cell_fit(%.9g, %d) = \"%s\" (want \"%s\")", x, w, buf, want);
 }
 
-/* The value at the end of a status line (" … = VALUE "), parsed; the text
- * after "= " in val. */
+/* The value at the end of a status line (" … = VALUE "), parsed with the
+ * message language's decimal separator ("2,22e-06" in pt_BR; NAN for a
+ * point there); the text after "= " in val. */
 static double status_value(const char *line, char *val, size_t n)
 {
 	const char *p = strstr(line, " = "), *q;
@@ -54,9 +55,16 @@ static double status_value(const char *line, char *val, size_t n)
 		s += 3;
 	if (!strncmp(s, "∞", 3))
 		return neg ? -INFINITY : INFINITY;
-	char *end;
-	double x = strtod(s, &end);
-	return end == s ? NAN : neg ? -x : x;
+	char num[64], *end;
+	const char *sep = _(".");
+	snprintf(num, sizeof num, "%s", s);
+	for (char *c = num; *c; c++)
+		if (*c == '.' && *sep != '.')
+			return NAN;   /* a point where the language writes a comma */
+		else if (*c == *sep)
+			*c = '.';
+	double x = strtod(num, &end);
+	return end == num ? NAN : neg ? -x : x;
 }
 
 static void status_lines(const struct model *m, const struct trace *t)
