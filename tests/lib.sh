@@ -70,44 +70,7 @@ lib_init() {
 	}
 }
 
-wait_for() {
-	_tw=0
-	while [ "$_tw" -lt $((${2:-20} * 10)) ]; do
-		screen
-		if grep -q -- "$1" "${shot:-$tmp/screen}"; then
-			settle
-			return 0
-		fi
-		sleep 0.1
-		_tw=$((_tw + 1))
-	done
-	return 1
-}
-
-wait_gone() {
-	_tw=0
-	while [ "$_tw" -lt $((${2:-20} * 10)) ]; do
-		screen
-		if ! grep -q -- "$1" "${shot:-$tmp/screen}"; then
-			settle
-			return 0
-		fi
-		sleep 0.1
-		_tw=$((_tw + 1))
-	done
-	return 1
-}
-
-wait_exit() {
-	_tw=0
-	while [ "$_tw" -lt $((${1:-20} * 10)) ]; do
-		[ -s "$tmp/exit" ] && return 0
-		sleep 0.1
-		_tw=$((_tw + 1))
-	done
-	return 1
-}
-
+# wait_until is the one poller; the others are conditions for it
 wait_until() {
 	_tw=0
 	while [ "$_tw" -lt $((${2:-20} * 10)) ]; do
@@ -116,6 +79,24 @@ wait_until() {
 		_tw=$((_tw + 1))
 	done
 	return 1
+}
+
+wait_for() {
+	_re=$1
+	wait_until 'screen; grep -q -- "$_re" "${shot:-$tmp/screen}"' "${2:-20}" || return 1
+	settle
+	return 0
+}
+
+wait_gone() {
+	_re=$1
+	wait_until 'screen; ! grep -q -- "$_re" "${shot:-$tmp/screen}"' "${2:-20}" || return 1
+	settle
+	return 0
+}
+
+wait_exit() {
+	wait_until '[ -s "$tmp/exit" ]' "${1:-20}"
 }
 
 settle() {
