@@ -25,7 +25,7 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static double median(double *v, int n)
+double bench_median(double *v, int n)
 {
 	qsort(v, (size_t)n, sizeof *v, cmp_double);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
@@ -169,7 +169,7 @@ static int bench_frames(const struct cli *c, const struct model *m,
 		t[i] = clock_ms() - t0;
 	}
 	printf("frame: %d×%d on %s [%d×%d] median_ms=%.3f (%d frames)\n", w, h,
-	       tr->stages[s.v.stage].name, rows, cols, median(t, c->frames), c->frames);
+	       tr->stages[s.v.stage].name, rows, cols, bench_median(t, c->frames), c->frames);
 	int n = c->frames < c->iters ? c->frames : c->iters, status = 0;
 	for (int i = 0; i < n; i++) {
 		double t0 = clock_ms();
@@ -182,7 +182,7 @@ static int bench_frames(const struct cli *c, const struct model *m,
 		t[i] = clock_ms() - t0;
 	}
 	if (!status)
-		printf("recompute+frame: median_ms=%.3f (%d runs)\n", median(t, n), n);
+		printf("recompute+frame: median_ms=%.3f (%d runs)\n", bench_median(t, n), n);
 	canvas_free(cv);
 	free(t);
 	return status;
@@ -250,8 +250,8 @@ static int bench_interactive(const struct cli *c, const struct model *m)
 		t[2][i] = t3 - t2;
 	}
 	printf("interactive: S=%d T=%d recompute_frame_ms=%.2f mask_diff_ms=%.2f "
-	       "step_ms=%.3f (%d runs)\n", S, T, median(t[0], n), median(t[1], n),
-	       median(t[2], n), n);
+	       "step_ms=%.3f (%d runs)\n", S, T, bench_median(t[0], n), bench_median(t[1], n),
+	       bench_median(t[2], n), n);
 	status = 0;
 out:
 	if (status)
@@ -290,7 +290,7 @@ static int bench_decode(const struct cli *c, const struct model *m,
 			decode_result_free(&r);
 		}
 	}
-	double a = median(t[0], reps), b = t[1][0];
+	double a = bench_median(t[0], reps), b = t[1][0];
 	printf("decode: beam=%d tokens=%d cached_ms=%.1f recomputed_ms=%.1f speedup=%.2f\n",
 	       c->beam, done, a, b, a > 0 ? b / a : 0);
 	return 0;
@@ -347,9 +347,9 @@ static void bench_report(const struct cli *c, const struct model *m, int S, int 
 {
 	const struct config *g = &m->cfg;
 	double flops = forward_flops(m, S, T);
-	double med = median(pt->t, c->iters);   /* sorts t: t[0] is the least */
+	double med = bench_median(pt->t, c->iters);   /* sorts t: t[0] is the least */
 	double gf = flops / (med * 1e6);
-	double peak = median(pt->gf_ref, c->iters);
+	double peak = bench_median(pt->gf_ref, c->iters);
 	struct blas_info b;
 	blas_info_get(&b);
 	char name[256];
@@ -371,11 +371,11 @@ static void bench_report(const struct cli *c, const struct model *m, int S, int 
 	printf("flops=%.4g gflops=%.2f\n", flops, gf);
 	printf("sgemm_1024_gflops=%.2f ratio=%.3f\n", peak, peak > 0 ? gf / peak : 0);
 	/* what the products alone reach: the ceiling of the ratio above */
-	double pmed = median(pt->t_prod, c->iters);
+	double pmed = bench_median(pt->t_prod, c->iters);
 	double pgf = pmed > 0 ? pt->prod_flops / (pmed * 1e6) : 0;
 	printf("products_ms=%.3f products_flops=%.4g products_gflops=%.2f"
 	       " products_ratio=%.3f rest_ms=%.3f\n", pmed, pt->prod_flops, pgf,
-	       peak > 0 ? pgf / peak : 0, median(pt->t_rest, c->iters));
+	       peak > 0 ? pgf / peak : 0, bench_median(pt->t_rest, c->iters));
 	/* CPU time is what a loaded machine distorts least */
 	printf("cpu_ms=%.3f\n", pt->cpu * 1e3 / c->iters);   /* per pass, all threads */
 	printf("trace_bytes=%zu\n", pt->bytes);

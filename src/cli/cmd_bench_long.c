@@ -20,18 +20,6 @@
 #include "engine/forward.h"
 #include "views/screen.h"
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* Milliseconds of CPU this process has used, every thread: what a loaded
  * machine distorts least. */
 static double cpu_ms(void)
@@ -54,7 +42,7 @@ static double frames(struct screen *s, struct canvas *cv, int n, double *t)
 		screen_draw(s, cv);
 		t[i] = clock_ms() - t0;
 	}
-	return median(t, n);
+	return bench_median(t, n);
 }
 
 /* The opens: input and pass, a fresh trace each time (kept: the last). */
@@ -99,14 +87,14 @@ int bench_long(const struct cli *c, const struct model *m, double load_ms)
 	if (!tr)
 		goto out;
 	size_t bytes = trace_bytes(tr);
-	double open = median(t, n), rate = median(gf, n);
+	double open = bench_median(t, n), rate = bench_median(gf, n);
 	double fl = forward_flops(m, m->cfg.arch == ARCH_ENC_ONLY ? T : 0, T);
 	if (trace_is_lazy(tr) && m->cfg.arch != ARCH_ENC_ONLY)   /* the output waits */
 		fl -= 2.0 * T * m->cfg.d_model * m->tgt_vocab.n;
 	printf("model=%s T=%d L=%d load_ms=%.0f trace=%s trace_bytes=%zu\n", m->cfg.name, T, L,
 	       load_ms, trace_is_lazy(tr) ? "lazy" : "full", bytes);
 	printf("open_ms=%.0f (median of %d) open_cpu_ms=%.0f open_gflop=%.1f gflops=%.2f "
-	       "sgemm_1024_gflops=%.2f ratio=%.3f\n", open, n, median(cpu, n), fl / 1e9,
+	       "sgemm_1024_gflops=%.2f ratio=%.3f\n", open, n, bench_median(cpu, n), fl / 1e9,
 	       fl / (open * 1e6), rate, rate > 0 ? fl / (open * 1e6) / rate : 0);
 	struct screen s;
 	char name[STAGE_NAME_MAX];
@@ -139,7 +127,7 @@ int bench_long(const struct cli *c, const struct model *m, double load_ms)
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
 	printf("other_layer_ms=%.0f other_layer_cpu_ms=%.0f (median of %d layers computed again: "
-	       "%ld) peak_rss_mb=%.0f\n", k ? median(t, k) : 0, k ? median(cpu, k) : 0, k,
+	       "%ld) peak_rss_mb=%.0f\n", k ? bench_median(t, k) : 0, k ? bench_median(cpu, k) : 0, k,
 	       trace_refills(tr), ru.ru_maxrss / 1024.0);
 	status = 0;
 out:

@@ -27,6 +27,8 @@ int cli_decode(struct cli *c, const struct model *m, struct pass_input *in,
 /* bench --file FILE (cmd_bench_long.c): the stepper's costs on the file's
  * prompt; load_ms the model's loading.  Returns the exit status. */
 int bench_long(const struct cli *c, const struct model *m, double load_ms);
+/* The median of v[n] (sorts v; cmd_bench.c). */
+double bench_median(double *v, int n);
 /* GFLOP/s of one 1024³ sgemm on the engine's threads, now (cmd_bench.c). */
 double bench_sgemm_gflops(void);
 
