@@ -31,20 +31,26 @@ static const char *const F_POOL_LAST = N_("memory[n−1] (the last real token)")
 static const char F_CLASS_LOGITS[] = "pooled·W_headᵀ + b";
 static const char F_CLASS_PROBS[] = "softmax(class_logits)";
 
+/* A float stage of ndim dimensions; NULL (and the pass failed) when the
+ * trace cannot hold it. */
+static float *fwd_add(struct ctx *c, enum stage_kind kind, enum block blk, int layer,
+		      const char *formula, int ndim, const int *shape, const enum axis *axes,
+		      const char *name)
+{
+	struct stage *s = trace_add(c->t, kind, blk, layer, formula, DT_F32, ndim, shape,
+				    axes, "%s", name);
+	if (!s)
+		c->failed = 1;
+	return s ? s->data : NULL;
+}
+
 /* A [rows, cols] float stage. */
 float *fwd_mat(struct ctx *c, enum stage_kind kind, enum block blk,
 		  int layer, const char *formula, int rows, enum axis rax,
 		  int cols, enum axis cax, const char *name)
 {
-	int shape[2] = { rows, cols };
-	enum axis axes[2] = { rax, cax };
-	struct stage *s = trace_add(c->t, kind, blk, layer, formula, DT_F32,
-				    2, shape, axes, "%s", name);
-	if (!s) {
-		c->failed = 1;
-		return NULL;
-	}
-	return s->data;
+	return fwd_add(c, kind, blk, layer, formula, 2, (const int[]){ rows, cols },
+		       (const enum axis[]){ rax, cax }, name);
 }
 
 /* A [nh, rows, cols] float stage (nh: h, or h_kv for keys and values). */
@@ -52,28 +58,16 @@ float *fwd_cube(struct ctx *c, enum stage_kind kind, enum block blk,
 		   int layer, const char *formula, int nh, int rows, enum axis rax,
 		   int cols, enum axis cax, const char *name)
 {
-	int shape[3] = { nh, rows, cols };
-	enum axis axes[3] = { AX_HEAD, rax, cax };
-	struct stage *s = trace_add(c->t, kind, blk, layer, formula, DT_F32,
-				    3, shape, axes, "%s", name);
-	if (!s) {
-		c->failed = 1;
-		return NULL;
-	}
-	return s->data;
+	return fwd_add(c, kind, blk, layer, formula, 3, (const int[]){ nh, rows, cols },
+		       (const enum axis[]){ AX_HEAD, rax, cax }, name);
 }
 
 /* A 1-D float stage [n]. */
 float *fwd_vec(struct ctx *c, enum stage_kind kind, const char *formula,
 		  int n, enum axis ax, const char *name)
 {
-	int shape[1] = { n };
-	enum axis axes[1] = { ax };
-	struct stage *s = trace_add(c->t, kind, BLK_OUTPUT, -1, formula, DT_F32, 1,
-				    shape, axes, "%s", name);
-	if (!s)
-		c->failed = 1;
-	return s ? s->data : NULL;
+	return fwd_add(c, kind, BLK_OUTPUT, -1, formula, 1, (const int[]){ n },
+		       (const enum axis[]){ ax }, name);
 }
 
 /* An encoder-only classifier: memory [S, d], pooled [d], class_logits [C],
