@@ -354,6 +354,12 @@ static void draw_contribution(struct canvas *c, struct rect r, int y, float w,
 		    _("head output = Σ over all keys of weight × v_key"), mu);
 }
 
+/* What the tokens of axis ax are, for the query and key lines. */
+static const char *token_word(enum axis ax)
+{
+	return ax == AX_SRC ? _("source token") : ax == AX_TGT ? _("decoder token") : _("token");
+}
+
 /* The inspector's title and its two tokens, from line y of r.  Returns
  * the line after them. */
 static int draw_head_lines(const struct trace *t, struct canvas *c, struct rect r, int y,
@@ -379,15 +385,11 @@ static int draw_head_lines(const struct trace *t, struct canvas *c, struct rect 
 	text_fit(tok, 30, fit, sizeof fit);
 	/* TRANSLATORS: %s is "source token", "decoder token" or "token",
 	 * then the token and its position. */
-	snprintf(buf, sizeof buf, _("query: %s “%s” (position %d)"),
-		 qa == AX_SRC ? _("source token") : qa == AX_TGT ? _("decoder token") :
-		 _("token"), fit, qi);
+	snprintf(buf, sizeof buf, _("query: %s “%s” (position %d)"), token_word(qa), fit, qi);
 	put(c, r, r.x, y++, buf, tx);
 	trace_axis_label(t, ka, kj, tok, sizeof tok);
 	text_fit(tok, 24, fit, sizeof fit);
-	snprintf(buf, sizeof buf, _("key: %s “%s” (position %d)"),
-		 ka == AX_SRC ? _("source token") : ka == AX_TGT ? _("decoder token") :
-		 _("token"), fit, kj);
+	snprintf(buf, sizeof buf, _("key: %s “%s” (position %d)"), token_word(ka), fit, kj);
 	put(c, r, r.x, y++, buf, tx);
 	return y;
 }
