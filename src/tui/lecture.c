@@ -136,28 +136,27 @@ static int model_slot(struct lecture *l, const char *path)
 	return l->nmodels++;
 }
 
+/* masks.NAME: causal or off into *on (left as it was when not given). */
+static int parse_mask(const struct ydoc *d, const struct ynode *v, const char *name, int *on,
+		      struct err *e)
+{
+	const struct ynode *m = ynode_get(v, name);
+	if (!m)
+		return 0;
+	const char *t = ynode_str(d, m, e);
+	if (!t || (strcmp(t, "causal") && strcmp(t, "off")))
+		return err_set(e, "%s:%d: masks.%s must be causal or off", d->file, m->line, name);
+	*on = strcmp(t, "causal") == 0;
+	return 0;
+}
+
 /* A step's masks: {decoder: causal|off, encoder: causal|off}. */
 static int parse_masks(const struct ydoc *d, const struct ynode *v, struct lstep *s,
 		       struct err *e)
 {
-	const struct ynode *m;
-	if (known(d, v, MASK_KEYS, IN_KEY, "masks", e))
-		return -1;
-	if ((m = ynode_get(v, "decoder"))) {
-		const char *t = ynode_str(d, m, e);
-		if (!t || (strcmp(t, "causal") && strcmp(t, "off")))
-			return err_set(e, "%s:%d: masks.decoder must be causal or off",
-				       d->file, m->line);
-		s->causal = strcmp(t, "causal") == 0;
-	}
-	if ((m = ynode_get(v, "encoder"))) {
-		const char *t = ynode_str(d, m, e);
-		if (!t || (strcmp(t, "causal") && strcmp(t, "off")))
-			return err_set(e, "%s:%d: masks.encoder must be causal or off",
-				       d->file, m->line);
-		s->encoder_causal = strcmp(t, "causal") == 0;
-	}
-	return 0;
+	return known(d, v, MASK_KEYS, IN_KEY, "masks", e) ||
+	       parse_mask(d, v, "decoder", &s->causal, e) ||
+	       parse_mask(d, v, "encoder", &s->encoder_causal, e) ? -1 : 0;
 }
 
 /* A step's decode: search, temperature, top_k, top_p, seed, beam, alpha,
